@@ -1,0 +1,467 @@
+// Reads a LuaJIT 2.1 bytecode dump (the format of lj_bcwrite.c / lj_bcread.c,
+// facts sheet §9) into a Chunk. Nothing here trusts a count or a length before
+// checking it against the bytes that are left; every malformed input becomes a
+// DumpError naming the input, what was wrong and the byte offset.
+#include <cmath>
+#include <cstring>
+
+#include "ljcheck/bytecode.h"
+
+namespace ljcheck::bytecode {
+namespace {
+
+// From lj_bcdump.h.
+constexpr std::uint8_t kVersion = 2;
+enum : std::uint32_t { kFlagBigEndian = 0x01, kFlagStrip = 0x02, kFlagFfi = 0x04, kFlagFr2 = 0x08 };
+constexpr std::uint32_t kKnownFlags = 0x0f;
+enum : std::uint32_t { kGcChild, kGcTable, kGcInt64, kGcUInt64, kGcComplex, kGcString };
+enum : std::uint32_t { kTabNil, kTabFalse, kTabTrue, kTabInt, kTabNum, kTabString };
+
+// From lj_debug.h VARNAMEDEF: variable-info bytes 1..6 stand for these names.
+constexpr std::string_view kInternalVarNames[] = {"(for index)",     "(for limit)", "(for step)",
+                                                  "(for generator)", "(for state)", "(for control)"};
+constexpr std::uint8_t kFirstNamedVar = 7;  // VARNAME__MAX
+
+std::string hex(std::uint32_t v) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  do {
+    out.insert(out.begin(), digits[v & 0xf]);
+    v >>= 4;
+  } while (v != 0);
+  return "0x" + out;
+}
+
+double doubleFromBits(std::uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+std::uint64_t joinWords(std::uint32_t lo, std::uint32_t hi) {
+  return (std::uint64_t{hi} << 32) | lo;
+}
+
+// A read position in the dump with an end that is either the end of the input
+// or the declared end of the prototype (or debug block) being read.
+class Cursor {
+ public:
+  struct Limit {
+    std::size_t end;
+    std::string what;
+  };
+
+  Cursor(std::string_view bytes, std::string_view inputName)
+      : bytes_(bytes), inputName_(inputName), limit_{bytes.size(), "the input"} {}
+
+  std::size_t offset() const { return pos_; }
+  std::size_t remaining() const { return limit_.end - pos_; }
+  bool bigEndian = false;
+
+  [[noreturn]] void failAt(const std::string& what, std::size_t offset) const {
+    throw DumpError(std::string(inputName_) + ": " + what + " at byte " + std::to_string(offset));
+  }
+  [[noreturn]] void fail(const std::string& what) const { failAt(what, pos_); }
+
+  // Checks that `n` more bytes of `field` fit before the current limit.
+  void need(std::size_t n, const char* field) const {
+    if (n > remaining()) {
+      fail(std::string("truncated: ") + field + " runs past the end of " + limit_.what);
+    }
+  }
+
+  // Restricts reading to the next `n` bytes; returns the limit to restore.
+  Limit narrow(std::size_t n, std::string what) {
+    Limit outer{pos_ + n, std::move(what)};
+    std::swap(outer, limit_);
+    return outer;
+  }
+  void restore(Limit outer) { limit_ = std::move(outer); }
+  std::size_t limitEnd() const { return limit_.end; }
+
+  std::uint8_t byte(const char* field) {
+    need(1, field);
+    return static_cast<std::uint8_t>(bytes_[pos_++]);
+  }
+
+  std::uint32_t uleb128(const char* field) {
+    const std::size_t start = pos_;
+    std::uint64_t value = 0;
+    for (int shift = 0;; shift += 7) {
+      if (shift > 28) failAt(std::string("malformed ULEB128 in ") + field + ": longer than 5 bytes", start);
+      const std::uint8_t b = byte(field);
+      value |= std::uint64_t{b & 0x7fu} << shift;
+      if (b < 0x80) break;
+    }
+    if (value > 0xffffffffu) {
+      failAt(std::string("malformed ULEB128 in ") + field + ": value exceeds 32 bits", start);
+    }
+    return static_cast<std::uint32_t>(value);
+  }
+
+  // A 33-bit ULEB128 whose lowest bit is a flag (lj_bcread.c: bcread_uleb128_33);
+  // returns the 32 value bits like LuaJIT does.
+  std::uint32_t uleb128With33rdBit(const char* field, bool& flag) {
+    const std::size_t start = pos_;
+    std::uint8_t b = byte(field);
+    flag = (b & 1) != 0;
+    std::uint64_t value = (b >> 1) & 0x3fu;
+    for (int shift = 6; b >= 0x80; shift += 7) {
+      if (shift > 27) failAt(std::string("malformed ULEB128 in ") + field + ": longer than 5 bytes", start);
+      b = byte(field);
+      value |= std::uint64_t{b & 0x7fu} << shift;
+    }
+    return static_cast<std::uint32_t>(value);
+  }
+
+  // Raw multi-byte fields are in the writer's byte order.
+  std::uint16_t raw16(const char* field) {
+    const std::string_view b = take(2, field);
+    const auto b0 = static_cast<std::uint8_t>(b[0]), b1 = static_cast<std::uint8_t>(b[1]);
+    return static_cast<std::uint16_t>(bigEndian ? (b0 << 8) | b1 : (b1 << 8) | b0);
+  }
+  std::uint32_t raw32(const char* field) {
+    const std::string_view b = take(4, field);
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const auto byteAt = static_cast<std::uint8_t>(b[static_cast<std::size_t>(bigEndian ? i : 3 - i)]);
+      v = (v << 8) | byteAt;
+    }
+    return v;
+  }
+
+  std::string_view take(std::size_t n, const char* field) {
+    need(n, field);
+    const std::string_view out = bytes_.substr(pos_, n);
+    pos_ += n;
+    return out;
+  }
+
+  std::string zeroTerminated(const char* field) {
+    const std::size_t end = bytes_.find('\0', pos_);
+    if (end == std::string_view::npos || end >= limit_.end) {
+      fail(std::string("truncated: unterminated ") + field + " runs past the end of " + limit_.what);
+    }
+    std::string out(bytes_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return out;
+  }
+
+  void skip(std::size_t n) { pos_ += std::min(n, remaining()); }
+
+ private:
+  std::string_view bytes_;
+  std::string_view inputName_;
+  std::size_t pos_ = 0;
+  Limit limit_;
+};
+
+class DumpReader {
+ public:
+  DumpReader(std::string_view bytes, const OpcodeTable& opcodes, std::string_view inputName,
+             const ReadOptions& options)
+      : in_(bytes, inputName), opcodes_(opcodes), options_(options), inputSize_(bytes.size()) {}
+
+  Chunk read() {
+    readHeader();
+    readPrototypes();
+    return std::move(chunk_);
+  }
+
+ private:
+  void readHeader() {
+    if (inputSize_ == 0) in_.fail("empty input, not a LuaJIT bytecode dump");
+    const std::uint8_t head[3] = {0x1b, 'L', 'J'};
+    for (std::uint8_t expected : head) {
+      if (in_.remaining() == 0) in_.fail("truncated: the input ends inside the dump signature");
+      if (in_.byte("signature") != expected) in_.failAt("not a LuaJIT bytecode dump", 0);
+    }
+    const std::size_t versionAt = in_.offset();
+    const std::uint8_t version = in_.byte("version");
+    if (version != kVersion) {
+      in_.failAt("unsupported dump version " + std::to_string(version) + " (this reader reads version " +
+                     std::to_string(kVersion) + ")",
+                 versionAt);
+    }
+    const std::size_t flagsAt = in_.offset();
+    const std::uint32_t flags = in_.uleb128("header flags");
+    if ((flags & ~kKnownFlags) != 0) {
+      in_.failAt("unknown dump flags " + hex(flags & ~kKnownFlags) + " (known: " + hex(kKnownFlags) + ")",
+                 flagsAt);
+    }
+    chunk_.bigEndian = (flags & kFlagBigEndian) != 0;
+    chunk_.stripped = (flags & kFlagStrip) != 0;
+    chunk_.ffi = (flags & kFlagFfi) != 0;
+    chunk_.fr2 = (flags & kFlagFr2) != 0;
+    if (chunk_.fr2 != options_.expectFr2) {
+      in_.failAt(std::string("foreign dump: written by a VM with ") +
+                     (chunk_.fr2 ? "two-slot frames (FR2, GC64)" : "one-slot frames (no FR2)") +
+                     ", the selected build uses " + (options_.expectFr2 ? "two-slot" : "one-slot") +
+                     " frames",
+                 flagsAt);
+    }
+    in_.bigEndian = chunk_.bigEndian;
+    if (!chunk_.stripped) {
+      const std::uint32_t length = in_.uleb128("chunk name length");
+      chunk_.chunkName = std::string(in_.take(length, "chunk name"));
+    }
+  }
+
+  void readPrototypes() {
+    for (;;) {
+      const std::size_t lengthAt = in_.offset();
+      if (in_.remaining() == 0) in_.fail("truncated: the input ends before the end-of-dump marker");
+      const std::uint32_t length = in_.uleb128("prototype length");
+      if (length == 0) break;
+      const std::size_t index = chunk_.prototypes.size();
+      const std::string name = "prototype #" + std::to_string(index);
+      if (length > in_.remaining()) {
+        in_.failAt("truncated: " + name + " declares " + std::to_string(length) + " bytes but only " +
+                       std::to_string(in_.remaining()) + " remain",
+                   lengthAt);
+      }
+      const std::size_t start = in_.offset();
+      Cursor::Limit outer = in_.narrow(length, name + " (declared length " + std::to_string(length) + ")");
+      chunk_.prototypes.push_back(readPrototype(index));
+      if (in_.offset() != in_.limitEnd()) {
+        in_.failAt(name + " declares " + std::to_string(length) + " bytes but its contents end after " +
+                       std::to_string(in_.offset() - start),
+                   start);
+      }
+      in_.restore(std::move(outer));
+      unclaimed_.push_back(index);
+    }
+    if (in_.remaining() != 0) in_.fail("trailing bytes after the end-of-dump marker");
+    if (chunk_.prototypes.empty()) in_.fail("dump holds no prototype");
+    if (unclaimed_.size() != 1) {
+      in_.fail(std::to_string(unclaimed_.size() - 1) +
+               " prototype(s) before the main chunk are not the child of any prototype");
+    }
+  }
+
+  Prototype readPrototype(std::size_t index) {
+    Prototype pt;
+    pt.flags = in_.byte("prototype flags");
+    pt.numparams = in_.byte("numparams");
+    pt.framesize = in_.byte("framesize");
+    const std::uint8_t numuv = in_.byte("numuv");
+    const std::uint32_t numkgc = in_.uleb128("numkgc");
+    const std::uint32_t numkn = in_.uleb128("numkn");
+    const std::uint32_t numbc = in_.uleb128("numbc");
+    std::uint32_t debugLength = 0;
+    if (!chunk_.stripped) {
+      debugLength = in_.uleb128("debug info length");
+      if (debugLength != 0) {
+        pt.firstline = static_cast<int>(in_.uleb128("firstline"));
+        pt.numline = static_cast<int>(in_.uleb128("numline"));
+      }
+    }
+    readInstructions(pt, numbc);
+    readUpvalues(pt, numuv);
+    readGcConstants(pt, index, numkgc);
+    readNumConstants(pt, numkn);
+    if (debugLength != 0) readDebugInfo(pt, index, debugLength, numuv);
+    return pt;
+  }
+
+  void readInstructions(Prototype& pt, std::uint32_t count) {
+    in_.need(std::size_t{count} * 4, "instructions");
+    pt.code.resize(count);
+    for (Instruction& ins : pt.code) {
+      const std::size_t at = in_.offset();
+      const std::uint32_t word = in_.raw32("instruction");
+      ins.raw = static_cast<std::uint8_t>(word & 0xff);
+      if (ins.raw >= opcodes_.size()) {
+        in_.failAt("opcode " + std::to_string(ins.raw) + " outside the bytecode table of " +
+                       std::to_string(opcodes_.size()) + " opcodes",
+                   at);
+      }
+      ins.op = opcodes_.decode(ins.raw);
+      ins.a = static_cast<std::uint8_t>((word >> 8) & 0xff);
+      ins.c = static_cast<std::uint8_t>((word >> 16) & 0xff);
+      ins.b = static_cast<std::uint8_t>(word >> 24);
+      ins.d = static_cast<std::uint16_t>(word >> 16);
+    }
+  }
+
+  void readUpvalues(Prototype& pt, std::uint8_t count) {
+    pt.upvalues.resize(count);
+    for (UpvalueRef& uv : pt.upvalues) {
+      const std::uint16_t raw = in_.raw16("upvalue descriptor");
+      uv.parentLocal = (raw & 0x8000) != 0;  // PROTO_UV_LOCAL
+      uv.immutable = (raw & 0x4000) != 0;    // PROTO_UV_IMMUTABLE
+      uv.index = static_cast<std::uint16_t>(raw & 0x3fff);
+    }
+  }
+
+  // The dump lists GC constants from the highest operand index down
+  // (proto_kgc(pt, ~D)), so entry i is gc[numkgc - 1 - i].
+  void readGcConstants(Prototype& pt, std::size_t index, std::uint32_t count) {
+    in_.need(count, "GC constants");
+    pt.gc.resize(count);
+    for (std::size_t i = count; i-- > 0;) readGcConstant(pt.gc[i]);
+    for (const GcConstant& k : pt.gc) {
+      if (k.kind != GcConstant::Kind::Child) continue;
+      pt.children.push_back(k.child);
+      chunk_.prototypes[k.child].parent = index;
+    }
+  }
+
+  void readGcConstant(GcConstant& k) {
+    const std::size_t at = in_.offset();
+    const std::uint32_t type = in_.uleb128("GC constant type");
+    switch (type) {
+      case kGcChild:
+        // Children are the prototypes read before and not yet claimed, the
+        // most recent first (lj_bcread.c pops them off the Lua stack).
+        if (unclaimed_.empty()) {
+          in_.failAt(
+              "child index out of range: child prototype constant with no unclaimed prototype before it", at);
+        }
+        k.kind = GcConstant::Kind::Child;
+        k.child = unclaimed_.back();
+        unclaimed_.pop_back();
+        break;
+      case kGcTable:
+        k.kind = GcConstant::Kind::Table;
+        k.table = readTemplateTable();
+        break;
+      case kGcInt64:
+      case kGcUInt64: {
+        k.kind = type == kGcInt64 ? GcConstant::Kind::Int64 : GcConstant::Kind::UInt64;
+        const std::uint32_t lo = in_.uleb128("cdata constant");
+        k.bits = joinWords(lo, in_.uleb128("cdata constant"));
+        break;
+      }
+      case kGcComplex: {
+        k.kind = GcConstant::Kind::Complex;
+        std::uint32_t words[4];
+        for (std::uint32_t& w : words) w = in_.uleb128("complex constant");
+        k.re = doubleFromBits(joinWords(words[0], words[1]));
+        k.im = doubleFromBits(joinWords(words[2], words[3]));
+        break;
+      }
+      default:
+        k.kind = GcConstant::Kind::String;
+        k.str = std::string(in_.take(type - kGcString, "string constant"));
+        break;
+    }
+  }
+
+  TemplateTable readTemplateTable() {
+    TemplateTable t;
+    const std::uint32_t narray = in_.uleb128("template table array size");
+    const std::uint32_t nhash = in_.uleb128("template table hash size");
+    in_.need(std::size_t{narray} + 2 * std::size_t{nhash}, "template table");
+    t.array.reserve(narray);
+    for (std::uint32_t i = 0; i < narray; ++i) t.array.push_back(readTableValue());
+    t.hash.reserve(nhash);
+    for (std::uint32_t i = 0; i < nhash; ++i) {
+      const std::size_t keyAt = in_.offset();
+      TableValue key = readTableValue();
+      // lj_tab_set raises on these keys, so LuaJIT refuses such a dump too.
+      if (std::holds_alternative<std::monostate>(key)) in_.failAt("nil key in template table", keyAt);
+      if (const double* d = std::get_if<double>(&key); d && std::isnan(*d)) {
+        in_.failAt("NaN key in template table", keyAt);
+      }
+      TableValue value = readTableValue();
+      t.hash.emplace_back(std::move(key), std::move(value));
+    }
+    return t;
+  }
+
+  TableValue readTableValue() {
+    const std::uint32_t type = in_.uleb128("template table value type");
+    switch (type) {
+      case kTabNil:
+        return std::monostate{};
+      case kTabFalse:
+        return false;
+      case kTabTrue:
+        return true;
+      case kTabInt:
+        return std::int64_t{static_cast<std::int32_t>(in_.uleb128("template table integer"))};
+      case kTabNum: {
+        const std::uint32_t lo = in_.uleb128("template table number");
+        return doubleFromBits(joinWords(lo, in_.uleb128("template table number")));
+      }
+      default:
+        return std::string(in_.take(type - kTabString, "template table string"));
+    }
+  }
+
+  void readNumConstants(Prototype& pt, std::uint32_t count) {
+    in_.need(count, "numeric constants");
+    pt.num.resize(count);
+    for (NumConstant& k : pt.num) {
+      bool isDouble = false;
+      const std::uint32_t lo = in_.uleb128With33rdBit("numeric constant", isDouble);
+      if (isDouble) {
+        k.number = doubleFromBits(joinWords(lo, in_.uleb128("numeric constant")));
+      } else {
+        k.isInteger = true;
+        k.integer = static_cast<std::int32_t>(lo);
+      }
+    }
+  }
+
+  // Line info, upvalue names, variable info (lj_parse.c: fs_fixup_line, fs_prep_var).
+  void readDebugInfo(Prototype& pt, std::size_t index, std::uint32_t length, std::uint8_t numuv) {
+    in_.need(length, "debug info");
+    Cursor::Limit outer = in_.narrow(length, "the debug info of prototype #" + std::to_string(index) +
+                                                 " (declared length " + std::to_string(length) + ")");
+    const auto numline = static_cast<std::uint32_t>(pt.numline);
+    const std::size_t width = numline < 256 ? 1 : numline < 65536 ? 2 : 4;
+    in_.need(pt.code.size() * width, "line info");
+    const auto firstline = static_cast<std::uint32_t>(pt.firstline);
+    for (Instruction& ins : pt.code) {
+      const std::uint32_t delta = width == 1   ? in_.byte("line info")
+                                  : width == 2 ? in_.raw16("line info")
+                                               : in_.raw32("line info");
+      ins.line = static_cast<int>(firstline + delta);
+    }
+    pt.upvalueNames.reserve(numuv);
+    for (std::uint8_t i = 0; i < numuv; ++i) pt.upvalueNames.push_back(in_.zeroTerminated("upvalue name"));
+    readVarInfo(pt);
+    // LuaJIT ignores anything after the variable-info terminator; so do we.
+    in_.skip(in_.remaining());
+    in_.restore(std::move(outer));
+  }
+
+  void readVarInfo(Prototype& pt) {
+    std::uint32_t lastStart = 0;
+    for (;;) {
+      if (in_.remaining() == 0) in_.fail("truncated: variable info has no terminator");
+      VarInfo var;
+      const std::uint8_t first = in_.byte("variable info");
+      if (first == 0) break;
+      if (first < kFirstNamedVar) {
+        var.name = std::string(kInternalVarNames[first - 1]);
+      } else {
+        var.name = static_cast<char>(first) + in_.zeroTerminated("variable name");
+      }
+      const std::uint32_t start = lastStart + in_.uleb128("variable startpc");
+      const std::uint32_t end = start + in_.uleb128("variable endpc");
+      var.startpc = static_cast<int>(start);
+      var.endpc = static_cast<int>(end);
+      lastStart = start;
+      pt.vars.push_back(std::move(var));
+    }
+  }
+
+  Cursor in_;
+  const OpcodeTable& opcodes_;
+  const ReadOptions& options_;
+  std::size_t inputSize_;
+  Chunk chunk_;
+  std::vector<std::size_t> unclaimed_;  // prototypes read but not yet named as a child
+};
+
+}  // namespace
+
+Chunk readDump(std::string_view bytes, const OpcodeTable& opcodes, std::string_view inputName,
+               const ReadOptions& options) {
+  return DumpReader(bytes, opcodes, inputName, options).read();
+}
+
+}  // namespace ljcheck::bytecode

@@ -1,0 +1,40 @@
+// Which prototypes of a chunk can get hot, as far as the file shows: a
+// function called from a loop (or from a function that can get hot) is
+// inlined into that loop's trace. The main chunk runs once and is never hot
+// outside its loops; a function whose callers are all outside this file is
+// not known to be hot.
+#pragma once
+
+#include <vector>
+
+#include "flow/values.h"
+#include "ljcheck/bytecode.h"
+
+namespace ljcheck::flow {
+
+struct CallSite {
+  std::size_t proto = 0;  // the calling prototype
+  int pc = 0;             // its CALL-like instruction
+};
+
+class CallGraph {
+ public:
+  CallGraph(const bytecode::Chunk& chunk, const ValueMap& values);
+  bool isHot(std::size_t proto) const { return hot_.at(proto); }
+  // Where a prototype is called from, in the order found.
+  const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }
+  // True when the instruction at pc of proto runs in a loop or a hot function.
+  bool runsHot(std::size_t proto, int pc) const;
+  bool inLoop(std::size_t proto, int pc) const;
+
+ private:
+  std::vector<bool> hot_;
+  std::vector<std::vector<CallSite>> callers_;
+  std::vector<std::vector<std::pair<int, int>>> loopRanges_;  // per proto
+};
+
+// CALL, CALLM, CALLT, CALLMT and ITERC; the slot holding the callee.
+bool isCallInstruction(bytecode::Op op);
+int calleeSlot(const bytecode::Instruction& ins);
+
+}  // namespace ljcheck::flow

@@ -1,0 +1,35 @@
+// Loop structure of one prototype, from its back edges: numeric for
+// (FORI/FORL), generic for (ITERC|ITERN/ITERL) and while/repeat (LOOP + JMP).
+#pragma once
+
+#include <vector>
+
+#include "ljcheck/bytecode.h"
+
+namespace ljcheck::flow {
+
+struct Loop {
+  enum class Kind { NumericFor, GenericFor, While };
+  Kind kind = Kind::While;
+  int first = 0;  // first pc of the loop (body start, or condition start for while)
+  int last = 0;   // the back-edge instruction
+  bool contains(int pc) const { return pc >= first && pc <= last; }
+};
+
+class LoopMap {
+ public:
+  explicit LoopMap(const bytecode::Prototype& proto);
+  const std::vector<Loop>& loops() const { return loops_; }
+  // The innermost loop containing pc, or null.
+  const Loop* innermost(int pc) const;
+  bool inLoop(int pc) const { return innermost(pc) != nullptr; }
+
+ private:
+  std::vector<Loop> loops_;  // sorted by first, outer before inner
+};
+
+// True when pc runs on every iteration that reaches loop.last: no forward jump
+// from [loop.first, pc) lands after pc inside the loop or leaves it.
+bool runsOnEveryIteration(const bytecode::Prototype& proto, const Loop& loop, int pc);
+
+}  // namespace ljcheck::flow

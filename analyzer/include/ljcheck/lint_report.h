@@ -1,0 +1,30 @@
+// Writers for lint results: gcc-style text, JSON, CSV. They read the
+// results and never reach back into the analyzer.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "ljcheck/prediction.h"
+#include "ljcheck/profile.h"
+
+namespace ljcheck {
+
+struct LintReport {
+  const RecorderProfile* profile = nullptr;
+  std::vector<FileResult> files;
+  std::size_t predictionCount() const;
+  std::size_t errorCount() const;
+};
+
+// `path:line:col: severity: message [reasonId]`; severities read as editors
+// expect them: blacklist -> error, warn -> warning, info -> note.
+void writeText(std::ostream& out, const LintReport& report, bool color);
+void writeJson(std::ostream& out, const LintReport& report);
+// path,line,reasonId,class,severity,context with a header (RFC 4180).
+void writeCsv(std::ostream& out, const LintReport& report);
+
+// RFC 4180 field: quoted when it holds a comma, quote or line break.
+std::string csvField(std::string_view text);
+
+}  // namespace ljcheck

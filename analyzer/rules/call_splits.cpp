@@ -1,0 +1,62 @@
+// STITCH:<name> and RETURN:<name>: a call to a function the profile says has
+// no recorder (or a plain C function, STITCH:C) splits the trace. The trace
+// is stitched around the call, unless the results feed a variable-count
+// operation (the next instruction is CALLM, CALLMT, RETM or TSETM), the call
+// is made through pcall, or the callee never stitches (error, debug.sethook,
+// jit.flush): then the trace just ends there (RETURN). A tail call leaves no
+// frame behind, so its split is reported where the tail-calling function is
+// called.
+#include "rules/rule.h"
+#include "rules/split_finding.h"
+
+namespace ljcheck::rules {
+namespace {
+
+using bytecode::Op;
+using flow::Value;
+
+// The fast-function name (or "C") of an unrecorded callee; empty otherwise.
+std::string unrecordedName(const FunctionView& fn, const Value& v) {
+  if (v.kind == Value::Kind::CFunction) return "C";
+  if (v.kind != Value::Kind::LibFunction) return {};
+  const FastFunctionDef* ff = fn.profile.fastFunction(v.name);
+  return ff && !ff->recorded() ? ff->name : std::string();
+}
+
+class CallSplitRule final : public Rule {
+ public:
+  std::string_view name() const override { return "call-splits"; }
+
+  void check(const FunctionView& fn, PredictionSink& sink) const override {
+    for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+      const auto& ins = fn.proto.at(pc);
+      if (!flow::isCallInstruction(ins.op)) continue;
+      Callee callee = resolveCallee(fn, pc);
+      std::string subject = unrecordedName(fn, callee.value);
+      if (subject.empty()) continue;  // unresolved, recorded or a Lua function
+      bool neverStitches = fn.profile.neverStitch.count(callee.value.name) > 0;
+      if (ins.op == Op::CALLT || ins.op == Op::CALLMT) {
+        // The callee returns straight to our caller: judge at each hot call site.
+        for (const auto& site : fn.calls.callers(fn.index)) {
+          if (!fn.calls.runsHot(site.proto, site.pc)) continue;
+          const auto& caller = fn.chunk.prototypes[site.proto];
+          bool ends = neverStitches || nextFeedsVariableCount(caller, site.pc);
+          sink.report(fn, splitFinding(site.pc, site.proto, subject, callee.value.name, ends,
+                                       whyEnds(neverStitches, false)));
+        }
+        continue;
+      }
+      if (!runsHot(fn, pc)) continue;
+      bool ends = neverStitches || callee.protectedCall || nextFeedsVariableCount(fn.proto, pc);
+      sink.report(fn, splitFinding(pc, SIZE_MAX, subject, callee.value.name, ends,
+                                   whyEnds(neverStitches, callee.protectedCall)));
+    }
+  }
+
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> makeCallSplitRule() { return std::make_unique<CallSplitRule>(); }
+
+}  // namespace ljcheck::rules

@@ -1,0 +1,28 @@
+// What the two trace-split rule families share: resolving the callee of a
+// call (through pcall), and the STITCH-or-RETURN decision for one call site.
+#pragma once
+
+#include "rules/rule.h"
+
+namespace ljcheck::rules {
+
+struct Callee {
+  flow::Value value;
+  bool protectedCall = false;  // the function is called by pcall/xpcall
+};
+Callee resolveCallee(const FunctionView& fn, int pc);
+
+// The register of the k-th argument (0-based) of the call at pc.
+int argumentSlot(const FunctionView& fn, int pc, int k);
+// Number of fixed arguments of the call at pc.
+int fixedArguments(const bytecode::Instruction& call);
+
+// The next instruction takes a variable number of values (CALLM, CALLMT,
+// RETM, TSETM): a trace cannot be stitched there.
+bool nextFeedsVariableCount(const bytecode::Prototype& proto, int pc);
+std::string whyEnds(bool neverStitches, bool protectedCall);
+
+Finding splitFinding(int pc, std::size_t proto, const std::string& subject, const std::string& callee,
+                     bool ends, const std::string& why);
+
+}  // namespace ljcheck::rules

@@ -1,0 +1,43 @@
+// ljcheck: finds where LuaJIT's trace compiler gives up on a Lua program.
+#include <iostream>
+#include <map>
+
+#include "commands.h"
+#include "ljcheck/reason.h"
+
+int main(int argc, char** argv) {
+  using namespace ljcheck::cli;
+  CLI::App app{"ljcheck: finds where LuaJIT's trace compiler gives up on a Lua program"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ljcheck 0.1.0");
+  std::map<CLI::App*, Runner> runners;
+  auto add = [&](Runner (*f)(CLI::App&)) {
+    std::size_t before = app.get_subcommands({}).size();
+    Runner r = f(app);
+    runners[app.get_subcommands({})[before]] = std::move(r);
+  };
+  add(addLintCommand);
+  add(addRunCommand);
+  add(addVerifyCommand);
+  add(addRegistryCommand);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ljcheck: " << e.what() << "\n";
+    return kUsage;
+  }
+  try {
+    for (auto* sub : app.get_subcommands())
+      if (runners.count(sub)) return runners[sub]();
+  } catch (const std::exception& e) {
+    std::cerr << "ljcheck: " << e.what() << "\n";
+    return kInputError;
+  }
+  return kUsage;
+}

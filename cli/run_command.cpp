@@ -1,0 +1,21 @@
+// `ljcheck run`: runs a script in the embedded LuaJIT with a trace session
+// around it and writes the TraceReport CSV and the runtime JSON.
+#include "commands.h"
+#include "run_host.h"
+
+namespace ljcheck::cli {
+
+Runner addRunCommand(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Run a Lua script under the runtime collector");
+  cmd->add_option("--trace", o->traceCsv, "Write the TraceReport CSV to this file");
+  cmd->add_option("--json", o->jsonOut, "Write the runtime JSON to this file");
+  cmd->add_option("--root", o->root, "Project root; locations are reported relative to it (default: .)");
+  cmd->add_flag("--include-benign", o->includeBenign, "Also report stop-class aborts (LLEAVE, LINNER, ...)");
+  cmd->add_option("script", o->script, "The Lua script to run")->required();
+  cmd->add_option("args", o->args, "Arguments for the script (after --)");
+  cmd->positionals_at_end(false);
+  return [o] { return runScript(*o); };
+}
+
+}  // namespace ljcheck::cli

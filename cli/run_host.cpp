@@ -1,0 +1,149 @@
+// The `ljcheck run` host (see run_host.h). The script sees the standard
+// libraries, `arg` as the luajit binary sets it, and require("ljcheck") from
+// package.preload; os.exit is wrapped so the reports are written first.
+#include "run_host.h"
+
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+}
+
+#include "ljcheck/lua_module.h"
+#include "ljcheck/trace_session.h"
+
+namespace ljcheck::cli {
+namespace {
+
+constexpr int kScriptFailed = 1;
+constexpr int kInputError = 3;
+
+// What runs around the script; reached from the os.exit wrapper too.
+struct Host {
+  const RunOptions& options;
+  lua_State* L = nullptr;
+  std::unique_ptr<TraceSession> session;
+  bool reported = false;
+
+  // Stops the session and writes the requested files, once; false on an I/O error.
+  bool finish() {
+    if (reported || !session) return true;
+    reported = true;
+    try {
+      TraceReport report = session->stop(L);
+      if (!options.traceCsv.empty()) writeReportFile(options.traceCsv, toCsv(report));
+      if (!options.jsonOut.empty()) writeReportFile(options.jsonOut, toJson(report));
+      return true;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ljcheck run: %s\n", e.what());
+      return false;
+    }
+  }
+};
+
+struct StateCloser {
+  void operator()(lua_State* L) const { lua_close(L); }
+};
+
+// os.exit replacement: write the reports, then call the original os.exit.
+int exitAfterReports(lua_State* L) {
+  static_cast<Host*>(lua_touserdata(L, lua_upvalueindex(1)))->finish();
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 0);
+  return 0;
+}
+
+void wrapOsExit(lua_State* L, Host* host) {
+  lua_getglobal(L, "os");
+  lua_pushlightuserdata(L, host);
+  lua_getfield(L, -2, "exit");
+  lua_pushcclosure(L, exitAfterReports, 2);
+  lua_setfield(L, -2, "exit");
+  lua_pop(L, 1);
+}
+
+void preloadModule(lua_State* L) {
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "preload");
+  lua_pushcfunction(L, openLuaModule);
+  lua_setfield(L, -2, "ljcheck");
+  lua_pop(L, 2);
+}
+
+// arg[0] = script, arg[1..n] = args, arg[-1] = the host, as luajit does.
+void setArgTable(lua_State* L, const RunOptions& options) {
+  lua_createtable(L, static_cast<int>(options.args.size()), 2);
+  lua_pushstring(L, "ljcheck");
+  lua_rawseti(L, -2, -1);
+  lua_pushstring(L, options.script.c_str());
+  lua_rawseti(L, -2, 0);
+  for (std::size_t i = 0; i < options.args.size(); ++i) {
+    lua_pushstring(L, options.args[i].c_str());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_setglobal(L, "arg");
+}
+
+// Message handler: the error with a traceback.
+int traceback(lua_State* L) {
+  if (lua_type(L, 1) != LUA_TSTRING && lua_type(L, 1) != LUA_TNUMBER) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  } else {
+    lua_pushvalue(L, 1);
+  }
+  luaL_traceback(L, L, lua_tostring(L, -1), 1);
+  return 1;
+}
+
+// Loads the script; on failure prints why and returns the exit status.
+int loadScript(lua_State* L, const std::string& script) {
+  int status = luaL_loadfile(L, script.c_str());
+  if (status == 0) return 0;
+  const char* message = lua_tostring(L, -1);
+  std::fprintf(stderr, "ljcheck run: %s\n", message ? message : script.c_str());
+  return status == LUA_ERRFILE ? kInputError : kScriptFailed;
+}
+
+}  // namespace
+
+int runScript(const RunOptions& options) {
+  std::unique_ptr<lua_State, StateCloser> state(luaL_newstate());
+  if (!state) {
+    std::fprintf(stderr, "ljcheck run: cannot create a Lua state\n");
+    return kScriptFailed;
+  }
+  lua_State* L = state.get();
+  luaL_openlibs(L);
+  preloadModule(L);
+  setArgTable(L, options);
+  Host host{options, L, nullptr, false};
+  wrapOsExit(L, &host);
+
+  lua_pushcfunction(L, traceback);
+  int handler = lua_gettop(L);
+  if (int status = loadScript(L, options.script)) return status;
+  for (const std::string& a : options.args) lua_pushstring(L, a.c_str());
+
+  try {
+    host.session = TraceSession::start(L, {options.includeBenign, options.root, options.script});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ljcheck run: %s\n", e.what());
+    return kScriptFailed;
+  }
+  int exitStatus = 0;
+  if (lua_pcall(L, static_cast<int>(options.args.size()), 0, handler) != 0) {
+    const char* message = lua_tostring(L, -1);
+    std::fprintf(stderr, "ljcheck run: %s\n", message ? message : "(error)");
+    exitStatus = kScriptFailed;
+  }
+  if (!host.finish()) return kInputError;
+  return exitStatus;
+}
+
+}  // namespace ljcheck::cli

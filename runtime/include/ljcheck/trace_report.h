@@ -1,0 +1,58 @@
+// The trace report: what a trace session observed, as sites (one row per
+// reasonId, location and zone), and its two writers. Plain C++: the `ljcheck
+// run` host, the Lua module and `ljcheck verify` share it without Lua.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ljcheck/reason.h"
+
+namespace ljcheck {
+
+struct AbortSite {
+  Severity severity = Severity::Info;
+  std::uint64_t count = 0;
+  std::string reasonId;   // NYIBC:FNEW, STITCH:string.gsub
+  ReasonClass reasonClass = ReasonClass::Risk;
+  std::string reason;     // the catalog title
+  std::string rawReason;  // the VM's own text: "NYI: bytecode 51", "stitch at string.gsub"
+  std::string path;       // relative to the report root when inside it; "" when unknown
+  int line = 0;
+  std::string zonePath;
+
+  std::string location() const;  // path:line, or "?" when unknown
+};
+
+// The recorder profile the report was taken under.
+struct TraceProfileInfo {
+  std::string id;
+  std::string name;
+  bool supported = false;
+};
+
+struct TraceReport {
+  double durationSec = 0;
+  std::uint64_t totalAborts = 0;  // every abort, benign ones included; splits are not aborts
+  std::uint64_t blacklisted = 0;  // distinct start sites demoted to the interpreter
+  std::vector<AbortSite> sites;   // actionable first, see sortSites
+  TraceProfileInfo traceProfile;
+  std::string reasonCatalogId;
+  int reasonCatalogVersion = 0;
+  std::string root;    // absolute directory locations are relative to
+  std::string script;  // the hosted script, when known
+};
+
+// Orders sites: blacklist, warn, info; then count (descending), location, reasonId.
+void sortSites(std::vector<AbortSite>& sites);
+
+// RFC 4180 CSV (CRLF line ends), header
+// severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason.
+std::string toCsv(const TraceReport& report);
+// The runtime JSON that `ljcheck verify` reads (formatVersion 1).
+std::string toJson(const TraceReport& report);
+// Writes text to a file; throws std::runtime_error naming the file.
+void writeReportFile(const std::string& filename, const std::string& text);
+
+}  // namespace ljcheck

@@ -1,0 +1,68 @@
+// A trace session: attaches the C trace handler to one LuaJIT VM, captures
+// aborts and trace splits until stop, then aggregates them into a TraceReport.
+// At most one trace session is active per process.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "ljcheck/live_profile.h"
+#include "ljcheck/trace_report.h"
+
+struct lua_State;
+
+namespace ljcheck {
+
+class TraceCapture;
+class LocationResolver;
+
+struct TraceOptions {
+  bool includeBenign = false;  // also report stop-class reasons such as LINNER, LLEAVE
+  std::string root;            // directory locations are made relative to; "" = cwd
+  std::string script;          // the hosted script, recorded in the report
+};
+
+// Misuse (second session, stop twice) and VM problems (no jit.attach).
+class TraceSessionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class TraceSession {
+ public:
+  // Attaches the handler to L's VM with jit.attach(handler, "trace").
+  static std::unique_ptr<TraceSession> start(lua_State* L, TraceOptions options);
+  ~TraceSession();
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+
+  // While paused, aborts and splits are not counted.
+  void pause();
+  void resume();
+  bool paused() const;
+  bool stopped() const { return stopped_; }
+
+  // Detaches the handler and builds the report. Throws when already stopped.
+  TraceReport stop(lua_State* L);
+  // Detaches the handler without a report (finalizers); never throws.
+  void cancel(lua_State* L) noexcept;
+
+  const LiveProfile& profile() const { return profile_; }
+  const TraceOptions& options() const { return options_; }
+
+ private:
+  TraceSession(TraceOptions options, LiveProfile profile);
+  void detach(lua_State* L);
+
+  TraceOptions options_;
+  LiveProfile profile_;
+  std::unique_ptr<LocationResolver> locations_;
+  std::unique_ptr<TraceCapture> capture_;
+  int handlerRef_ = -2;  // LUA_NOREF
+  bool stopped_ = false;
+  std::chrono::steady_clock::time_point startedAt_;
+};
+
+}  // namespace ljcheck

@@ -1,0 +1,243 @@
+// The Lua binding of the runtime collector, and nothing else: the module
+// table (ljcheck.trace), the TraceSession userdata (pause, resume, stop) and
+// the TraceReport table (fields, tostring = CSV, report:json()). C++ errors
+// become Lua errors here, raised only after every C++ object is gone.
+#include "ljcheck/lua_module.h"
+
+#include <new>
+#include <stdexcept>
+
+#include "ljcheck/trace_session.h"
+#include "lua_api.h"
+
+namespace ljcheck {
+namespace {
+
+constexpr const char* kSessionType = "ljcheck.TraceSession";
+constexpr const char* kReportDataType = "ljcheck.TraceReportData";
+
+// Runs impl; a C++ exception becomes an error message pushed on the stack (-1).
+int callGuarded(lua_State* L, int (*impl)(lua_State*)) {
+  try {
+    return impl(L);
+  } catch (const std::exception& e) {
+    luaL_where(L, 1);
+    lua_pushstring(L, e.what());
+    lua_concat(L, 2);
+    return -1;
+  }
+}
+
+template <int (*Impl)(lua_State*)>
+int guarded(lua_State* L) {
+  int results = callGuarded(L, Impl);
+  return results < 0 ? lua_error(L) : results;
+}
+
+TraceSession*& sessionAt(lua_State* L, int idx) {
+  return *static_cast<TraceSession**>(luaL_checkudata(L, idx, kSessionType));
+}
+
+TraceSession& liveSession(lua_State* L) {
+  TraceSession* session = sessionAt(L, 1);
+  if (!session) throw TraceSessionError("trace session already stopped");
+  return *session;
+}
+
+TraceOptions readOptions(lua_State* L, int idx) {
+  TraceOptions options;
+  if (lua_isnoneornil(L, idx)) return options;
+  if (!lua_istable(L, idx)) throw std::runtime_error("ljcheck.trace: options must be a table");
+  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
+    std::string key(lua::stringAt(L, -2));
+    if (key == "includeBenign") {
+      if (!lua_isboolean(L, -1))
+        throw std::runtime_error("ljcheck.trace: option 'includeBenign' must be a boolean");
+      options.includeBenign = lua_toboolean(L, -1) != 0;
+    } else if (key == "root") {
+      if (lua_type(L, -1) != LUA_TSTRING)
+        throw std::runtime_error("ljcheck.trace: option 'root' must be a string");
+      options.root = std::string(lua::stringAt(L, -1));
+    } else {
+      throw std::runtime_error("ljcheck.trace: unknown option '" +
+                               (key.empty() ? std::string("?") : key) + "'");
+    }
+  }
+  return options;
+}
+
+// The running script as the standalone interpreter names it: arg[0].
+std::string scriptFromArg(lua_State* L) {
+  lua_getglobal(L, "arg");
+  std::string script;
+  if (lua_istable(L, -1)) {
+    lua_rawgeti(L, -1, 0);
+    script = std::string(lua::stringAt(L, -1));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return script;
+}
+
+int trace(lua_State* L) {
+  TraceOptions options = readOptions(L, 1);
+  options.script = scriptFromArg(L);
+  auto** slot = static_cast<TraceSession**>(lua_newuserdata(L, sizeof(TraceSession*)));
+  *slot = nullptr;
+  luaL_getmetatable(L, kSessionType);
+  lua_setmetatable(L, -2);
+  *slot = TraceSession::start(L, std::move(options)).release();
+  return 1;
+}
+
+int pause(lua_State* L) {
+  liveSession(L).pause();
+  return 0;
+}
+
+int resume(lua_State* L) {
+  liveSession(L).resume();
+  return 0;
+}
+
+int reportCsv(lua_State* L) {
+  const auto* report = static_cast<const TraceReport*>(lua_touserdata(L, lua_upvalueindex(1)));
+  std::string csv = toCsv(*report);
+  lua_pushlstring(L, csv.data(), csv.size());
+  return 1;
+}
+
+int reportJson(lua_State* L) {
+  const auto* report = static_cast<const TraceReport*>(lua_touserdata(L, lua_upvalueindex(1)));
+  std::string json = toJson(*report);
+  lua_pushlstring(L, json.data(), json.size());
+  return 1;
+}
+
+int reportDataGc(lua_State* L) {
+  static_cast<TraceReport*>(luaL_checkudata(L, 1, kReportDataType))->~TraceReport();
+  return 0;
+}
+
+void setString(lua_State* L, const char* key, const std::string& value) {
+  lua_pushlstring(L, value.data(), value.size());
+  lua_setfield(L, -2, key);
+}
+
+void setNumber(lua_State* L, const char* key, double value) {
+  lua_pushnumber(L, value);
+  lua_setfield(L, -2, key);
+}
+
+void pushSite(lua_State* L, const AbortSite& site) {
+  lua_createtable(L, 0, 8);
+  setString(L, "severity", std::string(toString(site.severity)));
+  setNumber(L, "count", static_cast<double>(site.count));
+  setString(L, "reason", site.reason);
+  setString(L, "reasonId", site.reasonId);
+  setString(L, "reasonClass", std::string(toString(site.reasonClass)));
+  setString(L, "rawReason", site.rawReason);
+  setString(L, "location", site.location());
+  setString(L, "zonePath", site.zonePath);
+}
+
+// The report table; its metatable closes over a userdata holding the C++ report.
+void pushReport(lua_State* L, TraceReport report) {
+  void* memory = lua_newuserdata(L, sizeof(TraceReport));
+  const TraceReport* data = new (memory) TraceReport(std::move(report));
+  luaL_getmetatable(L, kReportDataType);
+  lua_setmetatable(L, -2);
+  int dataIndex = lua_gettop(L);
+
+  lua_createtable(L, 0, 8);
+  setNumber(L, "durationSec", data->durationSec);
+  setNumber(L, "totalAborts", static_cast<double>(data->totalAborts));
+  setNumber(L, "blacklisted", static_cast<double>(data->blacklisted));
+  lua_createtable(L, static_cast<int>(data->sites.size()), 0);
+  for (std::size_t i = 0; i < data->sites.size(); ++i) {
+    pushSite(L, data->sites[i]);
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_setfield(L, -2, "sites");
+  lua_createtable(L, 0, 3);
+  setString(L, "id", data->traceProfile.id);
+  setString(L, "name", data->traceProfile.name);
+  lua_pushboolean(L, data->traceProfile.supported);
+  lua_setfield(L, -2, "supported");
+  lua_setfield(L, -2, "traceProfile");
+  setString(L, "reasonCatalogId", data->reasonCatalogId);
+  setNumber(L, "reasonCatalogVersion", data->reasonCatalogVersion);
+
+  lua_createtable(L, 0, 2);  // the report's metatable
+  lua_pushvalue(L, dataIndex);
+  lua_pushcclosure(L, guarded<reportCsv>, 1);
+  lua_setfield(L, -2, "__tostring");
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, dataIndex);
+  lua_pushcclosure(L, guarded<reportJson>, 1);
+  lua_setfield(L, -2, "json");
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_remove(L, dataIndex);
+}
+
+int stop(lua_State* L) {
+  TraceSession& session = liveSession(L);
+  TraceReport report = session.stop(L);
+  if (lua_type(L, 2) == LUA_TSTRING) writeReportFile(std::string(lua::stringAt(L, 2)), toCsv(report));
+  else if (!lua_isnoneornil(L, 2)) throw std::runtime_error("stop: filename must be a string");
+  pushReport(L, std::move(report));
+  return 1;
+}
+
+int sessionToString(lua_State* L) {
+  TraceSession* session = sessionAt(L, 1);
+  const char* state = !session || session->stopped() ? "stopped" : session->paused() ? "paused" : "running";
+  lua_pushfstring(L, "%s (%s)", kSessionType, state);
+  return 1;
+}
+
+int sessionGc(lua_State* L) {
+  TraceSession*& session = sessionAt(L, 1);
+  if (session) {
+    session->cancel(L);
+    delete session;
+    session = nullptr;
+  }
+  return 0;
+}
+
+void registerMetatables(lua_State* L) {
+  if (luaL_newmetatable(L, kSessionType)) {
+    lua_createtable(L, 0, 3);
+    lua_pushcfunction(L, guarded<pause>);
+    lua_setfield(L, -2, "pause");
+    lua_pushcfunction(L, guarded<resume>);
+    lua_setfield(L, -2, "resume");
+    lua_pushcfunction(L, guarded<stop>);
+    lua_setfield(L, -2, "stop");
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, guarded<sessionToString>);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, sessionGc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+  if (luaL_newmetatable(L, kReportDataType)) {
+    lua_pushcfunction(L, reportDataGc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+}
+
+}  // namespace
+
+int openLuaModule(lua_State* L) {
+  registerMetatables(L);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, guarded<trace>);
+  lua_setfield(L, -2, "trace");
+  return 1;
+}
+
+}  // namespace ljcheck

@@ -1,0 +1,27 @@
+// Events to sites: resolves each raw event to a reasonId through the live
+// profile and the registry, locates it, and groups by (reasonId, location,
+// zonePath). No Lua here: it runs after the capture was drained.
+#pragma once
+
+#include <vector>
+
+#include "ljcheck/live_profile.h"
+#include "ljcheck/reason.h"
+#include "ljcheck/trace_report.h"
+#include "location.h"
+#include "trace_event.h"
+
+namespace ljcheck {
+
+struct AggregationContext {
+  const LiveProfile& profile;
+  const ReasonCatalog& catalog;
+  const LocationResolver& locations;
+  bool includeBenign = false;
+};
+
+// Fills report.sites (sorted), totalAborts and blacklisted.
+void aggregateSites(const std::vector<TraceEvent>& events, const StringPool& strings,
+                    const AggregationContext& context, TraceReport& report);
+
+}  // namespace ljcheck

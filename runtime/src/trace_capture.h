@@ -1,0 +1,49 @@
+// The capture of one trace session: the start record of every live trace,
+// the events the handler appended, and the strings they refer to. Filled by
+// the trace handler (trace_handler.cpp) inside the VM, drained at stop.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "trace_event.h"
+
+struct lua_State;
+
+namespace ljcheck {
+
+// What the "start" event said about a trace, kept until it stops or aborts.
+struct StartRecord {
+  std::int32_t pc = 0;
+  std::int32_t parent = 0;  // 0: a root trace
+  std::int32_t exitno = 0;  // -1: a stitched trace
+  bool live = false;
+};
+
+class TraceCapture {
+ public:
+  // demotedOpcodes[op]: the VM's IFORL/IITERL/ILOOP/IFUNCF/IFUNCV, by its numbering.
+  TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity);
+
+  bool paused = false;
+  std::vector<StartRecord> starts;  // by trace number; grows only past the capacity
+  std::vector<TraceEvent> events;
+  StringPool strings;
+
+  bool isDemotedOpcode(int op) const {
+    return op >= 0 && static_cast<std::size_t>(op) < demotedOpcodes_.size() &&
+           demotedOpcodes_[static_cast<std::size_t>(op)];
+  }
+  std::size_t traceCapacity() const { return traceCapacity_; }
+
+ private:
+  std::vector<bool> demotedOpcodes_;
+  std::size_t traceCapacity_;
+};
+
+// Pushes the C trace handler for the capture: a closure over the capture, a
+// preallocated table of start functions and jit.util's funcinfo, funcbc and
+// traceinfo (the jit.util table must be at utilIndex). jit.attach it as is.
+void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex);
+
+}  // namespace ljcheck

@@ -1,0 +1,64 @@
+// Raw trace events as the handler captures them: small PODs that hold no Lua
+// object and no resolved name, so a capture can be drained after its VM is
+// gone and, later, merged from per-thread chunks. Names and reasonIds are
+// resolved at aggregation (site_aggregator.cpp) through the live profile.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <type_traits>
+
+namespace ljcheck {
+
+enum class TraceEventKind : std::uint8_t { Abort, Stitch, Return };
+
+// Subject of an event: a VM number (NYIBC opcode, NYIIR op, ffid) or one of these.
+constexpr std::int32_t kNoSubject = -1;
+constexpr std::int32_t kPlainCFunction = -2;  // a lua_CFunction without ffid
+
+// Ids into a StringPool; 0 is the empty string.
+using StringId = std::uint32_t;
+
+struct TraceEvent {
+  TraceEventKind kind = TraceEventKind::Abort;
+  bool blacklistedStart = false;     // abort of a root trace whose start op is now demoted
+  std::int32_t code = -1;            // trace-error number; -1: the error was not a number
+  std::int32_t subject = kNoSubject; // numeric info, or the ffid of a function info / callee
+  StringId errorText = 0;            // a non-number error object, as text
+  StringId source = 0;               // chunk name of the location's Lua frame (0: unknown)
+  std::int32_t line = 0;
+  StringId zone = 0;                 // zone path open at the event (zones: later)
+  StringId startSource = 0;          // start site of a blacklisting abort
+  std::int32_t startLine = 0;
+  std::int32_t startPc = 0;
+};
+static_assert(std::is_trivially_copyable_v<TraceEvent>, "events are copied between buffers");
+
+// Interned strings (chunk names, error texts): ids stay valid for the pool's
+// life; lookups of known strings do not allocate.
+class StringPool {
+ public:
+  StringPool() { intern({}); }
+  StringPool(const StringPool&) = delete;  // the views would point into the original
+  StringPool& operator=(const StringPool&) = delete;
+  StringPool(StringPool&&) = default;  // a deque keeps element addresses when moved
+  StringPool& operator=(StringPool&&) = default;
+  StringId intern(std::string_view text) {
+    auto it = ids_.find(text);
+    if (it != ids_.end()) return it->second;
+    const std::string& stored = texts_.emplace_back(text);
+    auto id = static_cast<StringId>(texts_.size() - 1);
+    ids_.emplace(std::string_view(stored), id);
+    return id;
+  }
+  const std::string& text(StringId id) const { return texts_.at(id); }
+
+ private:
+  std::deque<std::string> texts_;  // stable addresses for the views below
+  std::unordered_map<std::string_view, StringId> ids_;
+};
+
+}  // namespace ljcheck

@@ -1,0 +1,229 @@
+// The C trace handler attached with jit.attach(handler, "trace"). It turns the
+// VM's events into TraceEvents:
+//   "start": records (pc, parent, exitno) and the start function in slots
+//            preallocated for the trace number; no Lua call, no allocation.
+//   "abort": code and info as given; the location is the abort's func/pc when
+//            that is a Lua function with a line, else the innermost Lua frame
+//            on the stack; a root trace whose start instruction now reads as
+//            IFORL/IITERL/ILOOP/IFUNCF/IFUNCV was blacklisted by this abort.
+//   "stop":  a trace that ended at a C or fast function with link type
+//            "stitch" or "return" is a split; its location is the innermost
+//            Lua frame below the callee, i.e. the calling line.
+// Inside the handler, stack level 0 is the handler itself and level 1 the
+// code that triggered the event (verified on Debian's LuaJIT: for a split,
+// level 1 is the callee and the first non-C level is the calling Lua line,
+// also inside a helper inlined into the loop, across pcall and tail calls).
+#include <cstring>
+#include <exception>
+
+#include "lua_api.h"
+#include "trace_capture.h"
+
+namespace ljcheck {
+
+TraceCapture::TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity)
+    : starts(traceCapacity + 1), demotedOpcodes_(std::move(demotedOpcodes)),
+      traceCapacity_(traceCapacity) {
+  events.reserve(1024);
+}
+
+namespace {
+
+enum Upvalue { kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv };
+// Handler arguments: what, tr, func, pc, then (parent, exitno) or (code, info).
+enum Arg { kWhat = 1, kTrace, kFunc, kPc, kArg5, kArg6 };
+
+struct Where {
+  StringId source = 0;
+  int line = 0;
+};
+
+int intAt(lua_State* L, int idx, int fallback) {
+  return lua_type(L, idx) == LUA_TNUMBER ? static_cast<int>(lua_tointeger(L, idx)) : fallback;
+}
+
+bool isLuaFunction(lua_State* L, int idx) {
+  return lua_type(L, idx) == LUA_TFUNCTION && !lua_iscfunction(L, idx);
+}
+
+// Pushes jit.util.funcinfo(func [, pc]); idx must be absolute.
+void pushFuncinfo(lua_State* L, int idx, const int* pc) {
+  lua_pushvalue(L, lua_upvalueindex(kFuncinfoUv));
+  lua_pushvalue(L, idx);
+  if (pc) lua_pushinteger(L, *pc);
+  lua_call(L, pc ? 2 : 1, 1);
+}
+
+// The line of the Lua function at idx at pc, when it is Lua and pc has a line.
+bool luaFunctionLocation(lua_State* L, TraceCapture& c, int idx, int pc, Where& out) {
+  if (!isLuaFunction(L, idx) || pc < 0) return false;
+  pushFuncinfo(L, idx, &pc);
+  int line = lua::intField(L, -1, "currentline", -1);
+  if (line >= 0) {
+    lua_getfield(L, -1, "source");
+    out = {c.strings.intern(lua::stringAt(L, -1)), line};
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return line >= 0;
+}
+
+// The innermost Lua frame below the handler (level 0).
+bool innermostLuaFrame(lua_State* L, TraceCapture& c, Where& out) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+    if (!lua_getinfo(L, "Sl", &ar)) break;
+    if (std::strcmp(ar.what, "C") == 0 || ar.currentline < 0) continue;
+    out = {c.strings.intern(ar.source ? ar.source : ""), ar.currentline};
+    return true;
+  }
+  return false;
+}
+
+// The ffid of the C function at idx, kPlainCFunction without one.
+int fastFunctionId(lua_State* L, int idx) {
+  pushFuncinfo(L, idx, nullptr);
+  int ffid = lua::intField(L, -1, "ffid", kPlainCFunction);
+  lua_pop(L, 1);
+  return ffid;
+}
+
+// Event subject from the abort's info: a number as is, a builtin by ffid.
+int infoSubject(lua_State* L, int idx) {
+  if (lua_type(L, idx) == LUA_TNUMBER) return static_cast<int>(lua_tointeger(L, idx));
+  if (lua_type(L, idx) == LUA_TFUNCTION && lua_iscfunction(L, idx)) return fastFunctionId(L, idx);
+  return kNoSubject;
+}
+
+StringId errorObjectText(lua_State* L, TraceCapture& c, int idx) {
+  if (lua_type(L, idx) == LUA_TSTRING) return c.strings.intern(lua::stringAt(L, idx));
+  return c.strings.intern(std::string("(error object is a ") + luaL_typename(L, idx) + " value)");
+}
+
+// The live start record of trace tr, or null.
+StartRecord* startOf(TraceCapture& c, int tr) {
+  if (tr <= 0 || static_cast<std::size_t>(tr) >= c.starts.size()) return nullptr;
+  StartRecord& s = c.starts[static_cast<std::size_t>(tr)];
+  return s.live ? &s : nullptr;
+}
+
+// The trace ended: drop its start record and its reference to the start function.
+void forget(lua_State* L, TraceCapture& c, int tr) {
+  StartRecord* s = startOf(c, tr);
+  if (!s) return;
+  s->live = false;
+  lua_pushnil(L);
+  lua_rawseti(L, lua_upvalueindex(kStartFuncsUv), tr);
+}
+
+void onStart(lua_State* L, TraceCapture& c) {
+  int tr = intAt(L, kTrace, 0);
+  if (tr <= 0) return;
+  auto slot = static_cast<std::size_t>(tr);
+  if (slot >= c.starts.size()) c.starts.resize(slot + 1);  // only past the preallocated capacity
+  c.starts[slot] = {intAt(L, kPc, 0), intAt(L, kArg5, 0), intAt(L, kArg6, 0), true};
+  lua_pushvalue(L, kFunc);
+  lua_rawseti(L, lua_upvalueindex(kStartFuncsUv), tr);
+}
+
+// After a root trace aborted: the VM penalizes the start pc before the abort
+// event, and on the last penalty rewrites its instruction to the I-variant.
+void checkBlacklisted(lua_State* L, TraceCapture& c, int tr, const StartRecord& start,
+                      TraceEvent& ev) {
+  lua_rawgeti(L, lua_upvalueindex(kStartFuncsUv), tr);
+  int funcIdx = lua_gettop(L);
+  if (isLuaFunction(L, funcIdx)) {
+    lua_pushvalue(L, lua_upvalueindex(kFuncbcUv));
+    lua_pushvalue(L, funcIdx);
+    lua_pushinteger(L, start.pc);
+    lua_call(L, 2, 1);
+    bool hasIns = lua_type(L, -1) == LUA_TNUMBER;
+    auto ins = static_cast<long long>(lua_tointeger(L, -1));
+    lua_pop(L, 1);
+    if (hasIns && c.isDemotedOpcode(static_cast<int>(ins & 0xff))) {
+      Where where;
+      luaFunctionLocation(L, c, funcIdx, start.pc, where);
+      ev.blacklistedStart = true;
+      ev.startSource = where.source;
+      ev.startLine = where.line;
+      ev.startPc = start.pc;
+    }
+  }
+  lua_pop(L, 1);
+}
+
+void onAbort(lua_State* L, TraceCapture& c) {
+  int tr = intAt(L, kTrace, 0);
+  const StartRecord* start = startOf(c, tr);
+  if (!c.paused) {
+    TraceEvent ev;
+    ev.kind = TraceEventKind::Abort;
+    if (lua_type(L, kArg5) == LUA_TNUMBER) {
+      ev.code = static_cast<int>(lua_tointeger(L, kArg5));
+      ev.subject = infoSubject(L, kArg6);
+    } else {
+      ev.errorText = errorObjectText(L, c, kArg5);
+    }
+    Where where;
+    if (!luaFunctionLocation(L, c, kFunc, intAt(L, kPc, -1), where)) innermostLuaFrame(L, c, where);
+    ev.source = where.source;
+    ev.line = where.line;
+    if (start && start->parent == 0) checkBlacklisted(L, c, tr, *start, ev);
+    c.events.push_back(ev);
+  }
+  forget(L, c, tr);
+}
+
+void onStop(lua_State* L, TraceCapture& c) {
+  int tr = intAt(L, kTrace, 0);
+  forget(L, c, tr);
+  // Only a trace that ended at a C or fast function is a split.
+  if (c.paused || lua_type(L, kFunc) != LUA_TFUNCTION || !lua_iscfunction(L, kFunc)) return;
+  lua_pushvalue(L, lua_upvalueindex(kTraceinfoUv));
+  lua_pushinteger(L, tr);
+  lua_call(L, 1, 1);
+  std::string_view link;
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "linktype");
+    link = lua::stringAt(L, -1);  // interned by the VM, alive while the table is
+  }
+  TraceEvent ev;
+  bool split = link == "stitch" || link == "return";
+  ev.kind = link == "stitch" ? TraceEventKind::Stitch : TraceEventKind::Return;
+  lua_settop(L, kArg6);
+  if (!split) return;
+  ev.subject = fastFunctionId(L, kFunc);
+  Where where;
+  innermostLuaFrame(L, c, where);
+  ev.source = where.source;
+  ev.line = where.line;
+  c.events.push_back(ev);
+}
+
+int traceHandler(lua_State* L) {
+  auto* capture = static_cast<TraceCapture*>(lua_touserdata(L, lua_upvalueindex(kCaptureUv)));
+  lua_settop(L, kArg6);  // absent arguments read as nil; scratch space starts above
+  std::string_view what = lua::stringAt(L, kWhat);
+  try {
+    if (what == "start") onStart(L, *capture);
+    else if (what == "abort") onAbort(L, *capture);
+    else if (what == "stop") onStop(L, *capture);
+  } catch (const std::exception&) {
+    // Out of memory while recording an event: the event is lost, the VM goes on.
+  }
+  return 0;
+}
+
+}  // namespace
+
+void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
+  utilIndex = utilIndex < 0 ? lua_gettop(L) + utilIndex + 1 : utilIndex;
+  lua_pushlightuserdata(L, capture);
+  lua_createtable(L, static_cast<int>(capture->traceCapacity() + 1), 0);
+  lua_getfield(L, utilIndex, "funcinfo");
+  lua_getfield(L, utilIndex, "funcbc");
+  lua_getfield(L, utilIndex, "traceinfo");
+  lua_pushcclosure(L, traceHandler, 5);
+}
+
+}  // namespace ljcheck

@@ -1,0 +1,38 @@
+// The report model's own behaviour: site order, locations, writing a file.
+#include "ljcheck/trace_report.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace ljcheck {
+
+std::string AbortSite::location() const {
+  return path.empty() ? std::string("?") : path + ":" + std::to_string(line);
+}
+
+void sortSites(std::vector<AbortSite>& sites) {
+  std::stable_sort(sites.begin(), sites.end(), [](const AbortSite& a, const AbortSite& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.count != b.count) return a.count > b.count;
+    if (a.path != b.path) return a.path < b.path;
+    if (a.line != b.line) return a.line < b.line;
+    if (a.reasonId != b.reasonId) return a.reasonId < b.reasonId;
+    return a.zonePath < b.zonePath;
+  });
+}
+
+void writeReportFile(const std::string& filename, const std::string& text) {
+  std::ofstream out(filename, std::ios::binary | std::ios::trunc);
+  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (out) out.close();
+  if (!out) {
+    int err = errno;
+    throw std::runtime_error("cannot write report file '" + filename + "': " +
+                             (err ? std::strerror(err) : "write failed"));
+  }
+}
+
+}  // namespace ljcheck

@@ -1,0 +1,148 @@
+// Trace session lifecycle: attach the C handler with jit.attach, pause and
+// resume counting, detach with the same function object, and turn the
+// captured events into a TraceReport.
+#include "ljcheck/trace_session.h"
+
+#include <atomic>
+#include <string_view>
+
+#include "location.h"
+#include "lua_api.h"
+#include "site_aggregator.h"
+#include "trace_capture.h"
+
+namespace ljcheck {
+namespace {
+
+std::atomic<bool> gTraceSessionActive{false};
+
+// The start instructions the VM rewrites when it blacklists a loop or function.
+std::vector<bool> demotedOpcodes(const LiveProfile& profile) {
+  static constexpr std::string_view kDemoted[] = {"IFORL", "IITERL", "ILOOP", "IFUNCF", "IFUNCV"};
+  const auto& names = profile.facts.bytecodeNames;
+  std::vector<bool> demoted(names.size(), false);
+  for (std::size_t op = 0; op < names.size(); ++op)
+    for (std::string_view name : kDemoted)
+      if (names[op] == name) demoted[op] = true;
+  return demoted;
+}
+
+// Calls jit.attach with the function at fnIndex and, when given, the event name.
+void callJitAttach(lua_State* L, int fnIndex, const char* event) {
+  lua::pushRequired(L, "jit");
+  lua_getfield(L, -1, "attach");
+  lua_remove(L, -2);
+  if (!lua_isfunction(L, -1)) {
+    lua_pop(L, 1);
+    throw TraceSessionError("jit.attach is missing: this VM has no trace events");
+  }
+  lua_pushvalue(L, fnIndex);
+  if (event) lua_pushstring(L, event);
+  std::string error = lua::protectedCall(L, event ? 2 : 1, 0);
+  if (!error.empty()) throw TraceSessionError("jit.attach: " + error);
+}
+
+}  // namespace
+
+TraceSession::TraceSession(TraceOptions options, LiveProfile profile)
+    : options_(std::move(options)), profile_(std::move(profile)) {}
+
+std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions options) {
+  if (gTraceSessionActive.exchange(true))
+    throw TraceSessionError("a trace session is already active; stop it before starting another");
+  int top = lua_gettop(L);
+  std::unique_ptr<TraceSession> session;
+  try {
+    session.reset(new TraceSession(std::move(options), readLiveProfile(L)));
+    session->locations_ = std::make_unique<LocationResolver>(session->options_.root);
+    session->options_.root = session->locations_->root();
+    std::size_t capacity = 1000;
+    if (session->profile_.registered)
+      capacity = static_cast<std::size_t>(session->profile_.registered->param("maxtrace", 1000));
+    session->capture_ = std::make_unique<TraceCapture>(demotedOpcodes(session->profile_), capacity);
+    lua::pushRequired(L, "jit.util");
+    pushTraceHandler(L, session->capture_.get(), -1);
+    lua_pushvalue(L, -1);
+    session->handlerRef_ = luaL_ref(L, LUA_REGISTRYINDEX);
+    callJitAttach(L, lua_gettop(L), "trace");
+  } catch (const std::exception& e) {
+    lua_settop(L, top);
+    if (session) {
+      luaL_unref(L, LUA_REGISTRYINDEX, session->handlerRef_);
+      session->stopped_ = true;  // never attached: the capture can go
+    }
+    gTraceSessionActive = false;
+    if (dynamic_cast<const TraceSessionError*>(&e)) throw;
+    throw TraceSessionError(std::string("cannot start a trace session: ") + e.what());
+  }
+  lua_settop(L, top);
+  session->startedAt_ = std::chrono::steady_clock::now();
+  return session;
+}
+
+TraceSession::~TraceSession() {
+  if (stopped_) return;
+  // Never stopped: the handler may still be attached and point at the
+  // capture, so the capture outlives the session, muted.
+  if (capture_) capture_.release()->paused = true;
+  gTraceSessionActive = false;
+}
+
+void TraceSession::pause() {
+  if (stopped_) throw TraceSessionError("trace session already stopped");
+  capture_->paused = true;
+}
+
+void TraceSession::resume() {
+  if (stopped_) throw TraceSessionError("trace session already stopped");
+  capture_->paused = false;
+}
+
+bool TraceSession::paused() const { return !stopped_ && capture_->paused; }
+
+void TraceSession::detach(lua_State* L) {
+  stopped_ = true;
+  gTraceSessionActive = false;
+  int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, handlerRef_);
+  luaL_unref(L, LUA_REGISTRYINDEX, handlerRef_);
+  handlerRef_ = LUA_NOREF;
+  try {
+    callJitAttach(L, lua_gettop(L), nullptr);
+  } catch (const std::exception&) {
+    lua_settop(L, top);
+    capture_.release()->paused = true;  // still attached: keep the capture alive, muted
+    throw;
+  }
+  lua_settop(L, top);
+}
+
+TraceReport TraceSession::stop(lua_State* L) {
+  if (stopped_) throw TraceSessionError("trace session already stopped");
+  auto stoppedAt = std::chrono::steady_clock::now();
+  detach(L);
+  TraceReport report;
+  report.durationSec = std::chrono::duration<double>(stoppedAt - startedAt_).count();
+  report.traceProfile = {profile_.id, profile_.name, profile_.supported};
+  const ReasonCatalog& catalog = ReasonCatalog::builtin();
+  report.reasonCatalogId = catalog.id();
+  report.reasonCatalogVersion = catalog.version();
+  report.root = options_.root;
+  if (!options_.script.empty()) report.script = locations_->relativePath(options_.script);
+  AggregationContext context{profile_, catalog, *locations_, options_.includeBenign};
+  aggregateSites(capture_->events, capture_->strings, context, report);
+  capture_.reset();
+  return report;
+}
+
+void TraceSession::cancel(lua_State* L) noexcept {
+  if (stopped_) return;
+  try {
+    detach(L);
+  } catch (const std::exception&) {
+    // The VM refused to detach; the capture stays alive and muted.
+  }
+  capture_.reset();
+}
+
+}  // namespace ljcheck

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Idempotent set-up for ljcheck on Debian 12: apt packages, the tree-sitter Lua
+# grammar (npm, pinned by version and checksum) and the Debian source of LuaJIT
+# (read by the registry extractor and its tests). Safe to run again: each step
+# is skipped when its result is already in place. Nothing fetched is committed.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+third="$root/third_party"
+say() { printf 'setup: %s\n' "$*"; }
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libluajit-5.1-dev luajit
+  libtree-sitter-dev libclang-14-dev clang-14
+  catch2 nlohmann-json3-dev libcli11-dev libfmt-dev libtoml11-dev
+  dpkg-dev lua-check
+)
+
+install_packages() {
+  if dpkg -s "${packages[@]}" >/dev/null 2>&1; then
+    say "apt packages present"
+    return
+  fi
+  say "installing apt packages"
+  local sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+  # npm comes with the machine's Node.js; install Debian's only when it is missing.
+  command -v npm >/dev/null || "${sudo[@]}" apt-get install -y -qq --no-install-recommends npm >/dev/null
+}
+
+grammar_version=0.2.0
+grammar_sha256=74011c583312b200d9ba68517023ba5e8203342d089b5a4bbfc8bd94c2dbd02e
+fetch_grammar() {
+  local dest="$third/tree-sitter-lua"
+  if [[ -f $dest/src/parser.c && -f $dest/.version && $(cat "$dest/.version") == "$grammar_version" ]]; then
+    say "tree-sitter grammar $grammar_version present"
+    return
+  fi
+  say "fetching tree-sitter Lua grammar $grammar_version"
+  local tmp; tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "@tree-sitter-grammars/tree-sitter-lua@$grammar_version" >/dev/null)
+  echo "$grammar_sha256  $tmp/tree-sitter-grammars-tree-sitter-lua-$grammar_version.tgz" | sha256sum -c --quiet
+  rm -rf "$dest"; mkdir -p "$dest"
+  tar xzf "$tmp"/*.tgz -C "$dest" --strip-components=1 package/src package/LICENSE.md
+  echo "$grammar_version" > "$dest/.version"
+  rm -rf "$tmp"
+}
+
+# Fetches a Debian source package into third_party/<dir> through a private
+# deb-src list, leaving the system's apt configuration untouched.
+fetch_debian_source() {
+  local pkg=$1 dir=$2
+  local dest="$third/$dir"
+  if [[ -f $dest/src/lj_traceerr.h ]]; then
+    say "$pkg source present"
+    return
+  fi
+  say "fetching Debian source of $pkg"
+  local work; work=$(mktemp -d)
+  mkdir -p "$work/parts" "$work/lists/partial" "$work/dl"
+  local PARTS
+  eval "$(apt-config shell PARTS Dir::Etc::sourceparts/d)"
+  if [[ -f $PARTS/debian.sources ]]; then
+    sed 's/^Types: deb$/Types: deb-src/' "$PARTS/debian.sources" > "$work/parts/src.sources"
+  else
+    grep -h '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' > "$work/parts/src.list"
+  fi
+  local apt=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$work/parts"
+             -o Dir::State::Lists="$work/lists" -o Debug::NoLocking=1)
+  apt-get "${apt[@]}" update -qq 2>/dev/null
+  (cd "$work/dl" && apt-get "${apt[@]}" source --download-only -qq "$pkg" >/dev/null 2>&1)
+  rm -rf "$dest"
+  dpkg-source --no-check -x "$work"/dl/"${pkg}"_*.dsc "$dest" >/dev/null 2>&1
+  rm -f "$third"/"${pkg}"_*
+  rm -rf "$work"
+}
+
+mkdir -p "$third"
+install_packages
+fetch_grammar
+fetch_debian_source luajit luajit-src
+say "done"

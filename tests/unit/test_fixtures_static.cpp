@@ -1,0 +1,34 @@
+// The analyzer half of the fixture specification: for every fixture, the
+// analyzer predicts exactly the sites annotated with `expect` or `latent`.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "../support/fixtures.h"
+#include "ljcheck/analyzer.h"
+
+using namespace ljcheck;
+using ljcheck::testing::Site;
+
+TEST_CASE("the analyzer predicts exactly the annotated sites of every fixture", "[fixtures][analyzer]") {
+  const RecorderProfile& profile = defaultProfile();
+  auto fixtures = testing::loadFixtures(LJCHECK_SOURCE_DIR, profile.name);
+  REQUIRE(fixtures.size() >= 30);
+  for (const auto& fixture : fixtures) {
+    DYNAMIC_SECTION(fixture.path) {
+      std::ifstream in(std::string(LJCHECK_SOURCE_DIR) + "/" + fixture.path);
+      std::stringstream source;
+      source << in.rdbuf();
+      FileResult result = analyzeSource(source.str(), fixture.path, profile);
+      REQUIRE(result.errors.empty());
+      std::set<Site> predicted;
+      for (const auto& p : result.predictions) {
+        CHECK(p.path == fixture.path);
+        predicted.insert({p.line, p.reasonId});
+      }
+      auto expected = fixture.staticallyPredicted();
+      INFO("expected:" << testing::describe(expected) << "\npredicted:" << testing::describe(predicted));
+      CHECK(predicted == expected);
+    }
+  }
+}

@@ -1,0 +1,349 @@
+// The runtime collector in an embedded LuaJIT: trace sessions over small Lua
+// snippets, the live recorder profile, and the report writers.
+#include <catch2/catch.hpp>
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+}
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ljcheck/live_profile.h"
+#include "ljcheck/lua_module.h"
+#include "ljcheck/trace_session.h"
+
+using namespace ljcheck;
+
+namespace {
+
+// A fresh VM (so a fresh JIT: no penalties or traces left over) with
+// require("ljcheck") preloaded.
+class Vm {
+ public:
+  Vm() : L(luaL_newstate()) {
+    luaL_openlibs(L);
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "preload");
+    lua_pushcfunction(L, openLuaModule);
+    lua_setfield(L, -2, "ljcheck");
+    lua_pop(L, 2);
+  }
+  ~Vm() { lua_close(L); }
+  Vm(const Vm&) = delete;
+  Vm& operator=(const Vm&) = delete;
+
+  // Runs code as the chunk /proj/snippet.lua; returns the error or "".
+  std::string run(const std::string& code, const char* chunk = "@/proj/snippet.lua") {
+    if (luaL_loadbuffer(L, code.data(), code.size(), chunk) != 0 || lua_pcall(L, 0, 0, 0) != 0) {
+      std::string error = lua_tostring(L, -1);
+      lua_pop(L, 1);
+      return error;
+    }
+    return {};
+  }
+
+  lua_State* const L;
+};
+
+TraceReport traceSnippet(const std::string& code, bool includeBenign = false) {
+  Vm vm;
+  auto session = TraceSession::start(vm.L, {includeBenign, "/proj", ""});
+  REQUIRE(vm.run(code).empty());
+  return session->stop(vm.L);
+}
+
+const AbortSite* findSite(const TraceReport& report, const std::string& reasonId,
+                          const std::string& location) {
+  for (const AbortSite& site : report.sites)
+    if (site.reasonId == reasonId && site.location() == location) return &site;
+  return nullptr;
+}
+
+bool hasReason(const TraceReport& report, const std::string& code) {
+  return std::any_of(report.sites.begin(), report.sites.end(), [&](const AbortSite& s) {
+    return s.reasonId == code || s.reasonId.rfind(code + ":", 0) == 0;
+  });
+}
+
+std::string opcodeNumber(const char* name) {
+  auto names = defaultProfile().bytecodeNames();
+  return std::to_string(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+}  // namespace
+
+TEST_CASE("a closure in a hot loop is NYIBC:FNEW at its line, blacklisted", "[runtime]") {
+  TraceReport report = traceSnippet(
+      "local n = 0\n"
+      "for j = 1, 5000 do\n"
+      "  for i = 1, 100 do\n"
+      "    local f = function(x) return x + 1 end\n"
+      "    n = f(n)\n"
+      "  end\n"
+      "end\n");
+  const AbortSite* site = findSite(report, "NYIBC:FNEW", "snippet.lua:4");
+  REQUIRE(site);
+  CHECK(site->severity == Severity::Blacklist);
+  CHECK(site->reasonClass == ReasonClass::Blocker);
+  CHECK(site->reason == ReasonCatalog::builtin().find("NYIBC")->title);
+  CHECK(site->rawReason == "NYI: bytecode " + opcodeNumber("FNEW"));
+  CHECK(site->path == "snippet.lua");
+  CHECK(site->line == 4);
+  CHECK(report.blacklisted >= 1);
+  CHECK(report.totalAborts >= site->count);
+  CHECK(report.sites.front().severity == Severity::Blacklist);
+}
+
+TEST_CASE("a short closure loop warns without blacklisting", "[runtime]") {
+  TraceReport report = traceSnippet(
+      "local n = 0\n"
+      "for i = 1, 300 do\n"
+      "  local f = function(x) return x + 1 end\n"
+      "  n = f(n)\n"
+      "end\n");
+  const AbortSite* site = findSite(report, "NYIBC:FNEW", "snippet.lua:3");
+  REQUIRE(site);
+  CHECK(site->severity == Severity::Warn);
+  CHECK(report.blacklisted == 0);
+}
+
+TEST_CASE("an uncompiled builtin splits the trace at the calling line", "[runtime]") {
+  SECTION("string.gsub stitches") {
+    TraceReport report = traceSnippet(
+        "local s, n = 'banana', 0\n"
+        "for i = 1, 1000 do\n"
+        "  local r = string.gsub(s, 'a', 'o')\n"
+        "  n = n + #r\n"
+        "end\n");
+    const AbortSite* site = findSite(report, "STITCH:string.gsub", "snippet.lua:3");
+    REQUIRE(site);
+    CHECK(site->severity == Severity::Info);
+    CHECK(site->reasonClass == ReasonClass::Stop);
+    CHECK(site->rawReason == "stitch at string.gsub");
+    CHECK(report.totalAborts == 0);  // a split is not an abort
+  }
+  SECTION("all results into a table constructor end the trace with return") {
+    TraceReport report = traceSnippet(
+        "local s, n = 'banana', 0\n"
+        "for i = 1, 1000 do\n"
+        "  local t = {string.gsub(s, 'a', 'o')}\n"
+        "  n = n + t[2]\n"
+        "end\n");
+    const AbortSite* site = findSite(report, "RETURN:string.gsub", "snippet.lua:3");
+    REQUIRE(site);
+    CHECK(site->severity == Severity::Warn);
+    CHECK(site->rawReason == "return at string.gsub");
+  }
+  SECTION("error never stitches: pcall(error) returns") {
+    TraceReport report = traceSnippet(
+        "local n = 0\n"
+        "for i = 1, 1000 do\n"
+        "  if not pcall(error, 'x') then n = n + 1 end\n"
+        "end\n");
+    CHECK(findSite(report, "RETURN:error", "snippet.lua:3"));
+  }
+  SECTION("a plain C function is C") {
+    TraceReport report = traceSnippet(
+        "for i = 1, 1000 do\n"
+        "  local m = require('string')\n"
+        "end\n");
+    CHECK(findSite(report, "STITCH:C", "snippet.lua:2"));
+  }
+}
+
+TEST_CASE("a split inside a function inlined into the loop is at the inner call", "[runtime]") {
+  TraceReport report = traceSnippet(
+      "local gsub = string.gsub\n"
+      "local function normalize(s)\n"
+      "  local r = gsub(s, '%s+', ' ')\n"
+      "  return r\n"
+      "end\n"
+      "local n = 0\n"
+      "for i = 1, 1000 do\n"
+      "  n = n + #normalize('a  b   c')\n"
+      "end\n");
+  CHECK(findSite(report, "STITCH:string.gsub", "snippet.lua:3"));
+  CHECK_FALSE(findSite(report, "STITCH:string.gsub", "snippet.lua:8"));
+}
+
+TEST_CASE("a clean numeric loop reports nothing", "[runtime]") {
+  TraceReport report = traceSnippet(
+      "local n = 0\n"
+      "for i = 1, 100000 do n = n + i % 7 end\n");
+  CHECK(report.sites.empty());
+  CHECK(report.totalAborts == 0);
+  CHECK(report.blacklisted == 0);
+}
+
+TEST_CASE("benign stop reasons appear only with includeBenign", "[runtime]") {
+  const std::string code =
+      "local n = 0\n"
+      "for i = 1, 200 do\n"
+      "  for j = 1, 100 do\n"
+      "    n = n + j\n"
+      "  end\n"
+      "end\n"
+      "for i = 1, 1000 do\n"
+      "  for j = 1, 3 do n = n + j end\n"
+      "end\n";
+  TraceReport hidden = traceSnippet(code, false);
+  TraceReport shown = traceSnippet(code, true);
+  CHECK(hidden.sites.empty());
+  CHECK(hidden.totalAborts > 0);
+  CHECK(shown.totalAborts > 0);  // counts vary from run to run with hot-counter hashing
+  CHECK((hasReason(shown, "LINNER") || hasReason(shown, "LLEAVE")));
+  for (const AbortSite& site : shown.sites) CHECK(site.severity == Severity::Info);
+}
+
+TEST_CASE("locations: relative inside the root, absolute outside, chunk names as is",
+          "[runtime]") {
+  Vm vm;
+  auto session = TraceSession::start(vm.L, {false, "/proj", ""});
+  const std::string loop =
+      "for i = 1, 300 do\n"
+      "  local f = function() end\n"
+      "end\n";
+  REQUIRE(vm.run(loop, "@/elsewhere/lib.lua").empty());
+  REQUIRE(vm.run(loop, "@/proj/./sub/../a.lua").empty());
+  REQUIRE(vm.run(loop, "=stdin").empty());
+  REQUIRE(vm.run(loop, loop.c_str()).empty());
+  TraceReport report = session->stop(vm.L);
+  CHECK(findSite(report, "NYIBC:FNEW", "/elsewhere/lib.lua:2"));
+  CHECK(findSite(report, "NYIBC:FNEW", "a.lua:2"));
+  CHECK(findSite(report, "NYIBC:FNEW", "=stdin:2"));
+  CHECK(findSite(report, "NYIBC:FNEW", "[string \"for i = 1, 300 do...\"]:2"));
+  CHECK(report.root == "/proj");
+}
+
+TEST_CASE("session misuse is refused with a clear error", "[runtime][session]") {
+  Vm vm;
+  auto first = TraceSession::start(vm.L, {});
+  CHECK_THROWS_WITH(TraceSession::start(vm.L, {}), Catch::Contains("already active"));
+  first->stop(vm.L);
+  CHECK_THROWS_WITH(first->stop(vm.L), "trace session already stopped");
+  CHECK_THROWS_AS(first->pause(), TraceSessionError);
+  auto second = TraceSession::start(vm.L, {});  // allowed once the first stopped
+  second->stop(vm.L);
+}
+
+TEST_CASE("aborts while paused are not counted", "[runtime][session]") {
+  Vm vm;
+  auto session = TraceSession::start(vm.L, {false, "/proj", ""});
+  session->pause();
+  CHECK(session->paused());
+  REQUIRE(vm.run("for i = 1, 300 do local f = function() end end\n").empty());
+  session->resume();
+  REQUIRE(vm.run("\n\nfor i = 1, 300 do local g = function() end end\n").empty());
+  TraceReport report = session->stop(vm.L);
+  CHECK_FALSE(findSite(report, "NYIBC:FNEW", "snippet.lua:1"));
+  CHECK(findSite(report, "NYIBC:FNEW", "snippet.lua:3"));
+}
+
+TEST_CASE("the Lua module: trace, pause, resume, stop and the report table", "[runtime][module]") {
+  Vm vm;
+  std::string error = vm.run(
+      "local ljcheck = require('ljcheck')\n"
+      "local s = ljcheck.trace({root = '/proj'})\n"
+      "local ok, e = pcall(ljcheck.trace)\n"
+      "assert(not ok and e:find('already active'), e)\n"
+      "s:pause(); s:resume()\n"
+      "for i = 1, 300 do local f = function() end end\n"
+      "local r = s:stop()\n"
+      "ok, e = pcall(s.stop, s)\n"
+      "assert(not ok and e:find('trace session already stopped'), e)\n"
+      "assert(r.totalAborts > 0 and r.blacklisted == 0 and r.durationSec >= 0)\n"
+      "local site = r.sites[1]\n"
+      "assert(site.reasonId == 'NYIBC:FNEW' and site.location == 'snippet.lua:6', site.location)\n"
+      "assert(site.severity == 'warn' and site.reasonClass == 'blocker' and site.zonePath == '')\n"
+      "assert(r.traceProfile.supported and r.reasonCatalogId == 'ljcheck-reasons')\n"
+      "local csv = tostring(r)\n"
+      "assert(csv:find('^severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason\\r\\n'))\n"
+      "assert(csv:find('warn,%d+,NYIBC:FNEW,blocker,snippet.lua:6,,'), csv)\n"
+      "assert(r:json():find('\"kind\": \"runtime\"', 1, true))\n"
+      "ok, e = pcall(ljcheck.trace, {includeBenign = 1})\n"
+      "assert(not ok and e:find('includeBenign'), e)\n");
+  CHECK(error.empty());
+  INFO(error);
+}
+
+TEST_CASE("stop(filename) writes the CSV and names a file it cannot write", "[runtime][module]") {
+  Vm vm;
+  const std::string file = std::string(LJCHECK_BINARY_DIR) + "/test_runtime_report.csv";
+  std::string error = vm.run(
+      "local ljcheck = require('ljcheck')\n"
+      "local r = ljcheck.trace():stop('" + file + "')\n"
+      "local f = assert(io.open('" + file + "', 'rb'))\n"
+      "assert(f:read('*a') == tostring(r)); f:close(); os.remove('" + file + "')\n"
+      "local ok, e = pcall(function() return ljcheck.trace():stop('/nonexistent/dir/x.csv') end)\n"
+      "assert(not ok and e:find('/nonexistent/dir/x.csv', 1, true), e)\n");
+  CHECK(error.empty());
+  INFO(error);
+}
+
+TEST_CASE("the live profile is the registry's Debian profile", "[runtime][profile]") {
+  Vm vm;
+  LiveProfile live = readLiveProfile(vm.L);
+  const RecorderProfile* debian = findProfile("debian-2.1-20220320");
+  REQUIRE(debian);
+  CHECK(live.id == debian->id);
+  CHECK(live.supported);
+  CHECK(live.name == "debian-2.1-20220320");
+  CHECK(live.fastFunctionName(0) == "Lua");
+  CHECK(std::find(live.facts.jitFlags.begin(), live.facts.jitFlags.end(), "SSE3") ==
+        live.facts.jitFlags.end());
+
+  LiveProfile tweaked = live;  // another build: not in the registry
+  tweaked.facts.traceErrorMessages.push_back("a new trace error");
+  matchRegistry(tweaked);
+  CHECK_FALSE(tweaked.supported);
+  CHECK(tweaked.id.rfind("external:", 0) == 0);
+}
+
+TEST_CASE("CSV follows RFC 4180 and puts actionable rows first", "[runtime][report]") {
+  TraceReport report;
+  auto site = [](Severity severity, std::uint64_t count, std::string path, std::string raw) {
+    AbortSite s;
+    s.severity = severity;
+    s.count = count;
+    s.reasonId = "NYIBC:FNEW";
+    s.reasonClass = ReasonClass::Blocker;
+    s.reason = "Bytecode the recorder does not compile";
+    s.rawReason = std::move(raw);
+    s.path = std::move(path);
+    s.line = 3;
+    return s;
+  };
+  report.sites = {site(Severity::Info, 9, "b.lua", "plain"),
+                  site(Severity::Warn, 1, "dir,with \"quote\".lua", "two\nlines"),
+                  site(Severity::Blacklist, 2, "a.lua", "x")};
+  sortSites(report.sites);
+  CHECK(toCsv(report) ==
+        "severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason\r\n"
+        "blacklist,2,NYIBC:FNEW,blocker,a.lua:3,,Bytecode the recorder does not compile,x\r\n"
+        "warn,1,NYIBC:FNEW,blocker,\"dir,with \"\"quote\"\".lua:3\",,"
+        "Bytecode the recorder does not compile,\"two\nlines\"\r\n"
+        "info,9,NYIBC:FNEW,blocker,b.lua:3,,Bytecode the recorder does not compile,plain\r\n");
+}
+
+TEST_CASE("the runtime JSON carries the schema verify reads", "[runtime][report]") {
+  TraceReport report = traceSnippet("for i = 1, 300 do local f = function() end end\n");
+  auto json = nlohmann::json::parse(toJson(report));
+  CHECK(json["tool"] == "ljcheck");
+  CHECK(json["kind"] == "runtime");
+  CHECK(json["formatVersion"] == 1);
+  CHECK(json["reasonCatalogId"] == "ljcheck-reasons");
+  CHECK(json["traceProfile"]["name"] == "debian-2.1-20220320");
+  CHECK(json["traceProfile"]["supported"] == true);
+  CHECK(json["root"] == "/proj");
+  REQUIRE(json["sites"].size() == 1);
+  const auto& site = json["sites"][0];
+  CHECK(site["reasonId"] == "NYIBC:FNEW");
+  CHECK(site["location"] == "snippet.lua:1");
+  CHECK(site["path"] == "snippet.lua");
+  CHECK(site["line"] == 1);
+  CHECK(site["count"].get<int>() == static_cast<int>(report.totalAborts));
+}
