@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "commands.h"

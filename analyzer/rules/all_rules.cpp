@@ -31,3 +31,24 @@ flow::Value calleeAt(const FunctionView& fn, int pc) {
 }
 
 }  // namespace ljcheck::rules
+
+namespace ljcheck::rules {
+
+bool maskedByEarlierAbort(const FunctionView& fn, int pc) {
+  const flow::Loop* loop = fn.loops.innermost(pc);
+  flow::Loop body{flow::Loop::Kind::While, 1, fn.proto.size()};
+  const flow::Loop& scope = loop ? *loop : body;
+  for (int p = scope.first; p < pc; ++p) {
+    if (fn.proto.at(p).op != bytecode::Op::FNEW) continue;
+    if (fn.loops.innermost(p) != loop) continue;
+    if (!flow::runsOnEveryIteration(fn.proto, scope, p)) continue;
+    // A function called after the FNEW can get its own trace, which returns
+    // into this body behind the FNEW and records on from there.
+    bool callBetween = false;
+    for (int q = p + 1; q < pc && !callBetween; ++q) callBetween = flow::isCallInstruction(fn.proto.at(q).op);
+    if (!callBetween) return true;
+  }
+  return false;
+}
+
+}  // namespace ljcheck::rules

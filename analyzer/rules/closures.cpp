@@ -21,7 +21,6 @@ class ClosureRule final : public Rule {
       if (!fn.profile.nyiBytecodes.count(bc)) continue;
       if (!runsHot(fn, pc)) continue;
       Context ctx = fn.loops.inLoop(pc) ? Context::Loop : Context::Function;
-      if (maskedByEarlierAbort(fn, pc)) continue;
       Finding f;
       f.pc = pc;
       f.reasonId = "NYIBC:" + bc;
@@ -40,21 +39,6 @@ class ClosureRule final : public Rule {
     }
   }
 
- private:
-  // The recorder stops at the first abort on a path: an FNEW earlier in the
-  // same loop body (or function body) that runs every time hides a later
-  // UCLO/FNEW.
-  static bool maskedByEarlierAbort(const FunctionView& fn, int pc) {
-    const flow::Loop* loop = fn.loops.innermost(pc);
-    flow::Loop body{flow::Loop::Kind::While, 1, fn.proto.size()};
-    const flow::Loop& scope = loop ? *loop : body;
-    for (int p = scope.first; p < pc; ++p) {
-      if (fn.proto.at(p).op != Op::FNEW) continue;
-      if (fn.loops.innermost(p) != loop) continue;
-      if (flow::runsOnEveryIteration(fn.proto, scope, p)) return true;
-    }
-    return false;
-  }
 };
 
 }  // namespace

@@ -49,6 +49,7 @@ std::string functionName(const bytecode::Chunk& chunk, std::size_t index) {
 }
 
 void CollectingSink::report(const FunctionView& fn, Finding finding) {
+  if (finding.proto == SIZE_MAX && maskedByEarlierAbort(fn, finding.pc)) return;
   Prediction p;
   ReasonId id = ReasonId::parse(finding.reasonId);
   const Reason* reason = fn.catalog.find(id.code);

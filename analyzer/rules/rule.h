@@ -62,6 +62,11 @@ Context contextOf(const flow::CallGraph& calls, const bytecode::Chunk& chunk, st
 // Code that never runs hot (the main chunk outside loops, functions not
 // known to be called from a loop) is never traced: rules say nothing there.
 inline bool runsHot(const FunctionView& fn, int pc) { return fn.calls.runsHot(fn.index, pc); }
+// The recorder stops at the first abort on a path: an FNEW earlier in the
+// same loop body (or function body) that runs every time hides whatever
+// comes after it, unless a call in between can start a trace that returns
+// past the FNEW.
+bool maskedByEarlierAbort(const FunctionView& fn, int pc);
 // The callee a CALL-like instruction at pc invokes, as far as values tell.
 flow::Value calleeAt(const FunctionView& fn, int pc);
 

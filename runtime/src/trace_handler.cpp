@@ -21,12 +21,6 @@
 
 namespace ljcheck {
 
-TraceCapture::TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity)
-    : starts(traceCapacity + 1), demotedOpcodes_(std::move(demotedOpcodes)),
-      traceCapacity_(traceCapacity) {
-  events.reserve(1024);
-}
-
 namespace {
 
 enum Upvalue { kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv };

@@ -268,16 +268,16 @@ class Encoder {
     out_ += static_cast<char>((bigEndian_ ? 1 : 0) | (chunk.stripped ? 2 : 0) | (chunk.ffi ? 4 : 0) |
                               (chunk.fr2 ? 8 : 0));
     if (!chunk.stripped) uleb(static_cast<std::uint32_t>(chunk.chunkName.size())), out_ += chunk.chunkName;
-    std::string header = std::move(out_);
+    std::string dump = std::move(out_);
     for (const Prototype& pt : chunk.prototypes) {
       out_.clear();
       prototype(pt, chunk.stripped);
       std::string body = std::move(out_);
       out_.clear();
       uleb(static_cast<std::uint32_t>(body.size()));
-      header += out_ + body;
+      dump += out_ + body;
     }
-    return header + '\0';
+    return dump + '\0';  // end-of-dump marker
   }
 
  private:

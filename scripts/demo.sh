@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The main job on the bundled example: builds ljcheck, lints the example
+# project, runs it under the runtime collector and prints the verification
+# table that joins the two. Reports land in out/.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+bash scripts/build.sh
+ljcheck=build/bin/ljcheck
+mkdir -p out
+
+echo "== ljcheck lint examples/particles =="
+"$ljcheck" lint examples/particles || true
+"$ljcheck" lint --format json examples/particles > out/lint.json || true
+
+echo
+echo "== ljcheck run -- examples/particles/main.lua =="
+"$ljcheck" run --trace out/trace.csv --json out/run.json -- examples/particles/main.lua
+echo "TraceReport (out/trace.csv):"
+cat out/trace.csv
+
+echo
+echo "== ljcheck verify =="
+"$ljcheck" verify --static out/lint.json --runtime out/run.json

@@ -1,0 +1,113 @@
+// Site aggregation over synthetic trace events: the cases a live VM will not
+// produce on demand (a string error object, an unknown trace error, a benign
+// reason that blacklists its start) and the grouping rules.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "../../runtime/src/site_aggregator.h"
+
+using namespace ljcheck;
+
+namespace {
+
+struct Fixture {
+  StringPool strings;
+  std::vector<TraceEvent> events;
+  LiveProfile profile;
+  LocationResolver locations{"/proj"};
+
+  Fixture() {
+    const RecorderProfile& debian = defaultProfile();
+    profile.facts = debian.facts();
+    matchRegistry(profile);
+  }
+
+  int code(const char* name) { return *defaultProfile().traceErrorCode(name); }
+
+  TraceEvent& add(TraceEventKind kind, int code, const char* chunk, int line) {
+    TraceEvent ev;
+    ev.kind = kind;
+    ev.code = code;
+    ev.source = strings.intern(chunk);
+    ev.line = line;
+    events.push_back(ev);
+    return events.back();
+  }
+
+  TraceReport aggregate(bool includeBenign = false) {
+    TraceReport report;
+    AggregationContext context{profile, ReasonCatalog::builtin(), locations, includeBenign};
+    aggregateSites(events, strings, context, report);
+    return report;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a non-number error object is RECERR with its text", "[runtime][aggregate]") {
+  Fixture f;
+  f.add(TraceEventKind::Abort, -1, "@/proj/a.lua", 3).errorText = f.strings.intern("boom");
+  TraceReport report = f.aggregate();
+  REQUIRE(report.sites.size() == 1);
+  CHECK(report.sites[0].reasonId == "RECERR");
+  CHECK(report.sites[0].rawReason == "boom");
+  CHECK(report.totalAborts == 1);
+}
+
+TEST_CASE("subjects come from the live names", "[runtime][aggregate]") {
+  Fixture f;
+  auto names = f.profile.facts.fastFunctionNames;
+  int typeofId = static_cast<int>(std::find(names.begin(), names.end(), "ffi.typeof") - names.begin());
+  f.add(TraceEventKind::Abort, f.code("NYIFFU"), "@/proj/a.lua", 1).subject = typeofId;
+  f.add(TraceEventKind::Stitch, -1, "@/proj/a.lua", 2).subject = kPlainCFunction;
+  f.add(TraceEventKind::Return, -1, "@/proj/a.lua", 3).subject = typeofId;
+  TraceReport report = f.aggregate();
+  REQUIRE(report.sites.size() == 3);
+  CHECK(report.sites[0].reasonId == "NYIFFU:ffi.typeof");
+  CHECK(report.sites[0].rawReason == "NYI: unsupported variant of FastFunc ffi.typeof");
+  CHECK(report.sites[1].reasonId == "RETURN:ffi.typeof");
+  CHECK(report.sites[2].reasonId == "STITCH:C");
+  CHECK(report.totalAborts == 1);
+}
+
+TEST_CASE("a trace error the catalog does not know is still reported", "[runtime][aggregate]") {
+  Fixture f;
+  f.add(TraceEventKind::Abort, 999, "@/proj/a.lua", 1);
+  TraceReport report = f.aggregate();
+  REQUIRE(report.sites.size() == 1);
+  CHECK(report.sites[0].reasonId == "TRACEERR999");
+  CHECK(report.sites[0].severity == Severity::Warn);
+}
+
+TEST_CASE("sites group by reasonId and location, blacklisting raises the group",
+          "[runtime][aggregate]") {
+  Fixture f;
+  int nyibc = f.code("NYIBC");
+  f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 4);
+  f.add(TraceEventKind::Abort, nyibc, "@/proj/sub/../a.lua", 4);  // the same file, another name
+  TraceEvent& last = f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 4);
+  last.blacklistedStart = true;
+  last.startSource = last.source;
+  last.startLine = 2;
+  f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 5);
+  TraceReport report = f.aggregate();
+  REQUIRE(report.sites.size() == 2);
+  CHECK(report.sites[0].count == 3);
+  CHECK(report.sites[0].location() == "a.lua:4");
+  CHECK(report.sites[0].severity == Severity::Blacklist);
+  CHECK(report.blacklisted == 1);
+}
+
+TEST_CASE("a benign reason is hidden unless it blacklisted its start", "[runtime][aggregate]") {
+  Fixture f;
+  f.add(TraceEventKind::Abort, f.code("LLEAVE"), "@/proj/a.lua", 1);
+  TraceEvent& blacklisting = f.add(TraceEventKind::Abort, f.code("LINNER"), "@/proj/a.lua", 2);
+  blacklisting.blacklistedStart = true;
+  TraceReport hidden = f.aggregate(false);
+  REQUIRE(hidden.sites.size() == 1);
+  CHECK(hidden.sites[0].reasonId == "LINNER");
+  CHECK(hidden.sites[0].severity == Severity::Blacklist);
+  CHECK(hidden.totalAborts == 2);
+  CHECK(f.aggregate(true).sites.size() == 2);
+}
