@@ -14,21 +14,6 @@ using bytecode::Prototype;
 
 namespace {
 
-bool hasPrefix(const std::string& s, const std::string& prefix) {
-  return s.size() > prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
-
-// Classifies a dotted library name against the profile's fast functions.
-Value libraryValue(const RecorderProfile& profile, const std::string& name) {
-  if (profile.cFunctions.count(name)) return {Value::Kind::CFunction, name};
-  if (profile.fastFunction(name)) return {Value::Kind::LibFunction, name};
-  std::string prefix = name + ".";
-  for (const auto& ff : profile.fastFunctions)
-    if (hasPrefix(ff.name, prefix)) return {Value::Kind::LibTable, name};
-  for (const auto& c : profile.cFunctions)
-    if (hasPrefix(c, prefix)) return {Value::Kind::LibTable, name};
-  return {};
-}
 
 const std::string* gcString(const Prototype& p, int d) {
   if (d < 0 || static_cast<std::size_t>(d) >= p.gc.size()) return nullptr;
@@ -81,6 +66,39 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
 }
 
+std::string_view ValueMap::intern(std::string text) { return *names_.insert(std::move(text)).first; }
+
+// Classifies a dotted library name against the profile's fast functions.
+Value ValueMap::library(std::string_view name) {
+  auto cached = libraryCache_.find(name);
+  if (cached != libraryCache_.end()) return cached->second;
+  std::string_view key = intern(std::string(name));
+  std::string prefix = std::string(name) + ".";
+  auto hasPrefix = [&prefix](const std::string& s) { return s.compare(0, prefix.size(), prefix) == 0; };
+  Value v;
+  if (profile_.cFunctions.count(std::string(name))) {
+    v = {Value::Kind::CFunction, key};
+  } else if (profile_.fastFunction(name)) {
+    v = {Value::Kind::LibFunction, key};
+  } else {
+    for (const auto& ff : profile_.fastFunctions)
+      if (hasPrefix(ff.name)) v = {Value::Kind::LibTable, key};
+    for (const auto& c : profile_.cFunctions)
+      if (hasPrefix(c)) v = {Value::Kind::LibTable, key};
+  }
+  libraryCache_.emplace(key, v);
+  return v;
+}
+
+// What a library function that returns a function returns: an ffname, or
+// "C" for a plain C function.
+Value ValueMap::returnedFunction(std::string_view callee) {
+  auto it = profile_.returnsFunction.find(std::string(callee));
+  if (it == profile_.returnsFunction.end()) return {};
+  if (it->second == "C") return {Value::Kind::CFunction, "C"};
+  return library(it->second);
+}
+
 Value ValueMap::returned(std::size_t proto) const { return protos_.at(proto).returns; }
 
 void ValueMap::summarizeReturns(std::size_t index) {
@@ -91,9 +109,7 @@ void ValueMap::summarizeReturns(std::size_t index) {
     Value v;
     if (ins.op == Op::CALLT || ins.op == Op::CALLMT) {
       Value callee = at(index, pc, ins.a);
-      auto it = profile_.returnsFunction.find(callee.name);
-      if (callee.kind == Value::Kind::LibFunction && it != profile_.returnsFunction.end())
-        v = it->second == "C" ? Value{Value::Kind::CFunction, "C"} : libraryValue(profile_, it->second);
+      if (callee.kind == Value::Kind::LibFunction) v = returnedFunction(callee.name);
     } else if (ins.op == Op::RET1) {
       v = at(index, pc, ins.a);
     } else if (ins.op != Op::RET && ins.op != Op::RET0 && ins.op != Op::RETM) {
@@ -172,7 +188,7 @@ bool meet(std::vector<Value>& into, const std::vector<Value>& from) {
 
 }  // namespace
 
-ValueMap::Registers ValueMap::transfer(std::size_t index, const Instruction& ins, Registers regs) const {
+void ValueMap::transfer(std::size_t index, const Instruction& ins, Registers& regs) {
   const Prototype& p = chunk_.prototypes[index];
   const ProtoValues& own = protos_[index];
   int framesize = static_cast<int>(regs.size());
@@ -182,21 +198,21 @@ ValueMap::Registers ValueMap::transfer(std::size_t index, const Instruction& ins
   Value result;
   switch (ins.op) {
     case Op::MOV: result = reg(ins.d); break;
-    case Op::KSHORT: case Op::KNUM: result = {Value::Kind::Number, ""}; break;
+    case Op::KSHORT: case Op::KNUM: result = {Value::Kind::Number, {}}; break;
     case Op::KSTR:
       if (const auto* s = gcString(p, ins.d)) result = {Value::Kind::String, *s};
       break;
     case Op::GGET:
       if (const auto* s = gcString(p, ins.d)) {
-        result = libraryValue(profile_, *s);
+        result = library(*s);
         if (!result.known()) result = {Value::Kind::Global, *s};
       }
       break;
     case Op::TGETS:
       if (const auto* key = gcString(p, ins.c)) {
         Value base = reg(ins.b);
-        if (base.kind == Value::Kind::LibTable) result = libraryValue(profile_, base.name + "." + *key);
-        else if (base.kind == Value::Kind::String) result = libraryValue(profile_, "string." + *key);
+        if (base.kind == Value::Kind::LibTable) result = library(std::string(base.name) + "." + *key);
+        else if (base.kind == Value::Kind::String) result = library("string." + *key);
       }
       break;
     case Op::UGET:
@@ -204,7 +220,7 @@ ValueMap::Registers ValueMap::transfer(std::size_t index, const Instruction& ins
       break;
     case Op::FNEW:
       if (ins.d < p.gc.size() && p.gc[ins.d].kind == bytecode::GcConstant::Kind::Child)
-        result = {Value::Kind::LuaFunction, "", p.gc[ins.d].child};
+        result = {Value::Kind::LuaFunction, {}, p.gc[ins.d].child};
       break;
     case Op::CALL:
       // What known callees return: functions from string.gmatch, io.lines,
@@ -212,14 +228,13 @@ ValueMap::Registers ValueMap::transfer(std::size_t index, const Instruction& ins
       // require of a standard library table.
       if (ins.b >= 2) {
         Value callee = reg(ins.a);
-        auto it = profile_.returnsFunction.find(callee.name);
-        if (callee.kind == Value::Kind::LibFunction && it != profile_.returnsFunction.end()) {
-          result = it->second == "C" ? Value{Value::Kind::CFunction, "C"} : libraryValue(profile_, it->second);
+        if (callee.kind == Value::Kind::LibFunction) {
+          result = returnedFunction(callee.name);
         } else if (callee.kind == Value::Kind::LuaFunction && callee.proto < protos_.size()) {
           result = protos_[callee.proto].returns;
         } else if (callee.kind == Value::Kind::CFunction && callee.name == "require") {
           Value arg = reg(ins.a + (chunk_.fr2 ? 2 : 1));
-          if (arg.kind == Value::Kind::String) result = libraryValue(profile_, arg.name);
+          if (arg.kind == Value::Kind::String) result = library(arg.name);
         }
       }
       break;
@@ -234,7 +249,6 @@ ValueMap::Registers ValueMap::transfer(std::size_t index, const Instruction& ins
   for (int s = std::max(w.first, 0); s <= clobberEnd && s < framesize; ++s) regs[static_cast<std::size_t>(s)] = {};
   if (w.last >= w.first && w.first >= 0 && w.first < framesize && (w.first == w.last || ins.op == Op::CALL))
     regs[static_cast<std::size_t>(w.first)] = result;
-  return regs;
 }
 
 void ValueMap::resolve(std::size_t index) {
@@ -285,16 +299,16 @@ void ValueMap::resolve(std::size_t index) {
       if (!reachable) continue;
       const auto& ins = p.at(pc);
       if (keepsSnapshot(ins.op)) snapshots[pc] = regs;
-      Registers next = transfer(index, ins, regs);
       Flow flow = flowOf(ins, pc);
-      for (int t : {flow.jump, flow.skip}) {
-        if (t < 1 || t > p.size()) continue;
-        const Registers& edge = flow.skip == t ? regs : next;  // a skipped JMP changes nothing
-        auto [it, inserted] = atTarget.emplace(t, edge);
-        if (!inserted) changed |= meet(it->second, edge);
+      auto propagate = [&](int t) {
+        if (t < 1 || t > p.size()) return;
+        auto [it, inserted] = atTarget.emplace(t, regs);
+        if (!inserted) changed |= meet(it->second, regs);
         else if (t <= pc) changed = true;
-      }
-      regs = std::move(next);
+      };
+      propagate(flow.skip);  // a test that skips the next JMP changes nothing
+      transfer(index, ins, regs);
+      propagate(flow.jump);
       reachable = flow.fallsThrough;
     }
     if (!changed) break;

@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <map>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -17,7 +20,9 @@ namespace ljcheck::flow {
 struct Value {
   enum class Kind { Unknown, Global, LibTable, LibFunction, CFunction, String, Number, LuaFunction };
   Kind kind = Kind::Unknown;
-  std::string name;  // global or library name (string.gsub), string constant, or ""
+  // Global or library name (string.gsub) or string constant; points into the
+  // chunk's constants or the ValueMap's name pool, so values copy cheaply.
+  std::string_view name;
   std::size_t proto = SIZE_MAX;  // LuaFunction: the prototype it instantiates
 
   bool known() const { return kind != Kind::Unknown; }
@@ -45,13 +50,19 @@ class ValueMap {
     std::vector<Value> upvalues;
     Value returns;
   };
-  Registers transfer(std::size_t index, const bytecode::Instruction& ins, Registers regs) const;
+  void transfer(std::size_t index, const bytecode::Instruction& ins, Registers& regs);
+  // A library table or function by dotted name, or Unknown (cached).
+  Value library(std::string_view name);
+  std::string_view intern(std::string text);
+  Value returnedFunction(std::string_view callee);
   void resolve(std::size_t proto);
   void summarizeReturns(std::size_t proto);
 
   const bytecode::Chunk& chunk_;
   const RecorderProfile& profile_;
   std::vector<ProtoValues> protos_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string_view, Value> libraryCache_;
 };
 
 }  // namespace ljcheck::flow

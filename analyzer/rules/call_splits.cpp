@@ -34,21 +34,21 @@ class CallSplitRule final : public Rule {
       Callee callee = resolveCallee(fn, pc);
       std::string subject = unrecordedName(fn, callee.value);
       if (subject.empty()) continue;  // unresolved, recorded or a Lua function
-      bool neverStitches = fn.profile.neverStitch.count(callee.value.name) > 0;
+      bool neverStitches = fn.profile.neverStitch.count(std::string(callee.value.name)) > 0;
       if (ins.op == Op::CALLT || ins.op == Op::CALLMT) {
         // The callee returns straight to our caller: judge at each hot call site.
         for (const auto& site : fn.calls.callers(fn.index)) {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;
           const auto& caller = fn.chunk.prototypes[site.proto];
           bool ends = neverStitches || nextFeedsVariableCount(caller, site.pc);
-          sink.report(fn, splitFinding(site.pc, site.proto, subject, callee.value.name, ends,
+          sink.report(fn, splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends,
                                        whyEnds(neverStitches, false)));
         }
         continue;
       }
       if (!runsHot(fn, pc)) continue;
       bool ends = neverStitches || callee.protectedCall || nextFeedsVariableCount(fn.proto, pc);
-      sink.report(fn, splitFinding(pc, SIZE_MAX, subject, callee.value.name, ends,
+      sink.report(fn, splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends,
                                    whyEnds(neverStitches, callee.protectedCall)));
     }
   }

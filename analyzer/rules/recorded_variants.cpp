@@ -30,7 +30,7 @@ std::string refusedVariant(const FunctionView& fn, int pc, const std::string& na
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
     Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
-    if (pattern.kind != Value::Kind::String || !hasPatternSpecials(pattern.name)) return {};
+    if (pattern.kind != Value::Kind::String || !hasPatternSpecials(std::string(pattern.name))) return {};
     if (args >= 4) return {};  // a plain flag: recorded when true
     return "string.find with a pattern (not a plain search)";
   }

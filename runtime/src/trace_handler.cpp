@@ -20,7 +20,6 @@
 #include "trace_capture.h"
 
 namespace ljcheck {
-
 namespace {
 
 enum Upvalue { kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv };
@@ -168,24 +167,28 @@ void onAbort(lua_State* L, TraceCapture& c) {
   forget(L, c, tr);
 }
 
+// The link type of trace tr ("stitch", "return", "loop", ...), read from jit.util.traceinfo.
+std::string_view linkType(lua_State* L, int tr) {
+  lua_pushvalue(L, lua_upvalueindex(kTraceinfoUv));
+  lua_pushinteger(L, tr);
+  lua_call(L, 1, 1);
+  if (!lua_istable(L, -1)) return {};
+  lua_getfield(L, -1, "linktype");
+  return lua::stringAt(L, -1);  // valid while it stays on the stack
+}
+
 void onStop(lua_State* L, TraceCapture& c) {
   int tr = intAt(L, kTrace, 0);
   forget(L, c, tr);
   // Only a trace that ended at a C or fast function is a split.
   if (c.paused || lua_type(L, kFunc) != LUA_TFUNCTION || !lua_iscfunction(L, kFunc)) return;
-  lua_pushvalue(L, lua_upvalueindex(kTraceinfoUv));
-  lua_pushinteger(L, tr);
-  lua_call(L, 1, 1);
-  std::string_view link;
-  if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "linktype");
-    link = lua::stringAt(L, -1);  // interned by the VM, alive while the table is
-  }
-  TraceEvent ev;
-  bool split = link == "stitch" || link == "return";
-  ev.kind = link == "stitch" ? TraceEventKind::Stitch : TraceEventKind::Return;
+  std::string_view link = linkType(L, tr);
+  bool stitch = link == "stitch";
+  bool split = stitch || link == "return";
   lua_settop(L, kArg6);
   if (!split) return;
+  TraceEvent ev;
+  ev.kind = stitch ? TraceEventKind::Stitch : TraceEventKind::Return;
   ev.subject = fastFunctionId(L, kFunc);
   Where where;
   innermostLuaFrame(L, c, where);
