@@ -21,9 +21,10 @@ int calleeSlot(const bytecode::Instruction& ins) {
 }
 
 CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
-    : hot_(chunk.prototypes.size(), false),
+    : heat_(chunk.prototypes.size(), Heat::Cold),
       callers_(chunk.prototypes.size()),
       loopRanges_(chunk.prototypes.size()) {
+  std::vector<bool> escapes = values.escapingFunctions();
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     LoopMap loops(proto);
@@ -36,22 +37,28 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
         callers_[callee.proto].push_back({q, pc});
     }
   }
-  // A function is hot when one of its calls runs hot; iterate to a fixpoint.
+  // A function is as hot as its hottest call site; iterate to a fixpoint.
+  for (std::size_t p = 0; p < escapes.size(); ++p)
+    if (escapes[p]) heat_[p] = Heat::Possible;
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t p = 0; p < callers_.size(); ++p) {
-      if (hot_[p]) continue;
       for (const auto& site : callers_[p]) {
-        if (runsHot(site.proto, site.pc)) {
-          hot_[p] = changed = true;
-          break;
+        Heat h = heatAt(site.proto, site.pc);
+        if (h > heat_[p]) {
+          heat_[p] = h;
+          changed = true;
         }
       }
     }
   }
 }
 
-bool CallGraph::runsHot(std::size_t proto, int pc) const { return hot_.at(proto) || inLoop(proto, pc); }
+Heat CallGraph::heatAt(std::size_t proto, int pc) const {
+  return inLoop(proto, pc) ? Heat::Known : heat_.at(proto);
+}
+
+bool CallGraph::runsHot(std::size_t proto, int pc) const { return heatAt(proto, pc) != Heat::Cold; }
 
 bool CallGraph::inLoop(std::size_t proto, int pc) const {
   for (const auto& [first, last] : loopRanges_.at(proto))

@@ -2,7 +2,7 @@
 // function called from a loop (or from a function that can get hot) is
 // inlined into that loop's trace. The main chunk runs once and is never hot
 // outside its loops; a function whose callers are all outside this file is
-// not known to be hot.
+// only possibly hot, when it escapes.
 #pragma once
 
 #include <vector>
@@ -17,18 +17,26 @@ struct CallSite {
   int pc = 0;             // its CALL-like instruction
 };
 
+// Known: called from a loop or a known-hot function in this file.
+// Possible: it escapes (stored in a table or global, returned, passed as an
+// argument), so code elsewhere may call it hot. Cold: neither.
+enum class Heat { Cold, Possible, Known };
+
 class CallGraph {
  public:
   CallGraph(const bytecode::Chunk& chunk, const ValueMap& values);
-  bool isHot(std::size_t proto) const { return hot_.at(proto); }
+  Heat heat(std::size_t proto) const { return heat_.at(proto); }
   // Where a prototype is called from, in the order found.
   const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }
-  // True when the instruction at pc of proto runs in a loop or a hot function.
+  // True when the instruction at pc of proto runs in a loop or in a
+  // function that is (or may be) hot.
   bool runsHot(std::size_t proto, int pc) const;
+  // Known when in a loop or a known-hot function.
+  Heat heatAt(std::size_t proto, int pc) const;
   bool inLoop(std::size_t proto, int pc) const;
 
  private:
-  std::vector<bool> hot_;
+  std::vector<Heat> heat_;
   std::vector<std::vector<CallSite>> callers_;
   std::vector<std::vector<std::pair<int, int>>> loopRanges_;  // per proto
 };

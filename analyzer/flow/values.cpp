@@ -62,8 +62,13 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
   // Parents come after their children in a dump: resolve from the end. A
   // second round lets calls see what the functions they call return.
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
-  for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) summarizeReturns(i);
-  for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
+  bool anyKnownReturn = false;
+  for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
+    summarizeReturns(i);
+    anyKnownReturn |= protos_[i].returns.known();
+  }
+  if (anyKnownReturn)
+    for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
 }
 
 std::string_view ValueMap::intern(std::string text) { return *names_.insert(std::move(text)).first; }
@@ -138,6 +143,10 @@ Value ValueMap::upvalue(std::size_t proto, int index) const {
 }
 
 namespace {
+
+int fixedArgs(const Instruction& call) {
+  return call.op == Op::CALLM || call.op == Op::CALLMT ? call.c : call.c - 1;
+}
 
 // Successors of an instruction other than pc + 1, and whether it falls through.
 struct Flow {
@@ -284,9 +293,11 @@ void ValueMap::resolve(std::size_t index) {
   // target is the meet of its incoming edges. Rounds end when no target changes.
   std::map<int, Registers> atTarget;
   std::map<int, Registers> snapshots;
+  std::vector<std::size_t> escaping;
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
     snapshots.clear();
+    escaping.clear();
     Registers regs(framesize);
     bool reachable = true;  // pc 1 is the entry
     for (int pc = 1; pc <= p.size(); ++pc) {
@@ -299,6 +310,7 @@ void ValueMap::resolve(std::size_t index) {
       if (!reachable) continue;
       const auto& ins = p.at(pc);
       if (keepsSnapshot(ins.op)) snapshots[pc] = regs;
+      noteEscapes(ins, regs, escaping);
       Flow flow = flowOf(ins, pc);
       auto propagate = [&](int t) {
         if (t < 1 || t > p.size()) return;
@@ -314,6 +326,35 @@ void ValueMap::resolve(std::size_t index) {
     if (!changed) break;
   }
   out.before = std::move(snapshots);
+  out.escaping = std::move(escaping);
+}
+
+void ValueMap::noteEscapes(const Instruction& ins, const Registers& regs, std::vector<std::size_t>& out) const {
+  auto note = [&](int slot) {
+    if (slot < 0 || static_cast<std::size_t>(slot) >= regs.size()) return;
+    const Value& v = regs[static_cast<std::size_t>(slot)];
+    if (v.kind == Value::Kind::LuaFunction) out.push_back(v.proto);
+  };
+  int args = chunk_.fr2 ? 2 : 1;
+  switch (ins.op) {
+    case Op::GSET: case Op::TSETS: case Op::TSETV: case Op::TSETB: case Op::RET1: note(ins.a); break;
+    case Op::USETV: note(ins.d); break;
+    case Op::RET:
+      for (int s = ins.a; s < ins.a + ins.d - 1; ++s) note(s);
+      break;
+    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT:
+      for (int s = ins.a + args; s < ins.a + args + fixedArgs(ins); ++s) note(s);  // callbacks
+      break;
+    default: break;
+  }
+}
+
+std::vector<bool> ValueMap::escapingFunctions() const {
+  std::vector<bool> escapes(protos_.size(), false);
+  for (const auto& p : protos_)
+    for (std::size_t e : p.escaping)
+      if (e < escapes.size()) escapes[e] = true;
+  return escapes;
 }
 
 }  // namespace ljcheck::flow

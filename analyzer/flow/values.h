@@ -42,6 +42,9 @@ class ValueMap {
   // What a prototype returns when every return hands back one known value
   // (return coroutine.wrap(...), return string.gmatch(...)); else Unknown.
   Value returned(std::size_t proto) const;
+  // Per prototype: whether a closure of it escapes (stored in a table or a
+  // global or an upvalue, returned, or passed as an argument).
+  std::vector<bool> escapingFunctions() const;
 
  private:
   using Registers = std::vector<Value>;
@@ -49,7 +52,9 @@ class ValueMap {
     std::map<int, Registers> before;  // at calls, returns and FNEW
     std::vector<Value> upvalues;
     Value returns;
+    std::vector<std::size_t> escaping;  // prototypes whose closures escape from here
   };
+  void noteEscapes(const bytecode::Instruction& ins, const Registers& regs, std::vector<std::size_t>& out) const;
   void transfer(std::size_t index, const bytecode::Instruction& ins, Registers& regs);
   // A library table or function by dotted name, or Unknown (cached).
   Value library(std::string_view name);

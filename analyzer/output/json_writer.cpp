@@ -1,8 +1,8 @@
 // JSON output: the recorder profile, the catalog version and every
-// prediction with all its fields; file errors separately.
-#include <nlohmann/json.hpp>
-
+// prediction with all its fields; file errors separately. Streamed row by
+// row: a large project has many thousands of predictions.
 #include "ljcheck/lint_report.h"
+#include "output/json_text.h"
 
 namespace ljcheck {
 namespace {
@@ -16,45 +16,91 @@ std::string_view errorKind(FileError::Kind k) {
   return "io";
 }
 
+// Writes `"key": value` pairs of one object on one line.
+class ObjectWriter {
+ public:
+  explicit ObjectWriter(std::ostream& out) : out_(out) { out_ << '{'; }
+  ~ObjectWriter() { out_ << '}'; }
+  ObjectWriter(const ObjectWriter&) = delete;
+  ObjectWriter& operator=(const ObjectWriter&) = delete;
+
+  ObjectWriter& field(std::string_view key, std::string_view value) {
+    key_(key);
+    writeJsonString(out_, value);
+    return *this;
+  }
+  ObjectWriter& field(std::string_view key, long long value) {
+    key_(key);
+    out_ << value;
+    return *this;
+  }
+  ObjectWriter& field(std::string_view key, bool value) {
+    key_(key);
+    out_ << (value ? "true" : "false");
+    return *this;
+  }
+
+ private:
+  void key_(std::string_view key) {
+    if (!first_) out_ << ", ";
+    first_ = false;
+    writeJsonString(out_, key);
+    out_ << ": ";
+  }
+  std::ostream& out_;
+  bool first_ = true;
+};
+
 }  // namespace
 
 void writeJson(std::ostream& out, const LintReport& report) {
-  using nlohmann::json;
   const auto& catalog = ReasonCatalog::builtin();
-  json j;
-  j["tool"] = "ljcheck";
-  j["kind"] = "lint";
-  j["formatVersion"] = 1;
-  j["reasonCatalogId"] = catalog.id();
-  j["reasonCatalogVersion"] = catalog.version();
-  if (report.profile)
-    j["traceProfile"] = {{"id", report.profile->id}, {"name", report.profile->name},
-                         {"supported", report.profile->supported}};
-  j["files"] = report.files.size();
-  json predictions = json::array(), errors = json::array();
-  for (const auto& file : report.files) {
-    for (const auto& e : file.errors)
-      errors.push_back({{"path", e.path}, {"line", e.line}, {"kind", errorKind(e.kind)}, {"message", e.message}});
-    for (const auto& p : file.predictions)
-      predictions.push_back({{"reasonId", p.reasonId},
-                             {"reasonClass", toString(p.reasonClass)},
-                             {"severity", toString(p.severity)},
-                             {"path", p.path},
-                             {"line", p.line},
-                             {"column", p.column},
-                             {"endColumn", p.endColumn},
-                             {"location", p.location()},
-                             {"context", toString(p.context)},
-                             {"construct", p.construct},
-                             {"callee", p.callee},
-                             {"function", p.function},
-                             {"message", p.message},
-                             {"advice", p.advice}});
+  out << "{\n \"tool\": \"ljcheck\",\n \"kind\": \"lint\",\n \"formatVersion\": 1,\n \"reasonCatalogId\": ";
+  writeJsonString(out, catalog.id());
+  out << ",\n \"reasonCatalogVersion\": " << catalog.version() << ",\n";
+  if (report.profile) {
+    out << " \"traceProfile\": ";
+    ObjectWriter(out).field("id", report.profile->id).field("name", report.profile->name)
+        .field("supported", report.profile->supported);
+    out << ",\n";
   }
-  j["predictions"] = std::move(predictions);
-  j["errors"] = std::move(errors);
-  // Paths are bytes on Linux: invalid UTF-8 is replaced rather than fatal.
-  out << j.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
+  out << " \"files\": " << report.files.size() << ",\n \"predictions\": [";
+  const char* sep = "\n  ";
+  for (const auto& file : report.files) {
+    for (const auto& p : file.predictions) {
+      out << sep;
+      sep = ",\n  ";
+      ObjectWriter(out)
+          .field("reasonId", p.reasonId)
+          .field("reasonClass", toString(p.reasonClass))
+          .field("severity", toString(p.severity))
+          .field("path", p.path)
+          .field("line", static_cast<long long>(p.line))
+          .field("column", static_cast<long long>(p.column))
+          .field("endColumn", static_cast<long long>(p.endColumn))
+          .field("location", p.location())
+          .field("context", toString(p.context))
+          .field("construct", p.construct)
+          .field("callee", p.callee)
+          .field("function", p.function)
+          .field("message", p.message)
+          .field("advice", p.advice);
+    }
+  }
+  out << "\n ],\n \"errors\": [";
+  sep = "\n  ";
+  for (const auto& file : report.files) {
+    for (const auto& e : file.errors) {
+      out << sep;
+      sep = ",\n  ";
+      ObjectWriter(out)
+          .field("path", e.path)
+          .field("line", static_cast<long long>(e.line))
+          .field("kind", errorKind(e.kind))
+          .field("message", e.message);
+    }
+  }
+  out << "\n ]\n}\n";
 }
 
 }  // namespace ljcheck

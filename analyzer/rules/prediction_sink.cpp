@@ -58,7 +58,12 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.reasonId = finding.reasonId;
   p.reasonClass = reason ? reason->reasonClass : ReasonClass::Risk;
   p.severity = reason ? reason->severity : Severity::Warn;
-  if (ctx == Context::Loop && p.reasonClass == ReasonClass::Blocker) p.severity = Severity::Blacklist;
+  // A blocker that runs hot for sure blacklists the loop (or function) its
+  // trace starts in; in a function that is only possibly hot (it escapes,
+  // its callers are elsewhere) any finding is a note.
+  flow::Heat heat = fn.calls.heatAt(proto, finding.pc);
+  if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker) p.severity = Severity::Blacklist;
+  if (heat == flow::Heat::Possible) p.severity = Severity::Info;
   p.path = path_;
   p.line = fn.chunk.prototypes[proto].at(finding.pc).line;
   p.context = ctx;

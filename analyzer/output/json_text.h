@@ -1,0 +1,13 @@
+// Streaming JSON text: string escaping that never fails on bytes that are
+// not UTF-8 (file paths are bytes on Linux), for writers that emit many rows.
+#pragma once
+
+#include <ostream>
+#include <string_view>
+
+namespace ljcheck {
+
+// Writes `text` as a JSON string literal; invalid UTF-8 becomes U+FFFD.
+void writeJsonString(std::ostream& out, std::string_view text);
+
+}  // namespace ljcheck
