@@ -1,0 +1,134 @@
+// The registry: the reason catalog, the committed recorder profile and its
+// agreement with the LuaJIT this binary embeds.
+#include <catch2/catch.hpp>
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+}
+
+#include <memory>
+
+#include "ljcheck/abort_mapping.h"
+#include "ljcheck/profile.h"
+#include "ljcheck/reason.h"
+
+using namespace ljcheck;
+
+namespace {
+
+using State = std::unique_ptr<lua_State, decltype(&lua_close)>;
+
+State openVm() {
+  State L(luaL_newstate(), &lua_close);
+  luaL_openlibs(L.get());
+  return L;
+}
+
+// Evaluates a Lua expression that yields a list, as strings.
+std::vector<std::string> luaList(lua_State* L, const char* chunk) {
+  REQUIRE(luaL_loadstring(L, chunk) == 0);
+  REQUIRE(lua_pcall(L, 0, 1, 0) == 0);
+  std::vector<std::string> out;
+  for (int i = 1;; ++i) {
+    lua_rawgeti(L, -1, i);
+    if (lua_isnil(L, -1)) break;
+    out.emplace_back(lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the catalog holds every trace error of the profile, plus STITCH and RETURN", "[registry]") {
+  const auto& catalog = ReasonCatalog::builtin();
+  CHECK(catalog.id() == "ljcheck-reasons");
+  CHECK(catalog.version() >= 1);
+  const auto& profile = defaultProfile();
+  REQUIRE(profile.traceErrors.size() == 35);
+  for (const auto& te : profile.traceErrors) {
+    const Reason* r = catalog.find(te.name);
+    INFO(te.name);
+    REQUIRE(r);
+    CHECK(!r->title.empty());
+    CHECK(!r->advice.empty());
+  }
+  CHECK(catalog.find("STITCH"));
+  CHECK(catalog.find("RETURN"));
+  CHECK(catalog.reasons().size() == 37);
+  CHECK(catalog.find("NYIBC")->reasonClass == ReasonClass::Blocker);
+  CHECK(catalog.find("LINNER")->benign);
+  CHECK_FALSE(catalog.find("STITCH")->benign);
+}
+
+TEST_CASE("the committed Debian profile equals the LuaJIT this binary embeds", "[registry]") {
+  const auto& profile = defaultProfile();
+  CHECK(profile.name == "debian-2.1-20220320");
+  CHECK(profile.supported);
+  State vm = openVm();
+  lua_State* L = vm.get();
+  auto bcnames = luaList(L,
+                         "local v = require('jit.vmdef') local t = {}"
+                         " for i = 0, #v.bcnames / 6 - 1 do t[#t + 1] = v.bcnames:sub(6 * i + 1, 6 * i + 6):gsub(' +$', '') end"
+                         " return t");
+  auto ffnames = luaList(L, "local v = require('jit.vmdef') local t = {} for i = 0, #v.ffnames do t[#t + 1] = v.ffnames[i] end return t");
+  auto traceerr = luaList(L, "local v = require('jit.vmdef') local t = {} for i = 0, #v.traceerr do t[#t + 1] = v.traceerr[i] end return t");
+  auto identity = luaList(L, "return {jit.version, jit.arch, jit.os}");
+  auto flags = luaList(L, "local t = {select(2, jit.status())} local opt = {}"
+                          " for _, f in ipairs(t) do if f:match('^%l') then opt[#opt + 1] = f end end return opt");
+
+  CHECK(profile.bytecodeNames() == bcnames);
+  REQUIRE(profile.fastFunctions.size() == ffnames.size());
+  for (std::size_t i = 0; i < ffnames.size(); ++i) CHECK(profile.fastFunctions[i].name == ffnames[i]);
+  REQUIRE(profile.traceErrors.size() == traceerr.size());
+  for (std::size_t i = 0; i < traceerr.size(); ++i) CHECK(profile.traceErrors[i].message == traceerr[i]);
+  CHECK(identity == std::vector<std::string>{profile.version, profile.arch, profile.os});
+  CHECK(flags == profile.jitFlags);
+
+  ProfileFacts live{identity[0], identity[1], identity[2], flags, bcnames, ffnames, traceerr};
+  CHECK(computeProfileId(live) == profile.id);
+  CHECK(findProfile(profile.id) == &profile);
+  CHECK(findProfile("debian-2.1-20220320") == &profile);
+  CHECK(findProfile("no-such-profile") == nullptr);
+}
+
+TEST_CASE("a profile id changes when any list it digests changes", "[registry]") {
+  ProfileFacts facts = defaultProfile().facts();
+  std::string id = computeProfileId(facts);
+  CHECK(id.rfind("LuaJIT-2.1.0-beta3/x64/Linux/", 0) == 0);
+  ProfileFacts more = facts;
+  more.fastFunctionNames.push_back("table.isempty");
+  CHECK(computeProfileId(more) != id);
+  ProfileFacts renamed = facts;
+  renamed.traceErrorMessages[7] = "NYI: bytecode %s";
+  CHECK(computeProfileId(renamed) != id);
+}
+
+TEST_CASE("raw aborts map to reasonIds through the profile, never by number alone", "[registry]") {
+  const auto& profile = defaultProfile();
+  int nyibc = *profile.traceErrorCode("NYIBC");
+  CHECK(reasonIdForAbort(profile, {nyibc, "NYI: bytecode %d", "FNEW"}) == "NYIBC:FNEW");
+  CHECK(reasonIdForAbort(profile, {*profile.traceErrorCode("NYIFFU"), "", "ffi.typeof"}) == "NYIFFU:ffi.typeof");
+  CHECK(reasonIdForAbort(profile, {*profile.traceErrorCode("LLEAVE"), "", "stale"}) == "LLEAVE");
+  CHECK(reasonIdForAbort(profile, {-1, "attempt to call a nil value", ""}) == "RECERR");
+  // A profile the registry does not hold maps by message text.
+  RecorderProfile external = profile;
+  external.supported = false;
+  CHECK(traceErrorName(external, {99, "inner loop in root trace", ""}) == "LINNER");
+  CHECK(traceErrorName(external, {99, "no such message", ""}) == "TRACEERR99");
+}
+
+TEST_CASE("reports written under an older catalog version are upgraded through aliases", "[registry]") {
+  auto catalog = ReasonCatalog::fromJson(R"({"catalogId": "ljcheck-reasons", "catalogVersion": 3,
+    "aliases": [{"sinceVersion": 2, "from": "NYIFF", "to": "STITCH"}],
+    "reasons": [{"code": "STITCH", "class": "stop", "severity": "info"}]})");
+  CHECK(catalog.upgrade("NYIFF:string.gsub", 1) == "STITCH:string.gsub");
+  CHECK(catalog.upgrade("NYIFF:string.gsub", 2) == "NYIFF:string.gsub");
+  CHECK(catalog.upgrade("STITCH:print", 1) == "STITCH:print");
+  CHECK_THROWS_WITH(ReasonCatalog::fromJson("{"), Catch::Contains("reason catalog"));
+  CHECK_THROWS_WITH(ReasonCatalog::fromJson(R"({"catalogId": "x", "catalogVersion": 1, "reasons": [{"code": "A", "class": "nope", "severity": "info"}]})"),
+                    Catch::Contains("bad class"));
+}
