@@ -5,11 +5,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <vector>
 #include <thread>
 
 #include "flow/call_graph.h"
@@ -17,6 +18,7 @@
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
+#include "ljcheck/source_map.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 
@@ -45,7 +47,7 @@ const bytecode::OpcodeTable& embeddedOpcodes() {
 }
 
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
-                                 const std::string& path) {
+                                 const std::string& path, Confidence minConfidence) {
   flow::ValueMap values(chunk, profile);
   flow::CallGraph calls(chunk, values);
   rules::CollectingSink sink(path);
@@ -55,20 +57,58 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
                              ReasonCatalog::builtin()};
     for (const auto& rule : rules::allRules()) rule->check(view, sink);
   }
-  auto predictions = sink.take();
+  auto predictions = sink.take(minConfidence);
   std::stable_sort(predictions.begin(), predictions.end(), [](const Prediction& a, const Prediction& b) {
     return a.line != b.line ? a.line < b.line : a.reasonId < b.reasonId;
   });
   return predictions;
 }
 
+// LuaJIT's syntax messages read "<chunk>:<line>: <what>", the chunk name
+// shortened to "...<tail>" when long; the path and line are fields of their
+// own, so keep LuaJIT's text after them.
+std::string syntaxMessage(const std::string& message, const std::string& path, int line) {
+  if (line <= 0) return message;
+  std::string marker = ":" + std::to_string(line) + ": ";
+  auto at = message.find(marker);
+  if (at == std::string::npos) return message;
+  std::string_view chunk(message.data(), at);
+  if (chunk != path && chunk.substr(0, 3) != "...") return message;
+  return message.substr(at + marker.size());
+}
+
+// The reader names its input ("<path>: truncated: ... at byte N"); the path
+// is a field of its own.
+std::string dumpMessage(const std::string& message, const std::string& path) {
+  std::string_view text = message;
+  if (text.substr(0, path.size()) == path && text.substr(path.size(), 2) == ": ") text.remove_prefix(path.size() + 2);
+  return "cannot read bytecode dump: " + std::string(text);
+}
+
+// Columns from the source line, and `-- ljcheck: allow(...)` suppressions.
+void applySource(std::string_view source, std::vector<Prediction>& predictions) {
+  if (predictions.empty()) return;
+  SourceMap map(source);
+  std::vector<Prediction> kept;
+  kept.reserve(predictions.size());
+  for (auto& p : predictions) {
+    if (map.suppressed(p.line, p.reasonId)) continue;
+    ColumnRange r = map.locate(p.line, p.construct, p.callee);
+    p.column = r.begin;
+    p.endColumn = r.end;
+    kept.push_back(std::move(p));
+  }
+  predictions = std::move(kept);
+}
+
 FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std::string& path,
-                       const RecorderProfile& profile) {
+                       const RecorderProfile& profile, Confidence minConfidence) {
   FileResult result;
   result.path = path;
   std::string dump;
-  if (source.substr(0, kDumpMagic.size()) == kDumpMagic) {
-    dump.assign(source);  // already bytecode: read it as it is
+  bool isDump = !source.empty() && source[0] == kDumpMagic[0];
+  if (isDump) {
+    dump.assign(source);  // LuaJIT takes any ESC-led chunk for bytecode: read it as a dump
   } else {
     if (source.find('\0') != std::string_view::npos) {
       result.errors.push_back({FileError::Kind::Input, path, 0, "binary file, not Lua source"});
@@ -76,16 +116,19 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
     }
     CompileResult compiled = compiler.compile(source, path);
     if (!compiled.ok()) {
-      result.errors.push_back({FileError::Kind::Syntax, path, compiled.error->line, compiled.error->message});
+      int line = compiled.error->line;
+      result.errors.push_back(
+          {FileError::Kind::Syntax, path, line, syntaxMessage(compiled.error->message, path, line)});
       return result;
     }
     dump = std::move(compiled.dump);
   }
   try {
     bytecode::Chunk chunk = bytecode::readDump(dump, embeddedOpcodes(), path);
-    result.predictions = runRules(chunk, profile, path);
+    result.predictions = runRules(chunk, profile, path, minConfidence);
+    if (!isDump) applySource(source, result.predictions);
   } catch (const bytecode::DumpError& e) {
-    result.errors.push_back({FileError::Kind::Input, path, 0, e.what()});
+    result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
   }
   return result;
 }
@@ -99,36 +142,55 @@ std::string displayPath(const std::string& file, const fs::path& root) {
   return rel.generic_string();
 }
 
+// "Permission denied" -> "permission denied", as the other messages read.
+std::string systemError(int code) {
+  std::string text = std::strerror(code);
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
+}
+
+std::string tooLarge(std::uintmax_t size, std::uintmax_t limit, bool atLeast) {
+  return "file too large (" + std::string(atLeast ? "over " : "") + std::to_string(size) + " bytes; the limit is " +
+         std::to_string(limit) + ")";
+}
+
 FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std::string& shown,
                        const AnalyzeOptions& options, const RecorderProfile& profile) {
   FileResult result;
   result.path = shown;
-  std::error_code ec;
-  auto size = fs::file_size(file, ec);
-  if (!ec && size > options.maxFileBytes) {
-    result.errors.push_back({FileError::Kind::Input, shown, 0,
-                             "file too large (" + std::to_string(size) + " bytes; the limit is " +
-                                 std::to_string(options.maxFileBytes) + ")"});
+  auto refuse = [&](FileError::Kind kind, std::string message) {
+    result.errors.push_back({kind, shown, 0, std::move(message)});
     return result;
+  };
+  std::error_code ec;
+  auto status = fs::status(file, ec);
+  if (!ec && fs::is_directory(status)) return refuse(FileError::Kind::Io, "is a directory, not a file");
+  if (!ec && fs::is_regular_file(status)) {
+    auto size = fs::file_size(file, ec);
+    if (!ec && size > options.maxFileBytes)
+      return refuse(FileError::Kind::Input, tooLarge(size, options.maxFileBytes, false));
   }
   std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    result.errors.push_back({FileError::Kind::Io, shown, 0, "cannot open file: " + std::string(std::strerror(errno))});
-    return result;
+  if (!in) return refuse(FileError::Kind::Io, "cannot open file: " + systemError(errno));
+  // Read at most one byte past the limit: a device or pipe has no size to check up front.
+  std::string content;
+  std::vector<char> buffer(1 << 16);
+  while (content.size() <= options.maxFileBytes && in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    content.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
   }
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    result.errors.push_back({FileError::Kind::Io, shown, 0, "cannot read file: " + std::string(std::strerror(errno))});
-    return result;
-  }
-  return analyzeWith(compiler, content, shown, profile);
+  if (in.bad()) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
+  if (content.size() > options.maxFileBytes)
+    return refuse(FileError::Kind::Input, tooLarge(options.maxFileBytes, options.maxFileBytes, true));
+  return analyzeWith(compiler, content, shown, profile, options.minConfidence);
 }
 
 }  // namespace
 
-FileResult analyzeSource(std::string_view source, const std::string& path, const RecorderProfile& profile) {
+FileResult analyzeSource(std::string_view source, const std::string& path, const RecorderProfile& profile,
+                         Confidence minConfidence) {
   LuaCompiler compiler;
-  return analyzeWith(compiler, source, path, profile);
+  return analyzeWith(compiler, source, path, profile, minConfidence);
 }
 
 std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, const AnalyzeOptions& options) {

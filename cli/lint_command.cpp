@@ -1,6 +1,8 @@
 // `ljcheck lint`: predicts trace aborts and splits for Lua files.
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -36,6 +38,19 @@ std::function<void(std::size_t, std::size_t)> progressBar(bool enabled) {
   };
 }
 
+// A path relative to the project root when it lies inside it, as analyzeFiles
+// shows the files it analyzed; so an input that could not be used reads the same.
+std::string shownPath(const std::string& path, const std::string& root) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path base = fs::absolute(root.empty() ? fs::path(".") : fs::path(root), ec).lexically_normal();
+  fs::path abs = fs::absolute(path, ec);
+  if (ec) return path;
+  fs::path rel = abs.lexically_normal().lexically_relative(base);
+  if (rel.empty() || *rel.begin() == "..") return path;
+  return rel.generic_string();
+}
+
 int runLint(const LintOptions& o) {
   const RecorderProfile* profile = o.profile.empty() ? &defaultProfile() : findProfile(o.profile);
   if (!profile) {
@@ -49,6 +64,10 @@ int runLint(const LintOptions& o) {
     std::cerr << "ljcheck lint: --fail-on must be info, warn, blacklist or none\n";
     return kUsage;
   }
+  if (!o.root.empty() && !std::filesystem::is_directory(o.root)) {
+    std::cerr << "ljcheck lint: --root " << o.root << ": not a directory\n";
+    return kUsage;
+  }
   InputList inputs = collectInputs(o.paths);
   AnalyzeOptions options;
   options.profile = profile;
@@ -58,17 +77,31 @@ int runLint(const LintOptions& o) {
   LintReport report;
   report.profile = profile;
   report.files = analyzeFiles(inputs.files, options);
-  if (!inputs.errors.empty()) report.files.insert(report.files.begin(), FileResult{"", {}, inputs.errors});
+  // A path that could not be used is reported in its place among the files.
+  for (auto e : inputs.errors) {
+    e.path = shownPath(e.path, o.root);
+    report.files.push_back(FileResult{e.path, {}, {e}});
+  }
+  std::stable_sort(report.files.begin(), report.files.end(),
+                   [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
 
   if (o.format == "json") writeJson(std::cout, report);
   else if (o.format == "csv") writeCsv(std::cout, report);
   else writeText(std::cout, report, isatty(STDOUT_FILENO));
   std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "ljcheck lint: cannot write the report to standard output\n";
+    return kInputError;
+  }
 
-  // File errors go to stderr too, so they are seen whatever the format.
-  if (o.format != "text")
+  // CSV has no place for file errors and JSON goes to tools: say them on
+  // stderr too, as text lines.
+  if (o.format != "text") {
+    LintReport errorsOnly;
     for (const auto& f : report.files)
-      for (const auto& e : f.errors) std::cerr << "ljcheck lint: " << e.path << ": " << e.message << "\n";
+      if (!f.errors.empty()) errorsOnly.files.push_back(FileResult{f.path, {}, f.errors});
+    writeText(std::cerr, errorsOnly, false);
+  }
 
   if (report.errorCount() > 0) return kInputError;
   if (threshold)

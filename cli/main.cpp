@@ -1,4 +1,5 @@
 // ljcheck: finds where LuaJIT's trace compiler gives up on a Lua program.
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -29,7 +30,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ljcheck: " << e.what() << "\n";
+    std::string first = argc > 1 ? argv[1] : "";
+    auto commands = app.get_subcommands({});
+    bool known = std::any_of(commands.begin(), commands.end(), [&](CLI::App* c) { return c->check_name(first); });
+    if (!first.empty() && first[0] != '-' && !known) {
+      std::cerr << "ljcheck: unknown command '" << first << "'; commands:";
+      for (const auto* sub : commands) std::cerr << ' ' << sub->get_name();
+      std::cerr << "\n";
+    } else {
+      std::cerr << "ljcheck: " << e.what() << "\n";
+    }
     return kUsage;
   }
   try {

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "ljcheck/profile.h"
 #include "ljcheck/reason.h"
+#include "registry_extract_command.h"
 
 namespace ljcheck::cli {
 namespace {
@@ -60,9 +61,11 @@ Runner addRegistryCommand(CLI::App& app) {
   profile->add_option("--format", o->format)->check(CLI::IsMember({"text", "json"}));
   auto* show = cmd->add_subcommand("show", "Print the catalog and a profile as tables");
   show->add_option("--profile", o->profile, "Profile id or short name");
-  return [o, profile, show]() -> int {
+  RegistrySubcommand extract = addRegistryExtract(*cmd);
+  return [o, profile, show, extract]() -> int {
     if (profile->parsed()) return showProfile(defaultProfile(), o->format);
     if (show->parsed()) return showCatalog(*o);
+    if (extract.app->parsed()) return extract.run();
     return kUsage;
   };
 }

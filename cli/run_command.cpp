@@ -12,6 +12,8 @@ Runner addRunCommand(CLI::App& app) {
   cmd->add_option("--json", o->jsonOut, "Write the runtime JSON to this file");
   cmd->add_option("--root", o->root, "Project root; locations are reported relative to it (default: .)");
   cmd->add_flag("--include-benign", o->includeBenign, "Also report stop-class aborts (LLEAVE, LINNER, ...)");
+  cmd->add_flag("--coverage", o->coverage,
+                "Also record the lines the trace recorder visited (\"visited\" in the JSON)");
   cmd->add_option("script", o->script, "The Lua script to run")->required();
   cmd->add_option("args", o->args, "Arguments for the script (after --)");
   cmd->positionals_at_end(false);

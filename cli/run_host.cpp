@@ -131,7 +131,8 @@ int runScript(const RunOptions& options) {
   for (const std::string& a : options.args) lua_pushstring(L, a.c_str());
 
   try {
-    host.session = TraceSession::start(L, {options.includeBenign, options.root, options.script});
+    host.session = TraceSession::start(
+        L, {options.includeBenign, options.root, options.script, options.coverage});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ljcheck run: %s\n", e.what());
     return kScriptFailed;

@@ -14,6 +14,7 @@ struct RunOptions {
   std::string jsonOut;   // write the runtime JSON here ("" = no)
   std::string root;      // locations relative to it ("" = working directory)
   bool includeBenign = false;
+  bool coverage = false;  // record the lines the trace recorder visited ("visited" in the JSON)
 };
 
 // Returns the script's exit status: 0 on success, 1 when it raised an error,

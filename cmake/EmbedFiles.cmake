@@ -9,6 +9,7 @@ function(ljcheck_embed target symbol)
     COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DSYMBOL=${symbol} "-DFILES=${files}"
             -P "${CMAKE_SOURCE_DIR}/cmake/EmbedScript.cmake"
     DEPENDS ${ARGN} "${CMAKE_SOURCE_DIR}/cmake/EmbedScript.cmake"
-    COMMENT "Embedding ${symbol}")
+    COMMENT "Embedding ${symbol}"
+    VERBATIM)
   target_sources(${target} PRIVATE "${out}")
 endfunction()

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Idempotent set-up for ljcheck on Debian 12: apt packages, the tree-sitter Lua
-# grammar (npm, pinned by version and checksum) and the Debian source of LuaJIT
-# (read by the registry extractor and its tests). Safe to run again: each step
-# is skipped when its result is already in place. Nothing fetched is committed.
+# grammar (npm, pinned by version and checksum), the Debian sources of LuaJIT and
+# of OpenResty's fork luajit2 (read by the registry extractor and its tests), and
+# a luajit2 VM built from that source into third_party/luajit2 (the fixtures run
+# under it; the package cannot be installed beside Debian's luajit). Safe to run
+# again: each step is skipped when its result is already in place. Nothing
+# fetched or built is committed.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -79,8 +82,39 @@ fetch_debian_source() {
   rm -rf "$work"
 }
 
+# Builds OpenResty's luajit2 from third_party/luajit2-src the way its Debian
+# package does (debian/rules: `make amalg`, default flags, so GC64 on x86_64)
+# into third_party/luajit2, in a scratch copy so that the source tree stays as
+# Debian ships it. The prefix is compiled into the binary (LUA_ROOT), which is
+# how bin/luajit finds its jit/*.lua from any directory. Skipped when the built
+# VM runs and was built from the same source version.
+build_luajit2() {
+  local src="$third/luajit2-src" dest="$third/luajit2"
+  local version; version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+  if [[ -x $dest/bin/luajit && -f $dest/.version && $(cat "$dest/.version") == "$version" ]] &&
+     "$dest/bin/luajit" -e 'require("jit.v"); require("table.isempty")' >/dev/null 2>&1; then
+    say "luajit2 $version VM present"
+    return
+  fi
+  say "building luajit2 $version into third_party/luajit2"
+  local work; work=$(mktemp -d)
+  cp -a "$src" "$work/src"
+  rm -rf "$dest"
+  if ! { make -C "$work/src" -j2 amalg PREFIX="$dest" &&
+         make -C "$work/src" install PREFIX="$dest"; } >"$work/build.log" 2>&1; then
+    tail -n 30 "$work/build.log" >&2
+    rm -rf "$work"
+    say "luajit2 build failed" >&2
+    return 1
+  fi
+  echo "$version" > "$dest/.version"
+  rm -rf "$work"
+}
+
 mkdir -p "$third"
 install_packages
 fetch_grammar
 fetch_debian_source luajit luajit-src
+fetch_debian_source luajit2 luajit2-src
+build_luajit2
 say "done"

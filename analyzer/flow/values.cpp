@@ -1,7 +1,10 @@
 // A forward pass over each prototype that tracks register values (values.h).
-// At a jump target only slots written once in the whole prototype keep their
-// value: the others may hold something else on the incoming edge.
+// At a jump target the incoming states meet: equal values stay, values of
+// one type lose their constant, anything else becomes Unknown.
 #include "flow/values.h"
+
+#include "flow/c_declarations.h"
+#include "flow/instruction_effects.h"
 
 #include <algorithm>
 #include <optional>
@@ -11,9 +14,9 @@ namespace ljcheck::flow {
 using bytecode::Instruction;
 using bytecode::Op;
 using bytecode::Prototype;
+using Kind = Value::Kind;
 
 namespace {
-
 
 const std::string* gcString(const Prototype& p, int d) {
   if (d < 0 || static_cast<std::size_t>(d) >= p.gc.size()) return nullptr;
@@ -21,55 +24,120 @@ const std::string* gcString(const Prototype& p, int d) {
   return k.kind == bytecode::GcConstant::Kind::String ? &k.str : nullptr;
 }
 
-// The range of slots an instruction writes: [first, last]; last < first for none.
-struct Writes {
-  int first = 0, last = -1;
-};
+// Fast functions whose first result is always a string or a number.
+bool returnsString(std::string_view ff) {
+  static const std::unordered_set<std::string_view> names = {
+      "string.format", "string.sub",  "string.rep",   "string.lower", "string.upper", "string.reverse",
+      "string.char",   "string.gsub", "string.dump",  "table.concat", "tostring",     "ffi.string",
+      "type",          "bit.tohex",   "os.date"};
+  return names.count(ff) > 0;
+}
 
-Writes writesOf(const Instruction& ins, int framesize) {
-  int a = ins.a;
-  switch (ins.op) {
-    case Op::MOV: case Op::NOT: case Op::UNM: case Op::LEN:
-    case Op::ADDVN: case Op::SUBVN: case Op::MULVN: case Op::DIVVN: case Op::MODVN:
-    case Op::ADDNV: case Op::SUBNV: case Op::MULNV: case Op::DIVNV: case Op::MODNV:
-    case Op::ADDVV: case Op::SUBVV: case Op::MULVV: case Op::DIVVV: case Op::MODVV:
-    case Op::POW: case Op::CAT: case Op::KSTR: case Op::KCDATA: case Op::KSHORT:
-    case Op::KNUM: case Op::KPRI: case Op::UGET: case Op::FNEW: case Op::TNEW: case Op::TDUP:
-    case Op::GGET: case Op::TGETV: case Op::TGETS: case Op::TGETB: case Op::TGETR:
-    case Op::ISTC: case Op::ISFC:
-    case Op::BNOT: case Op::BAND: case Op::BOR: case Op::BXOR: case Op::BSHL: case Op::BSHR:
-    case Op::BSAR:
-      return {a, a};
-    case Op::KNIL:
-      return {a, ins.d};
-    case Op::CALL: case Op::CALLM:  // B - 1 results; B = 0 is a variable count
-      return {a, ins.b == 0 ? framesize - 1 : a + ins.b - 2};
-    case Op::VARG: case Op::ITERC: case Op::ITERN:
-      return {a, ins.b == 0 ? framesize - 1 : a + ins.b - 2};
-    case Op::FORI: case Op::JFORI: case Op::FORL: case Op::IFORL: case Op::JFORL:
-      return {a, a + 3};
-    case Op::ITERL: case Op::IITERL: case Op::JITERL:
-      return {a - 1, a - 1};
+bool returnsNumber(std::string_view ff) {
+  if (ff.substr(0, 5) == "math." && ff != "math.randomseed") return true;
+  if (ff.substr(0, 4) == "bit." && ff != "bit.tohex") return true;
+  static const std::unordered_set<std::string_view> names = {"os.time", "os.clock", "os.difftime", "ffi.sizeof",
+                                                             "ffi.alignof", "ffi.errno", "gcinfo"};
+  return names.count(ff) > 0;
+}
+
+// Library functions that may take a table argument without keeping it or
+// giving it a metatable.
+bool keepsNoTable(std::string_view ff) {
+  static const std::unordered_set<std::string_view> names = {
+      "tostring", "type",     "pairs",        "ipairs",       "next",   "rawget", "rawequal",
+      "select",   "unpack",   "table.concat", "table.sort",   "assert", "print",  "string.format",
+      "io.write", "tonumber", "table.remove", "table.insert", "table.maxn"};
+  return names.count(ff) > 0;
+}
+
+// Returned values that make a second pass worth its cost: callees,
+// namespaces and tables (strings and numbers change few predictions).
+bool worthPropagating(const Value& v) {
+  switch (v.kind) {
+    case Kind::LibTable: case Kind::LibFunction: case Kind::CFunction: case Kind::LuaFunction:
+    case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType: case Kind::Table:
+      return !v.reassignable;
     default:
-      return {};
+      return false;
   }
+}
+
+// The meet of two values that reach one instruction.
+Value meetOf(const Value& a, const Value& b) {
+  if (a == b) return a;
+  Value m;
+  m.reassignable = a.reassignable || b.reassignable;
+  if (a.kind != b.kind) return m;
+  switch (a.kind) {
+    case Kind::String: case Kind::Number: case Kind::Boolean:
+      m.kind = a.kind;  // the type holds, the constant does not
+      break;
+    case Kind::Table:
+      m.kind = Kind::Table;  // a table from one of several constructors
+      break;
+    default:
+      break;
+  }
+  return m;
+}
+
+// Merges `from` into `into`; true when `into` changed.
+bool meet(std::vector<Value>& into, const std::vector<Value>& from) {
+  bool changed = false;
+  for (std::size_t s = 0; s < into.size(); ++s) {
+    if (into[s].kind == Kind::Unknown && (into[s].reassignable || !from[s].reassignable)) continue;
+    if (into[s] == from[s]) continue;
+    Value m = meetOf(into[s], from[s]);
+    if (!(m == into[s])) {
+      into[s] = m;
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 }  // namespace
 
 ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
     : chunk_(chunk), profile_(profile), protos_(chunk.prototypes.size()) {
-  // Parents come after their children in a dump: resolve from the end. A
-  // second round lets calls see what the functions they call return.
+  // Parents come after their children in a dump: resolve from the end.
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
-  bool anyKnownReturn = false;
-  for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
-    summarizeReturns(i);
-    anyKnownReturn |= protos_[i].returns.known();
+  // A second round lets calls see what the Lua functions they call return:
+  // only for prototypes that call one with a known return, and their
+  // children (whose upvalues come from the parent's registers).
+  for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) summarizeReturns(i);
+  std::vector<bool> rerun(chunk.prototypes.size(), false);
+  for (std::size_t i = chunk.prototypes.size(); i-- > 0;) {
+    std::size_t parent = chunk.prototypes[i].parent;
+    if (parent != SIZE_MAX && parent < rerun.size() && rerun[parent]) {
+      rerun[i] = true;
+      continue;
+    }
+    const Prototype& p = chunk.prototypes[i];
+    for (const auto& [pc, regs] : protos_[i].before) {
+      const Instruction& ins = p.at(pc);
+      if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+      if (ins.a >= regs.size()) continue;
+      const Value& callee = regs[ins.a];
+      if (callee.kind == Kind::LuaFunction && callee.proto < protos_.size() &&
+          worthPropagating(protos_[callee.proto].returns)) {
+        rerun[i] = true;
+        break;
+      }
+    }
   }
-  if (anyKnownReturn)
-    for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
+  for (std::size_t i = chunk.prototypes.size(); i-- > 0;)
+    if (rerun[i]) resolve(i);
+  for (const auto& p : protos_) {
+    metatableTargets_.insert(p.metatableTargets.begin(), p.metatableTargets.end());
+    escapingTables_.insert(p.escapingTables.begin(), p.escapingTables.end());
+    unresolvedSetmetatable_ |= p.unresolvedSetmetatable;
+    jitOff_.insert(p.jitOff.begin(), p.jitOff.end());
+  }
 }
+
+ValueMap::~ValueMap() = default;
 
 std::string_view ValueMap::intern(std::string text) { return *names_.insert(std::move(text)).first; }
 
@@ -82,14 +150,14 @@ Value ValueMap::library(std::string_view name) {
   auto hasPrefix = [&prefix](const std::string& s) { return s.compare(0, prefix.size(), prefix) == 0; };
   Value v;
   if (profile_.cFunctions.count(std::string(name))) {
-    v = {Value::Kind::CFunction, key};
+    v = Value::of(Kind::CFunction, key);
   } else if (profile_.fastFunction(name)) {
-    v = {Value::Kind::LibFunction, key};
+    v = Value::of(Kind::LibFunction, key);
   } else {
     for (const auto& ff : profile_.fastFunctions)
-      if (hasPrefix(ff.name)) v = {Value::Kind::LibTable, key};
+      if (hasPrefix(ff.name)) v = Value::of(Kind::LibTable, key);
     for (const auto& c : profile_.cFunctions)
-      if (hasPrefix(c)) v = {Value::Kind::LibTable, key};
+      if (hasPrefix(c)) v = Value::of(Kind::LibTable, key);
   }
   libraryCache_.emplace(key, v);
   return v;
@@ -100,7 +168,7 @@ Value ValueMap::library(std::string_view name) {
 Value ValueMap::returnedFunction(std::string_view callee) {
   auto it = profile_.returnsFunction.find(std::string(callee));
   if (it == profile_.returnsFunction.end()) return {};
-  if (it->second == "C") return {Value::Kind::CFunction, "C"};
+  if (it->second == "C") return Value::of(Kind::CFunction, "C");
   return library(it->second);
 }
 
@@ -114,15 +182,16 @@ void ValueMap::summarizeReturns(std::size_t index) {
     Value v;
     if (ins.op == Op::CALLT || ins.op == Op::CALLMT) {
       Value callee = at(index, pc, ins.a);
-      if (callee.kind == Value::Kind::LibFunction) v = returnedFunction(callee.name);
+      if (callee.is(Kind::LibFunction)) v = returnedFunction(callee.name);
     } else if (ins.op == Op::RET1) {
       v = at(index, pc, ins.a);
     } else if (ins.op != Op::RET && ins.op != Op::RET0 && ins.op != Op::RETM) {
       continue;
     }
     if (common && !(*common == v)) {
-      common = Value{};
-      break;
+      common = meetOf(*common, v);
+      if (!common->known()) break;
+      continue;
     }
     common = v;
   }
@@ -133,7 +202,8 @@ Value ValueMap::at(std::size_t proto, int pc, int slot) const {
   const auto& before = protos_.at(proto).before;
   auto it = before.find(pc);
   if (it == before.end() || slot < 0 || static_cast<std::size_t>(slot) >= it->second.size()) return {};
-  return it->second[static_cast<std::size_t>(slot)];
+  const Value& v = it->second[static_cast<std::size_t>(slot)];
+  return v.reassignable ? Value{} : v;
 }
 
 Value ValueMap::upvalue(std::size_t proto, int index) const {
@@ -142,112 +212,143 @@ Value ValueMap::upvalue(std::size_t proto, int index) const {
   return uvs[static_cast<std::size_t>(index)];
 }
 
-namespace {
-
-int fixedArgs(const Instruction& call) {
-  return call.op == Op::CALLM || call.op == Op::CALLMT ? call.c : call.c - 1;
+ValueMap::Metatable ValueMap::metatableOf(const Value& table) const {
+  if (!table.is(Kind::Table) || table.pc == 0) return Metatable::Maybe;
+  std::pair<std::size_t, int> origin{table.proto, table.pc};
+  if (metatableTargets_.count(origin)) return Metatable::Maybe;
+  if (!escapingTables_.count(origin)) return Metatable::None;
+  return unresolvedSetmetatable_ ? Metatable::Maybe : Metatable::Unseen;
 }
 
-// Successors of an instruction other than pc + 1, and whether it falls through.
-struct Flow {
-  bool fallsThrough = true;
-  int jump = 0;   // target pc, 0 for none
-  int skip = 0;   // conditional tests skip the following JMP
-};
+const CDeclarations& ValueMap::cDeclarations() const {
+  if (!cDeclarations_) {
+    cDeclarations_ = std::make_unique<CDeclarations>();
+    // Prototypes in source order (the main chunk last in a dump): cdefs run
+    // in the order the file runs them, roughly.
+    for (std::size_t i = protos_.size(); i-- > 0;)
+      for (std::string_view cdef : protos_[i].cdefs) cDeclarations_->add(cdef);
+  }
+  return *cDeclarations_;
+}
 
-Flow flowOf(const Instruction& ins, int pc) {
-  switch (ins.op) {
-    case Op::ISLT: case Op::ISGE: case Op::ISLE: case Op::ISGT: case Op::ISEQV: case Op::ISNEV:
-    case Op::ISEQS: case Op::ISNES: case Op::ISEQN: case Op::ISNEN: case Op::ISEQP: case Op::ISNEP:
-    case Op::ISTC: case Op::ISFC: case Op::IST: case Op::ISF:
-      return {true, 0, pc + 2};
-    case Op::JMP: case Op::UCLO: case Op::ISNEXT:
-      return {false, ins.jumpTarget(pc), 0};
-    case Op::FORI: case Op::JFORI: case Op::FORL: case Op::IFORL: case Op::JFORL:
-    case Op::ITERL: case Op::IITERL: case Op::JITERL:
-      return {true, ins.jumpTarget(pc), 0};
-    case Op::RET: case Op::RET0: case Op::RET1: case Op::RETM: case Op::CALLT: case Op::CALLMT:
-      return {false, 0, 0};
+// Tables and functions an indexed read yields: library members, string
+// methods, FFI namespaces and their symbols.
+Value ValueMap::indexResult(const Value& base, const std::string& key) {
+  switch (base.kind) {
+    case Kind::LibTable:
+      if (base.name == "ffi" && key == "C") return Value::of(Kind::FfiLibrary, "C");
+      return library(std::string(base.name) + "." + key);
+    case Kind::String:
+      return library("string." + key);
+    case Kind::FfiLibrary:
+      return Value::of(Kind::FfiSymbol, intern(key));
     default:
       return {};
   }
 }
 
-bool keepsSnapshot(Op op) {
-  switch (op) {
-    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::ITERC: case Op::ITERN:
-    case Op::RET1: case Op::FNEW:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Merges `from` into `into`; true when `into` changed.
-bool meet(std::vector<Value>& into, const std::vector<Value>& from) {
-  bool changed = false;
-  for (std::size_t s = 0; s < into.size(); ++s) {
-    if (into[s].known() && !(into[s] == from[s])) {
-      into[s] = {};
-      changed = true;
+// What known callees return: functions from string.gmatch, io.lines,
+// coroutine.wrap; strings and numbers from library functions; FFI
+// namespaces and ctypes; what a Lua function of this file always returns;
+// a standard library table from require.
+Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
+  auto reg = [&](int s) -> Value {
+    if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
+    const Value& v = regs[static_cast<std::size_t>(s)];
+    return v.reassignable ? Value{} : v;
+  };
+  Value callee = reg(ins.a);
+  Value arg0 = fixedArgs(ins) >= 1 ? reg(ins.a + (chunk_.fr2 ? 2 : 1)) : Value{};
+  switch (callee.kind) {
+    case Kind::LibFunction: {
+      Value fn = returnedFunction(callee.name);
+      if (fn.known()) return fn;
+      if (callee.name == "ffi.load")
+        return Value::of(Kind::FfiLibrary, arg0.isConstantString() ? arg0.name : std::string_view("?"));
+      if (callee.name == "ffi.typeof" || callee.name == "ffi.metatype") {
+        if (arg0.isConstantString()) return Value::of(Kind::CType, arg0.name);
+        if (arg0.is(Kind::CType)) return arg0;
+        return {};
+      }
+      if (returnsString(callee.name)) return Value::of(Kind::String);
+      if (returnsNumber(callee.name)) return Value::of(Kind::Number);
+      return {};
     }
+    case Kind::LuaFunction:
+      return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
+    case Kind::CFunction:
+      if (callee.name == "require" && arg0.isConstantString()) return library(arg0.name);
+      return {};
+    default:
+      return {};
   }
-  return changed;
 }
 
-}  // namespace
-
-void ValueMap::transfer(std::size_t index, const Instruction& ins, Registers& regs) {
+void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Registers& regs) {
   const Prototype& p = chunk_.prototypes[index];
   const ProtoValues& own = protos_[index];
   int framesize = static_cast<int>(regs.size());
   auto reg = [&](int s) -> Value {
-    return s >= 0 && s < framesize ? regs[static_cast<std::size_t>(s)] : Value{};
+    if (s < 0 || s >= framesize) return {};
+    const Value& v = regs[static_cast<std::size_t>(s)];
+    return v.reassignable ? Value{} : v;
   };
+  auto isNumber = [&](int s) { return reg(s).is(Kind::Number); };
   Value result;
   switch (ins.op) {
     case Op::MOV: result = reg(ins.d); break;
-    case Op::KSHORT: case Op::KNUM: result = {Value::Kind::Number, {}}; break;
-    case Op::KSTR:
-      if (const auto* s = gcString(p, ins.d)) result = {Value::Kind::String, *s};
+    case Op::NOT: result = Value::of(Kind::Boolean); break;
+    case Op::KSHORT: result = Value::constantNumber(static_cast<std::int16_t>(ins.d)); break;
+    case Op::KNUM:
+      if (ins.d < p.num.size()) result = Value::constantNumber(p.num[ins.d].value());
       break;
+    case Op::KSTR:
+      if (const auto* s = gcString(p, ins.d)) result = Value::constantString(*s);
+      break;
+    case Op::KPRI: result = Value::of(ins.d == 0 ? Kind::Nil : Kind::Boolean); break;
+    case Op::UNM:
+      if (isNumber(ins.d)) result = Value::of(Kind::Number);
+      break;
+    case Op::LEN:
+      if (reg(ins.d).is(Kind::String) || reg(ins.d).is(Kind::Table)) result = Value::of(Kind::Number);
+      break;
+    case Op::ADDVV: case Op::SUBVV: case Op::MULVV: case Op::DIVVV: case Op::MODVV: case Op::POW:
+      if (isNumber(ins.b) && isNumber(ins.c)) result = Value::of(Kind::Number);
+      break;
+    case Op::CAT: {
+      bool strings = true;
+      for (int s = ins.b; s <= ins.c && strings; ++s) strings = reg(s).is(Kind::String) || isNumber(s);
+      if (strings) result = Value::of(Kind::String);
+      break;
+    }
     case Op::GGET:
       if (const auto* s = gcString(p, ins.d)) {
         result = library(*s);
-        if (!result.known()) result = {Value::Kind::Global, *s};
+        if (!result.known()) result = Value::of(Kind::Global, *s);
       }
       break;
     case Op::TGETS:
-      if (const auto* key = gcString(p, ins.c)) {
-        Value base = reg(ins.b);
-        if (base.kind == Value::Kind::LibTable) result = library(std::string(base.name) + "." + *key);
-        else if (base.kind == Value::Kind::String) result = library("string." + *key);
-      }
+      if (const auto* key = gcString(p, ins.c)) result = indexResult(reg(ins.b), *key);
       break;
     case Op::UGET:
       if (ins.d < own.upvalues.size()) result = own.upvalues[ins.d];
       break;
     case Op::FNEW:
-      if (ins.d < p.gc.size() && p.gc[ins.d].kind == bytecode::GcConstant::Kind::Child)
-        result = {Value::Kind::LuaFunction, {}, p.gc[ins.d].child};
-      break;
-    case Op::CALL:
-      // What known callees return: functions from string.gmatch, io.lines,
-      // coroutine.wrap, Lua functions with one known return value, and
-      // require of a standard library table.
-      if (ins.b >= 2) {
-        Value callee = reg(ins.a);
-        if (callee.kind == Value::Kind::LibFunction) {
-          result = returnedFunction(callee.name);
-        } else if (callee.kind == Value::Kind::LuaFunction && callee.proto < protos_.size()) {
-          result = protos_[callee.proto].returns;
-        } else if (callee.kind == Value::Kind::CFunction && callee.name == "require") {
-          Value arg = reg(ins.a + (chunk_.fr2 ? 2 : 1));
-          if (arg.kind == Value::Kind::String) result = library(arg.name);
-        }
+      if (ins.d < p.gc.size() && p.gc[ins.d].kind == bytecode::GcConstant::Kind::Child) {
+        result = Value::of(Kind::LuaFunction);
+        result.proto = p.gc[ins.d].child;
       }
       break;
+    case Op::TNEW: case Op::TDUP:
+      result = Value::of(Kind::Table);
+      result.proto = index;
+      result.pc = pc;
+      break;
+    case Op::CALL: case Op::CALLM:
+      if (ins.b >= 2) result = callResult(ins, regs);
+      break;
     default:
+      if (isArithmeticWithConstant(ins.op) && isNumber(ins.b)) result = Value::of(Kind::Number);
       break;
   }
   Writes w = writesOf(ins, framesize);
@@ -255,9 +356,26 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, Registers& re
   bool callFrame = ins.op == Op::CALL || ins.op == Op::CALLM || ins.op == Op::ITERC || ins.op == Op::ITERN ||
                    ins.op == Op::VARG;
   int clobberEnd = callFrame ? framesize - 1 : w.last;
-  for (int s = std::max(w.first, 0); s <= clobberEnd && s < framesize; ++s) regs[static_cast<std::size_t>(s)] = {};
-  if (w.last >= w.first && w.first >= 0 && w.first < framesize && (w.first == w.last || ins.op == Op::CALL))
-    regs[static_cast<std::size_t>(w.first)] = result;
+  auto set = [&](int s, Value v) {
+    if (s < 0 || s >= framesize) return;
+    v.reassignable = regs[static_cast<std::size_t>(s)].reassignable;
+    regs[static_cast<std::size_t>(s)] = v;
+  };
+  for (int s = std::max(w.first, 0); s <= clobberEnd && s < framesize; ++s) set(s, {});
+  if (ins.op == Op::KNIL) {
+    for (int s = w.first; s <= w.last; ++s) set(s, Value::of(Kind::Nil));
+  } else if (ins.op == Op::FORI || ins.op == Op::JFORI || ins.op == Op::FORL || ins.op == Op::IFORL ||
+             ins.op == Op::JFORL) {
+    set(ins.a + 3, Value::of(Kind::Number));  // the visible loop variable
+  } else if (w.last >= w.first && (w.first == w.last || ins.op == Op::CALL || ins.op == Op::CALLM)) {
+    set(w.first, result);
+  }
+  if (ins.op == Op::UCLO)  // the block's captured locals are closed: no closure reaches these slots
+    for (int s = ins.a; s < framesize; ++s) regs[static_cast<std::size_t>(s)].reassignable = false;
+  if (ins.op == Op::FNEW && result.is(Kind::LuaFunction)) {
+    for (const auto& uv : chunk_.prototypes[result.proto].upvalues)
+      if (uv.parentLocal && !uv.immutable && uv.index < regs.size()) regs[uv.index].reassignable = true;
+  }
 }
 
 void ValueMap::resolve(std::size_t index) {
@@ -267,10 +385,14 @@ void ValueMap::resolve(std::size_t index) {
 
   // Upvalues: what the parent's slot held when this closure was created
   // (immutable upvalues are never assigned again), or the parent's upvalue.
+  // A local function that calls itself captures its own slot, which the
+  // FNEW writes: the upvalue is the function itself.
   out.upvalues.clear();
   for (const auto& uv : p.upvalues) {
     Value v;
-    if (p.parent != SIZE_MAX && uv.immutable) {
+    // Only descriptors of a parent's local carry the immutable flag; one
+    // that names a parent's upvalue inherits what the parent knows of it.
+    if (p.parent != SIZE_MAX && (uv.immutable || !uv.parentLocal)) {
       const Prototype& parent = chunk_.prototypes[p.parent];
       const ProtoValues& parentValues = protos_[p.parent];
       if (!uv.parentLocal) {
@@ -280,7 +402,12 @@ void ValueMap::resolve(std::size_t index) {
           const auto& ins = parent.at(pc);
           if (ins.op == Op::FNEW && ins.d < parent.gc.size() && parent.gc[ins.d].child == index &&
               parent.gc[ins.d].kind == bytecode::GcConstant::Kind::Child && uv.index < regs.size()) {
-            v = regs[uv.index];
+            if (ins.a == uv.index) {
+              v = Value::of(Kind::LuaFunction);
+              v.proto = index;
+            } else if (!regs[uv.index].reassignable) {
+              v = regs[uv.index];
+            }
             break;
           }
         }
@@ -293,11 +420,12 @@ void ValueMap::resolve(std::size_t index) {
   // target is the meet of its incoming edges. Rounds end when no target changes.
   std::map<int, Registers> atTarget;
   std::map<int, Registers> snapshots;
+  TableUses uses;
   std::vector<std::size_t> escaping;
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
-    snapshots.clear();
-    escaping.clear();
+    escaping.clear();  // snapshots are overwritten in place: reachability only grows
+    uses = {};
     Registers regs(framesize);
     bool reachable = true;  // pc 1 is the entry
     for (int pc = 1; pc <= p.size(); ++pc) {
@@ -309,8 +437,8 @@ void ValueMap::resolve(std::size_t index) {
       }
       if (!reachable) continue;
       const auto& ins = p.at(pc);
-      if (keepsSnapshot(ins.op)) snapshots[pc] = regs;
-      noteEscapes(ins, regs, escaping);
+      if (keepsSnapshot(ins.op)) snapshots[pc] = regs;  // reuses an earlier round's vector
+      noteEscapes(p, ins, regs, escaping, uses);
       Flow flow = flowOf(ins, pc);
       auto propagate = [&](int t) {
         if (t < 1 || t > p.size()) return;
@@ -319,7 +447,7 @@ void ValueMap::resolve(std::size_t index) {
         else if (t <= pc) changed = true;
       };
       propagate(flow.skip);  // a test that skips the next JMP changes nothing
-      transfer(index, ins, regs);
+      transfer(index, ins, pc, regs);
       propagate(flow.jump);
       reachable = flow.fallsThrough;
     }
@@ -327,23 +455,59 @@ void ValueMap::resolve(std::size_t index) {
   }
   out.before = std::move(snapshots);
   out.escaping = std::move(escaping);
+  out.metatableTargets = std::move(uses.metatableTargets);
+  out.escapingTables = std::move(uses.escapingTables);
+  out.unresolvedSetmetatable = uses.unresolvedSetmetatable;
+  out.cdefs = std::move(uses.cdefs);
+  out.jitOff = std::move(uses.jitOff);
 }
 
-void ValueMap::noteEscapes(const Instruction& ins, const Registers& regs, std::vector<std::size_t>& out) const {
-  auto note = [&](int slot) {
-    if (slot < 0 || static_cast<std::size_t>(slot) >= regs.size()) return;
+void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const Registers& regs,
+                           std::vector<std::size_t>& out, TableUses& tables) const {
+  auto valueAt = [&](int slot) -> Value {
+    if (slot < 0 || static_cast<std::size_t>(slot) >= regs.size()) return {};
     const Value& v = regs[static_cast<std::size_t>(slot)];
-    if (v.kind == Value::Kind::LuaFunction) out.push_back(v.proto);
+    return v.reassignable ? Value{} : v;
+  };
+  auto note = [&](int slot) {
+    Value v = valueAt(slot);
+    if (v.kind == Kind::LuaFunction) out.push_back(v.proto);
+    if (v.kind == Kind::Table) tables.escapingTables.push_back({v.proto, v.pc});
   };
   int args = chunk_.fr2 ? 2 : 1;
   switch (ins.op) {
-    case Op::GSET: case Op::TSETS: case Op::TSETV: case Op::TSETB: case Op::RET1: note(ins.a); break;
+    case Op::GSET: case Op::TSETS: case Op::TSETV: case Op::TSETB: case Op::TSETR: case Op::RET1: note(ins.a); break;
     case Op::USETV: note(ins.d); break;
     case Op::RET:
       for (int s = ins.a; s < ins.a + ins.d - 1; ++s) note(s);
       break;
-    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT:
-      for (int s = ins.a + args; s < ins.a + args + fixedArgs(ins); ++s) note(s);  // callbacks
+    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: {
+      Value callee = valueAt(ins.a);
+      bool setsMetatable = callee.is(Kind::LibFunction) &&
+                           (callee.name == "setmetatable" || callee.name == "debug.setmetatable");
+      int first = ins.a + args, count = fixedArgs(ins);
+      if (setsMetatable && count >= 1) {
+        Value target = valueAt(first);
+        if (target.is(Kind::Table) && target.pc != 0) tables.metatableTargets.push_back({target.proto, target.pc});
+        else if (!target.known() || target.is(Kind::Table)) tables.unresolvedSetmetatable = true;
+      }
+      if (callee.is(Kind::LibFunction) && callee.name == "ffi.cdef" && count >= 1 && valueAt(first).isConstantString())
+        tables.cdefs.push_back(valueAt(first).name);
+      if (callee.is(Kind::LibFunction) && callee.name == "jit.off" && count >= 1 && valueAt(first).is(Kind::LuaFunction))
+        tables.jitOff.push_back(valueAt(first).proto);
+      bool libraryCall = callee.is(Kind::LibFunction) && keepsNoTable(callee.name);
+      for (int s = first; s < first + count; ++s) {
+        Value v = valueAt(s);
+        if (v.kind == Kind::LuaFunction) out.push_back(v.proto);  // callbacks
+        if (v.kind == Kind::Table && !libraryCall && !setsMetatable) tables.escapingTables.push_back({v.proto, v.pc});
+      }
+      break;
+    }
+    case Op::FNEW:  // a closure that may assign the local can pass the table anywhere
+      if (ins.d < proto.gc.size() && proto.gc[ins.d].kind == bytecode::GcConstant::Kind::Child) {
+        for (const auto& uv : chunk_.prototypes[proto.gc[ins.d].child].upvalues)
+          if (uv.parentLocal && !uv.immutable) note(uv.index);
+      }
       break;
     default: break;
   }

@@ -1,15 +1,20 @@
 // What each register holds at each instruction, as far as the bytecode shows:
-// library tables and functions (string, string.gsub), constant strings,
-// aliases through locals and immutable upvalues. Anything else is Unknown:
-// an unresolved value never yields a prediction.
+// library tables and functions (string, string.gsub), FFI namespaces, symbols
+// and ctypes (ffi.C, ffi.load(...), ffi.typeof("int[?]")), simple types of
+// locals (number, string, table, nil, boolean; constants where they are
+// literals), aliases through locals and immutable upvalues. Anything else is
+// Unknown: an unresolved value never yields a prediction.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <set>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
-#include <string>
+#include <utility>
 #include <vector>
 
 #include "ljcheck/bytecode.h"
@@ -17,16 +22,69 @@
 
 namespace ljcheck::flow {
 
-struct Value {
-  enum class Kind { Unknown, Global, LibTable, LibFunction, CFunction, String, Number, LuaFunction };
-  Kind kind = Kind::Unknown;
-  // Global or library name (string.gsub) or string constant; points into the
-  // chunk's constants or the ValueMap's name pool, so values copy cheaply.
-  std::string_view name;
-  std::size_t proto = SIZE_MAX;  // LuaFunction: the prototype it instantiates
+class CDeclarations;  // flow/c_declarations.h
 
-  bool known() const { return kind != Kind::Unknown; }
-  bool operator==(const Value& o) const { return kind == o.kind && name == o.name && proto == o.proto; }
+struct Value {
+  enum class Kind : std::uint8_t {
+    Unknown,
+    Global,       // a global that is not a library: name
+    LibTable,     // string, ffi, jit.util: name
+    LibFunction,  // a fast function: its ffname
+    CFunction,    // a plain C function (require): name
+    String,       // constant: name holds the text
+    Number,       // constant: number holds the value
+    Nil,
+    Boolean,
+    Table,        // from a constructor: proto and pc of its TNEW/TDUP (pc 0: several)
+    LuaFunction,  // proto: the prototype it instantiates
+    FfiLibrary,   // ffi.C ("C") or an ffi.load(...) result (its argument, or "?")
+    FfiSymbol,    // C.name or lib.name: name
+    CType,        // ffi.typeof/ffi.metatype of a constant declaration: name
+  };
+  Kind kind = Kind::Unknown;
+  bool constant = false;  // String: name holds the text; Number: an integer held in pc
+  // The slot belongs to a local that a closure may assign (a mutable
+  // upvalue): whatever this function last wrote may have changed.
+  bool reassignable = false;
+  // Table: the pc of its TNEW/TDUP (0: several); a constant Number: its value.
+  std::int32_t pc = 0;
+  std::size_t proto = SIZE_MAX;
+  // Names and string constants point into the chunk's constants or the
+  // ValueMap's name pool, so values copy cheaply (32 bytes in all).
+  std::string_view name;
+
+  bool known() const { return kind != Kind::Unknown && !reassignable; }
+  bool is(Kind k) const { return kind == k && !reassignable; }
+  bool isConstantString() const { return is(Kind::String) && constant; }
+  bool isConstantNumber() const { return is(Kind::Number) && constant; }
+  bool operator==(const Value& o) const {
+    // Cheap fields first: most slots compare Unknown with Unknown.
+    return kind == o.kind && constant == o.constant && reassignable == o.reassignable && pc == o.pc &&
+           proto == o.proto && name.size() == o.name.size() && (name.data() == o.name.data() || name == o.name);
+  }
+  // The integer value of a constant Number.
+  std::int32_t integer() const { return pc; }
+
+  static Value of(Kind k, std::string_view n = {}) {
+    Value v;
+    v.kind = k;
+    v.name = n;
+    return v;
+  }
+  static Value constantString(std::string_view text) {
+    Value v = of(Kind::String, text);
+    v.constant = true;
+    return v;
+  }
+  // Integral constants are kept (indices, bases, levels); others are just numbers.
+  static Value constantNumber(double n) {
+    Value v = of(Kind::Number);
+    if (n >= -2147483648.0 && n <= 2147483647.0 && static_cast<double>(static_cast<std::int32_t>(n)) == n) {
+      v.constant = true;
+      v.pc = static_cast<std::int32_t>(n);
+    }
+    return v;
+  }
 };
 
 // Values of every prototype of a chunk; prototypes are resolved parent first
@@ -34,6 +92,9 @@ struct Value {
 class ValueMap {
  public:
   ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile);
+  ~ValueMap();
+  ValueMap(const ValueMap&) = delete;
+  ValueMap& operator=(const ValueMap&) = delete;
   // The value in `slot` just before the instruction at `pc` runs. Kept for
   // calls, returns and closure creations; Unknown at other instructions.
   Value at(std::size_t proto, int pc, int slot) const;
@@ -46,16 +107,42 @@ class ValueMap {
   // global or an upvalue, returned, or passed as an argument).
   std::vector<bool> escapingFunctions() const;
 
+  // What the file shows about a table's metatable: None when no
+  // setmetatable in the file can reach it and it never leaves its function;
+  // Unseen when it leaves its function (code elsewhere might set one) but no
+  // setmetatable in this file can reach it; Maybe otherwise.
+  enum class Metatable { None, Unseen, Maybe };
+  Metatable metatableOf(const Value& table) const;
+
+  // Prototypes passed to jit.off somewhere in this chunk: calls to them
+  // abort with CJITOFF, and their own code is never traced.
+  bool jitDisabled(std::size_t proto) const { return jitOff_.count(proto) > 0; }
+
+  // The C declarations of every ffi.cdef call with a constant string in
+  // this chunk (parsed on first use).
+  const CDeclarations& cDeclarations() const;
+
  private:
   using Registers = std::vector<Value>;
-  struct ProtoValues {
+  using TableOrigin = std::pair<std::size_t, int>;  // proto, pc of the constructor
+  struct TableUses {
+    std::vector<TableOrigin> metatableTargets;  // passed to setmetatable
+    std::vector<TableOrigin> escapingTables;    // stored, returned or passed on
+    bool unresolvedSetmetatable = false;        // setmetatable of a table the analyzer cannot name
+    std::vector<std::string_view> cdefs;        // constant strings passed to ffi.cdef
+    std::vector<std::size_t> jitOff;            // prototypes passed to jit.off
+  };
+  struct ProtoValues : TableUses {
     std::map<int, Registers> before;  // at calls, returns and FNEW
     std::vector<Value> upvalues;
     Value returns;
     std::vector<std::size_t> escaping;  // prototypes whose closures escape from here
   };
-  void noteEscapes(const bytecode::Instruction& ins, const Registers& regs, std::vector<std::size_t>& out) const;
-  void transfer(std::size_t index, const bytecode::Instruction& ins, Registers& regs);
+  void noteEscapes(const bytecode::Prototype& proto, const bytecode::Instruction& ins, const Registers& regs,
+                   std::vector<std::size_t>& out, TableUses& tables) const;
+  void transfer(std::size_t index, const bytecode::Instruction& ins, int pc, Registers& regs);
+  Value callResult(const bytecode::Instruction& ins, const Registers& regs);
+  Value indexResult(const Value& base, const std::string& key);
   // A library table or function by dotted name, or Unknown (cached).
   Value library(std::string_view name);
   std::string_view intern(std::string text);
@@ -68,6 +155,13 @@ class ValueMap {
   std::vector<ProtoValues> protos_;
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string_view, Value> libraryCache_;
+  // Over the whole chunk: tables passed to setmetatable, tables that leave
+  // the function that made them, and whether some setmetatable call takes a
+  // table the analyzer cannot name.
+  std::set<TableOrigin> metatableTargets_, escapingTables_;
+  bool unresolvedSetmetatable_ = false;
+  std::set<std::size_t> jitOff_;
+  mutable std::unique_ptr<CDeclarations> cDeclarations_;
 };
 
 }  // namespace ljcheck::flow

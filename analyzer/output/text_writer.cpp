@@ -22,15 +22,6 @@ std::string_view colorOf(Severity s) {
   return "";
 }
 
-// LuaJIT's syntax messages start with "path:line: "; keep only the message.
-std::string_view stripLocation(std::string_view message, const std::string& path) {
-  if (message.substr(0, path.size()) != path) return message;
-  auto rest = message.substr(path.size());
-  if (rest.empty() || rest[0] != ':') return message;
-  auto space = rest.find(": ");
-  return space == std::string_view::npos ? message : rest.substr(space + 2);
-}
-
 }  // namespace
 
 void writeText(std::ostream& out, const LintReport& report, bool color) {
@@ -39,8 +30,7 @@ void writeText(std::ostream& out, const LintReport& report, bool color) {
     for (const auto& e : file.errors) {
       out << e.path << ':';
       if (e.line > 0) out << e.line << ':';
-      out << ' ' << (color ? "\x1b[1;31m" : "") << "error" << reset << ": "
-          << stripLocation(e.message, e.path) << '\n';
+      out << ' ' << (color ? "\x1b[1;31m" : "") << "error" << reset << ": " << e.message << '\n';
     }
     for (const auto& p : file.predictions) {
       out << p.path << ':' << p.line << ':';

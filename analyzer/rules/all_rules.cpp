@@ -1,5 +1,6 @@
 // The one list of rule families. Adding a rule family adds a line here, a
 // file beside this one, fixtures and a page under docs/reasons/.
+#include "rules/prediction_sink.h"
 #include "rules/rule.h"
 
 namespace ljcheck::rules {
@@ -8,6 +9,8 @@ std::unique_ptr<Rule> makeClosureRule();
 std::unique_ptr<Rule> makeVarargRule();
 std::unique_ptr<Rule> makeCallSplitRule();
 std::unique_ptr<Rule> makeRecordedVariantRule();
+std::unique_ptr<Rule> makeFfiCallRule();
+std::unique_ptr<Rule> makeJitOffRule();
 
 const std::vector<std::unique_ptr<Rule>>& allRules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
@@ -16,6 +19,8 @@ const std::vector<std::unique_ptr<Rule>>& allRules() {
     v.push_back(makeVarargRule());
     v.push_back(makeCallSplitRule());
     v.push_back(makeRecordedVariantRule());
+    v.push_back(makeFfiCallRule());
+    v.push_back(makeJitOffRule());
     return v;
   }();
   return rules;
@@ -30,25 +35,27 @@ flow::Value calleeAt(const FunctionView& fn, int pc) {
   return fn.values.at(fn.index, pc, flow::calleeSlot(fn.proto.at(pc)));
 }
 
-}  // namespace ljcheck::rules
-
-namespace ljcheck::rules {
-
-bool maskedByEarlierAbort(const FunctionView& fn, int pc) {
+int loopLine(const FunctionView& fn, int pc) {
   const flow::Loop* loop = fn.loops.innermost(pc);
-  flow::Loop body{flow::Loop::Kind::While, 1, fn.proto.size()};
-  const flow::Loop& scope = loop ? *loop : body;
-  for (int p = scope.first; p < pc; ++p) {
-    if (fn.proto.at(p).op != bytecode::Op::FNEW) continue;
-    if (fn.loops.innermost(p) != loop) continue;
-    if (!flow::runsOnEveryIteration(fn.proto, scope, p)) continue;
-    // A function called after the FNEW can get its own trace, which returns
-    // into this body behind the FNEW and records on from there.
-    bool callBetween = false;
-    for (int q = p + 1; q < pc && !callBetween; ++q) callBetween = flow::isCallInstruction(fn.proto.at(q).op);
-    if (!callBetween) return true;
+  if (!loop) return 0;
+  // A numeric or generic for: its FORI/ITERC sits before the body; the
+  // first body instruction has the `for` line for while loops too.
+  int at = loop->first > 1 ? loop->first - 1 : loop->first;
+  return fn.proto.at(loop->kind == flow::Loop::Kind::While ? loop->first : at).line;
+}
+
+std::string whyHot(const FunctionView& fn, int pc) {
+  if (fn.calls.inLoop(fn.index, pc)) return "it runs in the loop at line " + std::to_string(loopLine(fn, pc));
+  std::string name = functionName(fn.chunk, fn.index);
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    if (!fn.calls.runsHot(site.proto, site.pc)) continue;
+    int line = fn.chunk.prototypes[site.proto].at(site.pc).line;
+    if (fn.calls.inLoop(site.proto, site.pc)) return name + " is called from a loop at line " + std::to_string(line);
+    return name + " is called at line " + std::to_string(line) + " from " + functionName(fn.chunk, site.proto) +
+           ", which runs hot";
   }
-  return false;
+  return name + " escapes, so code elsewhere may call it hot";
 }
 
 }  // namespace ljcheck::rules
+

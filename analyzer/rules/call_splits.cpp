@@ -6,6 +6,7 @@
 // jit.flush): then the trace just ends there (RETURN). A tail call leaves no
 // frame behind, so its split is reported where the tail-calling function is
 // called.
+#include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
 
@@ -17,10 +18,15 @@ using flow::Value;
 
 // The fast-function name (or "C") of an unrecorded callee; empty otherwise.
 std::string unrecordedName(const FunctionView& fn, const Value& v) {
-  if (v.kind == Value::Kind::CFunction) return "C";
-  if (v.kind != Value::Kind::LibFunction) return {};
+  if (v.is(Value::Kind::CFunction)) return "C";
+  if (!v.is(Value::Kind::LibFunction)) return {};
   const FastFunctionDef* ff = fn.profile.fastFunction(v.name);
   return ff && !ff->recorded() ? ff->name : std::string();
+}
+
+std::string unrecordedWhy(const std::string& subject) {
+  return subject == "C" ? "a plain C function the recorder cannot compile"
+                        : "a fast function without a recorder in this profile";
 }
 
 class CallSplitRule final : public Rule {
@@ -41,15 +47,21 @@ class CallSplitRule final : public Rule {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;
           const auto& caller = fn.chunk.prototypes[site.proto];
           bool ends = neverStitches || nextFeedsVariableCount(caller, site.pc);
-          sink.report(fn, splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends,
-                                       whyEnds(neverStitches, false)));
+          Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends,
+                                   whyEnds(neverStitches, false));
+          f.reasoning = functionName(fn.chunk, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
+                        unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call";
+          sink.report(fn, std::move(f));
         }
         continue;
       }
       if (!runsHot(fn, pc)) continue;
       bool ends = neverStitches || callee.protectedCall || nextFeedsVariableCount(fn.proto, pc);
-      sink.report(fn, splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends,
-                                   whyEnds(neverStitches, callee.protectedCall)));
+      Finding f = splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends,
+                               whyEnds(neverStitches, callee.protectedCall));
+      f.reasoning = "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
+                    "; " + whyHot(fn, pc);
+      sink.report(fn, std::move(f));
     }
   }
 

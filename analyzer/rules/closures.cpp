@@ -24,6 +24,9 @@ class ClosureRule final : public Rule {
       Finding f;
       f.pc = pc;
       f.reasonId = "NYIBC:" + bc;
+      f.aborts = true;
+      f.reasoning = whyHot(fn, pc) + ", and the recorder refuses " + bc + " in every LuaJIT 2.1 build" +
+                    (op == Op::UCLO ? " (a local of this block is captured by a closure)" : "");
       if (op == Op::FNEW) {
         f.construct = "closure";
         f.message = ctx == Context::Loop

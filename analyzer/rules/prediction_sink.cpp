@@ -1,6 +1,29 @@
 // Findings to Predictions (see prediction_sink.h).
 #include "rules/prediction_sink.h"
 
+#include <map>
+
+#include "rules/masking.h"
+
+namespace ljcheck {
+
+std::string_view toString(Confidence c) {
+  switch (c) {
+    case Confidence::Certain: return "certain";
+    case Confidence::Likely: return "likely";
+    case Confidence::Possible: return "possible";
+  }
+  return "likely";
+}
+
+std::optional<Confidence> parseConfidence(std::string_view text) {
+  for (Confidence c : {Confidence::Certain, Confidence::Likely, Confidence::Possible})
+    if (text == toString(c)) return c;
+  return std::nullopt;
+}
+
+}  // namespace ljcheck
+
 namespace ljcheck::rules {
 
 using bytecode::Op;
@@ -48,31 +71,87 @@ std::string functionName(const bytecode::Chunk& chunk, std::size_t index) {
   return anonymous;
 }
 
+namespace {
+Confidence lowered(Confidence c) {
+  return c == Confidence::Certain ? Confidence::Likely : Confidence::Possible;
+}
+}  // namespace
+
 void CollectingSink::report(const FunctionView& fn, Finding finding) {
-  if (finding.proto == SIZE_MAX && maskedByEarlierAbort(fn, finding.pc)) return;
+  chunk_ = &fn.chunk;
   Prediction p;
   ReasonId id = ReasonId::parse(finding.reasonId);
   const Reason* reason = fn.catalog.find(id.code);
   std::size_t proto = finding.proto == SIZE_MAX ? fn.index : finding.proto;
-  Context ctx = contextOf(fn.calls, fn.chunk, proto, finding.pc);
+  const auto& code = fn.chunk.prototypes[proto];
   p.reasonId = finding.reasonId;
   p.reasonClass = reason ? reason->reasonClass : ReasonClass::Risk;
   p.severity = reason ? reason->severity : Severity::Warn;
   // A blocker that runs hot for sure blacklists the loop (or function) its
   // trace starts in; in a function that is only possibly hot (it escapes,
-  // its callers are elsewhere) any finding is a note.
-  flow::Heat heat = fn.calls.heatAt(proto, finding.pc);
+  // its callers are elsewhere) any finding is a note, and less sure.
+  flow::Heat heat = finding.pc > 0 ? fn.calls.heatAt(proto, finding.pc) : fn.calls.heat(proto);
+  if (finding.tracePc > 0) heat = fn.calls.heatAt(fn.index, finding.tracePc);
   if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker) p.severity = Severity::Blacklist;
-  if (heat == flow::Heat::Possible) p.severity = Severity::Info;
+  if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
+  p.confidence = heat == flow::Heat::Possible ? lowered(finding.confidence) : finding.confidence;
   p.path = path_;
-  p.line = fn.chunk.prototypes[proto].at(finding.pc).line;
-  p.context = ctx;
+  p.line = finding.pc > 0 ? code.at(finding.pc).line : code.firstline;
+  p.context = finding.pc > 0 ? contextOf(fn.calls, fn.chunk, proto, finding.pc) : Context::Function;
   p.construct = std::move(finding.construct);
   p.callee = std::move(finding.callee);
   p.function = functionName(fn.chunk, proto);
   p.message = std::move(finding.message);
+  p.reasoning = std::move(finding.reasoning);
   p.advice = reason ? reason->advice : std::string();
-  predictions_.push_back(std::move(p));
+  // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
+  if (fn.values.jitDisabled(proto) && p.reasonId != "CJITOFF")
+    p.maskedBy = path_ + ":" + std::to_string(code.firstline) + " CJITOFF";
+  Pending entry;
+  entry.prediction = std::move(p);
+  entry.proto = finding.tracePc > 0 ? fn.index : proto;
+  entry.tracePc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
+  entry.certainAbort = finding.aborts && finding.confidence == Confidence::Certain;
+  pending_.push_back(std::move(entry));
+}
+
+void CollectingSink::markMasked() {
+  if (!chunk_) return;
+  std::map<std::size_t, flow::LoopMap> loops;
+  for (auto& site : pending_) {
+    const auto& proto = chunk_->prototypes[site.proto];
+    auto it = loops.find(site.proto);
+    if (it == loops.end()) it = loops.emplace(site.proto, flow::LoopMap(proto)).first;
+    const Pending* first = nullptr;
+    for (const auto& m : pending_) {
+      if (!m.certainAbort || m.proto != site.proto || &m == &site) continue;
+      if (!masks(proto, it->second, m.tracePc, site.tracePc)) continue;
+      if (!first || m.tracePc < first->tracePc) first = &m;
+    }
+    if (first && site.prediction.maskedBy.empty())
+      site.prediction.maskedBy = first->prediction.location() + " " + first->prediction.reasonId;
+  }
+}
+
+std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
+  markMasked();
+  // One prediction per (line, reasonId): an unmasked one over a masked one,
+  // then the surest.
+  auto better = [](const Prediction& a, const Prediction& b) {
+    if (a.maskedBy.empty() != b.maskedBy.empty()) return a.maskedBy.empty();
+    return a.confidence > b.confidence;
+  };
+  std::map<std::pair<int, std::string>, std::size_t> index;
+  std::vector<Prediction> out;
+  for (auto& site : pending_) {
+    Prediction& p = site.prediction;
+    if (p.confidence < minConfidence) continue;
+    auto [it, inserted] = index.emplace(std::make_pair(p.line, p.reasonId), out.size());
+    if (inserted) out.push_back(std::move(p));
+    else if (better(p, out[it->second])) out[it->second] = std::move(p);
+  }
+  pending_.clear();
+  return out;
 }
 
 }  // namespace ljcheck::rules

@@ -1,6 +1,8 @@
 // Turns rule findings into Predictions: class and severity from the catalog,
-// raised by context (a blocker in a loop body predicts blacklisting), line
-// from the bytecode, enclosing function name from the parent's bytecode.
+// raised by context (a blocker in a loop body predicts blacklisting),
+// confidence lowered where the code is only possibly hot, line from the
+// bytecode, enclosing function name from the parent's bytecode. Sites that
+// an earlier certain abort hides on every path are kept, marked maskedBy.
 #pragma once
 
 #include "rules/rule.h"
@@ -11,11 +13,22 @@ class CollectingSink final : public PredictionSink {
  public:
   explicit CollectingSink(std::string path) : path_(std::move(path)) {}
   void report(const FunctionView& fn, Finding finding) override;
-  std::vector<Prediction> take() { return std::move(predictions_); }
+  // The predictions at or above `minConfidence`, one per (line, reasonId),
+  // masked ones with maskedBy set.
+  std::vector<Prediction> take(Confidence minConfidence);
 
  private:
+  struct Pending {
+    Prediction prediction;
+    std::size_t proto = 0;  // where the trace stops
+    int tracePc = 0;
+    bool certainAbort = false;
+  };
+  void markMasked();
+
   std::string path_;
-  std::vector<Prediction> predictions_;
+  const bytecode::Chunk* chunk_ = nullptr;
+  std::vector<Pending> pending_;
 };
 
 // "name" for a named function, "<main>" for the chunk, "<anonymous:LINE>".

@@ -1,8 +1,16 @@
 // Calls to fast functions that have a recorder, in a form the recorder
 // refuses: it hands them to recff_nyi like an unrecorded function, so the
 // trace splits (STITCH/RETURN with the same identity). From lj_ffrecord.c:
-// table.insert with a position, select with a non-constant index,
-// string.find with a pattern that has special characters (and no plain flag).
+// table.insert with a position; select, tonumber and getfenv whose index,
+// base or level is not the constant the recorder needs (select k, base 10,
+// level 0) in the trace; string.find with a pattern that has special
+// characters (and no plain flag); string.format whose %s/%q gets a known
+// non-string, or with %p or an invalid specifier; tostring of a known table
+// (without __tostring) or function.
+#include <optional>
+
+#include "flow/instruction_effects.h"
+#include "rules/format_spec.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
 
@@ -11,28 +19,180 @@ namespace {
 
 using bytecode::Op;
 using flow::Value;
+using Kind = flow::Value::Kind;
+
+// Why the recorder refuses a call form, and how sure that is; an empty
+// `why` when it records the call.
+struct Refusal {
+  std::string why;
+  Confidence confidence = Confidence::Certain;
+  std::string reasoning;
+};
 
 bool hasPatternSpecials(const std::string& pattern) {
   return pattern.find_first_of("^$*+?.([%-") != std::string::npos;
 }
 
+std::string describe(const Value& v) {
+  switch (v.kind) {
+    case Kind::Number: return v.constant ? "a number constant" : "a number";
+    case Kind::String: return v.constant ? "the constant \"" + std::string(v.name) + "\"" : "a string";
+    case Kind::Table: return "a table";
+    case Kind::Nil: return "nil";
+    case Kind::Boolean: return "a boolean";
+    case Kind::LuaFunction: case Kind::LibFunction: case Kind::CFunction: return "a function";
+    default: return "a value";
+  }
+}
+
+// Whether the value in `slot` is a constant in the trace that records the
+// call at pc: a literal loaded in the same loop body (or function body),
+// or an immutable upvalue holding one, is folded to a constant; a value
+// from before the loop is loaded from the stack. A parameter is as
+// constant as what the hot callers pass.
+enum class TraceConstant { Yes, No, Unknown };
+
+TraceConstant traceConstant(const FunctionView& fn, std::size_t proto, int pc, int slot, int depth) {
+  const auto& code = fn.chunk.prototypes[proto];
+  flow::LoopMap loops(code);
+  const flow::Loop* loop = loops.innermost(pc);
+  int floor = loop ? loop->first : 1;
+  for (int q = pc - 1; q >= floor; --q) {
+    const auto& ins = code.at(q);
+    flow::Writes w = flow::writesOf(ins, 256);
+    if (slot < w.first || slot > w.last) continue;
+    switch (ins.op) {
+      case Op::KSHORT: case Op::KNUM: case Op::KSTR: case Op::KPRI: case Op::KNIL:
+        return TraceConstant::Yes;
+      case Op::MOV:
+        slot = ins.d;
+        continue;
+      case Op::UGET: {
+        Value v = fn.values.upvalue(proto, ins.d);
+        return v.isConstantNumber() || v.isConstantString() ? TraceConstant::Yes : TraceConstant::No;
+      }
+      default:
+        return TraceConstant::No;
+    }
+  }
+  if (loop || slot >= code.numparams) return TraceConstant::No;
+  if (depth > 1) return TraceConstant::Unknown;
+  // A parameter: what the hot callers pass in that position.
+  std::optional<TraceConstant> all;
+  for (const auto& site : fn.calls.callers(proto)) {
+    if (!fn.calls.runsHot(site.proto, site.pc)) continue;
+    const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
+    if (slot >= flow::fixedArgs(call)) return TraceConstant::Unknown;
+    int argSlot = call.a + (fn.chunk.fr2 ? 2 : 1) + slot;
+    TraceConstant t = traceConstant(fn, site.proto, site.pc, argSlot, depth + 1);
+    if (all && *all != t) return TraceConstant::Unknown;
+    all = t;
+  }
+  return all.value_or(TraceConstant::Unknown);
+}
+
+// A refusal when the argument is not the trace constant `wanted` names.
+Refusal unlessTraceConstant(const FunctionView& fn, int pc, int k, const std::string& why,
+                            const std::string& wanted) {
+  int slot = argumentSlot(fn, pc, k);
+  TraceConstant t = traceConstant(fn, fn.index, pc, slot, 0);
+  if (t == TraceConstant::Yes) return {};
+  if (t == TraceConstant::No)
+    return {why, Confidence::Certain, "the argument is not a literal in the trace, and the recorder needs " + wanted};
+  return {why, Confidence::Likely,
+          "the argument comes from the callers, which the analyzer cannot all see, and the recorder needs " + wanted};
+}
+
+Refusal formatRefusal(const FunctionView& fn, int pc, int args) {
+  Value format = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
+  if (!format.isConstantString()) return {};
+  int k = 1;
+  for (const FormatSpec& spec : parseFormat(format.name)) {
+    std::string text(spec.text);
+    if (spec.type == FormatSpec::Type::Error)
+      return {"string.format with the invalid specifier '" + text + "'", Confidence::Certain,
+              "the format \"" + std::string(format.name) + "\" has a specifier the recorder cannot parse"};
+    if (spec.type == FormatSpec::Type::Ptr)
+      return {"string.format with %p", Confidence::Certain,
+              "the format \"" + std::string(format.name) + "\" uses %p, which the recorder does not compile"};
+    if (spec.type == FormatSpec::Type::Str && k < args) {
+      Value arg = fn.values.at(fn.index, pc, argumentSlot(fn, pc, k));
+      if (arg.known() && !arg.is(Kind::String) && arg.kind != Kind::Global && arg.kind != Kind::FfiSymbol)
+        return {"string.format with '" + text + "' of a non-string", Confidence::Certain,
+                "argument " + std::to_string(k + 1) + " is " + describe(arg) + ", and the recorder compiles '" +
+                    text + "' only for strings"};
+    }
+    ++k;
+  }
+  return {};
+}
+
+Refusal tostringRefusal(const FunctionView& fn, int pc) {
+  Value v = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
+  if (v.is(Kind::LuaFunction) || v.is(Kind::LibFunction) || v.is(Kind::CFunction))
+    return {"tostring of a function", Confidence::Certain,
+            "the argument is a function, which the recorder cannot turn into a string"};
+  if (!v.is(Kind::Table)) return {};
+  switch (fn.values.metatableOf(v)) {
+    case flow::ValueMap::Metatable::None:
+      return {"tostring of a table without __tostring", Confidence::Certain,
+              "the argument is a table from the constructor at line " +
+                  std::to_string(fn.chunk.prototypes[v.proto].at(v.pc).line) +
+                  " that never gets a metatable, and the recorder compiles tostring of a table only through "
+                  "__tostring"};
+    case flow::ValueMap::Metatable::Unseen:
+      return {"tostring of a table without __tostring", Confidence::Likely,
+              "the argument is a table from the constructor at line " +
+                  std::to_string(fn.chunk.prototypes[v.proto].at(v.pc).line) +
+                  " and no setmetatable in this file reaches it, and the recorder compiles tostring of a table "
+                  "only through __tostring"};
+    default:
+      return {};
+  }
+}
+
 // Why the recorder refuses this call form; empty when it records it.
-std::string refusedVariant(const FunctionView& fn, int pc, const std::string& name) {
+Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) {
   const auto& call = fn.proto.at(pc);
   int args = fixedArguments(call);
   bool variableArgs = call.op == Op::CALLM || call.op == Op::CALLMT;
-  if (name == "table.insert" && args == 3 && !variableArgs) return "table.insert with a position";
+  if (name == "table.insert" && args == 3 && !variableArgs)
+    return {"table.insert with a position", Confidence::Certain,
+            "three arguments insert in the middle, which the recorder does not compile (only appends)"};
   if (name == "select" && args >= 1) {
     Value k = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
-    // Only a constant index (or '#') is recorded; a variable one is not.
-    if (k.kind == Value::Kind::String || k.kind == Value::Kind::Number) return {};
-    return "select with a non-constant index";
+    if (k.isConstantString()) return {};
+    return unlessTraceConstant(fn, pc, 0, "select with a non-constant index", "a constant index");
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
     Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
-    if (pattern.kind != Value::Kind::String || !hasPatternSpecials(std::string(pattern.name))) return {};
+    if (!pattern.isConstantString() || !hasPatternSpecials(std::string(pattern.name))) return {};
     if (args >= 4) return {};  // a plain flag: recorded when true
-    return "string.find with a pattern (not a plain search)";
+    return {"string.find with a pattern (not a plain search)", Confidence::Certain,
+            "the pattern \"" + std::string(pattern.name) +
+                "\" has special characters, and the recorder compiles only plain searches"};
+  }
+  if (name == "string.format" && args >= 1 && !variableArgs) return formatRefusal(fn, pc, args);
+  if (name == "tostring" && args == 1 && !variableArgs) return tostringRefusal(fn, pc);
+  if (name == "tonumber" && args >= 2 && !variableArgs) {
+    Value base = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
+    if (base.is(Kind::Nil)) return {};
+    if (base.isConstantNumber() && base.integer() != 10)
+      return {"tonumber with a base other than 10", Confidence::Certain,
+              "the base is " + std::to_string(base.integer()) +
+                  ", and the recorder compiles only base 10"};
+    return unlessTraceConstant(fn, pc, 1, "tonumber with a base that is not the constant 10", "the constant 10");
+  }
+  if (name == "getfenv" && !variableArgs) {
+    if (args == 0)
+      return {"getfenv without a level", Confidence::Certain, "the recorder compiles only getfenv(0)"};
+    Value level = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
+    if (level.isConstantNumber() && level.integer() != 0)
+      return {"getfenv with a non-zero level", Confidence::Certain, "the recorder compiles only getfenv(0)"};
+    if (level.is(Kind::LuaFunction))
+      return {"getfenv of a function", Confidence::Certain, "the recorder compiles only getfenv(0)"};
+    if (!level.is(Kind::Number)) return {};
+    return unlessTraceConstant(fn, pc, 0, "getfenv with a level that is not the constant 0", "the constant 0");
   }
   return {};
 }
@@ -47,15 +207,16 @@ class RecordedVariantRule final : public Rule {
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
       if (!runsHot(fn, pc)) continue;
       Callee callee = resolveCallee(fn, pc);
-      if (callee.value.kind != Value::Kind::LibFunction || callee.protectedCall) continue;
+      if (!callee.value.is(Kind::LibFunction) || callee.protectedCall) continue;
       const FastFunctionDef* ff = fn.profile.fastFunction(callee.value.name);
       if (!ff || !ff->recorded()) continue;  // unrecorded ones are call-splits' business
-      std::string variant = refusedVariant(fn, pc, ff->name);
-      if (variant.empty()) continue;
+      Refusal refusal = refusedVariant(fn, pc, ff->name);
+      if (refusal.why.empty()) continue;
       bool ends = nextFeedsVariableCount(fn.proto, pc);
       Finding f = splitFinding(pc, SIZE_MAX, ff->name, ff->name, ends, whyEnds(false, false));
-      f.message = variant + " is not compiled: " +
-                  (ends ? "the trace ends here" : "the trace is stitched around it");
+      f.message = refusal.why + " is not compiled: " + (ends ? "the trace ends here" : "the trace is stitched around it");
+      f.confidence = refusal.confidence;
+      f.reasoning = refusal.reasoning + "; " + whyHot(fn, pc);
       sink.report(fn, std::move(f));
     }
   }

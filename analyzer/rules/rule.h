@@ -33,12 +33,24 @@ struct FunctionView {
 // What a rule says about one instruction; the sink turns it into a Prediction
 // with class and severity from the catalog and the context.
 struct Finding {
-  int pc = 0;
+  int pc = 0;                    // 0: the function header, reported at its first line
   std::size_t proto = SIZE_MAX;  // where pc is; SIZE_MAX: the function being checked
   std::string reasonId;
   std::string construct;
   std::string callee;
   std::string message;
+  // How sure the rule is about the construct itself; the sink lowers it one
+  // step when the code is only possibly hot.
+  Confidence confidence = Confidence::Certain;
+  std::string reasoning;  // one sentence: what was resolved and why it matters
+  // The trace always aborts here (NYIBC, FFI refusals, CJITOFF): a certain
+  // one hides whatever comes after it in the same loop body.
+  bool aborts = false;
+  // Where the trace of the checked function stops, when that differs from
+  // pc (CJITOFF is reported at the callee's header, the trace stops at the call).
+  int tracePc = -1;
+  // A structural prediction (inner loops, recursion, frames): severity info.
+  bool structural = false;
 };
 
 class PredictionSink {
@@ -62,12 +74,13 @@ Context contextOf(const flow::CallGraph& calls, const bytecode::Chunk& chunk, st
 // Code that never runs hot (the main chunk outside loops, functions not
 // known to be called from a loop) is never traced: rules say nothing there.
 inline bool runsHot(const FunctionView& fn, int pc) { return fn.calls.runsHot(fn.index, pc); }
-// The recorder stops at the first abort on a path: an FNEW earlier in the
-// same loop body (or function body) that runs every time hides whatever
-// comes after it, unless a call in between can start a trace that returns
-// past the FNEW.
-bool maskedByEarlierAbort(const FunctionView& fn, int pc);
 // The callee a CALL-like instruction at pc invokes, as far as values tell.
 flow::Value calleeAt(const FunctionView& fn, int pc);
+// Why the instruction at pc runs in a trace, as a clause for reasoning:
+// "it runs in the loop at line 4", "make_adder is called from the loop at
+// line 8", "handler escapes, so code elsewhere may call it hot".
+std::string whyHot(const FunctionView& fn, int pc);
+// The first line of the innermost loop holding pc (0 outside loops).
+int loopLine(const FunctionView& fn, int pc);
 
 }  // namespace ljcheck::rules

@@ -18,7 +18,7 @@ int fixedArguments(const bytecode::Instruction& call) {
 Callee resolveCallee(const FunctionView& fn, int pc) {
   const auto& ins = fn.proto.at(pc);
   Callee c{calleeAt(fn, pc), false};
-  if (c.value.kind == flow::Value::Kind::LibFunction && (c.value.name == "pcall" || c.value.name == "xpcall") &&
+  if (c.value.is(flow::Value::Kind::LibFunction) && (c.value.name == "pcall" || c.value.name == "xpcall") &&
       ins.op != Op::ITERC) {
     c.value = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
     c.protectedCall = true;

@@ -1,7 +1,8 @@
 // The Lua binding of the runtime collector, and nothing else: the module
 // table (ljcheck.trace), the TraceSession userdata (pause, resume, stop) and
-// the TraceReport table (fields, tostring = CSV, report:json()). C++ errors
-// become Lua errors here, raised only after every C++ object is gone.
+// the TraceReport table (fields, `visited` with coverage, tostring = CSV,
+// report:json()). C++ errors become Lua errors here, raised only after every
+// C++ object is gone.
 #include "ljcheck/lua_module.h"
 
 #include <new>
@@ -50,10 +51,10 @@ TraceOptions readOptions(lua_State* L, int idx) {
   if (!lua_istable(L, idx)) throw std::runtime_error("ljcheck.trace: options must be a table");
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
     std::string key(lua::stringAt(L, -2));
-    if (key == "includeBenign") {
+    if (key == "includeBenign" || key == "coverage") {
       if (!lua_isboolean(L, -1))
-        throw std::runtime_error("ljcheck.trace: option 'includeBenign' must be a boolean");
-      options.includeBenign = lua_toboolean(L, -1) != 0;
+        throw std::runtime_error("ljcheck.trace: option '" + key + "' must be a boolean");
+      (key == "coverage" ? options.coverage : options.includeBenign) = lua_toboolean(L, -1) != 0;
     } else if (key == "root") {
       if (lua_type(L, -1) != LUA_TSTRING)
         throw std::runtime_error("ljcheck.trace: option 'root' must be a string");
@@ -167,6 +168,14 @@ void pushReport(lua_State* L, TraceReport report) {
   lua_setfield(L, -2, "traceProfile");
   setString(L, "reasonCatalogId", data->reasonCatalogId);
   setNumber(L, "reasonCatalogVersion", data->reasonCatalogVersion);
+  if (data->coverage) {
+    lua_createtable(L, static_cast<int>(data->visited.size()), 0);
+    for (std::size_t i = 0; i < data->visited.size(); ++i) {
+      lua_pushlstring(L, data->visited[i].data(), data->visited[i].size());
+      lua_rawseti(L, -2, static_cast<int>(i + 1));
+    }
+    lua_setfield(L, -2, "visited");
+  }
 
   lua_createtable(L, 0, 2);  // the report's metatable
   lua_pushvalue(L, dataIndex);

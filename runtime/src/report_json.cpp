@@ -35,6 +35,7 @@ std::string toJson(const TraceReport& report) {
               {"totalAborts", report.totalAborts},
               {"blacklisted", report.blacklisted},
               {"sites", std::move(sites)}};
+  if (report.coverage) doc["visited"] = report.visited;
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

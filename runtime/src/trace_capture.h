@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "trace_event.h"
@@ -20,6 +23,18 @@ struct StartRecord {
   bool live = false;
 };
 
+// The lines the recorder visited (coverage): every (chunk, line) it recorded a
+// bytecode of, with a cache of the (function, pc) pairs already resolved.
+struct VisitedLines {
+  struct PcHash {
+    std::size_t operator()(const std::pair<const void*, int>& k) const {
+      return std::hash<const void*>()(k.first) * 31u + static_cast<std::size_t>(k.second);
+    }
+  };
+  std::unordered_set<std::pair<const void*, int>, PcHash> seenPcs;  // functions anchored
+  std::set<std::pair<StringId, int>> lines;                          // (source, line)
+};
+
 class TraceCapture {
  public:
   // demotedOpcodes[op]: the VM's IFORL/IITERL/ILOOP/IFUNCF/IFUNCV, by its numbering.
@@ -29,6 +44,7 @@ class TraceCapture {
   std::vector<StartRecord> starts;  // by trace number; grows only past the capacity
   std::vector<TraceEvent> events;
   StringPool strings;
+  VisitedLines visited;  // filled only when the record handler is attached
 
   bool isDemotedOpcode(int op) const {
     return op >= 0 && static_cast<std::size_t>(op) < demotedOpcodes_.size() &&
@@ -45,5 +61,8 @@ class TraceCapture {
 // preallocated table of start functions and jit.util's funcinfo, funcbc and
 // traceinfo (the jit.util table must be at utilIndex). jit.attach it as is.
 void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex);
+// Pushes the C handler for jit.attach(handler, "record") that fills
+// capture->visited (record_handler.cpp); same utilIndex convention.
+void pushRecordHandler(lua_State* L, TraceCapture* capture, int utilIndex);
 
 }  // namespace ljcheck

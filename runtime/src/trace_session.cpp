@@ -1,8 +1,9 @@
-// Trace session lifecycle: attach the C handler with jit.attach, pause and
-// resume counting, detach with the same function object, and turn the
-// captured events into a TraceReport.
+// Trace session lifecycle: attach the C handler with jit.attach (and, for
+// coverage, the "record" handler), pause and resume counting, detach with the
+// same function objects, and turn the captured events into a TraceReport.
 #include "ljcheck/trace_session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <string_view>
 
@@ -42,6 +43,40 @@ void callJitAttach(lua_State* L, int fnIndex, const char* event) {
   if (!error.empty()) throw TraceSessionError("jit.attach: " + error);
 }
 
+// Attaches the function on top of the stack to event and pops it; ref keeps
+// it for detachHandler (set before attaching, so a failed attach is released too).
+void attachHandler(lua_State* L, const char* event, int& ref) {
+  lua_pushvalue(L, -1);
+  ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  callJitAttach(L, lua_gettop(L), event);
+  lua_pop(L, 1);
+}
+
+// Detaches the handler held by ref (jit.attach without an event) and drops ref.
+void detachHandler(lua_State* L, int& ref) {
+  if (ref == LUA_NOREF) return;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+  luaL_unref(L, LUA_REGISTRYINDEX, ref);
+  ref = LUA_NOREF;
+  callJitAttach(L, lua_gettop(L), nullptr);
+  lua_pop(L, 1);
+}
+
+// The visited lines as "path:line", ordered by path, then line.
+std::vector<std::string> visitedLocations(const VisitedLines& visited, const StringPool& strings,
+                                          const LocationResolver& locations) {
+  std::vector<std::pair<std::string, int>> lines;
+  lines.reserve(visited.lines.size());
+  for (const auto& [source, line] : visited.lines)
+    lines.emplace_back(locations.displayPath(strings.text(source)), line);
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  std::vector<std::string> out;
+  out.reserve(lines.size());
+  for (const auto& [path, line] : lines) out.push_back(path + ":" + std::to_string(line));
+  return out;
+}
+
 }  // namespace
 
 TraceSession::TraceSession(TraceOptions options, LiveProfile profile)
@@ -62,14 +97,23 @@ std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions opt
     session->capture_ = std::make_unique<TraceCapture>(demotedOpcodes(session->profile_), capacity);
     lua::pushRequired(L, "jit.util");
     pushTraceHandler(L, session->capture_.get(), -1);
-    lua_pushvalue(L, -1);
-    session->handlerRef_ = luaL_ref(L, LUA_REGISTRYINDEX);
-    callJitAttach(L, lua_gettop(L), "trace");
+    attachHandler(L, "trace", session->handlerRef_);
+    if (session->options_.coverage) {
+      pushRecordHandler(L, session->capture_.get(), -1);
+      attachHandler(L, "record", session->recordHandlerRef_);
+    }
   } catch (const std::exception& e) {
     lua_settop(L, top);
     if (session) {
-      luaL_unref(L, LUA_REGISTRYINDEX, session->handlerRef_);
-      session->stopped_ = true;  // never attached: the capture can go
+      try {  // the trace handler may be attached already
+        detachHandler(L, session->handlerRef_);
+        detachHandler(L, session->recordHandlerRef_);
+        session->stopped_ = true;  // nothing attached any more: the capture can go
+      } catch (const std::exception&) {  // still attached: keep the capture alive, muted
+        if (session->capture_) session->capture_.release()->paused = true;
+        session->stopped_ = true;
+      }
+      lua_settop(L, top);
     }
     gTraceSessionActive = false;
     if (dynamic_cast<const TraceSessionError*>(&e)) throw;
@@ -104,11 +148,9 @@ void TraceSession::detach(lua_State* L) {
   stopped_ = true;
   gTraceSessionActive = false;
   int top = lua_gettop(L);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, handlerRef_);
-  luaL_unref(L, LUA_REGISTRYINDEX, handlerRef_);
-  handlerRef_ = LUA_NOREF;
   try {
-    callJitAttach(L, lua_gettop(L), nullptr);
+    detachHandler(L, handlerRef_);
+    detachHandler(L, recordHandlerRef_);
   } catch (const std::exception&) {
     lua_settop(L, top);
     capture_.release()->paused = true;  // still attached: keep the capture alive, muted
@@ -131,6 +173,8 @@ TraceReport TraceSession::stop(lua_State* L) {
   if (!options_.script.empty()) report.script = locations_->relativePath(options_.script);
   AggregationContext context{profile_, catalog, *locations_, options_.includeBenign};
   aggregateSites(capture_->events, capture_->strings, context, report);
+  report.coverage = options_.coverage;
+  if (report.coverage) report.visited = visitedLocations(capture_->visited, capture_->strings, *locations_);
   capture_.reset();
   return report;
 }

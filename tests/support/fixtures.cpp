@@ -35,11 +35,19 @@ std::vector<std::string> splitIds(const std::string& list) {
   return ids;
 }
 
+// `[P]` applies on profile P only, `[!P]` on every profile but P, no tag on all.
+bool appliesTo(const std::ssub_match& tag, const std::string& profile) {
+  if (!tag.matched) return true;
+  std::string t = tag.str();
+  return !t.empty() && t[0] == '!' ? t.substr(1) != profile : t == profile;
+}
+
 }  // namespace
 
 std::vector<FixtureExpectations> loadFixtures(const std::string& sourceDir, const std::string& profile) {
   namespace fs = std::filesystem;
-  static const std::regex expect(R"(--\s*(expect-runtime|expect|latent)(\[([^\]]*)\])?\s*:\s*(.*)$)");
+  // One or more annotations per line, each running to the next `--` or the end.
+  static const std::regex expect(R"(--\s*(expect-runtime|expect|latent)(\[([^\]]*)\])?\s*:\s*((?:(?!--).)*))");
   std::vector<FixtureExpectations> all;
   for (const auto& entry : fs::directory_iterator(fs::path(sourceDir) / "fixtures")) {
     if (entry.path().extension() != ".lua") continue;
@@ -48,11 +56,13 @@ std::vector<FixtureExpectations> loadFixtures(const std::string& sourceDir, cons
     std::ifstream in(entry.path());
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
-      std::smatch m;
-      if (n == 1 || !std::regex_search(line, m, expect)) continue;
-      if (m[2].matched && m[3].str() != profile) continue;
-      auto& into = m[1] == "expect" ? f.predicted : m[1] == "latent" ? f.latent : f.runtimeOnly;
-      for (const auto& id : splitIds(m[4].str())) into.insert({n, id});
+      if (n == 1) continue;
+      for (std::sregex_iterator it(line.begin(), line.end(), expect), end; it != end; ++it) {
+        const std::smatch& m = *it;
+        if (!appliesTo(m[3], profile)) continue;
+        auto& into = m[1] == "expect" ? f.predicted : m[1] == "latent" ? f.latent : f.runtimeOnly;
+        for (const auto& id : splitIds(m[4].str())) into.insert({n, id});
+      }
     }
     all.push_back(std::move(f));
   }

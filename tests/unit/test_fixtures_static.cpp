@@ -1,5 +1,7 @@
 // The analyzer half of the fixture specification: for every fixture, the
-// analyzer predicts exactly the sites annotated with `expect` or `latent`.
+// analyzer predicts exactly the sites annotated with `expect` or `latent`, at
+// every confidence. A site masked by an earlier certain abort is not a
+// finding of its own, so masked predictions are left out of the comparison.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -19,12 +21,13 @@ TEST_CASE("the analyzer predicts exactly the annotated sites of every fixture", 
       std::ifstream in(std::string(LJCHECK_SOURCE_DIR) + "/" + fixture.path);
       std::stringstream source;
       source << in.rdbuf();
-      FileResult result = analyzeSource(source.str(), fixture.path, profile);
+      FileResult result = analyzeSource(source.str(), fixture.path, profile, Confidence::Possible);
       REQUIRE(result.errors.empty());
       std::set<Site> predicted;
       for (const auto& p : result.predictions) {
         CHECK(p.path == fixture.path);
-        predicted.insert({p.line, p.reasonId});
+        CHECK_FALSE(p.reasoning.empty());
+        if (p.maskedBy.empty()) predicted.insert({p.line, p.reasonId});
       }
       auto expected = fixture.staticallyPredicted();
       INFO("expected:" << testing::describe(expected) << "\npredicted:" << testing::describe(predicted));

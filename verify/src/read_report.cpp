@@ -1,4 +1,8 @@
 // Reads lint and runtime JSON reports for the join (see verify.h).
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -6,10 +10,22 @@
 #include "ljcheck/verify.h"
 
 namespace ljcheck {
+namespace {
+
+// "No such file or directory" -> "no such file or directory", as the other messages read.
+std::string systemError(int code) {
+  std::string text = std::strerror(code);
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
+}
+
+}  // namespace
 
 SiteReport readReport(const std::string& path, const std::string& expectedKind) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ReportError(path + ": is a directory, not a report file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError(path + ": cannot open file");
+  if (!in) throw ReportError(path + ": cannot open file: " + systemError(errno));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
@@ -23,7 +39,9 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       throw ReportError(path + ": not an ljcheck report");
     r.kind = j.value("kind", "");
     if (r.kind != expectedKind)
-      throw ReportError(path + ": expected a " + expectedKind + " report, found '" + r.kind + "'");
+      throw ReportError(path + ": expected a " + expectedKind + " report (ljcheck " +
+                        (expectedKind == "lint" ? "lint --format json" : "run --json") + "), found " +
+                        (r.kind.empty() ? "no report kind" : "a " + r.kind + " report"));
     const auto& profile = j.at("traceProfile");
     r.profileId = profile.at("id").get<std::string>();
     r.profileName = profile.value("name", "");

@@ -15,6 +15,10 @@ struct AnalyzeOptions {
   std::string root;                          // paths are reported relative to it; empty: cwd
   unsigned jobs = 1;
   std::uintmax_t maxFileBytes = 32u << 20;   // larger files are reported, not analyzed
+  // Predictions below this confidence are left out. Likely by default: what
+  // the recorder refuses for sure, plus structural predictions the analyzer
+  // has evidence for; Possible adds the speculative ones.
+  Confidence minConfidence = Confidence::Likely;
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
@@ -28,7 +32,7 @@ InputList collectInputs(const std::vector<std::string>& paths);
 
 // Analyzes one Lua source held in memory; `path` is how it is reported.
 FileResult analyzeSource(std::string_view source, const std::string& path,
-                         const RecorderProfile& profile);
+                         const RecorderProfile& profile, Confidence minConfidence = Confidence::Likely);
 
 // Analyzes files in parallel; results come back in the order of `files`.
 std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files,

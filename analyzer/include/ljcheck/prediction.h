@@ -2,7 +2,9 @@
 // abort or split a trace, in the registry's vocabulary.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ljcheck/reason.h"
@@ -14,6 +16,17 @@ namespace ljcheck {
 // or in the main chunk outside loops.
 enum class Context { Loop, Function, Main };
 std::string_view toString(Context c);
+
+// How sure the analyzer is that the recorder reports this site when the
+// code runs hot, ordered: a larger value is surer. Certain: the recorder
+// always refuses the construct and the site is known to be traced. Likely:
+// refused, but whether it is traced, or the value it depends on, is inferred
+// (a function that escapes, a table that may get a metatable elsewhere).
+// Possible: structural predictions that depend on run-time trip counts,
+// recursion depth or hot-counter timing.
+enum class Confidence { Possible = 0, Likely = 1, Certain = 2 };
+std::string_view toString(Confidence c);
+std::optional<Confidence> parseConfidence(std::string_view text);  // "certain", "likely", "possible"
 
 struct Prediction {
   std::string reasonId;  // NYIBC:FNEW, STITCH:string.gsub
@@ -29,6 +42,13 @@ struct Prediction {
   std::string function;   // enclosing function: "name" or "<main>" or "<anonymous:12>"
   std::string message;
   std::string advice;
+  Confidence confidence = Confidence::Likely;
+  // One sentence: what the analyzer resolved and why it matters to the recorder.
+  std::string reasoning;
+  // "path:line reasonId" of an earlier certain abort that stops every trace
+  // before it reaches this site; empty when nothing masks it. A masked site
+  // is not a finding of its own: fix the masking site first.
+  std::string maskedBy;
 
   std::string location() const { return path + ":" + std::to_string(line); }
 };

@@ -42,6 +42,8 @@ struct TraceReport {
   int reasonCatalogVersion = 0;
   std::string root;    // absolute directory locations are relative to
   std::string script;  // the hosted script, when known
+  bool coverage = false;             // the session recorded visited lines
+  std::vector<std::string> visited;  // "path:line" the recorder visited, by path then line
 };
 
 // Orders sites: blacklist, warn, info; then count (descending), location, reasonId.
@@ -50,7 +52,8 @@ void sortSites(std::vector<AbortSite>& sites);
 // RFC 4180 CSV (CRLF line ends), header
 // severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason.
 std::string toCsv(const TraceReport& report);
-// The runtime JSON that `ljcheck verify` reads (formatVersion 1).
+// The runtime JSON that `ljcheck verify` reads (formatVersion 1); with
+// coverage it also holds "visited".
 std::string toJson(const TraceReport& report);
 // Writes text to a file; throws std::runtime_error naming the file.
 void writeReportFile(const std::string& filename, const std::string& text);

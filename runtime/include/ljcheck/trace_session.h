@@ -22,6 +22,7 @@ struct TraceOptions {
   bool includeBenign = false;  // also report stop-class reasons such as LINNER, LLEAVE
   std::string root;            // directory locations are made relative to; "" = cwd
   std::string script;          // the hosted script, recorded in the report
+  bool coverage = false;       // also record the lines the trace recorder visited
 };
 
 // Misuse (second session, stop twice) and VM problems (no jit.attach).
@@ -32,7 +33,8 @@ class TraceSessionError : public std::runtime_error {
 
 class TraceSession {
  public:
-  // Attaches the handler to L's VM with jit.attach(handler, "trace").
+  // Attaches the handler to L's VM with jit.attach(handler, "trace"), and
+  // with options.coverage a second one with jit.attach(handler, "record").
   static std::unique_ptr<TraceSession> start(lua_State* L, TraceOptions options);
   ~TraceSession();
   TraceSession(const TraceSession&) = delete;
@@ -60,7 +62,8 @@ class TraceSession {
   LiveProfile profile_;
   std::unique_ptr<LocationResolver> locations_;
   std::unique_ptr<TraceCapture> capture_;
-  int handlerRef_ = -2;  // LUA_NOREF
+  int handlerRef_ = -2;        // LUA_NOREF
+  int recordHandlerRef_ = -2;  // LUA_NOREF unless options_.coverage
   bool stopped_ = false;
   std::chrono::steady_clock::time_point startedAt_;
 };

@@ -1,0 +1,80 @@
+// Register effects and successors of single instructions (instruction_effects.h).
+#include "flow/instruction_effects.h"
+
+namespace ljcheck::flow {
+
+using bytecode::Instruction;
+using bytecode::Op;
+
+Writes writesOf(const Instruction& ins, int framesize) {
+  int a = ins.a;
+  switch (ins.op) {
+    case Op::MOV: case Op::NOT: case Op::UNM: case Op::LEN:
+    case Op::ADDVN: case Op::SUBVN: case Op::MULVN: case Op::DIVVN: case Op::MODVN:
+    case Op::ADDNV: case Op::SUBNV: case Op::MULNV: case Op::DIVNV: case Op::MODNV:
+    case Op::ADDVV: case Op::SUBVV: case Op::MULVV: case Op::DIVVV: case Op::MODVV:
+    case Op::POW: case Op::CAT: case Op::KSTR: case Op::KCDATA: case Op::KSHORT:
+    case Op::KNUM: case Op::KPRI: case Op::UGET: case Op::FNEW: case Op::TNEW: case Op::TDUP:
+    case Op::GGET: case Op::TGETV: case Op::TGETS: case Op::TGETB: case Op::TGETR:
+    case Op::ISTC: case Op::ISFC:
+    case Op::BNOT: case Op::BAND: case Op::BOR: case Op::BXOR: case Op::BSHL: case Op::BSHR:
+    case Op::BSAR:
+      return {a, a};
+    case Op::KNIL:
+      return {a, ins.d};
+    case Op::CALL: case Op::CALLM:  // B - 1 results; B = 0 is a variable count
+      return {a, ins.b == 0 ? framesize - 1 : a + ins.b - 2};
+    case Op::VARG: case Op::ITERC: case Op::ITERN:
+      return {a, ins.b == 0 ? framesize - 1 : a + ins.b - 2};
+    case Op::FORI: case Op::JFORI: case Op::FORL: case Op::IFORL: case Op::JFORL:
+      return {a, a + 3};
+    case Op::ITERL: case Op::IITERL: case Op::JITERL:
+      return {a - 1, a - 1};
+    default:
+      return {};
+  }
+}
+
+bool isArithmeticWithConstant(Op op) {
+  switch (op) {
+    case Op::ADDVN: case Op::SUBVN: case Op::MULVN: case Op::DIVVN: case Op::MODVN:
+    case Op::ADDNV: case Op::SUBNV: case Op::MULNV: case Op::DIVNV: case Op::MODNV:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int fixedArgs(const Instruction& call) {
+  return call.op == Op::CALLM || call.op == Op::CALLMT ? call.c : call.c - 1;
+}
+
+Flow flowOf(const Instruction& ins, int pc) {
+  switch (ins.op) {
+    case Op::ISLT: case Op::ISGE: case Op::ISLE: case Op::ISGT: case Op::ISEQV: case Op::ISNEV:
+    case Op::ISEQS: case Op::ISNES: case Op::ISEQN: case Op::ISNEN: case Op::ISEQP: case Op::ISNEP:
+    case Op::ISTC: case Op::ISFC: case Op::IST: case Op::ISF:
+      return {true, 0, pc + 2};
+    case Op::JMP: case Op::UCLO: case Op::ISNEXT:
+      return {false, ins.jumpTarget(pc), 0};
+    case Op::FORI: case Op::JFORI: case Op::FORL: case Op::IFORL: case Op::JFORL:
+    case Op::ITERL: case Op::IITERL: case Op::JITERL:
+      return {true, ins.jumpTarget(pc), 0};
+    case Op::RET: case Op::RET0: case Op::RET1: case Op::RETM: case Op::CALLT: case Op::CALLMT:
+      return {false, 0, 0};
+    default:
+      return {};
+  }
+}
+
+bool keepsSnapshot(Op op) {
+  switch (op) {
+    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::ITERC: case Op::ITERN:
+    case Op::RET1: case Op::FNEW:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace ljcheck::flow

@@ -1,0 +1,135 @@
+// FFI calls the recorder refuses (lj_crecord.c), reported at the calling
+// line: ffi.typeof of a string (NYIFFU:ffi.typeof, recff_ffi_typeof takes
+// cdata only); a ctype string that defines a new struct, union or enum given
+// to ffi.new/cast/istype/sizeof/alignof/offsetof (BADTYPE, argv2ctype); a
+// call through ffi.C or an ffi.load library to a function whose declaration
+// in this file's ffi.cdef passes or returns a struct, union or complex by
+// value (NYICALL, crec_call); ffi.new or a ctype call that initializes a
+// variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc).
+#include "flow/c_declarations.h"
+#include "rules/rule.h"
+#include "rules/split_finding.h"
+
+namespace ljcheck::rules {
+namespace {
+
+using bytecode::Op;
+using flow::CPass;
+using flow::Value;
+using Kind = flow::Value::Kind;
+
+constexpr std::size_t kMaxInitializedSize = 128;  // lj_crecord.c: crec_alloc
+
+bool takesCType(std::string_view ff) {
+  return ff == "ffi.new" || ff == "ffi.cast" || ff == "ffi.istype" || ff == "ffi.sizeof" || ff == "ffi.alignof" ||
+         ff == "ffi.offsetof";
+}
+
+Finding abortAt(int pc, std::string reasonId, std::string callee, std::string message, std::string reasoning) {
+  Finding f;
+  f.pc = pc;
+  f.reasonId = std::move(reasonId);
+  f.construct = "call";
+  f.callee = std::move(callee);
+  f.message = std::move(message);
+  f.reasoning = std::move(reasoning);
+  f.aborts = true;
+  return f;
+}
+
+// An allocation of `ctype` with `sizeArgs` arguments after the ctype: for a
+// variable-length type the first is the length, the rest initialize.
+std::string allocationRefusal(const flow::CType& type, int args, const std::string& spelling) {
+  if (type.variableLength && args >= 2)
+    return "the ctype \"" + spelling + "\" has a variable length, and the recorder cannot initialize one";
+  if (!type.variableLength && type.size > kMaxInitializedSize && args >= 1)
+    return "the ctype \"" + spelling + "\" takes " + std::to_string(type.size) +
+           " bytes, and the recorder initializes only types up to 128 bytes";
+  return {};
+}
+
+// Why the declared signature cannot be called from a trace; empty if it can.
+std::string signatureRefusal(const flow::CFunction& f) {
+  auto byValue = [](const flow::CType& t) { return t.pass == CPass::Aggregate || t.pass == CPass::Complex; };
+  if (byValue(f.result))
+    return f.name + " returns " + f.result.spelling + " by value (declared in this file's ffi.cdef)";
+  for (std::size_t i = 0; i < f.params.size(); ++i)
+    if (byValue(f.params[i]))
+      return f.name + " takes " + f.params[i].spelling + " by value as argument " + std::to_string(i + 1) +
+             " (declared in this file's ffi.cdef)";
+  return {};
+}
+
+class FfiCallRule final : public Rule {
+ public:
+  std::string_view name() const override { return "ffi-calls"; }
+
+  void check(const FunctionView& fn, PredictionSink& sink) const override {
+    for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+      const auto& ins = fn.proto.at(pc);
+      if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+      Value callee = calleeAt(fn, pc);
+      if (!callee.is(Kind::LibFunction) && !callee.is(Kind::FfiSymbol) && !callee.is(Kind::CType)) continue;
+      if (!runsHot(fn, pc)) continue;
+      if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, sink);
+      else if (callee.is(Kind::CType)) checkAllocation(fn, pc, callee.name, fixedArguments(ins), "ctype call", sink);
+      else checkLibrary(fn, pc, callee.name, sink);
+    }
+  }
+
+ private:
+  static void checkLibrary(const FunctionView& fn, int pc, std::string_view ff, PredictionSink& sink) {
+    int args = fixedArguments(fn.proto.at(pc));
+    if (args < 1) return;
+    Value ctype = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
+    std::string callee(ff);
+    if (ff == "ffi.typeof") {
+      if (!ctype.is(Kind::String)) return;
+      sink.report(fn, abortAt(pc, "NYIFFU:ffi.typeof", callee,
+                              "ffi.typeof of a string is not compiled: the trace aborts (NYIFFU)",
+                              "the argument is a string, and the recorder compiles ffi.typeof only of cdata; " +
+                                  whyHot(fn, pc)));
+      return;
+    }
+    if (!takesCType(ff)) return;
+    if (ctype.isConstantString() && flow::definesNewType(ctype.name)) {
+      sink.report(fn, abortAt(pc, "BADTYPE", callee,
+                              callee + " with a ctype string that defines a new type is not compiled (BADTYPE)",
+                              "the ctype \"" + std::string(ctype.name) +
+                                  "\" declares a struct, union or enum, and the recorder refuses to parse new "
+                                  "type definitions; " + whyHot(fn, pc)));
+      return;
+    }
+    if (ff == "ffi.new") {
+      if (ctype.isConstantString() || ctype.is(Kind::CType))
+        checkAllocation(fn, pc, ctype.name, args - 1, callee, sink);
+    }
+  }
+
+  static void checkAllocation(const FunctionView& fn, int pc, std::string_view spelling, int args,
+                              const std::string& callee, PredictionSink& sink) {
+    flow::CType type = fn.values.cDeclarations().typeOf(spelling);
+    std::string why = allocationRefusal(type, args, std::string(spelling));
+    if (why.empty()) return;
+    sink.report(fn, abortAt(pc, "NYICONV", callee,
+                            "this cdata initializer is not compiled: the trace aborts (NYICONV)",
+                            why + "; " + whyHot(fn, pc)));
+  }
+
+  static void checkCCall(const FunctionView& fn, int pc, const Value& symbol, PredictionSink& sink) {
+    const flow::CFunction* decl = fn.values.cDeclarations().function(symbol.name);
+    if (!decl) return;
+    std::string why = signatureRefusal(*decl);
+    if (why.empty()) return;
+    sink.report(fn, abortAt(pc, "NYICALL", std::string(symbol.name),
+                            "call to C function " + std::string(symbol.name) +
+                                " is not compiled: it passes a struct, union or complex by value (NYICALL)",
+                            why + ", which the recorder cannot call; " + whyHot(fn, pc)));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> makeFfiCallRule() { return std::make_unique<FfiCallRule>(); }
+
+}  // namespace ljcheck::rules

@@ -1,0 +1,125 @@
+// `-- ljcheck: allow(ID, ...)` comments (see source_map.h). A comment after
+// code covers its own line; a comment on a line of its own covers the next
+// statement, all its lines; `allow-file(...)` covers the whole file.
+#include <tree_sitter/api.h>
+
+#include <cctype>
+#include <cstring>
+
+#include "ljcheck/source_map.h"
+
+extern "C" const TSLanguage* tree_sitter_lua(void);
+
+namespace ljcheck {
+namespace {
+
+struct Directive {
+  bool wholeFile = false;
+  std::vector<std::string> ids;
+};
+
+// Parses "ljcheck: allow(A, B)" or "ljcheck: allow-file(A)" in a comment.
+bool parseDirective(std::string_view comment, Directive& out) {
+  std::size_t at = comment.find("ljcheck:");
+  if (at == std::string_view::npos) return false;
+  std::string_view rest = comment.substr(at + 8);
+  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
+  if (rest.rfind("allow-file(", 0) == 0) {
+    out.wholeFile = true;
+    rest.remove_prefix(11);
+  } else if (rest.rfind("allow(", 0) == 0) {
+    rest.remove_prefix(6);
+  } else {
+    return false;
+  }
+  std::size_t close = rest.find(')');
+  if (close == std::string_view::npos) return false;
+  std::string_view list = rest.substr(0, close);
+  while (!list.empty()) {
+    std::size_t comma = list.find(',');
+    std::string_view id = list.substr(0, comma);
+    while (!id.empty() && std::isspace(static_cast<unsigned char>(id.front()))) id.remove_prefix(1);
+    while (!id.empty() && std::isspace(static_cast<unsigned char>(id.back()))) id.remove_suffix(1);
+    if (!id.empty()) out.ids.emplace_back(id);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return !out.ids.empty();
+}
+
+bool codeBefore(std::string_view source, std::size_t offset) {
+  for (std::size_t i = offset; i > 0; --i) {
+    char c = source[i - 1];
+    if (c == '\n') return false;
+    if (!std::isspace(static_cast<unsigned char>(c))) return true;
+  }
+  return false;
+}
+
+int row(TSPoint p) { return static_cast<int>(p.row) + 1; }
+
+void collect(TSNode node, std::string_view source, std::vector<SourceMap::Allow>& out) {
+  uint32_t n = ts_node_child_count(node);
+  for (uint32_t i = 0; i < n; ++i) {
+    TSNode child = ts_node_child(node, i);
+    if (std::strcmp(ts_node_type(child), "comment") != 0) {
+      collect(child, source, out);
+      continue;
+    }
+    uint32_t start = ts_node_start_byte(child), end = ts_node_end_byte(child);
+    Directive d;
+    if (end > source.size() || !parseDirective(source.substr(start, end - start), d)) continue;
+    SourceMap::Allow allow;
+    allow.ids = std::move(d.ids);
+    if (!d.wholeFile) {
+      allow.firstLine = allow.lastLine = row(ts_node_start_point(child));
+      if (!codeBefore(source, start)) {
+        // The next statement: the next sibling that is not a comment.
+        for (TSNode next = ts_node_next_named_sibling(child); !ts_node_is_null(next);
+             next = ts_node_next_named_sibling(next)) {
+          if (std::strcmp(ts_node_type(next), "comment") == 0) continue;
+          // A comment before a block's first statement is the block's sibling.
+          while (std::strcmp(ts_node_type(next), "block") == 0 && ts_node_named_child_count(next) > 0)
+            next = ts_node_named_child(next, 0);
+          allow.firstLine = row(ts_node_start_point(next));
+          allow.lastLine = row(ts_node_end_point(next));
+          break;
+        }
+      }
+    }
+    out.push_back(std::move(allow));
+  }
+}
+
+}  // namespace
+
+SourceMap::SourceMap(std::string_view source) : source_(source) {
+  lineStarts_.push_back(0);
+  for (std::size_t i = 0; i < source.size(); ++i)
+    if (source[i] == '\n') lineStarts_.push_back(i + 1);
+  if (source.find("ljcheck:") == std::string_view::npos) return;
+  TSParser* parser = ts_parser_new();
+  if (ts_parser_set_language(parser, tree_sitter_lua())) {
+    TSTree* tree = ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
+    if (tree) {
+      collect(ts_tree_root_node(tree), source, allows_);
+      ts_tree_delete(tree);
+    }
+  }
+  ts_parser_delete(parser);
+}
+
+SourceMap::~SourceMap() = default;
+
+bool SourceMap::suppressed(int line, std::string_view reasonId) const {
+  std::string_view code = reasonId.substr(0, reasonId.find(':'));
+  for (const auto& a : allows_) {
+    bool covers = a.firstLine == 0 || (line >= a.firstLine && line <= a.lastLine);
+    if (!covers) continue;
+    for (const auto& id : a.ids)
+      if (id == reasonId || id == code || id == "*") return true;
+  }
+  return false;
+}
+
+}  // namespace ljcheck

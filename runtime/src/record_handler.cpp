@@ -1,0 +1,61 @@
+// The C handler attached with jit.attach(handler, "record") when a session
+// collects coverage. The VM sends (tr, func, pc, depth) before it records each
+// bytecode (verified on Debian's LuaJIT: the trace recorder's state is saved
+// and restored around the event), so the set of (chunk, line) it sees is the
+// set of lines the recorder visited, aborting ones included. Each (function,
+// pc) is resolved to its line once with jit.util.funcinfo; the function is
+// anchored in a table so its address cannot be reused while the cache holds it.
+#include <exception>
+
+#include "lua_api.h"
+#include "trace_capture.h"
+
+namespace ljcheck {
+namespace {
+
+enum Upvalue { kCaptureUv = 1, kAnchorsUv, kFuncinfoUv };
+enum Arg { kTrace = 1, kFunc, kPc, kDepth };
+
+void recordVisit(lua_State* L, TraceCapture& c) {
+  if (lua_type(L, kFunc) != LUA_TFUNCTION || lua_iscfunction(L, kFunc)) return;
+  if (lua_type(L, kPc) != LUA_TNUMBER) return;
+  int pc = static_cast<int>(lua_tointeger(L, kPc));
+  if (pc < 0) return;
+  if (!c.visited.seenPcs.emplace(lua_topointer(L, kFunc), pc).second) return;
+  lua_pushvalue(L, kFunc);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, lua_upvalueindex(kAnchorsUv));
+  lua_pushvalue(L, lua_upvalueindex(kFuncinfoUv));
+  lua_pushvalue(L, kFunc);
+  lua_pushinteger(L, pc);
+  lua_call(L, 2, 1);
+  int line = lua::intField(L, -1, "currentline", -1);
+  if (line >= 0) {
+    lua_getfield(L, -1, "source");
+    c.visited.lines.emplace(c.strings.intern(lua::stringAt(L, -1)), line);
+  }
+}
+
+int recordHandler(lua_State* L) {
+  auto* capture = static_cast<TraceCapture*>(lua_touserdata(L, lua_upvalueindex(kCaptureUv)));
+  if (capture->paused) return 0;
+  lua_settop(L, kDepth);
+  try {
+    recordVisit(L, *capture);
+  } catch (const std::exception&) {
+    // Out of memory: the line is lost, the VM goes on.
+  }
+  return 0;
+}
+
+}  // namespace
+
+void pushRecordHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
+  utilIndex = utilIndex < 0 ? lua_gettop(L) + utilIndex + 1 : utilIndex;
+  lua_pushlightuserdata(L, capture);
+  lua_newtable(L);
+  lua_getfield(L, utilIndex, "funcinfo");
+  lua_pushcclosure(L, recordHandler, 3);
+}
+
+}  // namespace ljcheck

@@ -1,0 +1,359 @@
+// Bad inputs on the command line: every one gets a one-line message that
+// names it, the other inputs are still analyzed and reported, nothing
+// crashes, and the exit status is 3 when an input could not be read or
+// compiled (the documented code), whatever else was found.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "../support/process.h"
+
+using ljcheck::testing::ProcessResult;
+using ljcheck::testing::readFile;
+using ljcheck::testing::writeFile;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A closure created in a loop body: NYIBC:FNEW on line 4, as in the fixture.
+const std::string kClosureLoop =
+    "-- a closure per iteration\n"
+    "local n = 0\n"
+    "for i = 1, 3000 do\n"
+    "  local f = function(x) return x + 1 end\n"
+    "  n = f(n)\n"
+    "end\n"
+    "assert(n == 3000)\n";
+const std::string kGoodFinding = "good.lua:4:";  // how the good file's finding starts in text output
+
+// A scratch project of its own per test, holding good.lua beside the bad input.
+std::string project(const std::string& name) {
+  std::string dir = ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/cli-tests/" + name);
+  writeFile(dir + "/good.lua", kClosureLoop);
+  return dir;
+}
+
+// Runs ljcheck in `dir` (the project root) and insists it ended by itself.
+ProcessResult ljcheckIn(const std::string& dir, std::vector<std::string> args, int timeoutSeconds = 120) {
+  args.insert(args.begin(), LJCHECK_EXE);
+  ProcessResult r = ljcheck::testing::runProcess(args, dir, timeoutSeconds);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(!r.timedOut);
+  REQUIRE(r.signal == 0);  // never a crash
+  REQUIRE(r.exitCode >= 0);
+  return r;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The lines of `text` that mention `what`.
+std::string linesWith(const std::string& text, const std::string& what) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (line.find(what) != std::string::npos) out += line + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+// The checks every bad input shares: one message naming it, the good file
+// still reported, and exit status 3.
+void checkRefusedBesideGoodFile(const ProcessResult& r, const std::string& input, const std::string& message) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exitCode == 3);
+  CHECK(linesWith(r.out, input + ":") == input + ": error: " + message + "\n");
+  CHECK(count(r.out, kGoodFinding) == 1);
+}
+
+bool runningAsRoot() { return geteuid() == 0; }
+
+}  // namespace
+
+TEST_CASE("a syntax error is reported with LuaJIT's message and line; other files are still linted", "[cli][bad-input]") {
+  std::string dir = project("syntax-error");
+  writeFile(dir + "/broken.lua", "local t = {\n  1,\n  2\nprint(t)\n");
+  ProcessResult r = ljcheckIn(dir, {"lint", "."});
+  checkRefusedBesideGoodFile(r, "broken.lua:4", "'}' expected (to close '{' at line 1) near 'print'");
+
+  ProcessResult j = ljcheckIn(dir, {"lint", "--format", "json", "."});
+  CHECK(j.exitCode == 3);
+  json report = json::parse(j.out);
+  REQUIRE(report.at("errors").size() == 1);
+  CHECK(report["errors"][0] == json{{"path", "broken.lua"}, {"line", 4}, {"kind", "syntax"},
+                                    {"message", "'}' expected (to close '{' at line 1) near 'print'"}});
+  CHECK(report.at("predictions").size() == 1);
+  CHECK(j.err == "broken.lua:4: error: '}' expected (to close '{' at line 1) near 'print'\n");
+
+  // LuaJIT shortens a long chunk name to "...<tail>" in its message; the path is still said once.
+  std::string deep = "very/" + std::string(80, 'd') + "/deep.lua";
+  writeFile(dir + "/" + deep, "x = \n\n");
+  ProcessResult longPath = ljcheckIn(dir, {"lint", deep});
+  CHECK(longPath.exitCode == 3);
+  CHECK(longPath.out == deep + ":3: error: unexpected symbol near '<eof>'\n");
+}
+
+TEST_CASE("a binary file named *.lua is refused as not Lua source", "[cli][bad-input]") {
+  std::string dir = project("binary-file");
+  writeFile(dir + "/blob.lua", std::string("local a = 1\0\x01\x02\xff\xfe", 17));
+  checkRefusedBesideGoodFile(ljcheckIn(dir, {"lint", "."}), "blob.lua", "binary file, not Lua source");
+}
+
+TEST_CASE("an empty file is a clean file", "[cli][bad-input]") {
+  std::string dir = project("empty-file");
+  writeFile(dir + "/empty.lua", "");
+  ProcessResult alone = ljcheckIn(dir, {"lint", "empty.lua"});
+  CHECK(alone.exitCode == 0);
+  CHECK(alone.out.empty());
+  CHECK(alone.err.empty());
+  ProcessResult both = ljcheckIn(dir, {"lint", "."});
+  CHECK(both.exitCode == 1);
+  CHECK(count(both.out, kGoodFinding) == 1);
+}
+
+TEST_CASE("a 50 MB file is refused as too large, quickly and without reading it", "[cli][bad-input]") {
+  std::string dir = project("huge-file");
+  {
+    std::ofstream huge(dir + "/huge.lua", std::ios::binary);
+    std::string block;
+    for (int i = 0; i < 4096; ++i) block += "local x = 1\n";
+    for (std::size_t written = 0; written < 50u << 20; written += block.size()) huge << block;
+  }
+  auto started = std::chrono::steady_clock::now();
+  ProcessResult r = ljcheckIn(dir, {"lint", "."}, 60);
+  auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  INFO(r.out << r.err);
+  CHECK(r.exitCode == 3);
+  CHECK(count(r.out, kGoodFinding) == 1);
+  CHECK(linesWith(r.out, "huge.lua").find("huge.lua: error: file too large (") == 0);
+  CHECK(seconds < 10.0);
+  // The 50 MB were never loaded: the peak memory is that of linting good.lua alone.
+  ProcessResult small = ljcheckIn(dir, {"lint", "good.lua"});
+  INFO("peak kB: " << r.maxResidentKb << " for the directory, " << small.maxResidentKb << " for good.lua");
+  CHECK(r.maxResidentKb < small.maxResidentKb + 16 * 1024);
+
+  SECTION("a device that never ends is read only up to the limit") {
+    ProcessResult zero = ljcheckIn(dir, {"lint", "/dev/zero", "good.lua"}, 60);
+    CHECK(zero.exitCode == 3);
+    CHECK(count(zero.out, kGoodFinding) == 1);
+    CHECK(zero.out.find("/dev/zero: error: file too large (over ") != std::string::npos);
+  }
+  fs::remove(dir + "/huge.lua");
+}
+
+TEST_CASE("a path that does not exist is named; the others are still linted", "[cli][bad-input]") {
+  std::string dir = project("missing-path");
+  ProcessResult r = ljcheckIn(dir, {"lint", "good.lua", "missing.lua", "no/such/dir"});
+  checkRefusedBesideGoodFile(r, "missing.lua", "no such file or directory");
+  CHECK(r.out.find("no/such/dir: error: no such file or directory\n") != std::string::npos);
+}
+
+TEST_CASE("broken symlinks and directories named *.lua are handled", "[cli][bad-input]") {
+  std::string dir = project("broken-links");
+  fs::create_symlink("missing.lua", dir + "/broken.lua");
+  fs::create_directories(dir + "/folder.lua");
+  writeFile(dir + "/folder.lua/inner.lua", kClosureLoop);
+
+  SECTION("walking the directory") {
+    ProcessResult r = ljcheckIn(dir, {"lint", "."});
+    checkRefusedBesideGoodFile(r, "broken.lua", "cannot read: no such file or directory");
+    CHECK(count(r.out, "folder.lua/inner.lua:4:") == 1);  // a directory is walked whatever its name
+  }
+  SECTION("named explicitly") {
+    ProcessResult r = ljcheckIn(dir, {"lint", "broken.lua", "good.lua"});
+    checkRefusedBesideGoodFile(r, "broken.lua", "no such file or directory (broken symbolic link)");
+  }
+  SECTION("ljcheck run of a directory") {
+    ProcessResult r = ljcheckIn(dir, {"run", "--", "folder.lua"});
+    CHECK(r.exitCode == 3);
+    CHECK(r.err.find("folder.lua") != std::string::npos);
+  }
+}
+
+TEST_CASE("unreadable files and directories are named and skipped", "[cli][bad-input]") {
+  std::string dir = project("unreadable");
+  writeFile(dir + "/secret.lua", kClosureLoop);
+  writeFile(dir + "/locked/inner.lua", kClosureLoop);
+  writeFile(dir + "/zzz/after.lua", kClosureLoop);  // walked after the locked directory
+  chmod((dir + "/secret.lua").c_str(), 0);
+  chmod((dir + "/locked").c_str(), 0);
+
+  // Permissions do not bind root: drop to nobody for the run when root.
+  std::vector<std::string> command;
+  if (runningAsRoot()) {
+    if (!ljcheck::testing::runProcess({"setpriv", "--version"}).exitedNormally()) {
+      WARN("running as root without setpriv: unreadable inputs cannot be tested");
+      return;
+    }
+    command = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  }
+  command.insert(command.end(), {LJCHECK_EXE, "lint", "."});
+  ProcessResult r = ljcheck::testing::runProcess(command, dir);
+  chmod((dir + "/locked").c_str(), 0755);
+  chmod((dir + "/secret.lua").c_str(), 0644);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exitedNormally());
+  CHECK(r.exitCode == 3);
+  CHECK(r.out.find("secret.lua: error: cannot open file: permission denied\n") != std::string::npos);
+  CHECK(r.out.find("locked: error: cannot read directory: permission denied\n") != std::string::npos);
+  CHECK(count(r.out, kGoodFinding) == 1);
+  CHECK(count(r.out, "zzz/after.lua:4:") == 1);
+}
+
+TEST_CASE("symlink loops do not trap the directory walk", "[cli][bad-input]") {
+  std::string dir = project("symlink-loops");
+  fs::create_symlink("b.lua", dir + "/a.lua");
+  fs::create_symlink("a.lua", dir + "/b.lua");
+  fs::create_directories(dir + "/sub");
+  fs::create_directory_symlink("..", dir + "/sub/up");
+  fs::create_directory_symlink("../sub", dir + "/sub/self.lua");
+  ProcessResult r = ljcheckIn(dir, {"lint", "."}, 60);
+  INFO(r.out << r.err);
+  CHECK(r.exitCode == 3);
+  CHECK(count(r.out, kGoodFinding) == 1);  // once: the link to the parent is not followed
+  CHECK(count(r.out, "good.lua") == 1);
+  CHECK(r.out.find("a.lua: error: cannot read: too many levels of symbolic links\n") != std::string::npos);
+  CHECK(r.out.find("b.lua: error: cannot read: too many levels of symbolic links\n") != std::string::npos);
+
+  ProcessResult named = ljcheckIn(dir, {"lint", "a.lua", "good.lua"}, 60);
+  checkRefusedBesideGoodFile(named, "a.lua", "too many levels of symbolic links");
+}
+
+TEST_CASE("a file name that is not UTF-8 is reported, and JSON output stays valid", "[cli][bad-input]") {
+  std::string dir = project("non-utf8-name");
+  const std::string name = "caf\xff\xfe.lua";
+  writeFile(dir + "/" + name, kClosureLoop);
+  ProcessResult text = ljcheckIn(dir, {"lint", "."});
+  CHECK(text.exitCode == 1);
+  CHECK(text.out.find(name + ":4:") != std::string::npos);  // the bytes as they are, like ls prints them
+
+  ProcessResult j = ljcheckIn(dir, {"lint", "--format", "json", "."});
+  CHECK(j.exitCode == 1);
+  json report;
+  REQUIRE_NOTHROW(report = json::parse(j.out));
+  REQUIRE(report.at("predictions").size() == 2);
+  std::set<std::string> paths;
+  for (const auto& p : report["predictions"]) paths.insert(p.at("path").get<std::string>());
+  CHECK(paths == std::set<std::string>{"caf\xef\xbf\xbd\xef\xbf\xbd.lua", "good.lua"});  // U+FFFD for each bad byte
+}
+
+TEST_CASE("bytecode dumps: a good one is read, a cut or foreign one is refused by name", "[cli][bad-input]") {
+  std::string dir = project("bytecode-dumps");
+  ProcessResult dumped = ljcheck::testing::runProcess({"luajit", "-b", "-g", "good.lua", "dump.lua"}, dir);
+  if (!dumped.exitedNormally() || dumped.exitCode != 0) {
+    WARN("luajit -b is not available here: " << dumped.err);
+    return;
+  }
+  std::string dump = readFile(dir + "/dump.lua");
+  REQUIRE(dump.size() > 40);
+  REQUIRE(dump.rfind("\x1bLJ", 0) == 0);
+  writeFile(dir + "/cut.lua", dump.substr(0, dump.size() / 2));
+  writeFile(dir + "/esc.lua", dump.substr(0, 1));
+  std::string foreign = dump;
+  foreign[4] = static_cast<char>(foreign[4] ^ 0x08);  // the FR2 flag: two-slot frames or not
+  writeFile(dir + "/foreign.lua", foreign);
+
+  ProcessResult r = ljcheckIn(dir, {"lint", "."});
+  INFO(r.out << r.err);
+  CHECK(r.exitCode == 3);
+  CHECK(count(r.out, "dump.lua:4:") == 1);  // a dump with debug info is linted like its source
+  CHECK(count(r.out, kGoodFinding) == 1);
+  CHECK(linesWith(r.out, "cut.lua").rfind("cut.lua: error: cannot read bytecode dump: truncated: ", 0) == 0);
+  CHECK(linesWith(r.out, "esc.lua").rfind("esc.lua: error: cannot read bytecode dump: truncated: ", 0) == 0);
+  CHECK(linesWith(r.out, "foreign.lua").rfind("foreign.lua: error: cannot read bytecode dump: foreign dump: ", 0) == 0);
+  CHECK(count(r.out, "\n") == 5);  // one line each
+}
+
+TEST_CASE("ljcheck run: a missing script, a failing script and os.exit", "[cli][bad-input][run]") {
+  std::string dir = project("run-scripts");
+
+  SECTION("a script that does not exist is named, exit 3") {
+    ProcessResult r = ljcheckIn(dir, {"run", "--json", "out.json", "--", "missing.lua"});
+    CHECK(r.exitCode == 3);
+    CHECK(r.err.find("missing.lua") != std::string::npos);
+    CHECK(r.err.find("No such file or directory") != std::string::npos);
+  }
+  SECTION("a script that raises an error: its message on stderr, exit 1, reports still written") {
+    writeFile(dir + "/fails.lua", kClosureLoop + "error('the script gave up')\n");
+    ProcessResult r = ljcheckIn(dir, {"run", "--json", "fails.json", "--trace", "fails.csv", "--", "fails.lua"});
+    CHECK(r.exitCode == 1);
+    CHECK(r.err.find("fails.lua:8: the script gave up") != std::string::npos);
+    json report = json::parse(readFile(dir + "/fails.json"));
+    CHECK(report.at("kind") == "runtime");
+    CHECK(report.at("sites").dump().find("\"fails.lua:4\"") != std::string::npos);
+    CHECK(readFile(dir + "/fails.csv").find(",NYIBC:FNEW,blocker,fails.lua:4,") != std::string::npos);
+  }
+  SECTION("os.exit(7) ends with status 7 after the reports are written") {
+    writeFile(dir + "/exits.lua", kClosureLoop + "os.exit(7)\n");
+    ProcessResult r = ljcheckIn(dir, {"run", "--json", "exits.json", "--trace", "exits.csv", "--", "exits.lua"});
+    CHECK(r.exitCode == 7);
+    json report = json::parse(readFile(dir + "/exits.json"));
+    CHECK(report.at("sites").dump().find("\"exits.lua:4\"") != std::string::npos);
+    CHECK(readFile(dir + "/exits.csv").find(",NYIBC:FNEW,blocker,exits.lua:4,") != std::string::npos);
+  }
+}
+
+TEST_CASE("ljcheck verify names a report it cannot use", "[cli][bad-input][verify]") {
+  std::string dir = project("verify-inputs");
+  ProcessResult lint = ljcheckIn(dir, {"lint", "--format", "json", "good.lua"});
+  REQUIRE(lint.exitCode == 1);
+  writeFile(dir + "/lint.json", lint.out);
+  REQUIRE(ljcheckIn(dir, {"run", "--json", "run.json", "--", "good.lua"}).exitCode == 0);
+  writeFile(dir + "/malformed.json", "{\"tool\": \"ljcheck\", \"kind\": \"lint\", \"predictions\": [");
+
+  SECTION("malformed JSON") {
+    ProcessResult r = ljcheckIn(dir, {"verify", "--static", "malformed.json", "--runtime", "run.json"});
+    CHECK(r.exitCode == 3);
+    CHECK(r.err.rfind("ljcheck verify: malformed.json: not valid JSON", 0) == 0);
+    CHECK(count(r.err, "\n") == 1);
+  }
+  SECTION("a runtime report given as --static") {
+    ProcessResult r = ljcheckIn(dir, {"verify", "--static", "run.json", "--runtime", "run.json"});
+    CHECK(r.exitCode == 3);
+    CHECK(r.err.find("run.json: expected a lint report") != std::string::npos);
+  }
+  SECTION("a lint report given as --runtime") {
+    ProcessResult r = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "lint.json"});
+    CHECK(r.exitCode == 3);
+    CHECK(r.err.find("lint.json: expected a runtime report") != std::string::npos);
+  }
+  SECTION("a file that does not exist") {
+    ProcessResult r = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "run.json", "--runtime",
+                                      "missing.json"});
+    CHECK(r.exitCode == 3);
+    CHECK(r.err == "ljcheck verify: missing.json: cannot open file: no such file or directory\n");
+  }
+  SECTION("reports from different recorder profiles are refused unless allowed") {
+    json other = json::parse(readFile(dir + "/run.json"));
+    other["traceProfile"]["id"] = "LuaJIT-2.1.ROLLING/arm64/OSX/other-build";
+    other["traceProfile"]["name"] = "some-other-build";
+    writeFile(dir + "/other.json", other.dump());
+    ProcessResult refused = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "other.json"});
+    CHECK(refused.exitCode == 2);
+    CHECK(refused.out.empty());
+    CHECK(refused.err.find("refusing to join lint.json") != std::string::npos);
+    CHECK(refused.err.find("some-other-build") != std::string::npos);
+    CHECK(refused.err.find("--allow-profile-mismatch") != std::string::npos);
+
+    ProcessResult allowed =
+        ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "other.json", "--allow-profile-mismatch"});
+    CHECK(allowed.exitCode == 0);
+    CHECK(allowed.out.find("confirmed") != std::string::npos);
+    CHECK(allowed.out.find("good.lua:4") != std::string::npos);
+  }
+}

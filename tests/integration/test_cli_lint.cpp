@@ -1,0 +1,218 @@
+// `ljcheck lint` from the command line: the three output formats and the
+// exit codes scripts rely on (0 clean, 1 findings at or above --fail-on,
+// 2 usage errors).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "../support/process.h"
+
+using ljcheck::testing::ProcessResult;
+using nlohmann::json;
+
+namespace {
+
+const std::string kFnew = "fixtures/nyibc_fnew_in_loop.lua";     // NYIBC:FNEW on line 4
+const std::string kGsub = "fixtures/stitch_string_gsub.lua";     // STITCH:string.gsub on line 5
+const std::string kClean = "fixtures/clean_numeric_loop.lua";
+
+ProcessResult runLjcheck(std::vector<std::string> args, const std::string& workingDir = LJCHECK_SOURCE_DIR) {
+  args.insert(args.begin(), LJCHECK_EXE);
+  ProcessResult r = ljcheck::testing::runProcess(args, workingDir);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exitedNormally());
+  return r;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string line; std::getline(ss, line);) out.push_back(line);
+  return out;
+}
+
+// RFC 4180: records end in CRLF, fields are quoted when they hold a comma,
+// a quote or a line break, and a quote inside a quoted field is doubled.
+std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += text[++i];
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') {
+      REQUIRE(field.empty());  // a quote only opens a field
+      quoted = true;
+    } else if (c == ',') {
+      record.push_back(std::move(field));
+      field.clear();
+    } else if (c == '\r') {
+      REQUIRE((i + 1 < text.size() && text[i + 1] == '\n'));
+      record.push_back(std::move(field));
+      field.clear();
+      records.push_back(std::move(record));
+      record.clear();
+      ++i;
+    } else {
+      REQUIRE(c != '\n');  // a bare LF never ends a record
+      field += c;
+    }
+  }
+  REQUIRE(!quoted);
+  REQUIRE(field.empty());
+  REQUIRE(record.empty());  // the last record ends in CRLF too
+  return records;
+}
+
+std::string scratch(const std::string& name) {
+  return ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/cli-tests/" + name);
+}
+
+}  // namespace
+
+TEST_CASE("lint prints gcc-style diagnostics: path:line[:col]: severity: message [reasonId]", "[cli][lint]") {
+  ProcessResult r = runLjcheck({"lint", kFnew, kGsub});
+  CHECK(r.exitCode == 1);
+  CHECK(r.err.empty());
+  auto out = lines(r.out);
+  REQUIRE(out.size() == 2);
+  static const std::regex gcc(R"(^([^:]+):(\d+)(:\d+)?: (error|warning|note): (.+) \[([A-Z]+(:[^\] ]+)?)\]$)");
+  std::smatch m;
+  REQUIRE(std::regex_match(out[0], m, gcc));
+  CHECK(m[1] == kFnew);
+  CHECK(m[2] == "4");
+  CHECK(m[4] == "error");  // a blocker in a loop body predicts blacklisting
+  CHECK(m[6] == "NYIBC:FNEW");
+  REQUIRE(std::regex_match(out[1], m, gcc));
+  CHECK(m[1] == kGsub);
+  CHECK(m[2] == "5");
+  CHECK(m[4] == "note");  // a stitch is trace formation working as designed
+  CHECK(m[6] == "STITCH:string.gsub");
+}
+
+TEST_CASE("lint --format csv writes an RFC 4180 table with a header", "[cli][lint]") {
+  ProcessResult r = runLjcheck({"lint", "--format", "csv", kFnew, kGsub});
+  CHECK(r.exitCode == 1);
+  CHECK(r.out.rfind("path,line,reasonId,class,severity,context\r\n", 0) == 0);
+  auto records = parseCsv(r.out);
+  REQUIRE(records.size() == 3);
+  CHECK(records[1] == std::vector<std::string>{kFnew, "4", "NYIBC:FNEW", "blocker", "blacklist", "loop"});
+  CHECK(records[2] == std::vector<std::string>{kGsub, "5", "STITCH:string.gsub", "stop", "info", "loop"});
+
+  SECTION("a path with a comma and a quote is quoted, the quote doubled") {
+    std::string dir = scratch("csv-quoting");
+    std::string name = "odd, \"quoted\" name.lua";
+    ljcheck::testing::writeFile(dir + "/" + name, ljcheck::testing::readFile(std::string(LJCHECK_SOURCE_DIR) + "/" + kFnew));
+    ProcessResult odd = runLjcheck({"lint", "--format", "csv", name}, dir);
+    CHECK(odd.exitCode == 1);
+    CHECK(odd.out.find("\"odd, \"\"quoted\"\" name.lua\",4,NYIBC:FNEW,") != std::string::npos);
+    auto rows = parseCsv(odd.out);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[1][0] == name);
+  }
+}
+
+TEST_CASE("lint --format json holds the recorder profile, the catalog and every prediction field", "[cli][lint]") {
+  ProcessResult r = runLjcheck({"lint", "--format", "json", kFnew, kGsub});
+  CHECK(r.exitCode == 1);
+  json j = json::parse(r.out);
+  CHECK(j.at("tool") == "ljcheck");
+  CHECK(j.at("kind") == "lint");
+  const json& profile = j.at("traceProfile");
+  CHECK(!profile.at("id").get<std::string>().empty());
+  CHECK(!profile.at("name").get<std::string>().empty());
+  CHECK(profile.at("supported").get<bool>());
+  CHECK(!j.at("reasonCatalogId").get<std::string>().empty());
+  CHECK(j.at("reasonCatalogVersion").get<int>() >= 1);
+  CHECK(j.at("errors").empty());
+
+  const json& predictions = j.at("predictions");
+  REQUIRE(predictions.size() == 2);
+  for (const char* field : {"reasonId", "reasonClass", "severity", "path", "line", "column", "location", "context",
+                            "construct", "callee", "function", "message", "advice"}) {
+    INFO("field " << field);
+    CHECK(predictions[0].contains(field));
+    CHECK(predictions[1].contains(field));
+  }
+  const json& fnew = predictions[0];
+  CHECK(fnew.at("reasonId") == "NYIBC:FNEW");
+  CHECK(fnew.at("reasonClass") == "blocker");
+  CHECK(fnew.at("severity") == "blacklist");
+  CHECK(fnew.at("path") == kFnew);
+  CHECK(fnew.at("line") == 4);
+  CHECK(fnew.at("location") == kFnew + ":4");
+  CHECK(fnew.at("context") == "loop");
+  CHECK(fnew.at("construct") == "closure");
+  CHECK(fnew.at("function") == "<main>");
+  CHECK(!fnew.at("message").get<std::string>().empty());
+  CHECK(!fnew.at("advice").get<std::string>().empty());
+  const json& gsub = predictions[1];
+  CHECK(gsub.at("reasonId") == "STITCH:string.gsub");
+  CHECK(gsub.at("reasonClass") == "stop");
+  CHECK(gsub.at("severity") == "info");
+  CHECK(gsub.at("location") == kGsub + ":5");
+  CHECK(gsub.at("callee") == "string.gsub");
+}
+
+TEST_CASE("lint exit codes: 0 clean, 1 findings at or above --fail-on", "[cli][lint]") {
+  CHECK(runLjcheck({"lint", kClean}).exitCode == 0);
+  CHECK(runLjcheck({"lint", kClean}).out.empty());
+  CHECK(runLjcheck({"lint", kFnew}).exitCode == 1);
+  CHECK(runLjcheck({"lint", "--fail-on", "none", kFnew}).exitCode == 0);
+  CHECK(runLjcheck({"lint", "--fail-on", "blacklist", kFnew}).exitCode == 1);
+  CHECK(runLjcheck({"lint", "--fail-on", "blacklist", kGsub}).exitCode == 0);  // a stitch is only a note
+  CHECK(runLjcheck({"lint", kGsub}).exitCode == 0);                            // the default threshold is warn
+  CHECK(runLjcheck({"lint", "--fail-on", "info", kGsub}).exitCode == 1);
+  // --fail-on decides the status, never what is printed.
+  CHECK(runLjcheck({"lint", "--fail-on", "none", kGsub}).out == runLjcheck({"lint", kGsub}).out);
+}
+
+TEST_CASE("lint usage errors exit 2 and say what was wrong", "[cli][lint]") {
+  ProcessResult unknownOption = runLjcheck({"lint", "--no-such-option", kFnew});
+  CHECK(unknownOption.exitCode == 2);
+  CHECK(unknownOption.err.find("--no-such-option") != std::string::npos);
+  CHECK(unknownOption.out.empty());
+
+  ProcessResult unknownCommand = runLjcheck({"lnit", kFnew});
+  CHECK(unknownCommand.exitCode == 2);
+  CHECK(unknownCommand.err.find("unknown command 'lnit'") != std::string::npos);
+
+  ProcessResult unknownProfile = runLjcheck({"lint", "--profile", "x", kFnew});
+  CHECK(unknownProfile.exitCode == 2);
+  CHECK(unknownProfile.err.find("unknown recorder profile 'x'") != std::string::npos);
+  CHECK(unknownProfile.out.empty());
+
+  ProcessResult badThreshold = runLjcheck({"lint", "--fail-on", "sometimes", kFnew});
+  CHECK(badThreshold.exitCode == 2);
+  CHECK(badThreshold.err.find("--fail-on") != std::string::npos);
+
+  ProcessResult badFormat = runLjcheck({"lint", "--format", "xml", kFnew});
+  CHECK(badFormat.exitCode == 2);
+  CHECK(badFormat.err.find("xml") != std::string::npos);
+
+  ProcessResult noPaths = runLjcheck({"lint"});
+  CHECK(noPaths.exitCode == 2);
+  CHECK(noPaths.err.find("paths") != std::string::npos);
+
+  ProcessResult badRoot = runLjcheck({"lint", "--root", "no/such/root", kFnew});
+  CHECK(badRoot.exitCode == 2);
+  CHECK(badRoot.err.find("no/such/root") != std::string::npos);
+}
+
+TEST_CASE("lint -j 2 predicts exactly what -j 1 does over every fixture", "[cli][lint]") {
+  ProcessResult one = runLjcheck({"lint", "--format", "json", "-j", "1", "fixtures/"});
+  ProcessResult two = runLjcheck({"lint", "--format", "json", "-j", "2", "fixtures/"});
+  CHECK(one.exitCode == 1);
+  CHECK(two.exitCode == one.exitCode);
+  json a = json::parse(one.out), b = json::parse(two.out);
+  CHECK(a.at("predictions").size() >= 30);
+  CHECK(a.at("predictions") == b.at("predictions"));
+  CHECK(a.at("errors") == b.at("errors"));
+  CHECK(a.at("files") == b.at("files"));
+}

@@ -1,0 +1,117 @@
+// `ljcheck verify` end to end: lint the fixtures, run some of them under the
+// collector, and join the two on (location, reasonId).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "../support/process.h"
+
+using ljcheck::testing::ProcessResult;
+using ljcheck::testing::readFile;
+using ljcheck::testing::writeFile;
+using nlohmann::json;
+
+namespace {
+
+ProcessResult runLjcheck(std::vector<std::string> args) {
+  args.insert(args.begin(), LJCHECK_EXE);
+  ProcessResult r = ljcheck::testing::runProcess(args, LJCHECK_SOURCE_DIR);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exitedNormally());
+  return r;
+}
+
+std::string scratch(const std::string& name) {
+  return ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/cli-tests/" + name);
+}
+
+// Runs a fixture under the collector; returns where its runtime JSON went.
+std::string runFixture(const std::string& dir, const std::string& fixture) {
+  std::string json = dir + "/" + fixture.substr(fixture.rfind('/') + 1) + ".json";
+  ProcessResult r = runLjcheck({"run", "--json", json, "--", fixture});
+  INFO(r.err);
+  REQUIRE(r.exitCode == 0);
+  return json;
+}
+
+bool hasRow(const std::string& text, const std::string& pattern) {
+  return std::regex_search(text, std::regex(pattern, std::regex::multiline));
+}
+
+}  // namespace
+
+TEST_CASE("verify joins lint predictions with three runs of the fixtures", "[cli][verify]") {
+  std::string dir = scratch("verify-end-to-end");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "fixtures/"});
+  REQUIRE(lint.exitCode == 1);
+  writeFile(dir + "/lint.json", lint.out);
+  std::vector<std::string> args = {"verify", "--static", dir + "/lint.json"};
+  for (const char* fixture :
+       {"fixtures/nyibc_fnew_in_loop.lua", "fixtures/stitch_string_gsub.lua", "fixtures/nyibc_varg_call.lua"}) {
+    args.push_back("--runtime");
+    args.push_back(runFixture(dir, fixture));
+  }
+
+  ProcessResult text = runLjcheck(args);
+  INFO(text.out);
+  CHECK(text.exitCode == 0);  // --fail-on defaults to none
+  CHECK(hasRow(text.out, R"(^confirmed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +\d+$)"));
+  CHECK(hasRow(text.out, R"(^confirmed +fixtures/stitch_string_gsub\.lua:5 +STITCH:string\.gsub +\d+$)"));
+  CHECK(hasRow(text.out, R"(^reason +confirmed +missed +latent +precision +recall$)"));
+  CHECK(hasRow(text.out, R"(^class +confirmed +missed +latent +precision +recall$)"));
+  const std::string tally = R"( +\d+ +\d+ +\d+ +[01]\.\d\d +[01]\.\d\d$)";
+  CHECK(hasRow(text.out, "^NYIBC:FNEW" + tally));
+  CHECK(hasRow(text.out, "^STITCH:string\\.gsub" + tally));
+  CHECK(hasRow(text.out, "^blocker" + tally));
+  CHECK(hasRow(text.out, "^stop" + tally));
+  CHECK(hasRow(text.out, R"(^total: \d+ confirmed, \d+ missed, \d+ latent; precision [01]\.\d\d, recall [01]\.\d\d$)"));
+
+  args.insert(args.end(), {"--format", "json"});
+  ProcessResult j = runLjcheck(args);
+  CHECK(j.exitCode == 0);
+  json v;
+  REQUIRE_NOTHROW(v = json::parse(j.out));
+  CHECK(v.at("kind") == "verification");
+  for (const char* group : {"byReason", "byClass"}) {
+    INFO(group);
+    REQUIRE(v.contains(group));
+    for (const auto& [name, t] : v[group].items()) {
+      INFO(name);
+      for (const char* field : {"confirmed", "missed", "latent", "precision", "recall"}) CHECK(t.contains(field));
+    }
+  }
+  CHECK(v.at("byReason").at("NYIBC:FNEW").at("confirmed").get<int>() >= 1);
+  CHECK(v.at("byReason").at("STITCH:string.gsub").at("confirmed").get<int>() >= 1);
+  CHECK(v.at("byClass").contains("blocker"));
+  CHECK(v.at("byClass").contains("stop"));
+  CHECK(v.at("total").at("confirmed").get<int>() >= 3);
+  int confirmed = 0;
+  for (const auto& site : v.at("sites")) confirmed += site.at("status") == "confirmed";
+  CHECK(confirmed == v["total"]["confirmed"].get<int>());
+}
+
+TEST_CASE("verify with no predictions against a run with aborts: all missed, recall 0", "[cli][verify]") {
+  std::string dir = scratch("verify-nothing-predicted");
+  writeFile(dir + "/clean.lua", "local n = 0\nfor i = 1, 100 do n = n + i end\n");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", dir + "/clean.lua"});
+  REQUIRE(lint.exitCode == 0);
+  REQUIRE(json::parse(lint.out).at("predictions").empty());
+  writeFile(dir + "/lint.json", lint.out);
+  std::string run = runFixture(dir, "fixtures/nyibc_fnew_in_loop.lua");
+
+  ProcessResult j = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--format", "json"});
+  CHECK(j.exitCode == 0);
+  json v = json::parse(j.out);
+  REQUIRE(!v.at("sites").empty());
+  for (const auto& site : v["sites"]) CHECK(site.at("status") == "missed");
+  CHECK(v.at("total").at("confirmed") == 0);
+  CHECK(v.at("total").at("latent") == 0);
+  CHECK(v.at("total").at("missed").get<int>() >= 1);
+  CHECK(v.at("total").at("recall").get<double>() == 0.0);
+  CHECK(v.at("byReason").at("NYIBC:FNEW").at("recall").get<double>() == 0.0);
+
+  ProcessResult strict = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--fail-on", "missed"});
+  CHECK(strict.exitCode == 1);
+  CHECK(hasRow(strict.out, R"(^missed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +\d+$)"));
+}

@@ -1,0 +1,55 @@
+// Columns of predicted constructs and `-- ljcheck: allow(...)` comments.
+#include <catch2/catch.hpp>
+
+#include "ljcheck/source_map.h"
+
+using namespace ljcheck;
+
+TEST_CASE("columns point at the construct, not at strings or comments", "[source]") {
+  SourceMap map("local s = 'function' -- function\n"
+                "local f = function() end\n"
+                "x = gsub(s, 'a', 'b') -- string.gsub\n"
+                "y = string.gsub(s, 'gsub', '')\n"
+                "z = s:gsub('a', 'b')\n"
+                "t = {...}\n");
+  CHECK(map.locate(1, "closure", "").begin == 0);
+  auto f = map.locate(2, "closure", "");
+  CHECK(f.begin == 11);
+  CHECK(f.end == 19);
+  CHECK(map.locate(3, "call", "string.gsub").begin == 5);
+  auto whole = map.locate(4, "call", "string.gsub");
+  CHECK(whole.begin == 5);
+  CHECK(whole.end == 16);
+  CHECK(map.locate(5, "call", "string.gsub").begin == 7);
+  CHECK(map.locate(6, "vararg", "").begin == 6);
+  CHECK(map.locate(99, "closure", "").begin == 0);
+}
+
+TEST_CASE("an allow comment covers its own line, the next statement, or the file", "[source]") {
+  SourceMap map("-- ljcheck: allow-file(STITCH:print)\n"
+                "for i = 1, 10 do\n"
+                "  -- ljcheck: allow(NYIBC)\n"
+                "  local f = function()\n"
+                "    return i\n"
+                "  end\n"
+                "  local g = function() end -- ljcheck: allow(NYIBC:FNEW, RETURN)\n"
+                "  local h = function() end\n"
+                "end\n");
+  CHECK(map.suppressed(5, "STITCH:print"));
+  CHECK_FALSE(map.suppressed(5, "STITCH:string.gsub"));
+  CHECK(map.suppressed(4, "NYIBC:FNEW"));
+  CHECK(map.suppressed(6, "NYIBC:UCLO"));
+  CHECK(map.suppressed(7, "NYIBC:FNEW"));
+  CHECK(map.suppressed(7, "RETURN:error"));
+  CHECK_FALSE(map.suppressed(7, "NYIBC:UCLO"));
+  CHECK_FALSE(map.suppressed(8, "NYIBC:FNEW"));
+  CHECK(map.allows().size() == 3);
+}
+
+TEST_CASE("malformed allow comments are ignored", "[source]") {
+  SourceMap map("x = 1 -- ljcheck: allow(\n"
+                "y = 2 -- ljcheck: deny(NYIBC)\n"
+                "z = 3 -- ljcheck: allow()\n");
+  CHECK(map.allows().empty());
+  CHECK_FALSE(map.suppressed(1, "NYIBC:FNEW"));
+}

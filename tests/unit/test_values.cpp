@@ -1,0 +1,248 @@
+// The register-value tracker on small snippets: what the callee (or an
+// argument) of the call on a given line resolves to. Each case compiles the
+// snippet with the embedded LuaJIT and reads the dump, as the analyzer does.
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+
+#include "../../analyzer/flow/values.h"
+#include "ljcheck/bytecode.h"
+#include "ljcheck/compile.h"
+#include "ljcheck/profile.h"
+
+using namespace ljcheck;
+using flow::Value;
+using Kind = flow::Value::Kind;
+
+namespace {
+
+struct Snippet {
+  bytecode::Chunk chunk;
+  std::unique_ptr<flow::ValueMap> values;
+
+  explicit Snippet(const std::string& source) {
+    static LuaCompiler compiler;
+    CompileResult compiled = compiler.compile(source, "snippet.lua");
+    INFO((compiled.error ? compiled.error->message : ""));
+    REQUIRE(compiled.ok());
+    static const bytecode::OpcodeTable opcodes(defaultProfile().bytecodeNames());
+    chunk = bytecode::readDump(compiled.dump, opcodes, "snippet.lua");
+    values = std::make_unique<flow::ValueMap>(chunk, defaultProfile());
+  }
+
+  // The value in `slot` offset from the last CALL-like instruction on `line`
+  // (the outermost call of a chain): offset 0 is the callee, k + 1 the k-th argument.
+  Value atCall(int line, int offset = 0) const {
+    Value found;
+    bool any = false;
+    for (std::size_t p = 0; p < chunk.prototypes.size(); ++p) {
+      const auto& proto = chunk.prototypes[p];
+      for (int pc = 1; pc <= proto.size(); ++pc) {
+        const auto& ins = proto.at(pc);
+        bool call = ins.op == bytecode::Op::CALL || ins.op == bytecode::Op::CALLM || ins.op == bytecode::Op::CALLT ||
+                    ins.op == bytecode::Op::CALLMT;
+        if (!call || ins.line != line) continue;
+        int slot = offset == 0 ? ins.a : ins.a + (chunk.fr2 ? 2 : 1) + offset - 1;
+        found = values->at(p, pc, slot);
+        any = true;
+      }
+    }
+    if (!any) FAIL("no call on line " << line);
+    return found;
+  }
+  Value callee(int line) const { return atCall(line, 0); }
+  Value argument(int line, int k) const { return atCall(line, k + 1); }
+};
+
+void requireLib(const Value& v, const std::string& name) {
+  INFO("kind " << static_cast<int>(v.kind) << " name " << std::string(v.name));
+  REQUIRE(v.is(Kind::LibFunction));
+  REQUIRE(v.name == name);
+}
+
+}  // namespace
+
+TEST_CASE("a library function through a global", "[values]") {
+  Snippet s("local x = string.gsub('a', 'a', 'b')\n");
+  requireLib(s.callee(1), "string.gsub");
+}
+
+TEST_CASE("a library function through a local alias", "[values]") {
+  Snippet s(
+      "local gsub = string.gsub\n"
+      "local r = gsub('a', 'a', 'b')\n");
+  requireLib(s.callee(2), "string.gsub");
+}
+
+TEST_CASE("an alias through two upvalue levels", "[values]") {
+  Snippet s(
+      "local gsub = string.gsub\n"
+      "local function outer()\n"
+      "  local function inner(x)\n"
+      "    local r = gsub(x, 'a', 'b')\n"
+      "    return r\n"
+      "  end\n"
+      "  return inner\n"
+      "end\n"
+      "return outer\n");
+  requireLib(s.callee(4), "string.gsub");
+}
+
+TEST_CASE("shadowed locals resolve to the innermost declaration", "[values]") {
+  Snippet s(
+      "local f = string.gsub\n"
+      "do\n"
+      "  local f = string.find\n"
+      "  local a = f('abc', 'b')\n"
+      "end\n"
+      "local b = f('abc', 'b', 'c')\n"
+      "local function g(f)\n"
+      "  local c = f('abc')\n"
+      "  return c\n"
+      "end\n"
+      "return g\n");
+  requireLib(s.callee(4), "string.find");
+  requireLib(s.callee(6), "string.gsub");
+  REQUIRE_FALSE(s.callee(8).known());  // the parameter shadows the outer alias
+}
+
+TEST_CASE("a reassigned alias does not resolve", "[values]") {
+  SECTION("on one branch") {
+    Snippet s(
+        "local f = string.gsub\n"
+        "if os.getenv('X') then f = string.find end\n"
+        "local r = f('abc', 'b', 'c')\n");
+    REQUIRE_FALSE(s.callee(3).known());
+  }
+  SECTION("later in a loop body") {
+    Snippet s(
+        "local f = string.gsub\n"
+        "for i = 1, 3 do\n"
+        "  local r = f('abc', 'b', 'c')\n"
+        "  f = string.find\n"
+        "end\n");
+    REQUIRE_FALSE(s.callee(3).known());
+  }
+  SECTION("by a closure that assigns the upvalue") {
+    Snippet s(
+        "local f = string.gsub\n"
+        "local function set() f = print end\n"
+        "set()\n"
+        "local r = f('abc', 'b', 'c')\n");
+    REQUIRE_FALSE(s.callee(4).known());
+  }
+  SECTION("as a mutable upvalue inside a function") {
+    Snippet s(
+        "local f = string.gsub\n"
+        "local function use(x)\n"
+        "  local r = f(x, 'b', 'c')\n"
+        "  return r\n"
+        "end\n"
+        "f = string.find\n"
+        "return use\n");
+    REQUIRE_FALSE(s.callee(3).known());
+  }
+}
+
+TEST_CASE("simple types of locals", "[values]") {
+  Snippet s(
+      "local n, str, t, z = 5, 'x', {}, nil\n"
+      "local u\n"
+      "local r = print(n, str, t, z, u)\n"
+      "for i = 1, 3 do\n"
+      "  local m = print(i, #str, i * 2, n + 1, str .. i)\n"
+      "end\n"
+      "local d = {1, 2, x = 3}\n"
+      "local q = print(d)\n");
+  Value n = s.argument(3, 0);
+  REQUIRE(n.isConstantNumber());
+  REQUIRE(n.integer() == 5);
+  REQUIRE(s.argument(3, 1).isConstantString());
+  REQUIRE(s.argument(3, 1).name == "x");
+  REQUIRE(s.argument(3, 2).is(Kind::Table));
+  REQUIRE(s.argument(3, 3).is(Kind::Nil));
+  REQUIRE(s.argument(3, 4).is(Kind::Nil));
+  Value loopVar = s.argument(5, 0);
+  REQUIRE(loopVar.is(Kind::Number));
+  REQUIRE_FALSE(loopVar.constant);
+  REQUIRE(s.argument(5, 1).is(Kind::Number));  // #str
+  REQUIRE(s.argument(5, 2).is(Kind::Number));  // i * 2
+  REQUIRE(s.argument(5, 3).is(Kind::Number));  // n + 1
+  REQUIRE(s.argument(5, 4).is(Kind::String));  // str .. i
+  REQUIRE(s.argument(8, 0).is(Kind::Table));   // TDUP
+}
+
+TEST_CASE("values of one type from two branches keep the type, not the constant", "[values]") {
+  Snippet s(
+      "local n = 1\n"
+      "if os.getenv('X') then n = 2 end\n"
+      "local r = print(n)\n");
+  Value n = s.argument(3, 0);
+  REQUIRE(n.is(Kind::Number));
+  REQUIRE_FALSE(n.constant);
+}
+
+TEST_CASE("method calls on values known to be strings", "[values]") {
+  Snippet s(
+      "local a = string.rep('ab', 3)\n"
+      "local b = a:upper()\n"
+      "local c = ('%d'):format(7)\n"
+      "local d = tostring(b):lower()\n"
+      "local e = ('x' .. 1):rep(2)\n"
+      "local f = b:sub(1, 2):reverse()\n");
+  requireLib(s.callee(2), "string.upper");
+  requireLib(s.callee(3), "string.format");
+  REQUIRE(s.argument(3, 0).isConstantString());
+  requireLib(s.callee(4), "string.lower");
+  requireLib(s.callee(5), "string.rep");
+  requireLib(s.callee(6), "string.reverse");
+}
+
+TEST_CASE("FFI namespaces, symbols and ctypes", "[values]") {
+  Snippet s(
+      "local ffi = require('ffi')\n"
+      "local C = ffi.C\n"
+      "local lib = ffi.load('z')\n"
+      "local a = C.abs(-1)\n"
+      "local b = lib.compressBound(10)\n"
+      "local c = ffi.C.abs(-2)\n"
+      "local T = ffi.typeof('int[?]')\n"
+      "local d = T(4)\n"
+      "local e = ffi.new('int[3]')\n");
+  Value abs = s.callee(4);
+  REQUIRE(abs.is(Kind::FfiSymbol));
+  REQUIRE(abs.name == "abs");
+  REQUIRE(s.callee(5).is(Kind::FfiSymbol));
+  REQUIRE(s.callee(5).name == "compressBound");
+  REQUIRE(s.callee(6).is(Kind::FfiSymbol));
+  REQUIRE(s.callee(8).is(Kind::CType));
+  REQUIRE(s.callee(8).name == "int[?]");
+  requireLib(s.callee(9), "ffi.new");
+}
+
+TEST_CASE("a local function that calls itself", "[values]") {
+  Snippet s(
+      "local function fib(n)\n"
+      "  if n < 2 then return n end\n"
+      "  local a = fib(n - 1)\n"
+      "  return a + fib(n - 2)\n"
+      "end\n"
+      "return fib(10)\n");
+  Value self = s.callee(3);
+  REQUIRE(self.is(Kind::LuaFunction));
+  REQUIRE(self.proto == 0);  // the only child prototype
+}
+
+TEST_CASE("what the file shows about a table's metatable", "[values]") {
+  using M = flow::ValueMap::Metatable;
+  auto metatableAt = [](const std::string& source, int line) {
+    Snippet s(source);
+    return s.values->metatableOf(s.argument(line, 0));
+  };
+  REQUIRE(metatableAt("local t = {}\nlocal s = tostring(t)\n", 2) == M::None);
+  REQUIRE(metatableAt("local t = {}\nsetmetatable(t, {})\nlocal s = tostring(t)\n", 3) == M::Maybe);
+  REQUIRE(metatableAt("local t = {}\nlocal g = os.getenv\ng(t)\nlocal s = tostring(t)\n", 4) == M::Unseen);
+  REQUIRE(metatableAt("local function mk(o) return setmetatable(o, {}) end\nlocal t = {}\nmk(t)\n"
+                      "local s = tostring(t)\n",
+                      4) == M::Maybe);
+}
