@@ -33,10 +33,17 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
       const auto& ins = proto.at(pc);
       if (!isCallInstruction(ins.op)) continue;
       Value callee = values.at(q, pc, calleeSlot(ins));
-      if (callee.kind == Value::Kind::LuaFunction && callee.proto < chunk.prototypes.size())
-        callers_[callee.proto].push_back({q, pc});
+      if (callee.is(Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size()) {
+        callers_[callee.proto].push_back({q, pc, false, 0});
+      } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall") &&
+                 ins.op != Op::ITERC) {
+        Value f = values.at(q, pc, ins.a + (chunk.fr2 ? 2 : 1));
+        if (f.is(Value::Kind::LuaFunction) && f.proto < chunk.prototypes.size())
+          callers_[f.proto].push_back({q, pc, true, callee.name == "pcall" ? 1 : 2});
+      }
     }
   }
+  findCycles();
   // A function is as hot as its hottest call site; iterate to a fixpoint.
   for (std::size_t p = 0; p < escapes.size(); ++p)
     if (escapes[p]) heat_[p] = Heat::Possible;
@@ -52,6 +59,60 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
       }
     }
   }
+}
+
+// Kosaraju over the call edges (caller -> callee): one pass in the reverse
+// graph (callers) for a finishing order, one in the forward graph.
+void CallGraph::findCycles() {
+  std::size_t n = callers_.size();
+  std::vector<std::vector<std::size_t>> callees(n);
+  recursive_.assign(n, false);
+  for (std::size_t p = 0; p < n; ++p)
+    for (const auto& site : callers_[p]) {
+      callees[site.proto].push_back(p);
+      if (site.proto == p) recursive_[p] = true;
+    }
+  std::vector<std::size_t> order;
+  std::vector<bool> seen(n, false);
+  for (std::size_t root = 0; root < n; ++root) {
+    if (seen[root]) continue;
+    std::vector<std::pair<std::size_t, std::size_t>> stack{{root, 0}};  // node, next edge
+    seen[root] = true;
+    while (!stack.empty()) {
+      auto& [node, edge] = stack.back();
+      if (edge < callers_[node].size()) {
+        std::size_t next = callers_[node][edge++].proto;
+        if (!seen[next]) {
+          seen[next] = true;
+          stack.push_back({next, 0});
+        }
+      } else {
+        order.push_back(node);
+        stack.pop_back();
+      }
+    }
+  }
+  component_.assign(n, SIZE_MAX);
+  std::vector<std::size_t> size;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (component_[*it] != SIZE_MAX) continue;
+    std::size_t id = size.size();
+    size.push_back(0);
+    std::vector<std::size_t> stack{*it};
+    component_[*it] = id;
+    while (!stack.empty()) {
+      std::size_t node = stack.back();
+      stack.pop_back();
+      ++size[id];
+      for (std::size_t next : callees[node])
+        if (component_[next] == SIZE_MAX) {
+          component_[next] = id;
+          stack.push_back(next);
+        }
+    }
+  }
+  for (std::size_t p = 0; p < n; ++p)
+    if (size[component_[p]] > 1) recursive_[p] = true;
 }
 
 Heat CallGraph::heatAt(std::size_t proto, int pc) const {

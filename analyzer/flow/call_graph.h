@@ -15,6 +15,10 @@ namespace ljcheck::flow {
 struct CallSite {
   std::size_t proto = 0;  // the calling prototype
   int pc = 0;             // its CALL-like instruction
+  // pcall(f, ...) or xpcall(f, handler, ...): f runs above a pcall frame,
+  // and its arguments start one (xpcall: two) slots later.
+  bool protectedCall = false;
+  int firstArgument = 0;  // index of the call's argument that is f's first parameter
 };
 
 // Known: called from a loop or a known-hot function in this file.
@@ -34,11 +38,19 @@ class CallGraph {
   // Known when in a loop or a known-hot function.
   Heat heatAt(std::size_t proto, int pc) const;
   bool inLoop(std::size_t proto, int pc) const;
+  // The strongly connected component of a prototype in the graph of
+  // resolved calls: prototypes with the same component id call each other
+  // round in a cycle; recursive() when its component has a cycle.
+  std::size_t component(std::size_t proto) const { return component_.at(proto); }
+  bool recursive(std::size_t proto) const { return recursive_.at(proto); }
 
  private:
   std::vector<Heat> heat_;
   std::vector<std::vector<CallSite>> callers_;
   std::vector<std::vector<std::pair<int, int>>> loopRanges_;  // per proto
+  std::vector<std::size_t> component_;
+  std::vector<bool> recursive_;
+  void findCycles();
 };
 
 // CALL, CALLM, CALLT, CALLMT and ITERC; the slot holding the callee.

@@ -5,6 +5,7 @@
 
 #include "flow/c_declarations.h"
 #include "flow/instruction_effects.h"
+#include "flow/local_functions.h"
 
 #include <algorithm>
 #include <optional>
@@ -22,33 +23,6 @@ const std::string* gcString(const Prototype& p, int d) {
   if (d < 0 || static_cast<std::size_t>(d) >= p.gc.size()) return nullptr;
   const auto& k = p.gc[static_cast<std::size_t>(d)];
   return k.kind == bytecode::GcConstant::Kind::String ? &k.str : nullptr;
-}
-
-// Fast functions whose first result is always a string or a number.
-bool returnsString(std::string_view ff) {
-  static const std::unordered_set<std::string_view> names = {
-      "string.format", "string.sub",  "string.rep",   "string.lower", "string.upper", "string.reverse",
-      "string.char",   "string.gsub", "string.dump",  "table.concat", "tostring",     "ffi.string",
-      "type",          "bit.tohex",   "os.date"};
-  return names.count(ff) > 0;
-}
-
-bool returnsNumber(std::string_view ff) {
-  if (ff.substr(0, 5) == "math." && ff != "math.randomseed") return true;
-  if (ff.substr(0, 4) == "bit." && ff != "bit.tohex") return true;
-  static const std::unordered_set<std::string_view> names = {"os.time", "os.clock", "os.difftime", "ffi.sizeof",
-                                                             "ffi.alignof", "ffi.errno", "gcinfo"};
-  return names.count(ff) > 0;
-}
-
-// Library functions that may take a table argument without keeping it or
-// giving it a metatable.
-bool keepsNoTable(std::string_view ff) {
-  static const std::unordered_set<std::string_view> names = {
-      "tostring", "type",     "pairs",        "ipairs",       "next",   "rawget", "rawequal",
-      "select",   "unpack",   "table.concat", "table.sort",   "assert", "print",  "string.format",
-      "io.write", "tonumber", "table.remove", "table.insert", "table.maxn"};
-  return names.count(ff) > 0;
 }
 
 // Returned values that make a second pass worth its cost: callees,
@@ -101,6 +75,25 @@ bool meet(std::vector<Value>& into, const std::vector<Value>& from) {
 
 ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
     : chunk_(chunk), profile_(profile), protos_(chunk.prototypes.size()) {
+  // Which upvalues each closure assigns, its nested closures included
+  // (children come first in a dump).
+  assignedUpvalues_.resize(chunk.prototypes.size());
+  for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
+    const Prototype& p = chunk.prototypes[i];
+    auto& assigned = assignedUpvalues_[i];
+    assigned.assign(p.upvalues.size(), false);
+    for (int pc = 1; pc <= p.size(); ++pc) {
+      const auto& ins = p.at(pc);
+      bool store = ins.op == Op::USETV || ins.op == Op::USETS || ins.op == Op::USETN || ins.op == Op::USETP;
+      if (store && ins.a < assigned.size()) assigned[ins.a] = true;
+    }
+    for (std::size_t c : p.children) {
+      const auto& child = chunk.prototypes[c];
+      for (std::size_t u = 0; u < child.upvalues.size(); ++u)
+        if (assignsUpvalue(c, u) && !child.upvalues[u].parentLocal && child.upvalues[u].index < assigned.size())
+          assigned[child.upvalues[u].index] = true;
+    }
+  }
   // Parents come after their children in a dump: resolve from the end.
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
   // A second round lets calls see what the Lua functions they call return:
@@ -139,38 +132,44 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
 
 ValueMap::~ValueMap() = default;
 
-std::string_view ValueMap::intern(std::string text) { return *names_.insert(std::move(text)).first; }
-
-// Classifies a dotted library name against the profile's fast functions.
-Value ValueMap::library(std::string_view name) {
-  auto cached = libraryCache_.find(name);
-  if (cached != libraryCache_.end()) return cached->second;
-  std::string_view key = intern(std::string(name));
-  std::string prefix = std::string(name) + ".";
-  auto hasPrefix = [&prefix](const std::string& s) { return s.compare(0, prefix.size(), prefix) == 0; };
-  Value v;
-  if (profile_.cFunctions.count(std::string(name))) {
-    v = Value::of(Kind::CFunction, key);
-  } else if (profile_.fastFunction(name)) {
-    v = Value::of(Kind::LibFunction, key);
-  } else {
-    for (const auto& ff : profile_.fastFunctions)
-      if (hasPrefix(ff.name)) v = Value::of(Kind::LibTable, key);
-    for (const auto& c : profile_.cFunctions)
-      if (hasPrefix(c)) v = Value::of(Kind::LibTable, key);
+// Rebuilds the field map from every prototype's stores: a field stored
+// twice with different values, or of a table with unnamed keys, is unknown.
+void ValueMap::collectFields() {
+  fields_.clear();
+  dynamicKeys_.clear();
+  for (const auto& p : protos_) {
+    dynamicKeys_.insert(p.dynamicKeys.begin(), p.dynamicKeys.end());
+    for (const auto& w : p.fieldWrites) {
+      auto [it, inserted] = fields_.emplace(std::make_pair(w.table, w.key), w.value);
+      if (!inserted && !(it->second == w.value)) it->second = Value{};
+    }
   }
-  libraryCache_.emplace(key, v);
-  return v;
 }
 
-// What a library function that returns a function returns: an ffname, or
-// "C" for a plain C function.
-Value ValueMap::returnedFunction(std::string_view callee) {
-  auto it = profile_.returnsFunction.find(std::string(callee));
-  if (it == profile_.returnsFunction.end()) return {};
-  if (it->second == "C") return Value::of(Kind::CFunction, "C");
-  return library(it->second);
+Value ValueMap::field(const Value& table, std::string_view key) const {
+  if (!table.is(Kind::Table) || table.pc == 0) return {};
+  TableOrigin origin{table.proto, table.pc};
+  if (dynamicKeys_.count(origin)) return {};
+  auto it = fields_.find(std::make_pair(origin, key));
+  return it == fields_.end() ? Value{} : it->second;
 }
+
+// True when some closure of `parent` captures its local in `slot` and assigns it.
+bool ValueMap::capturedAndAssigned(std::size_t parent, int slot) const {
+  for (std::size_t c : chunk_.prototypes[parent].children) {
+    const auto& uvs = chunk_.prototypes[c].upvalues;
+    for (std::size_t u = 0; u < uvs.size(); ++u)
+      if (uvs[u].parentLocal && uvs[u].index == slot && assignsUpvalue(c, u)) return true;
+  }
+  return false;
+}
+
+bool ValueMap::assignsUpvalue(std::size_t proto, std::size_t index) const {
+  const auto& assigned = assignedUpvalues_[proto];
+  return index < assigned.size() && assigned[index];
+}
+
+std::string_view ValueMap::intern(std::string text) { return *names_.insert(std::move(text)).first; }
 
 Value ValueMap::returned(std::size_t proto) const { return protos_.at(proto).returns; }
 
@@ -231,59 +230,6 @@ const CDeclarations& ValueMap::cDeclarations() const {
   return *cDeclarations_;
 }
 
-// Tables and functions an indexed read yields: library members, string
-// methods, FFI namespaces and their symbols.
-Value ValueMap::indexResult(const Value& base, const std::string& key) {
-  switch (base.kind) {
-    case Kind::LibTable:
-      if (base.name == "ffi" && key == "C") return Value::of(Kind::FfiLibrary, "C");
-      return library(std::string(base.name) + "." + key);
-    case Kind::String:
-      return library("string." + key);
-    case Kind::FfiLibrary:
-      return Value::of(Kind::FfiSymbol, intern(key));
-    default:
-      return {};
-  }
-}
-
-// What known callees return: functions from string.gmatch, io.lines,
-// coroutine.wrap; strings and numbers from library functions; FFI
-// namespaces and ctypes; what a Lua function of this file always returns;
-// a standard library table from require.
-Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
-  auto reg = [&](int s) -> Value {
-    if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
-    const Value& v = regs[static_cast<std::size_t>(s)];
-    return v.reassignable ? Value{} : v;
-  };
-  Value callee = reg(ins.a);
-  Value arg0 = fixedArgs(ins) >= 1 ? reg(ins.a + (chunk_.fr2 ? 2 : 1)) : Value{};
-  switch (callee.kind) {
-    case Kind::LibFunction: {
-      Value fn = returnedFunction(callee.name);
-      if (fn.known()) return fn;
-      if (callee.name == "ffi.load")
-        return Value::of(Kind::FfiLibrary, arg0.isConstantString() ? arg0.name : std::string_view("?"));
-      if (callee.name == "ffi.typeof" || callee.name == "ffi.metatype") {
-        if (arg0.isConstantString()) return Value::of(Kind::CType, arg0.name);
-        if (arg0.is(Kind::CType)) return arg0;
-        return {};
-      }
-      if (returnsString(callee.name)) return Value::of(Kind::String);
-      if (returnsNumber(callee.name)) return Value::of(Kind::Number);
-      return {};
-    }
-    case Kind::LuaFunction:
-      return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
-    case Kind::CFunction:
-      if (callee.name == "require" && arg0.isConstantString()) return library(arg0.name);
-      return {};
-    default:
-      return {};
-  }
-}
-
 void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Registers& regs) {
   const Prototype& p = chunk_.prototypes[index];
   const ProtoValues& own = protos_[index];
@@ -316,9 +262,16 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       if (isNumber(ins.b) && isNumber(ins.c)) result = Value::of(Kind::Number);
       break;
     case Op::CAT: {
+      // The result keeps the text of its constant pieces: a pattern built
+      // as "[" .. sep .. "]" has its special characters whatever sep is.
       bool strings = true;
-      for (int s = ins.b; s <= ins.c && strings; ++s) strings = reg(s).is(Kind::String) || isNumber(s);
-      if (strings) result = Value::of(Kind::String);
+      std::string pieces;
+      for (int s = ins.b; s <= ins.c && strings; ++s) {
+        Value v = reg(s);
+        strings = v.is(Kind::String) || v.is(Kind::Number);
+        if (v.is(Kind::String)) pieces += v.name;
+      }
+      if (strings) result = Value::of(Kind::String, pieces.empty() ? std::string_view() : intern(std::move(pieces)));
       break;
     }
     case Op::GGET:
@@ -373,8 +326,10 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
   if (ins.op == Op::UCLO)  // the block's captured locals are closed: no closure reaches these slots
     for (int s = ins.a; s < framesize; ++s) regs[static_cast<std::size_t>(s)].reassignable = false;
   if (ins.op == Op::FNEW && result.is(Kind::LuaFunction)) {
-    for (const auto& uv : chunk_.prototypes[result.proto].upvalues)
-      if (uv.parentLocal && !uv.immutable && uv.index < regs.size()) regs[uv.index].reassignable = true;
+    const auto& uvs = chunk_.prototypes[result.proto].upvalues;
+    for (std::size_t u = 0; u < uvs.size(); ++u)
+      if (uvs[u].parentLocal && !uvs[u].immutable && assignsUpvalue(result.proto, u) && uvs[u].index < regs.size())
+        regs[uvs[u].index].reassignable = true;
   }
 }
 
@@ -392,7 +347,21 @@ void ValueMap::resolve(std::size_t index) {
     Value v;
     // Only descriptors of a parent's local carry the immutable flag; one
     // that names a parent's upvalue inherits what the parent knows of it.
-    if (p.parent != SIZE_MAX && (uv.immutable || !uv.parentLocal)) {
+    if (p.parent != SIZE_MAX && uv.parentLocal && !uv.immutable) {
+      // A mutable local of the parent: only a forward-declared function resolves.
+      for (const auto& [pc, regs] : protos_[p.parent].before) {
+        const auto& ins = chunk_.prototypes[p.parent].at(pc);
+        if (ins.op != Op::FNEW || ins.d >= chunk_.prototypes[p.parent].gc.size() ||
+            chunk_.prototypes[p.parent].gc[ins.d].child != index)
+          continue;
+        std::size_t f = forwardDeclaredFunction(chunk_, p.parent, pc, uv.index);
+        if (f != SIZE_MAX && !capturedAndAssigned(p.parent, uv.index)) {
+          v = Value::of(Kind::LuaFunction);
+          v.proto = f;
+        }
+        break;
+      }
+    } else if (p.parent != SIZE_MAX) {
       const Prototype& parent = chunk_.prototypes[p.parent];
       const ProtoValues& parentValues = protos_[p.parent];
       if (!uv.parentLocal) {
@@ -460,6 +429,10 @@ void ValueMap::resolve(std::size_t index) {
   out.unresolvedSetmetatable = uses.unresolvedSetmetatable;
   out.cdefs = std::move(uses.cdefs);
   out.jitOff = std::move(uses.jitOff);
+  bool hadFields = !out.fieldWrites.empty() || !out.dynamicKeys.empty();
+  out.fieldWrites = std::move(uses.fieldWrites);
+  out.dynamicKeys = std::move(uses.dynamicKeys);
+  if (hadFields || !out.fieldWrites.empty() || !out.dynamicKeys.empty()) collectFields();
 }
 
 void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const Registers& regs,
@@ -476,7 +449,20 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
   };
   int args = chunk_.fr2 ? 2 : 1;
   switch (ins.op) {
-    case Op::GSET: case Op::TSETS: case Op::TSETV: case Op::TSETB: case Op::TSETR: case Op::RET1: note(ins.a); break;
+    case Op::TSETS: case Op::TSETV: {
+      Value table = valueAt(ins.b);
+      if (table.is(Kind::Table) && table.pc != 0) {
+        const std::string* key = nullptr;
+        if (ins.op == Op::TSETS && ins.c < proto.gc.size() &&
+            proto.gc[ins.c].kind == bytecode::GcConstant::Kind::String)
+          key = &proto.gc[ins.c].str;
+        if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});
+        else if (!valueAt(ins.c).is(Kind::Number)) tables.dynamicKeys.push_back({table.proto, table.pc});
+      }
+      note(ins.a);
+      break;
+    }
+    case Op::GSET: case Op::TSETB: case Op::TSETR: case Op::RET1: note(ins.a); break;
     case Op::USETV: note(ins.d); break;
     case Op::RET:
       for (int s = ins.a; s < ins.a + ins.d - 1; ++s) note(s);

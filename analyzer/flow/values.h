@@ -31,7 +31,7 @@ struct Value {
     LibTable,     // string, ffi, jit.util: name
     LibFunction,  // a fast function: its ffname
     CFunction,    // a plain C function (require): name
-    String,       // constant: name holds the text
+    String,       // constant: name holds the text; otherwise the text of its constant pieces
     Number,       // constant: number holds the value
     Nil,
     Boolean,
@@ -87,6 +87,10 @@ struct Value {
   }
 };
 
+// Library functions that may take a table argument without keeping it or
+// giving it a metatable (library_values.cpp).
+bool keepsNoTable(std::string_view ff);
+
 // Values of every prototype of a chunk; prototypes are resolved parent first
 // so that upvalues see the values their parent's locals were given.
 class ValueMap {
@@ -131,6 +135,15 @@ class ValueMap {
     bool unresolvedSetmetatable = false;        // setmetatable of a table the analyzer cannot name
     std::vector<std::string_view> cdefs;        // constant strings passed to ffi.cdef
     std::vector<std::size_t> jitOff;            // prototypes passed to jit.off
+    // Constant-key stores into tables from constructors (M.f = function ...),
+    // and tables that get stores with keys the analyzer cannot name.
+    struct FieldWrite {
+      TableOrigin table;
+      std::string_view key;
+      Value value;
+    };
+    std::vector<FieldWrite> fieldWrites;
+    std::vector<TableOrigin> dynamicKeys;
   };
   struct ProtoValues : TableUses {
     std::map<int, Registers> before;  // at calls, returns and FNEW
@@ -161,6 +174,16 @@ class ValueMap {
   std::set<TableOrigin> metatableTargets_, escapingTables_;
   bool unresolvedSetmetatable_ = false;
   std::set<std::size_t> jitOff_;
+  // Fields of tables from constructors that this chunk stores exactly one
+  // known value into (module functions: M.f = function ...).
+  std::map<std::pair<TableOrigin, std::string_view>, Value> fields_;
+  std::set<TableOrigin> dynamicKeys_;
+  void collectFields();
+  Value field(const Value& table, std::string_view key) const;
+  // Per prototype, the upvalues its code (or a nested closure's) assigns.
+  std::vector<std::vector<bool>> assignedUpvalues_;
+  bool assignsUpvalue(std::size_t proto, std::size_t index) const;
+  bool capturedAndAssigned(std::size_t parent, int slot) const;
   mutable std::unique_ptr<CDeclarations> cDeclarations_;
 };
 

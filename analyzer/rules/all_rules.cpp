@@ -11,6 +11,9 @@ std::unique_ptr<Rule> makeCallSplitRule();
 std::unique_ptr<Rule> makeRecordedVariantRule();
 std::unique_ptr<Rule> makeFfiCallRule();
 std::unique_ptr<Rule> makeJitOffRule();
+std::unique_ptr<Rule> makeInnerLoopRule();
+std::unique_ptr<Rule> makeRecursionRule();
+std::unique_ptr<Rule> makeFrameReturnRule();
 
 const std::vector<std::unique_ptr<Rule>>& allRules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
@@ -21,6 +24,9 @@ const std::vector<std::unique_ptr<Rule>>& allRules() {
     v.push_back(makeRecordedVariantRule());
     v.push_back(makeFfiCallRule());
     v.push_back(makeJitOffRule());
+    v.push_back(makeInnerLoopRule());
+    v.push_back(makeRecursionRule());
+    v.push_back(makeFrameReturnRule());
     return v;
   }();
   return rules;

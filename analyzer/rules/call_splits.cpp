@@ -46,11 +46,12 @@ class CallSplitRule final : public Rule {
         for (const auto& site : fn.calls.callers(fn.index)) {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;
           const auto& caller = fn.chunk.prototypes[site.proto];
-          bool ends = neverStitches || nextFeedsVariableCount(caller, site.pc);
+          bool ends = neverStitches || site.protectedCall || nextFeedsVariableCount(caller, site.pc);
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends,
                                    whyEnds(neverStitches, false));
           f.reasoning = functionName(fn.chunk, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
                         unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call";
+          if (callee.value.name == "error") f.confidence = Confidence::Possible;
           sink.report(fn, std::move(f));
         }
         continue;
@@ -61,6 +62,12 @@ class CallSplitRule final : public Rule {
                                whyEnds(neverStitches, callee.protectedCall));
       f.reasoning = "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
                     "; " + whyHot(fn, pc);
+      if (callee.value.name == "error" && !callee.protectedCall) {
+        // Raising an error leaves the loop (and usually the program): the
+        // split shows only when an error path runs hot under a pcall.
+        f.confidence = Confidence::Possible;
+        f.reasoning += "; an error path rarely runs hot";
+      }
       sink.report(fn, std::move(f));
     }
   }

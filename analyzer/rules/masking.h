@@ -1,16 +1,19 @@
 // The recorder stops at the first abort on a path. An abort that runs on
 // every iteration of a loop body (or on every path through a function body)
 // hides what comes after it in the same body: no trace of that body gets
-// past it. Unless a trace can start behind it: a call in between (the
-// callee's own trace returns into the body) or an inner loop in between (the
-// side trace from its exit records the rest of the body).
+// past it. Unless a trace can start behind it: an inner loop in between, in
+// the body or in a Lua function of this file called there (the side trace
+// from the loop's exit records the rest of the body). A function root trace
+// of a plain callee stops when it returns, so a call alone does not unmask.
 #pragma once
 
 #include "flow/loops.h"
+#include "flow/values.h"
 #include "ljcheck/bytecode.h"
 
 namespace ljcheck::rules {
 
-bool masks(const bytecode::Prototype& proto, const flow::LoopMap& loops, int masker, int pc);
+bool masks(const bytecode::Chunk& chunk, std::size_t proto, const flow::LoopMap& loops,
+           const flow::ValueMap& values, int masker, int pc);
 
 }  // namespace ljcheck::rules

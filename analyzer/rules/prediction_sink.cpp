@@ -79,6 +79,7 @@ Confidence lowered(Confidence c) {
 
 void CollectingSink::report(const FunctionView& fn, Finding finding) {
   chunk_ = &fn.chunk;
+  values_ = &fn.values;
   Prediction p;
   ReasonId id = ReasonId::parse(finding.reasonId);
   const Reason* reason = fn.catalog.find(id.code);
@@ -94,7 +95,10 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   if (finding.tracePc > 0) heat = fn.calls.heatAt(fn.index, finding.tracePc);
   if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker) p.severity = Severity::Blacklist;
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
-  p.confidence = heat == flow::Heat::Possible ? lowered(finding.confidence) : finding.confidence;
+  // Structural predictions are calibrated as they stand (how often the
+  // shape shows at run time), hotness included.
+  bool lower = heat == flow::Heat::Possible && !finding.hotByEvidence && !finding.structural;
+  p.confidence = lower ? lowered(finding.confidence) : finding.confidence;
   p.path = path_;
   p.line = finding.pc > 0 ? code.at(finding.pc).line : code.firstline;
   p.context = finding.pc > 0 ? contextOf(fn.calls, fn.chunk, proto, finding.pc) : Context::Function;
@@ -116,7 +120,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
 }
 
 void CollectingSink::markMasked() {
-  if (!chunk_) return;
+  if (!chunk_ || !values_) return;
   std::map<std::size_t, flow::LoopMap> loops;
   for (auto& site : pending_) {
     const auto& proto = chunk_->prototypes[site.proto];
@@ -125,7 +129,7 @@ void CollectingSink::markMasked() {
     const Pending* first = nullptr;
     for (const auto& m : pending_) {
       if (!m.certainAbort || m.proto != site.proto || &m == &site) continue;
-      if (!masks(proto, it->second, m.tracePc, site.tracePc)) continue;
+      if (!masks(*chunk_, site.proto, it->second, *values_, m.tracePc, site.tracePc)) continue;
       if (!first || m.tracePc < first->tracePc) first = &m;
     }
     if (first && site.prediction.maskedBy.empty())

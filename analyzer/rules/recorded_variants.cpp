@@ -82,8 +82,9 @@ TraceConstant traceConstant(const FunctionView& fn, std::size_t proto, int pc, i
   for (const auto& site : fn.calls.callers(proto)) {
     if (!fn.calls.runsHot(site.proto, site.pc)) continue;
     const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
-    if (slot >= flow::fixedArgs(call)) return TraceConstant::Unknown;
-    int argSlot = call.a + (fn.chunk.fr2 ? 2 : 1) + slot;
+    int argument = slot + site.firstArgument;
+    if (argument >= flow::fixedArgs(call)) return TraceConstant::Unknown;
+    int argSlot = call.a + (fn.chunk.fr2 ? 2 : 1) + argument;
     TraceConstant t = traceConstant(fn, site.proto, site.pc, argSlot, depth + 1);
     if (all && *all != t) return TraceConstant::Unknown;
     all = t;
@@ -166,11 +167,12 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
     Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
-    if (!pattern.isConstantString() || !hasPatternSpecials(std::string(pattern.name))) return {};
+    if (!pattern.is(Kind::String) || !hasPatternSpecials(std::string(pattern.name))) return {};
     if (args >= 4) return {};  // a plain flag: recorded when true
+    std::string text = pattern.constant ? "the pattern \"" + std::string(pattern.name) + "\""
+                                        : "the pattern, concatenated from \"" + std::string(pattern.name) + "\",";
     return {"string.find with a pattern (not a plain search)", Confidence::Certain,
-            "the pattern \"" + std::string(pattern.name) +
-                "\" has special characters, and the recorder compiles only plain searches"};
+            text + " has special characters, and the recorder compiles only plain searches"};
   }
   if (name == "string.format" && args >= 1 && !variableArgs) return formatRefusal(fn, pc, args);
   if (name == "tostring" && args == 1 && !variableArgs) return tostringRefusal(fn, pc);

@@ -51,6 +51,9 @@ struct Finding {
   int tracePc = -1;
   // A structural prediction (inner loops, recursion, frames): severity info.
   bool structural = false;
+  // The rule itself showed how the code gets hot (a callback from C): the
+  // confidence stands even where the call graph only says "possibly hot".
+  bool hotByEvidence = false;
 };
 
 class PredictionSink {

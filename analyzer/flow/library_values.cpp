@@ -1,0 +1,137 @@
+// What library functions and indexed reads yield, for the value tracker
+// (values.h): library members and string methods, FFI namespaces, symbols
+// and ctypes, and the types of what library calls return.
+#include <unordered_set>
+
+#include "flow/instruction_effects.h"
+#include "flow/values.h"
+
+namespace ljcheck::flow {
+
+using bytecode::Instruction;
+using Kind = Value::Kind;
+
+namespace {
+
+// Fast functions whose first result is always a string or a number.
+bool returnsString(std::string_view ff) {
+  static const std::unordered_set<std::string_view> names = {
+      "string.format", "string.sub",  "string.rep",   "string.lower", "string.upper", "string.reverse",
+      "string.char",   "string.gsub", "string.dump",  "table.concat", "tostring",     "ffi.string",
+      "type",          "bit.tohex",   "os.date"};
+  return names.count(ff) > 0;
+}
+
+bool returnsNumber(std::string_view ff) {
+  if (ff.substr(0, 5) == "math." && ff != "math.randomseed") return true;
+  if (ff.substr(0, 4) == "bit." && ff != "bit.tohex") return true;
+  static const std::unordered_set<std::string_view> names = {"os.time", "os.clock", "os.difftime", "ffi.sizeof",
+                                                             "ffi.alignof", "ffi.errno", "gcinfo"};
+  return names.count(ff) > 0;
+}
+
+}  // namespace
+
+bool keepsNoTable(std::string_view ff) {
+  static const std::unordered_set<std::string_view> names = {
+      "tostring", "type",     "pairs",        "ipairs",       "next",   "rawget", "rawequal",
+      "select",   "unpack",   "table.concat", "table.sort",   "assert", "print",  "string.format",
+      "io.write", "tonumber", "table.remove", "table.insert", "table.maxn"};
+  return names.count(ff) > 0;
+}
+
+
+// Classifies a dotted library name against the profile's fast functions.
+Value ValueMap::library(std::string_view name) {
+  auto cached = libraryCache_.find(name);
+  if (cached != libraryCache_.end()) return cached->second;
+  std::string_view key = intern(std::string(name));
+  std::string prefix = std::string(name) + ".";
+  auto hasPrefix = [&prefix](const std::string& s) { return s.compare(0, prefix.size(), prefix) == 0; };
+  Value v;
+  if (profile_.cFunctions.count(std::string(name))) {
+    v = Value::of(Kind::CFunction, key);
+  } else if (profile_.fastFunction(name)) {
+    v = Value::of(Kind::LibFunction, key);
+  } else {
+    for (const auto& ff : profile_.fastFunctions)
+      if (hasPrefix(ff.name)) v = Value::of(Kind::LibTable, key);
+    for (const auto& c : profile_.cFunctions)
+      if (hasPrefix(c)) v = Value::of(Kind::LibTable, key);
+  }
+  libraryCache_.emplace(key, v);
+  return v;
+}
+
+// What a library function that returns a function returns: an ffname, or
+// "C" for a plain C function.
+Value ValueMap::returnedFunction(std::string_view callee) {
+  auto it = profile_.returnsFunction.find(std::string(callee));
+  if (it == profile_.returnsFunction.end()) return {};
+  if (it->second == "C") return Value::of(Kind::CFunction, "C");
+  return library(it->second);
+}
+
+// Tables and functions an indexed read yields: library members, string
+// methods, FFI namespaces and their symbols.
+Value ValueMap::indexResult(const Value& base, const std::string& key) {
+  switch (base.kind) {
+    case Kind::LibTable:
+      if (base.name == "ffi" && key == "C") return Value::of(Kind::FfiLibrary, "C");
+      return library(std::string(base.name) + "." + key);
+    case Kind::String:
+      return library("string." + key);
+    case Kind::Unknown:
+      // Methods only strings have, called on a value of unknown type
+      // (text:gmatch(...)): other objects rarely define these names.
+      if (!base.reassignable && (key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" ||
+                                 key == "lower" || key == "reverse" || key == "rep"))
+        return library("string." + key);
+      return {};
+    case Kind::FfiLibrary:
+      return Value::of(Kind::FfiSymbol, intern(key));
+    case Kind::Table:
+      return field(base, key);
+    default:
+      return {};
+  }
+}
+
+// What known callees return: functions from string.gmatch, io.lines,
+// coroutine.wrap; strings and numbers from library functions; FFI
+// namespaces and ctypes; what a Lua function of this file always returns;
+// a standard library table from require.
+Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
+  auto reg = [&](int s) -> Value {
+    if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
+    const Value& v = regs[static_cast<std::size_t>(s)];
+    return v.reassignable ? Value{} : v;
+  };
+  Value callee = reg(ins.a);
+  Value arg0 = fixedArgs(ins) >= 1 ? reg(ins.a + (chunk_.fr2 ? 2 : 1)) : Value{};
+  switch (callee.kind) {
+    case Kind::LibFunction: {
+      Value fn = returnedFunction(callee.name);
+      if (fn.known()) return fn;
+      if (callee.name == "ffi.load")
+        return Value::of(Kind::FfiLibrary, arg0.isConstantString() ? arg0.name : std::string_view("?"));
+      if (callee.name == "ffi.typeof" || callee.name == "ffi.metatype") {
+        if (arg0.isConstantString()) return Value::of(Kind::CType, arg0.name);
+        if (arg0.is(Kind::CType)) return arg0;
+        return {};
+      }
+      if (returnsString(callee.name)) return Value::of(Kind::String);
+      if (returnsNumber(callee.name)) return Value::of(Kind::Number);
+      return {};
+    }
+    case Kind::LuaFunction:
+      return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
+    case Kind::CFunction:
+      if (callee.name == "require" && arg0.isConstantString()) return library(arg0.name);
+      return {};
+    default:
+      return {};
+  }
+}
+
+}  // namespace ljcheck::flow

@@ -1,0 +1,190 @@
+// LINNER (stop class, benign): a root trace that runs into an inner loop
+// aborts and waits for the inner loop's own trace (lj_record.c:
+// rec_loop_interp, rec_loop_jit). Normally the inner loop gets hot first
+// and the side trace from its exit covers the outer loop, so nested loops
+// alone show nothing. The abort shows when that side trace cannot form and
+// a root trace starts outside the inner loop:
+// - the outer loop's body has a certain abort (a closure, a closed upvalue)
+//   after the inner loop, so the exit's side traces abort and the outer
+//   loop gets hot on its own;
+// - the inner loop sits in a function whose own header gets hot: a callback
+//   that C calls (string.gsub, table.sort), or a function called from a
+//   loop whose trace aborts or ends in a pcall frame.
+// A compiled numeric for is linked to instead (JFORI), so only while/repeat
+// and generic for loops count. Reported where the collector sees it: the
+// first statement of the body, or for pairs/next loops (ITERN) the `for` line.
+#include "rules/prediction_sink.h"
+#include "rules/rule.h"
+#include "rules/split_finding.h"
+
+namespace ljcheck::rules {
+namespace {
+
+using bytecode::Op;
+using flow::Loop;
+
+// The instruction whose line the abort is reported at; 0 when unknown.
+int reportedPc(const bytecode::Prototype& proto, const Loop& loop) {
+  if (loop.kind == Loop::Kind::GenericFor) {
+    if (loop.last > 1 && proto.at(loop.last - 1).op == Op::ITERN) return loop.last;
+    return loop.first;
+  }
+  for (int pc = loop.first; pc < loop.last; ++pc)
+    if (proto.at(pc).op == Op::LOOP) return pc + 1;
+  return 0;
+}
+
+// The line of a closure creation or upvalue close at the outer loop's own
+// level in (from, to]; 0 when there is none. Both always abort a trace.
+int abortBetween(const FunctionView& fn, const bytecode::Prototype& proto, const flow::LoopMap& loops,
+                 const Loop& outer, int from, int to) {
+  for (int pc = from + 1; pc <= to; ++pc) {
+    Op op = proto.at(pc).op;
+    if (op != Op::FNEW && op != Op::UCLO) continue;
+    if (!fn.profile.nyiBytecodes.count(std::string(bytecode::opName(op)))) continue;
+    const Loop* inner = loops.innermost(pc);
+    if (inner && inner->first == outer.first && inner->last == outer.last) return proto.at(pc).line;
+  }
+  return 0;
+}
+
+// A loop left from the middle of its body (break, return, goto), not only
+// by its condition: a `while true` loop, a search. Its trace has several
+// exits; the outer code meets it again before every exit has a side trace.
+bool leavesEarly(const bytecode::Prototype& proto, const Loop& loop) {
+  int bodyStart = loop.first;
+  if (loop.kind == Loop::Kind::While)
+    for (int pc = loop.first; pc < loop.last; ++pc)
+      if (proto.at(pc).op == Op::LOOP) {
+        bodyStart = pc + 1;
+        break;
+      }
+  for (int pc = bodyStart; pc < loop.last; ++pc) {
+    const auto& ins = proto.at(pc);
+    if (ins.op == Op::RET || ins.op == Op::RET0 || ins.op == Op::RET1 || ins.op == Op::RETM ||
+        ins.op == Op::CALLT || ins.op == Op::CALLMT)
+      return true;
+    if ((ins.op == Op::JMP || ins.op == Op::UCLO) && ins.jumpTarget(pc) > loop.last) return true;
+  }
+  return false;
+}
+
+const Loop* enclosing(const flow::LoopMap& loops, const Loop& loop) {
+  const Loop* best = nullptr;
+  for (const auto& l : loops.loops()) {
+    if (l.first == loop.first && l.last == loop.last) continue;
+    if (l.first <= loop.first && l.last >= loop.last && (!best || l.last - l.first < best->last - best->first))
+      best = &l;
+  }
+  return best;
+}
+
+// Where prototype `proto` is passed to string.gsub (replacement) or
+// table.sort (comparator), which call it from C; empty when nowhere.
+std::string calledBack(const FunctionView& fn, std::size_t target) {
+  for (std::size_t q = 0; q < fn.chunk.prototypes.size(); ++q) {
+    const auto& proto = fn.chunk.prototypes[q];
+    for (int pc = 1; pc <= proto.size(); ++pc) {
+      const auto& ins = proto.at(pc);
+      if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+      flow::Value callee = fn.values.at(q, pc, ins.a);
+      if (!callee.is(flow::Value::Kind::LibFunction)) continue;
+      int k = callee.name == "string.gsub" ? 2 : callee.name == "table.sort" ? 1 : -1;
+      if (k < 0 || k >= fixedArguments(ins)) continue;
+      flow::Value arg = fn.values.at(q, pc, ins.a + (fn.chunk.fr2 ? 2 : 1) + k);
+      if (arg.is(flow::Value::Kind::LuaFunction) && arg.proto == target)
+        return std::string(callee.name) + " (line " + std::to_string(ins.line) + ")";
+    }
+  }
+  return {};
+}
+
+// Why the header of `proto` gets hot outside any trace that could inline
+// it; empty when nothing in this file says so. One level of plain calls is
+// followed: a function called from such a function is traced with it.
+std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) {
+  std::string name = functionName(fn.chunk, proto);
+  for (const auto& site : fn.calls.callers(proto)) {
+    const auto& caller = fn.chunk.prototypes[site.proto];
+    flow::LoopMap loops(caller);
+    const Loop* loop = loops.innermost(site.pc);
+    int line = caller.at(site.pc).line;
+    if (!loop) {
+      if (depth > 0 || site.protectedCall) continue;
+      std::string why = headerGetsHot(fn, site.proto, depth + 1);
+      if (!why.empty()) return why + "; it calls " + name + " at line " + std::to_string(line);
+      continue;
+    }
+    if (site.protectedCall)
+      return name + " is called through pcall at line " + std::to_string(line) +
+             ", so the side trace from this loop's exit cannot return through the pcall frame";
+    if (int abortLine = abortBetween(fn, caller, loops, *loop, loop->first - 1, loop->last))
+      return name + " is called at line " + std::to_string(line) + " from a loop whose trace aborts at line " +
+             std::to_string(abortLine) + ", so " + name + " gets hot and traced on its own";
+  }
+  if (fn.calls.recursive(proto))
+    return name + " is recursive, so its header gets hot and starts traces of its own";
+  std::string by = calledBack(fn, proto);
+  if (!by.empty()) return name + " is called back from C by " + by + ", so its header gets hot and starts traces";
+  return {};
+}
+
+class InnerLoopRule final : public Rule {
+ public:
+  std::string_view name() const override { return "inner-loops"; }
+
+  void check(const FunctionView& fn, PredictionSink& sink) const override {
+    std::string hotHeader;
+    bool headerChecked = false;
+    for (const auto& loop : fn.loops.loops()) {
+      if (loop.kind == Loop::Kind::NumericFor) continue;  // a compiled one is linked to (JFORI)
+      int pc = reportedPc(fn.proto, loop);
+      if (pc <= 0) continue;
+      std::string why;
+      bool hotByEvidence = false;
+      Confidence confidence = Confidence::Likely;
+      if (const Loop* outer = enclosing(fn.loops, loop)) {
+        if (!fn.calls.inLoop(fn.index, outer->first)) continue;
+        int abortLine = abortBetween(fn, fn.proto, fn.loops, *outer, loop.last, outer->last);
+        if (abortLine == 0) continue;
+        why = "the enclosing loop at line " + std::to_string(loopLine(fn, outer->first)) +
+              " aborts its traces at line " + std::to_string(abortLine) +
+              ", after this loop, so the side trace from this loop's exit never forms and the outer loop's own "
+              "trace runs into this loop";
+      } else {
+        if (fn.isMain()) continue;
+        if (!headerChecked) {
+          hotHeader = headerGetsHot(fn, fn.index, 0);
+          headerChecked = true;
+        }
+        if (!hotHeader.empty()) {
+          why = hotHeader + "; a trace started at its header runs into this loop";
+          hotByEvidence = true;
+        } else if (fn.calls.heat(fn.index) != flow::Heat::Cold && leavesEarly(fn.proto, loop)) {
+          why = functionName(fn.chunk, fn.index) +
+                " runs hot and this loop is left from the middle of its body, so its trace has several exits; "
+                "a trace of the calling code may meet it before every exit has a side trace";
+        } else {
+          continue;
+        }
+      }
+      Finding f;
+      f.pc = pc;
+      f.tracePc = loop.first > 1 ? loop.first - 1 : loop.first;
+      f.reasonId = "LINNER";
+      f.construct = "loop";
+      f.structural = true;
+      f.hotByEvidence = hotByEvidence;
+      f.confidence = confidence;
+      f.message = "a root trace runs into this inner loop and aborts (LINNER); it waits for the inner loop's trace";
+      f.reasoning = why;
+      sink.report(fn, std::move(f));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> makeInnerLoopRule() { return std::make_unique<InnerLoopRule>(); }
+
+}  // namespace ljcheck::rules

@@ -1,0 +1,77 @@
+// DOWNREC and CUNROLL (stop class, benign): a function that calls itself
+// (directly, or round a cycle of calls), not in tail position, and runs hot. Returning into a frame of the same
+// prototype whose return was already recorded restarts recording as a
+// down-recursion trace (DOWNREC, lj_record.c: check_downrec_unroll), at the
+// return that follows the recursive call. A trace that did not start at the
+// function's header and inlines the recursion more than `callunroll` (3)
+// levels deep aborts at the header (CUNROLL, check_call_unroll); whether
+// that happens depends on which trace the recursion meets first.
+#include "rules/prediction_sink.h"
+#include "rules/rule.h"
+
+namespace ljcheck::rules {
+namespace {
+
+using bytecode::Op;
+
+bool isReturn(Op op) { return op == Op::RET || op == Op::RET0 || op == Op::RET1 || op == Op::RETM; }
+
+class RecursionRule final : public Rule {
+ public:
+  std::string_view name() const override { return "recursion"; }
+
+  void check(const FunctionView& fn, PredictionSink& sink) const override {
+    if (fn.isMain() || !fn.calls.recursive(fn.index) || fn.calls.heat(fn.index) != flow::Heat::Known) return;
+    // Non-tail calls back into the recursion: to the function itself, or to
+    // a function that calls back round a cycle (mutual recursion).
+    int firstRecursiveCall = 0, selfCalls = 0;
+    bool direct = false;
+    for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+      const auto& ins = fn.proto.at(pc);
+      if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;  // a tail call reuses the frame
+      flow::Value callee = calleeAt(fn, pc);
+      if (!callee.is(flow::Value::Kind::LuaFunction)) continue;
+      if (fn.calls.component(callee.proto) != fn.calls.component(fn.index)) continue;
+      if (!firstRecursiveCall) firstRecursiveCall = pc;
+      if (callee.proto == fn.index) {
+        direct = true;
+        ++selfCalls;
+      }
+    }
+    if (!firstRecursiveCall) return;
+    std::string name = functionName(fn.chunk, fn.index);
+    std::string recursion = name + (direct ? " calls itself" : " calls back into itself through another function") +
+                            " at line " + std::to_string(fn.proto.at(firstRecursiveCall).line) +
+                            " (not a tail call) and " + whyHot(fn, firstRecursiveCall);
+    for (int pc = firstRecursiveCall + 1; pc <= fn.proto.size(); ++pc) {
+      if (!isReturn(fn.proto.at(pc).op)) continue;
+      Finding f;
+      f.pc = pc;
+      f.reasonId = "DOWNREC";
+      f.construct = "return";
+      f.structural = true;
+      f.confidence = direct ? Confidence::Likely : Confidence::Possible;
+      f.message = "returning from the recursion restarts recording here as a down-recursion trace (DOWNREC)";
+      f.reasoning = recursion + "; returns into its own frames are recorded as down-recursion";
+      sink.report(fn, std::move(f));
+    }
+    if (!direct) return;
+    Finding f;
+    f.pc = 0;  // the header
+    f.proto = fn.index;
+    f.reasonId = "CUNROLL";
+    f.construct = "closure";
+    f.structural = true;
+    f.confidence = Confidence::Possible;
+    f.message = "a trace that inlines this recursion more than 3 levels deep aborts here (CUNROLL)";
+    f.reasoning = recursion + (selfCalls > 1 ? ", branching into " + std::to_string(selfCalls) + " calls" : "") +
+                  "; a trace not started at its header unrolls at most 3 levels";
+    sink.report(fn, std::move(f));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> makeRecursionRule() { return std::make_unique<RecursionRule>(); }
+
+}  // namespace ljcheck::rules
