@@ -183,7 +183,9 @@ class CParser {
       Declarator d = declarator();
       if (!d.ok || d.name.empty()) return false;
       if (spec.isTypedef) {
-        out_.typedefs_[d.name] = apply(*spec.type, d);
+        CType t = apply(*spec.type, d);
+        t.spelling = d.name;  // what declarations that use it say
+        out_.typedefs_[d.name] = t;
       } else if (d.function && !d.grouped) {
         CFunction f;
         f.name = d.name;

@@ -23,6 +23,7 @@ int calleeSlot(const bytecode::Instruction& ins) {
 CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
     : heat_(chunk.prototypes.size(), Heat::Cold),
       callers_(chunk.prototypes.size()),
+      callbacks_(chunk.prototypes.size()),
       loopRanges_(chunk.prototypes.size()) {
   std::vector<bool> escapes = values.escapingFunctions();
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
@@ -40,6 +41,13 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
         Value f = values.at(q, pc, ins.a + (chunk.fr2 ? 2 : 1));
         if (f.is(Value::Kind::LuaFunction) && f.proto < chunk.prototypes.size())
           callers_[f.proto].push_back({q, pc, true, callee.name == "pcall" ? 1 : 2});
+      } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "string.gsub" || callee.name == "table.sort")) {
+        int k = callee.name == "string.gsub" ? 2 : 1;
+        int fixed = ins.op == Op::CALLM || ins.op == Op::CALLMT ? ins.c : ins.c - 1;
+        if (k >= fixed) continue;
+        Value f = values.at(q, pc, ins.a + (chunk.fr2 ? 2 : 1) + k);
+        if (f.is(Value::Kind::LuaFunction) && f.proto < chunk.prototypes.size())
+          callbacks_[f.proto].push_back({q, pc, false, 0});
       }
     }
   }

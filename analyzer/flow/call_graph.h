@@ -32,12 +32,16 @@ class CallGraph {
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
   // Where a prototype is called from, in the order found.
   const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }
+  // Where a prototype is handed to a library function that calls it back
+  // from C (string.gsub's replacement, table.sort's comparator).
+  const std::vector<CallSite>& callbacks(std::size_t proto) const { return callbacks_.at(proto); }
   // True when the instruction at pc of proto runs in a loop or in a
   // function that is (or may be) hot.
   bool runsHot(std::size_t proto, int pc) const;
   // Known when in a loop or a known-hot function.
   Heat heatAt(std::size_t proto, int pc) const;
   bool inLoop(std::size_t proto, int pc) const;
+  bool hasLoop(std::size_t proto) const { return !loopRanges_.at(proto).empty(); }
   // The strongly connected component of a prototype in the graph of
   // resolved calls: prototypes with the same component id call each other
   // round in a cycle; recursive() when its component has a cycle.
@@ -47,6 +51,7 @@ class CallGraph {
  private:
   std::vector<Heat> heat_;
   std::vector<std::vector<CallSite>> callers_;
+  std::vector<std::vector<CallSite>> callbacks_;
   std::vector<std::vector<std::pair<int, int>>> loopRanges_;  // per proto
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;

@@ -3,12 +3,12 @@
 // one type lose their constant, anything else becomes Unknown.
 #include "flow/values.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "flow/c_declarations.h"
 #include "flow/instruction_effects.h"
 #include "flow/local_functions.h"
-
-#include <algorithm>
-#include <optional>
 
 namespace ljcheck::flow {
 
@@ -25,12 +25,12 @@ const std::string* gcString(const Prototype& p, int d) {
   return k.kind == bytecode::GcConstant::Kind::String ? &k.str : nullptr;
 }
 
-// Returned values that make a second pass worth its cost: callees,
-// namespaces and tables (strings and numbers change few predictions).
+// Returned values that make a second pass worth its cost: callees and
+// namespaces (tables, strings and numbers change few predictions).
 bool worthPropagating(const Value& v) {
   switch (v.kind) {
     case Kind::LibTable: case Kind::LibFunction: case Kind::CFunction: case Kind::LuaFunction:
-    case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType: case Kind::Table:
+    case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType:
       return !v.reassignable;
     default:
       return false;
@@ -108,7 +108,10 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
       continue;
     }
     const Prototype& p = chunk.prototypes[i];
-    for (const auto& [pc, regs] : protos_[i].before) {
+    const Snapshots& kept = protos_[i].before;
+    for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
+      int pc = kept.pcs[k];
+      const Registers& regs = kept.states[k];
       const Instruction& ins = p.at(pc);
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
       if (ins.a >= regs.size()) continue;
@@ -131,28 +134,6 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
 }
 
 ValueMap::~ValueMap() = default;
-
-// Rebuilds the field map from every prototype's stores: a field stored
-// twice with different values, or of a table with unnamed keys, is unknown.
-void ValueMap::collectFields() {
-  fields_.clear();
-  dynamicKeys_.clear();
-  for (const auto& p : protos_) {
-    dynamicKeys_.insert(p.dynamicKeys.begin(), p.dynamicKeys.end());
-    for (const auto& w : p.fieldWrites) {
-      auto [it, inserted] = fields_.emplace(std::make_pair(w.table, w.key), w.value);
-      if (!inserted && !(it->second == w.value)) it->second = Value{};
-    }
-  }
-}
-
-Value ValueMap::field(const Value& table, std::string_view key) const {
-  if (!table.is(Kind::Table) || table.pc == 0) return {};
-  TableOrigin origin{table.proto, table.pc};
-  if (dynamicKeys_.count(origin)) return {};
-  auto it = fields_.find(std::make_pair(origin, key));
-  return it == fields_.end() ? Value{} : it->second;
-}
 
 // True when some closure of `parent` captures its local in `slot` and assigns it.
 bool ValueMap::capturedAndAssigned(std::size_t parent, int slot) const {
@@ -198,10 +179,9 @@ void ValueMap::summarizeReturns(std::size_t index) {
 }
 
 Value ValueMap::at(std::size_t proto, int pc, int slot) const {
-  const auto& before = protos_.at(proto).before;
-  auto it = before.find(pc);
-  if (it == before.end() || slot < 0 || static_cast<std::size_t>(slot) >= it->second.size()) return {};
-  const Value& v = it->second[static_cast<std::size_t>(slot)];
+  const Registers* regs = protos_.at(proto).before.find(pc);
+  if (!regs || slot < 0 || static_cast<std::size_t>(slot) >= regs->size()) return {};
+  const Value& v = (*regs)[static_cast<std::size_t>(slot)];
   return v.reassignable ? Value{} : v;
 }
 
@@ -209,14 +189,6 @@ Value ValueMap::upvalue(std::size_t proto, int index) const {
   const auto& uvs = protos_.at(proto).upvalues;
   if (index < 0 || static_cast<std::size_t>(index) >= uvs.size()) return {};
   return uvs[static_cast<std::size_t>(index)];
-}
-
-ValueMap::Metatable ValueMap::metatableOf(const Value& table) const {
-  if (!table.is(Kind::Table) || table.pc == 0) return Metatable::Maybe;
-  std::pair<std::size_t, int> origin{table.proto, table.pc};
-  if (metatableTargets_.count(origin)) return Metatable::Maybe;
-  if (!escapingTables_.count(origin)) return Metatable::None;
-  return unresolvedSetmetatable_ ? Metatable::Maybe : Metatable::Unseen;
 }
 
 const CDeclarations& ValueMap::cDeclarations() const {
@@ -349,7 +321,8 @@ void ValueMap::resolve(std::size_t index) {
     // that names a parent's upvalue inherits what the parent knows of it.
     if (p.parent != SIZE_MAX && uv.parentLocal && !uv.immutable) {
       // A mutable local of the parent: only a forward-declared function resolves.
-      for (const auto& [pc, regs] : protos_[p.parent].before) {
+      const Snapshots& kept = protos_[p.parent].before;
+      for (int pc : kept.pcs) {
         const auto& ins = chunk_.prototypes[p.parent].at(pc);
         if (ins.op != Op::FNEW || ins.d >= chunk_.prototypes[p.parent].gc.size() ||
             chunk_.prototypes[p.parent].gc[ins.d].child != index)
@@ -367,7 +340,10 @@ void ValueMap::resolve(std::size_t index) {
       if (!uv.parentLocal) {
         if (uv.index < parentValues.upvalues.size()) v = parentValues.upvalues[uv.index];
       } else {
-        for (const auto& [pc, regs] : parentValues.before) {
+        const Snapshots& kept = parentValues.before;
+        for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
+          int pc = kept.pcs[k];
+          const Registers& regs = kept.states[k];
           const auto& ins = parent.at(pc);
           if (ins.op == Op::FNEW && ins.d < parent.gc.size() && parent.gc[ins.d].child == index &&
               parent.gc[ins.d].kind == bytecode::GcConstant::Kind::Child && uv.index < regs.size()) {
@@ -387,8 +363,10 @@ void ValueMap::resolve(std::size_t index) {
 
   // Forward dataflow: one pass in pc order per round; the state at a jump
   // target is the meet of its incoming edges. Rounds end when no target changes.
-  std::map<int, Registers> atTarget;
-  std::map<int, Registers> snapshots;
+  std::vector<Registers> atTarget(static_cast<std::size_t>(p.size()) + 2);
+  std::vector<char> isTarget(static_cast<std::size_t>(p.size()) + 2, 0);
+  Snapshots snapshots;
+  snapshots.slotOf.assign(static_cast<std::size_t>(p.size()) + 1, -1);
   TableUses uses;
   std::vector<std::size_t> escaping;
   for (int round = 0; round < 8; ++round) {
@@ -398,22 +376,27 @@ void ValueMap::resolve(std::size_t index) {
     Registers regs(framesize);
     bool reachable = true;  // pc 1 is the entry
     for (int pc = 1; pc <= p.size(); ++pc) {
-      auto target = atTarget.find(pc);
-      if (target != atTarget.end()) {
-        if (reachable) changed |= meet(target->second, regs);
-        regs = target->second;
+      if (isTarget[static_cast<std::size_t>(pc)]) {
+        Registers& target = atTarget[static_cast<std::size_t>(pc)];
+        if (reachable) changed |= meet(target, regs);
+        regs = target;
         reachable = true;
       }
       if (!reachable) continue;
       const auto& ins = p.at(pc);
-      if (keepsSnapshot(ins.op)) snapshots[pc] = regs;  // reuses an earlier round's vector
+      if (keepsSnapshot(ins.op)) snapshots.keep(pc) = regs;  // reuses an earlier round's vector
       noteEscapes(p, ins, regs, escaping, uses);
       Flow flow = flowOf(ins, pc);
       auto propagate = [&](int t) {
         if (t < 1 || t > p.size()) return;
-        auto [it, inserted] = atTarget.emplace(t, regs);
-        if (!inserted) changed |= meet(it->second, regs);
-        else if (t <= pc) changed = true;
+        auto at = static_cast<std::size_t>(t);
+        if (isTarget[at]) {
+          changed |= meet(atTarget[at], regs);
+        } else {
+          isTarget[at] = 1;
+          atTarget[at] = regs;
+          if (t <= pc) changed = true;
+        }
       };
       propagate(flow.skip);  // a test that skips the next JMP changes nothing
       transfer(index, ins, pc, regs);
@@ -429,74 +412,18 @@ void ValueMap::resolve(std::size_t index) {
   out.unresolvedSetmetatable = uses.unresolvedSetmetatable;
   out.cdefs = std::move(uses.cdefs);
   out.jitOff = std::move(uses.jitOff);
-  bool hadFields = !out.fieldWrites.empty() || !out.dynamicKeys.empty();
+  // The field map changes only when this prototype's stores do: added to
+  // on a first pass, rebuilt when a second pass stores something else.
+  bool first = out.fieldWrites.empty() && out.dynamicKeys.empty();
+  bool same = uses.dynamicKeys == out.dynamicKeys && uses.fieldWrites.size() == out.fieldWrites.size() &&
+              std::equal(uses.fieldWrites.begin(), uses.fieldWrites.end(), out.fieldWrites.begin(),
+                         [](const auto& a, const auto& b) {
+                           return a.table == b.table && a.key == b.key && a.value == b.value;
+                         });
   out.fieldWrites = std::move(uses.fieldWrites);
   out.dynamicKeys = std::move(uses.dynamicKeys);
-  if (hadFields || !out.fieldWrites.empty() || !out.dynamicKeys.empty()) collectFields();
-}
-
-void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const Registers& regs,
-                           std::vector<std::size_t>& out, TableUses& tables) const {
-  auto valueAt = [&](int slot) -> Value {
-    if (slot < 0 || static_cast<std::size_t>(slot) >= regs.size()) return {};
-    const Value& v = regs[static_cast<std::size_t>(slot)];
-    return v.reassignable ? Value{} : v;
-  };
-  auto note = [&](int slot) {
-    Value v = valueAt(slot);
-    if (v.kind == Kind::LuaFunction) out.push_back(v.proto);
-    if (v.kind == Kind::Table) tables.escapingTables.push_back({v.proto, v.pc});
-  };
-  int args = chunk_.fr2 ? 2 : 1;
-  switch (ins.op) {
-    case Op::TSETS: case Op::TSETV: {
-      Value table = valueAt(ins.b);
-      if (table.is(Kind::Table) && table.pc != 0) {
-        const std::string* key = nullptr;
-        if (ins.op == Op::TSETS && ins.c < proto.gc.size() &&
-            proto.gc[ins.c].kind == bytecode::GcConstant::Kind::String)
-          key = &proto.gc[ins.c].str;
-        if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});
-        else if (!valueAt(ins.c).is(Kind::Number)) tables.dynamicKeys.push_back({table.proto, table.pc});
-      }
-      note(ins.a);
-      break;
-    }
-    case Op::GSET: case Op::TSETB: case Op::TSETR: case Op::RET1: note(ins.a); break;
-    case Op::USETV: note(ins.d); break;
-    case Op::RET:
-      for (int s = ins.a; s < ins.a + ins.d - 1; ++s) note(s);
-      break;
-    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: {
-      Value callee = valueAt(ins.a);
-      bool setsMetatable = callee.is(Kind::LibFunction) &&
-                           (callee.name == "setmetatable" || callee.name == "debug.setmetatable");
-      int first = ins.a + args, count = fixedArgs(ins);
-      if (setsMetatable && count >= 1) {
-        Value target = valueAt(first);
-        if (target.is(Kind::Table) && target.pc != 0) tables.metatableTargets.push_back({target.proto, target.pc});
-        else if (!target.known() || target.is(Kind::Table)) tables.unresolvedSetmetatable = true;
-      }
-      if (callee.is(Kind::LibFunction) && callee.name == "ffi.cdef" && count >= 1 && valueAt(first).isConstantString())
-        tables.cdefs.push_back(valueAt(first).name);
-      if (callee.is(Kind::LibFunction) && callee.name == "jit.off" && count >= 1 && valueAt(first).is(Kind::LuaFunction))
-        tables.jitOff.push_back(valueAt(first).proto);
-      bool libraryCall = callee.is(Kind::LibFunction) && keepsNoTable(callee.name);
-      for (int s = first; s < first + count; ++s) {
-        Value v = valueAt(s);
-        if (v.kind == Kind::LuaFunction) out.push_back(v.proto);  // callbacks
-        if (v.kind == Kind::Table && !libraryCall && !setsMetatable) tables.escapingTables.push_back({v.proto, v.pc});
-      }
-      break;
-    }
-    case Op::FNEW:  // a closure that may assign the local can pass the table anywhere
-      if (ins.d < proto.gc.size() && proto.gc[ins.d].kind == bytecode::GcConstant::Kind::Child) {
-        for (const auto& uv : chunk_.prototypes[proto.gc[ins.d].child].upvalues)
-          if (uv.parentLocal && !uv.immutable) note(uv.index);
-      }
-      break;
-    default: break;
-  }
+  if (first) addFields(out);
+  else if (!same) collectFields();
 }
 
 std::vector<bool> ValueMap::escapingFunctions() const {

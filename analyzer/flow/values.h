@@ -2,8 +2,10 @@
 // library tables and functions (string, string.gsub), FFI namespaces, symbols
 // and ctypes (ffi.C, ffi.load(...), ffi.typeof("int[?]")), simple types of
 // locals (number, string, table, nil, boolean; constants where they are
-// literals), aliases through locals and immutable upvalues. Anything else is
-// Unknown: an unresolved value never yields a prediction.
+// literals), aliases through locals and immutable upvalues, forward-declared
+// local functions, constant-key fields of tables from constructors
+// (M.f = function ...). Anything else is Unknown: an unresolved value never
+// yields a prediction.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,7 @@ struct Value {
     LibFunction,  // a fast function: its ffname
     CFunction,    // a plain C function (require): name
     String,       // constant: name holds the text; otherwise the text of its constant pieces
-    Number,       // constant: number holds the value
+    Number,       // constant: an integer, held in pc
     Nil,
     Boolean,
     Table,        // from a constructor: proto and pc of its TNEW/TDUP (pc 0: several)
@@ -129,6 +131,26 @@ class ValueMap {
  private:
   using Registers = std::vector<Value>;
   using TableOrigin = std::pair<std::size_t, int>;  // proto, pc of the constructor
+  // Register states kept at some pcs, found by pc in constant time.
+  struct Snapshots {
+    std::vector<int> slotOf;  // by pc: index into states, -1 for none
+    std::vector<int> pcs;     // the pcs that have a state, in the order first kept
+    std::vector<Registers> states;
+    Registers& keep(int pc) {
+      if (pc >= static_cast<int>(slotOf.size())) slotOf.resize(static_cast<std::size_t>(pc) + 1, -1);
+      int& slot = slotOf[static_cast<std::size_t>(pc)];
+      if (slot < 0) {
+        slot = static_cast<int>(states.size());
+        pcs.push_back(pc);
+        states.emplace_back();
+      }
+      return states[static_cast<std::size_t>(slot)];
+    }
+    const Registers* find(int pc) const {
+      if (pc < 0 || pc >= static_cast<int>(slotOf.size()) || slotOf[static_cast<std::size_t>(pc)] < 0) return nullptr;
+      return &states[static_cast<std::size_t>(slotOf[static_cast<std::size_t>(pc)])];
+    }
+  };
   struct TableUses {
     std::vector<TableOrigin> metatableTargets;  // passed to setmetatable
     std::vector<TableOrigin> escapingTables;    // stored, returned or passed on
@@ -146,7 +168,7 @@ class ValueMap {
     std::vector<TableOrigin> dynamicKeys;
   };
   struct ProtoValues : TableUses {
-    std::map<int, Registers> before;  // at calls, returns and FNEW
+    Snapshots before;  // at calls, returns and FNEW
     std::vector<Value> upvalues;
     Value returns;
     std::vector<std::size_t> escaping;  // prototypes whose closures escape from here
@@ -179,6 +201,7 @@ class ValueMap {
   std::map<std::pair<TableOrigin, std::string_view>, Value> fields_;
   std::set<TableOrigin> dynamicKeys_;
   void collectFields();
+  void addFields(const TableUses& uses);
   Value field(const Value& table, std::string_view key) const;
   // Per prototype, the upvalues its code (or a nested closure's) assigns.
   std::vector<std::vector<bool>> assignedUpvalues_;

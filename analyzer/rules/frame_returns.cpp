@@ -32,7 +32,7 @@ int afterFirstLoop(const FunctionView& fn) {
     if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
     flow::Value callee = calleeAt(fn, pc);
     if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto == fn.index) continue;
-    if (!flow::LoopMap(fn.chunk.prototypes[callee.proto]).loops().empty()) return pc;
+    if (fn.calls.hasLoop(callee.proto)) return pc;
   }
   return after;
 }

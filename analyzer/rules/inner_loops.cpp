@@ -79,24 +79,8 @@ const Loop* enclosing(const flow::LoopMap& loops, const Loop& loop) {
   return best;
 }
 
-// Where prototype `proto` is passed to string.gsub (replacement) or
-// table.sort (comparator), which call it from C; empty when nowhere.
-std::string calledBack(const FunctionView& fn, std::size_t target) {
-  for (std::size_t q = 0; q < fn.chunk.prototypes.size(); ++q) {
-    const auto& proto = fn.chunk.prototypes[q];
-    for (int pc = 1; pc <= proto.size(); ++pc) {
-      const auto& ins = proto.at(pc);
-      if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
-      flow::Value callee = fn.values.at(q, pc, ins.a);
-      if (!callee.is(flow::Value::Kind::LibFunction)) continue;
-      int k = callee.name == "string.gsub" ? 2 : callee.name == "table.sort" ? 1 : -1;
-      if (k < 0 || k >= fixedArguments(ins)) continue;
-      flow::Value arg = fn.values.at(q, pc, ins.a + (fn.chunk.fr2 ? 2 : 1) + k);
-      if (arg.is(flow::Value::Kind::LuaFunction) && arg.proto == target)
-        return std::string(callee.name) + " (line " + std::to_string(ins.line) + ")";
-    }
-  }
-  return {};
+flow::Value calleeAt(const bytecode::Chunk& chunk, const flow::ValueMap& values, const flow::CallSite& site) {
+  return values.at(site.proto, site.pc, chunk.prototypes[site.proto].at(site.pc).a);
 }
 
 // Why the header of `proto` gets hot outside any trace that could inline
@@ -106,10 +90,8 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
   std::string name = functionName(fn.chunk, proto);
   for (const auto& site : fn.calls.callers(proto)) {
     const auto& caller = fn.chunk.prototypes[site.proto];
-    flow::LoopMap loops(caller);
-    const Loop* loop = loops.innermost(site.pc);
     int line = caller.at(site.pc).line;
-    if (!loop) {
+    if (!fn.calls.inLoop(site.proto, site.pc)) {
       if (depth > 0 || site.protectedCall) continue;
       std::string why = headerGetsHot(fn, site.proto, depth + 1);
       if (!why.empty()) return why + "; it calls " + name + " at line " + std::to_string(line);
@@ -118,14 +100,20 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
     if (site.protectedCall)
       return name + " is called through pcall at line " + std::to_string(line) +
              ", so the side trace from this loop's exit cannot return through the pcall frame";
+    flow::LoopMap loops(caller);
+    const Loop* loop = loops.innermost(site.pc);
     if (int abortLine = abortBetween(fn, caller, loops, *loop, loop->first - 1, loop->last))
       return name + " is called at line " + std::to_string(line) + " from a loop whose trace aborts at line " +
              std::to_string(abortLine) + ", so " + name + " gets hot and traced on its own";
   }
   if (fn.calls.recursive(proto))
     return name + " is recursive, so its header gets hot and starts traces of its own";
-  std::string by = calledBack(fn, proto);
-  if (!by.empty()) return name + " is called back from C by " + by + ", so its header gets hot and starts traces";
+  for (const auto& site : fn.calls.callbacks(proto)) {
+    flow::Value by = calleeAt(fn.chunk, fn.values, site);
+    return name + " is called back from C by " + std::string(by.name) + " (line " +
+           std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line) +
+           "), so its header gets hot and starts traces";
+  }
   return {};
 }
 

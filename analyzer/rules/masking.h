@@ -7,6 +7,7 @@
 // of a plain callee stops when it returns, so a call alone does not unmask.
 #pragma once
 
+#include "flow/call_graph.h"
 #include "flow/loops.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
@@ -14,6 +15,6 @@
 namespace ljcheck::rules {
 
 bool masks(const bytecode::Chunk& chunk, std::size_t proto, const flow::LoopMap& loops,
-           const flow::ValueMap& values, int masker, int pc);
+           const flow::ValueMap& values, const flow::CallGraph& calls, int masker, int pc);
 
 }  // namespace ljcheck::rules

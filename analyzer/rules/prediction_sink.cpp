@@ -1,6 +1,7 @@
 // Findings to Predictions (see prediction_sink.h).
 #include "rules/prediction_sink.h"
 
+#include <algorithm>
 #include <map>
 
 #include "rules/masking.h"
@@ -80,6 +81,7 @@ Confidence lowered(Confidence c) {
 void CollectingSink::report(const FunctionView& fn, Finding finding) {
   chunk_ = &fn.chunk;
   values_ = &fn.values;
+  calls_ = &fn.calls;
   Prediction p;
   ReasonId id = ReasonId::parse(finding.reasonId);
   const Reason* reason = fn.catalog.find(id.code);
@@ -120,20 +122,26 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
 }
 
 void CollectingSink::markMasked() {
-  if (!chunk_ || !values_) return;
+  if (!chunk_ || !values_ || !calls_) return;
+  // Certain aborts by prototype, in pc order: the first one that masks a site wins.
+  std::map<std::size_t, std::vector<const Pending*>> maskers;
+  for (const auto& m : pending_)
+    if (m.certainAbort) maskers[m.proto].push_back(&m);
+  if (maskers.empty()) return;
+  for (auto& [proto, list] : maskers)
+    std::sort(list.begin(), list.end(), [](const Pending* a, const Pending* b) { return a->tracePc < b->tracePc; });
   std::map<std::size_t, flow::LoopMap> loops;
   for (auto& site : pending_) {
-    const auto& proto = chunk_->prototypes[site.proto];
+    auto candidates = maskers.find(site.proto);
+    if (candidates == maskers.end() || !site.prediction.maskedBy.empty()) continue;
     auto it = loops.find(site.proto);
-    if (it == loops.end()) it = loops.emplace(site.proto, flow::LoopMap(proto)).first;
-    const Pending* first = nullptr;
-    for (const auto& m : pending_) {
-      if (!m.certainAbort || m.proto != site.proto || &m == &site) continue;
-      if (!masks(*chunk_, site.proto, it->second, *values_, m.tracePc, site.tracePc)) continue;
-      if (!first || m.tracePc < first->tracePc) first = &m;
+    if (it == loops.end()) it = loops.emplace(site.proto, flow::LoopMap(chunk_->prototypes[site.proto])).first;
+    for (const Pending* m : candidates->second) {
+      if (m->tracePc >= site.tracePc) break;
+      if (!masks(*chunk_, site.proto, it->second, *values_, *calls_, m->tracePc, site.tracePc)) continue;
+      site.prediction.maskedBy = m->prediction.location() + " " + m->prediction.reasonId;
+      break;
     }
-    if (first && site.prediction.maskedBy.empty())
-      site.prediction.maskedBy = first->prediction.location() + " " + first->prediction.reasonId;
   }
 }
 

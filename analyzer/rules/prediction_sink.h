@@ -29,6 +29,7 @@ class CollectingSink final : public PredictionSink {
   std::string path_;
   const bytecode::Chunk* chunk_ = nullptr;
   const flow::ValueMap* values_ = nullptr;
+  const flow::CallGraph* calls_ = nullptr;
   std::vector<Pending> pending_;
 };
 

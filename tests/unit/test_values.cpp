@@ -246,3 +246,53 @@ TEST_CASE("what the file shows about a table's metatable", "[values]") {
                       "local s = tostring(t)\n",
                       4) == M::Maybe);
 }
+
+TEST_CASE("a forward-declared local function resolves in the closures that call it", "[values]") {
+  Snippet s(
+      "local walk\n"
+      "local function each(t)\n"
+      "  local r = walk(t)\n"
+      "  return r\n"
+      "end\n"
+      "walk = function(t) return each(t) end\n"
+      "local x = walk({})\n");
+  Value walk = s.callee(3);
+  REQUIRE(walk.is(Kind::LuaFunction));
+  REQUIRE(s.callee(7).is(Kind::LuaFunction));
+  REQUIRE(s.callee(7).proto == walk.proto);
+  SECTION("not when it is assigned twice") {
+    Snippet twice(
+        "local walk\n"
+        "local function each(t)\n"
+        "  local r = walk(t)\n"
+        "  return r\n"
+        "end\n"
+        "walk = function(t) return each(t) end\n"
+        "walk = print\n");
+    REQUIRE_FALSE(twice.callee(3).known());
+  }
+}
+
+TEST_CASE("constant-key fields of a module table", "[values]") {
+  Snippet s(
+      "local M = {}\n"
+      "function M.helper(x) return x end\n"
+      "M.gsub = string.gsub\n"
+      "function M.run(x)\n"
+      "  local a = M.helper(x)\n"
+      "  local b = M.gsub(a, 'a', 'b')\n"
+      "  return b\n"
+      "end\n"
+      "return M\n");
+  REQUIRE(s.callee(5).is(Kind::LuaFunction));
+  requireLib(s.callee(6), "string.gsub");
+  SECTION("not when the table gets stores with unnamed keys") {
+    Snippet dynamic(
+        "local M = {}\n"
+        "function M.helper(x) return x end\n"
+        "local name = os.getenv('N')\n"
+        "M[name] = print\n"
+        "local a = M.helper(1)\n");
+    REQUIRE_FALSE(dynamic.callee(5).known());
+  }
+}

@@ -1,0 +1,110 @@
+// What the value tracker records about how values are used (values.h):
+// closures and tables that escape, tables given metatables, constant-key
+// field stores, ffi.cdef strings and jit.off targets.
+#include "flow/instruction_effects.h"
+#include "flow/values.h"
+
+namespace ljcheck::flow {
+
+using bytecode::Instruction;
+using bytecode::Op;
+using bytecode::Prototype;
+using Kind = Value::Kind;
+
+ValueMap::Metatable ValueMap::metatableOf(const Value& table) const {
+  if (!table.is(Kind::Table) || table.pc == 0) return Metatable::Maybe;
+  std::pair<std::size_t, int> origin{table.proto, table.pc};
+  if (metatableTargets_.count(origin)) return Metatable::Maybe;
+  if (!escapingTables_.count(origin)) return Metatable::None;
+  return unresolvedSetmetatable_ ? Metatable::Maybe : Metatable::Unseen;
+}
+
+// Rebuilds the field map from every prototype's stores: a field stored
+// twice with different values, or of a table with unnamed keys, is unknown.
+void ValueMap::collectFields() {
+  fields_.clear();
+  dynamicKeys_.clear();
+  for (const auto& p : protos_) addFields(p);
+}
+
+void ValueMap::addFields(const TableUses& uses) {
+  dynamicKeys_.insert(uses.dynamicKeys.begin(), uses.dynamicKeys.end());
+  for (const auto& w : uses.fieldWrites) {
+    auto [it, inserted] = fields_.emplace(std::make_pair(w.table, w.key), w.value);
+    if (!inserted && !(it->second == w.value)) it->second = Value{};
+  }
+}
+
+Value ValueMap::field(const Value& table, std::string_view key) const {
+  if (!table.is(Kind::Table) || table.pc == 0) return {};
+  TableOrigin origin{table.proto, table.pc};
+  if (dynamicKeys_.count(origin)) return {};
+  auto it = fields_.find(std::make_pair(origin, key));
+  return it == fields_.end() ? Value{} : it->second;
+}
+
+void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const Registers& regs,
+                           std::vector<std::size_t>& out, TableUses& tables) const {
+  auto valueAt = [&](int slot) -> Value {
+    if (slot < 0 || static_cast<std::size_t>(slot) >= regs.size()) return {};
+    const Value& v = regs[static_cast<std::size_t>(slot)];
+    return v.reassignable ? Value{} : v;
+  };
+  auto note = [&](int slot) {
+    Value v = valueAt(slot);
+    if (v.kind == Kind::LuaFunction) out.push_back(v.proto);
+    if (v.kind == Kind::Table) tables.escapingTables.push_back({v.proto, v.pc});
+  };
+  int args = chunk_.fr2 ? 2 : 1;
+  switch (ins.op) {
+    case Op::TSETS: case Op::TSETV: {
+      Value table = valueAt(ins.b);
+      if (table.is(Kind::Table) && table.pc != 0) {
+        const std::string* key = nullptr;
+        if (ins.op == Op::TSETS && ins.c < proto.gc.size() &&
+            proto.gc[ins.c].kind == bytecode::GcConstant::Kind::String)
+          key = &proto.gc[ins.c].str;
+        if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});
+        else if (!valueAt(ins.c).is(Kind::Number)) tables.dynamicKeys.push_back({table.proto, table.pc});
+      }
+      note(ins.a);
+      break;
+    }
+    case Op::GSET: case Op::TSETB: case Op::TSETR: case Op::RET1: note(ins.a); break;
+    case Op::USETV: note(ins.d); break;
+    case Op::RET:
+      for (int s = ins.a; s < ins.a + ins.d - 1; ++s) note(s);
+      break;
+    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: {
+      Value callee = valueAt(ins.a);
+      bool setsMetatable = callee.is(Kind::LibFunction) &&
+                           (callee.name == "setmetatable" || callee.name == "debug.setmetatable");
+      int first = ins.a + args, count = fixedArgs(ins);
+      if (setsMetatable && count >= 1) {
+        Value target = valueAt(first);
+        if (target.is(Kind::Table) && target.pc != 0) tables.metatableTargets.push_back({target.proto, target.pc});
+        else if (!target.known() || target.is(Kind::Table)) tables.unresolvedSetmetatable = true;
+      }
+      if (callee.is(Kind::LibFunction) && callee.name == "ffi.cdef" && count >= 1 && valueAt(first).isConstantString())
+        tables.cdefs.push_back(valueAt(first).name);
+      if (callee.is(Kind::LibFunction) && callee.name == "jit.off" && count >= 1 && valueAt(first).is(Kind::LuaFunction))
+        tables.jitOff.push_back(valueAt(first).proto);
+      bool libraryCall = callee.is(Kind::LibFunction) && keepsNoTable(callee.name);
+      for (int s = first; s < first + count; ++s) {
+        Value v = valueAt(s);
+        if (v.kind == Kind::LuaFunction) out.push_back(v.proto);  // callbacks
+        if (v.kind == Kind::Table && !libraryCall && !setsMetatable) tables.escapingTables.push_back({v.proto, v.pc});
+      }
+      break;
+    }
+    case Op::FNEW:  // a closure that may assign the local can pass the table anywhere
+      if (ins.d < proto.gc.size() && proto.gc[ins.d].kind == bytecode::GcConstant::Kind::Child) {
+        for (const auto& uv : chunk_.prototypes[proto.gc[ins.d].child].upvalues)
+          if (uv.parentLocal && !uv.immutable) note(uv.index);
+      }
+      break;
+    default: break;
+  }
+}
+
+}  // namespace ljcheck::flow

@@ -1,0 +1,80 @@
+// Confidence and reasoning: every prediction says how sure it is and why,
+// and AnalyzeOptions::minConfidence (default Likely) leaves out the rest.
+#include <catch2/catch.hpp>
+
+#include "test_rules_support.h"
+
+using namespace ljcheck;
+using ljcheck::testing::find;
+using ljcheck::testing::listed;
+using ljcheck::testing::predict;
+
+namespace {
+const char* kRecursion =
+    "local function sum(k)\n"
+    "  if k == 0 then return 0 end\n"
+    "  return k + sum(k - 1)\n"
+    "end\n"
+    "local n = 0\n"
+    "for i = 1, 3000 do n = n + sum(20) + #string.gsub('a', 'a', 'b') end\n";
+}
+
+TEST_CASE("confidence names read and parse back", "[rules][confidence]") {
+  for (Confidence c : {Confidence::Certain, Confidence::Likely, Confidence::Possible})
+    REQUIRE(parseConfidence(toString(c)) == c);
+  REQUIRE(toString(Confidence::Likely) == "likely");
+  REQUIRE_FALSE(parseConfidence("sure").has_value());
+  REQUIRE(Confidence::Possible < Confidence::Likely);
+  REQUIRE(Confidence::Likely < Confidence::Certain);
+}
+
+TEST_CASE("every prediction carries a confidence and one sentence of reasoning", "[rules][confidence]") {
+  auto ps = predict(kRecursion);
+  INFO(listed(ps));
+  REQUIRE(ps.size() >= 3);
+  for (const auto& p : ps) {
+    INFO(p.reasonId << " at " << p.line);
+    CHECK_FALSE(p.reasoning.empty());
+    CHECK(p.reasoning.find('\n') == std::string::npos);
+  }
+  REQUIRE(find(ps, 6, "STITCH:string.gsub")->confidence == Confidence::Certain);
+  REQUIRE(find(ps, 3, "DOWNREC")->confidence == Confidence::Likely);
+  REQUIRE(find(ps, 1, "CUNROLL")->confidence == Confidence::Possible);
+}
+
+TEST_CASE("minConfidence leaves out less sure predictions; Likely is the default", "[rules][confidence]") {
+  REQUIRE(find(predict(kRecursion, Confidence::Possible), 1, "CUNROLL"));
+  auto likely = analyzeSource(kRecursion, "snippet.lua", defaultProfile()).predictions;
+  REQUIRE_FALSE(find(likely, 1, "CUNROLL"));
+  REQUIRE(find(likely, 3, "DOWNREC"));
+  auto certain = predict(kRecursion, Confidence::Certain);
+  REQUIRE_FALSE(find(certain, 3, "DOWNREC"));
+  REQUIRE(find(certain, 6, "STITCH:string.gsub"));
+  REQUIRE(AnalyzeOptions{}.minConfidence == Confidence::Likely);
+}
+
+TEST_CASE("a function that only possibly runs hot lowers the confidence one step", "[rules][confidence]") {
+  auto ps = predict(
+      "local M = {}\n"
+      "function M.handler(x)\n"
+      "  return function() return x end\n"
+      "end\n"
+      "return M\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  REQUIRE(fnew->confidence == Confidence::Likely);
+  REQUIRE(fnew->severity == Severity::Info);
+  REQUIRE(fnew->reasoning.find("escapes") != std::string::npos);
+}
+
+TEST_CASE("an error call outside pcall is only possibly a split", "[rules][confidence]") {
+  auto ps = predict(
+      "for i = 1, 3000 do\n"
+      "  if i < 0 then error('negative') end\n"
+      "  local ok = pcall(error, 'x')\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 2, "RETURN:error")->confidence == Confidence::Possible);
+  REQUIRE(find(ps, 3, "RETURN:error")->confidence == Confidence::Certain);
+}

@@ -1,0 +1,89 @@
+// The FFI rules and the ffi.cdef parser they read signatures from.
+#include <catch2/catch.hpp>
+
+#include "../../analyzer/flow/c_declarations.h"
+#include "test_rules_support.h"
+
+using namespace ljcheck;
+using flow::CDeclarations;
+using flow::CPass;
+using ljcheck::testing::find;
+using ljcheck::testing::listed;
+using ljcheck::testing::predict;
+
+TEST_CASE("cdef parser: how declared functions pass arguments and results", "[rules][ffi][cdef]") {
+  CDeclarations d;
+  d.add(R"(
+    /* a comment */ typedef struct { long quot; long rem; } ldiv_t;
+    struct in_addr { uint32_t s_addr; };
+    typedef struct in_addr in_addr_t;
+    typedef struct opaque_s opaque_t;
+    typedef int (*callback_t)(void *ud, int n);
+    typedef double complex cplx;
+    enum color { RED, GREEN };
+    ldiv_t ldiv(long numer, long denom);
+    char *inet_ntoa(struct in_addr in);
+    int use_alias(in_addr_t a);
+    int use_pointer(const opaque_t *p, struct in_addr *q, size_t n);
+    void with_callback(callback_t cb, int (*inline_cb)(int));
+    cplx cexp_like(cplx z);
+    enum color paint(enum color c, ...);
+    int printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+    static const int LIMIT = 4;
+  )");
+  REQUIRE(d.function("ldiv")->result.pass == CPass::Aggregate);
+  REQUIRE(d.function("inet_ntoa")->result.pass == CPass::Scalar);
+  REQUIRE(d.function("inet_ntoa")->params.at(0).pass == CPass::Aggregate);
+  REQUIRE(d.function("use_alias")->params.at(0).pass == CPass::Aggregate);
+  for (const auto& p : d.function("use_pointer")->params) CHECK(p.pass == CPass::Scalar);
+  for (const auto& p : d.function("with_callback")->params) CHECK(p.pass == CPass::Scalar);
+  REQUIRE(d.function("with_callback")->result.pass == CPass::Void);
+  REQUIRE(d.function("cexp_like")->result.pass == CPass::Complex);
+  REQUIRE(d.function("paint")->vararg);
+  REQUIRE(d.function("paint")->params.at(0).pass == CPass::Scalar);
+  REQUIRE(d.function("printf")->vararg);
+  REQUIRE_FALSE(d.function("LIMIT"));
+  REQUIRE_FALSE(d.function("undeclared"));
+}
+
+TEST_CASE("cdef parser: sizes and variable length of ctypes", "[rules][ffi][cdef]") {
+  CDeclarations d;
+  d.add("typedef struct { int n; int d[?]; } samples_t; typedef struct { double x, y; char tag[8]; } point_t;");
+  REQUIRE(d.typeOf("int[64]").size == 256);
+  REQUIRE(d.typeOf("uint8_t[100]").size == 100);
+  REQUIRE(d.typeOf("point_t").size == 24);
+  REQUIRE(d.typeOf("point_t[8]").size == 192);
+  REQUIRE(d.typeOf("int[?]").variableLength);
+  REQUIRE(d.typeOf("samples_t").variableLength);
+  REQUIRE(d.typeOf("double *").size == 8);
+  REQUIRE(d.typeOf("unknown_t[4]").size == 0);  // declared elsewhere: unknown
+  REQUIRE(flow::definesNewType("struct { int a; }"));
+  REQUIRE(flow::definesNewType("union u { int a; double b; } *"));
+  REQUIRE_FALSE(flow::definesNewType("struct foo *"));
+  REQUIRE_FALSE(flow::definesNewType("int[?]"));
+}
+
+TEST_CASE("FFI refusals at the calling line", "[rules][ffi]") {
+  auto ps = predict(
+      "local ffi = require('ffi')\n"
+      "ffi.cdef[[ typedef struct { int q, r; } div_t; div_t div(int, int); int abs(int); ]]\n"
+      "local C = ffi.C\n"
+      "local T = ffi.typeof('int[?]')\n"
+      "for i = 1, 3000 do\n"
+      "  local a = ffi.typeof('int')\n"
+      "  local b = ffi.new('struct { int a; }')\n"
+      "  local c = C.div(i, 7)\n"
+      "  local d = T(4, 1)\n"
+      "  local e = ffi.new('int[64]', 1)\n"
+      "  local f = C.abs(i) + ffi.sizeof('int') + T(4)[0]\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 6, "NYIFFU:ffi.typeof"));
+  REQUIRE(find(ps, 7, "BADTYPE"));
+  REQUIRE(find(ps, 8, "NYICALL"));
+  REQUIRE(find(ps, 9, "NYICONV"));
+  REQUIRE(find(ps, 10, "NYICONV"));
+  REQUIRE(find(ps, 6, "NYIFFU:ffi.typeof")->confidence == Confidence::Certain);
+  REQUIRE(find(ps, 8, "NYICALL")->reasoning.find("div_t") != std::string::npos);
+  for (const auto& p : ps) CHECK(p.line != 11);
+}

@@ -1,0 +1,116 @@
+// Structural predictions: inner loops a root trace runs into (LINNER),
+// recursion (DOWNREC, CUNROLL), returns through frames the recorder cannot
+// handle (NYIRETL). Severity info, with a confidence.
+#include <catch2/catch.hpp>
+
+#include "test_rules_support.h"
+
+using namespace ljcheck;
+using ljcheck::testing::find;
+using ljcheck::testing::listed;
+using ljcheck::testing::predict;
+
+TEST_CASE("LINNER at an inner loop whose enclosing loop aborts after it", "[rules][structural]") {
+  auto ps = predict(
+      "local t = {1, 2, 3}\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  for _, v in ipairs(t) do\n"
+      "    n = n + v\n"
+      "  end\n"
+      "  local f = function() return i end\n"
+      "  n = n + f()\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* linner = find(ps, 5, "LINNER");
+  REQUIRE(linner);
+  REQUIRE(linner->severity == Severity::Info);
+  REQUIRE(linner->confidence == Confidence::Likely);
+}
+
+TEST_CASE("no LINNER for plain nested loops or a numeric inner loop", "[rules][structural]") {
+  auto ps = predict(
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  local j = 0\n"
+      "  while j < 10 do j = j + 1; n = n + j end\n"
+      "  for k = 1, 10 do n = n + k end\n"
+      "end\n");
+  INFO(listed(ps));
+  for (const auto& p : ps) CHECK(p.reasonId != "LINNER");
+}
+
+TEST_CASE("LINNER in a callback that C calls back", "[rules][structural]") {
+  auto ps = predict(
+      "local n = 0\n"
+      "local function visit(w)\n"
+      "  local k = 0\n"
+      "  while k < 20 do\n"
+      "    k = k + 1\n"
+      "  end\n"
+      "  n = n + k\n"
+      "  return w\n"
+      "end\n"
+      "local r = string.gsub(string.rep('a ', 100), '%a', visit)\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 5, "LINNER"));
+  REQUIRE(find(ps, 5, "LINNER")->reasoning.find("string.gsub") != std::string::npos);
+}
+
+TEST_CASE("DOWNREC at the return after a non-tail self-call; none for tail recursion", "[rules][structural]") {
+  auto ps = predict(
+      "local function fib(n)\n"
+      "  if n < 2 then return n end\n"
+      "  return fib(n - 1) + fib(n - 2)\n"
+      "end\n"
+      "local function count(k, acc)\n"
+      "  if k == 0 then return acc end\n"
+      "  return count(k - 1, acc + 1)\n"
+      "end\n"
+      "local s = 0\n"
+      "for i = 1, 300 do s = s + fib(8) + count(5, 0) end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "DOWNREC"));
+  REQUIRE_FALSE(find(ps, 2, "DOWNREC"));
+  REQUIRE(find(ps, 1, "CUNROLL"));
+  REQUIRE_FALSE(find(ps, 7, "DOWNREC"));
+  REQUIRE_FALSE(find(ps, 5, "CUNROLL"));
+}
+
+TEST_CASE("DOWNREC through forward-declared mutual recursion", "[rules][structural]") {
+  auto ps = predict(
+      "local walk\n"
+      "local function each(t, acc)\n"
+      "  for _, v in ipairs(t) do acc = walk(v, acc) end\n"
+      "  return acc\n"
+      "end\n"
+      "walk = function(v, acc)\n"
+      "  if type(v) == 'table' then return each(v, acc) + 0 end\n"
+      "  return acc + v\n"
+      "end\n"
+      "local tree = {1, {2, 3}, {4, {5}}}\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do n = n + walk(tree, 0) end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 4, "DOWNREC"));
+  REQUIRE(find(ps, 3, "LINNER"));  // each's header gets hot through the recursion
+}
+
+TEST_CASE("NYIRETL at the return of a looping function called through pcall", "[rules][structural]") {
+  auto ps = predict(
+      "local function work(n)\n"
+      "  local s = 0\n"
+      "  for i = 1, n do s = s + i end\n"
+      "  return s\n"
+      "end\n"
+      "local function plain(n) return n + 1 end\n"
+      "local total = 0\n"
+      "for k = 1, 300 do\n"
+      "  local ok, v = pcall(work, 20)\n"
+      "  local ok2, w = pcall(plain, 1)\n"
+      "  total = total + v + w\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 4, "NYIRETL"));
+  REQUIRE_FALSE(find(ps, 6, "NYIRETL"));
+}

@@ -1,0 +1,86 @@
+// Recorded fast functions called in a form their recorder refuses: the
+// same STITCH/RETURN identities as unrecorded calls.
+#include <catch2/catch.hpp>
+
+#include "../../analyzer/rules/format_spec.h"
+#include "test_rules_support.h"
+
+using namespace ljcheck;
+using ljcheck::testing::find;
+using ljcheck::testing::listed;
+using ljcheck::testing::predict;
+
+TEST_CASE("string.format specifiers as the recorder parses them", "[rules][variants]") {
+  using T = rules::FormatSpec::Type;
+  auto specs = rules::parseFormat("%d items, %-8.3s|%5.2f%% %x %q %c %p");
+  REQUIRE(specs.size() == 7);
+  REQUIRE(specs[0].type == T::Int);
+  REQUIRE(specs[1].type == T::Str);
+  REQUIRE(specs[1].text == "%-8.3s");
+  REQUIRE(specs[2].type == T::Num);
+  REQUIRE(specs[3].type == T::Uint);
+  REQUIRE(specs[4].type == T::Str);
+  REQUIRE(specs[5].type == T::Char);
+  REQUIRE(specs[6].type == T::Ptr);
+  auto bad = rules::parseFormat("%d %y %s");
+  REQUIRE(bad.size() == 2);
+  REQUIRE(bad[1].type == T::Error);
+}
+
+TEST_CASE("string.format of known non-strings, %p and invalid specifiers", "[rules][variants]") {
+  auto ps = predict(
+      "local t, s = {}, 'x'\n"
+      "for i = 1, 3000 do\n"
+      "  local a = string.format('%s', i)\n"
+      "  local b = ('%5s'):format(t)\n"
+      "  local c = string.format('%p', t)\n"
+      "  local d = string.format('%d %s %s', i, s, s:upper())\n"
+      "  local e = string.format('%s', tostring(i) .. s)\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "STITCH:string.format"));
+  REQUIRE(find(ps, 4, "STITCH:string.format"));
+  REQUIRE(find(ps, 5, "STITCH:string.format"));
+  REQUIRE_FALSE(find(ps, 6, "STITCH:string.format"));
+  REQUIRE_FALSE(find(ps, 7, "STITCH:string.format"));
+}
+
+TEST_CASE("tostring, tonumber and getfenv variants", "[rules][variants]") {
+  auto ps = predict(
+      "local plain, base = {}, 10\n"
+      "local meta = setmetatable({}, {__tostring = function() return 'm' end})\n"
+      "local function f() end\n"
+      "for i = 1, 3000 do\n"
+      "  local a = tostring(plain) .. tostring(meta) .. tostring(f) .. tostring(i)\n"
+      "  local b = tonumber('ff', 16) + tonumber('1', 10) + tonumber('1', base)\n"
+      "  local c = getfenv(0), getfenv(1)\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 5, "STITCH:tostring"));  // plain and f; meta and i are recorded
+  REQUIRE(find(ps, 6, "STITCH:tonumber"));
+  REQUIRE(find(ps, 7, "STITCH:getfenv"));
+}
+
+TEST_CASE("tostring of a table that may get a metatable is not predicted", "[rules][variants]") {
+  auto ps = predict(
+      "local function wrap(o) return setmetatable(o, {__tostring = function() return 'o' end}) end\n"
+      "local t = {}\n"
+      "wrap(t)\n"
+      "for i = 1, 3000 do\n"
+      "  local a = tostring(t)\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE_FALSE(find(ps, 5, "STITCH:tostring"));
+}
+
+TEST_CASE("string.find with a pattern built by concatenation", "[rules][variants]") {
+  auto ps = predict(
+      "local sep = ','\n"
+      "for i = 1, 3000 do\n"
+      "  local a = string.find('a,b', '[' .. sep .. ']')\n"
+      "  local b = string.find('a,b', sep, 1, true)\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "STITCH:string.find"));
+  REQUIRE_FALSE(find(ps, 4, "STITCH:string.find"));
+}
