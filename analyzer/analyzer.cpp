@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <vector>
 #include <thread>
 
@@ -185,6 +186,22 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
   return analyzeWith(compiler, content, shown, profile, options.minConfidence);
 }
 
+// The order in which workers take the files: largest first, so that no
+// worker is left with a big file while the others have nothing to do.
+// Results stay in input order; a file whose size cannot be read goes last.
+std::vector<std::size_t> largestFirst(const std::vector<std::string>& files) {
+  std::vector<std::uintmax_t> sizes(files.size(), 0);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    auto size = fs::file_size(files[i], ec);
+    if (!ec) sizes[i] = size;
+  }
+  std::vector<std::size_t> order(files.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
+  return order;
+}
+
 }  // namespace
 
 FileResult analyzeSource(std::string_view source, const std::string& path, const RecorderProfile& profile,
@@ -199,10 +216,12 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
   fs::path root = fs::absolute(options.root.empty() ? fs::current_path(ec) : fs::path(options.root), ec)
                       .lexically_normal();
   std::vector<FileResult> results(files.size());
+  std::vector<std::size_t> order = largestFirst(files);
   std::atomic<std::size_t> next{0}, done{0};
   auto worker = [&] {
     LuaCompiler compiler;
-    for (std::size_t i = next++; i < files.size(); i = next++) {
+    for (std::size_t k = next++; k < files.size(); k = next++) {
+      std::size_t i = order[k];
       results[i] = analyzeFile(compiler, files[i], displayPath(files[i], root), options, profile);
       std::size_t n = ++done;
       if (options.progress) options.progress(n, files.size());

@@ -21,6 +21,8 @@ struct LintOptions {
   std::string profile;
   std::string root;
   std::string failOn = "warn";
+  std::string confidence = "likely";
+  bool brief = false;
   unsigned jobs = 0;
   bool noProgress = false;
 };
@@ -52,6 +54,9 @@ std::string shownPath(const std::string& path, const std::string& root) {
 }
 
 int runLint(const LintOptions& o) {
+  // Reports run to megabytes: let std::cout buffer instead of passing every
+  // write through to C stdio. Nothing else in lint writes to stdout.
+  std::ios::sync_with_stdio(false);
   const RecorderProfile* profile = o.profile.empty() ? &defaultProfile() : findProfile(o.profile);
   if (!profile) {
     std::cerr << "ljcheck lint: unknown recorder profile '" << o.profile << "'; known:";
@@ -64,6 +69,11 @@ int runLint(const LintOptions& o) {
     std::cerr << "ljcheck lint: --fail-on must be info, warn, blacklist or none\n";
     return kUsage;
   }
+  auto minConfidence = parseConfidence(o.confidence);
+  if (!minConfidence) {
+    std::cerr << "ljcheck lint: --confidence must be certain, likely or possible\n";
+    return kUsage;
+  }
   if (!o.root.empty() && !std::filesystem::is_directory(o.root)) {
     std::cerr << "ljcheck lint: --root " << o.root << ": not a directory\n";
     return kUsage;
@@ -72,6 +82,7 @@ int runLint(const LintOptions& o) {
   AnalyzeOptions options;
   options.profile = profile;
   options.root = o.root;
+  options.minConfidence = *minConfidence;
   options.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   options.progress = progressBar(!o.noProgress && o.format == "text");
   LintReport report;
@@ -87,7 +98,7 @@ int runLint(const LintOptions& o) {
 
   if (o.format == "json") writeJson(std::cout, report);
   else if (o.format == "csv") writeCsv(std::cout, report);
-  else writeText(std::cout, report, isatty(STDOUT_FILENO));
+  else writeText(std::cout, report, isatty(STDOUT_FILENO), !o.brief);
   std::cout.flush();
   if (!std::cout) {
     std::cerr << "ljcheck lint: cannot write the report to standard output\n";
@@ -100,14 +111,12 @@ int runLint(const LintOptions& o) {
     LintReport errorsOnly;
     for (const auto& f : report.files)
       if (!f.errors.empty()) errorsOnly.files.push_back(FileResult{f.path, {}, f.errors});
-    writeText(std::cerr, errorsOnly, false);
+    writeText(std::cerr, errorsOnly, false, false);
   }
 
   if (report.errorCount() > 0) return kInputError;
-  if (threshold)
-    for (const auto& f : report.files)
-      for (const auto& p : f.predictions)
-        if (p.severity >= *threshold) return kFindings;
+  // A masked site is not a finding of its own: its masking site counts.
+  if (threshold && report.hasFindingAtLeast(*threshold)) return kFindings;
   return kClean;
 }
 
@@ -122,6 +131,9 @@ Runner addLintCommand(CLI::App& app) {
   cmd->add_option("-j,--jobs", o->jobs, "Parallel jobs (default: number of cores)");
   cmd->add_option("--root", o->root, "Project root; paths are reported relative to it (default: .)");
   cmd->add_option("--fail-on", o->failOn, "Lowest severity that makes the exit status 1: info, warn, blacklist, none");
+  cmd->add_option("--confidence", o->confidence,
+                  "Lowest confidence reported: certain, likely (default) or possible");
+  cmd->add_flag("--brief", o->brief, "Text: one line per prediction, without the confidence and reasoning note");
   cmd->add_flag("--no-progress", o->noProgress, "Never show a progress bar");
   return [o] { return runLint(*o); };
 }

@@ -1,4 +1,5 @@
-// `ljcheck registry`: the reason catalog and the recorder profiles.
+// `ljcheck registry`: the reason catalog and the recorder profiles. `show`
+// is here; the other subcommands have a file each (registry_subcommands.h).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -6,22 +7,12 @@
 #include "commands.h"
 #include "ljcheck/profile.h"
 #include "ljcheck/reason.h"
-#include "registry_extract_command.h"
+#include "registry_subcommands.h"
 
 namespace ljcheck::cli {
 namespace {
 
-struct RegistryOptions {
-  std::string profile;
-  std::string format = "text";
-};
-
-int showProfile(const RecorderProfile& p, const std::string& format) {
-  if (format == "json") {
-    std::cout << fmt::format("{{\"name\": \"{}\", \"id\": \"{}\", \"supported\": {}}}\n", p.name, p.id,
-                             p.supported ? "true" : "false");
-    return kClean;
-  }
+void printProfile(const RecorderProfile& p) {
   std::size_t recorded = 0;
   for (const auto& f : p.fastFunctions) recorded += f.recorded();
   std::cout << fmt::format("profile     {}\nid          {}\nsupported   {}\nluajit      {}{}\narch/os     {}/{}\n",
@@ -32,13 +23,12 @@ int showProfile(const RecorderProfile& p, const std::string& format) {
   std::cout << "NYI bytecodes:";
   for (const auto& b : p.nyiBytecodes) std::cout << ' ' << b;
   std::cout << "\n";
-  return kClean;
 }
 
-int showCatalog(const RegistryOptions& o) {
-  const RecorderProfile* p = o.profile.empty() ? &defaultProfile() : findProfile(o.profile);
+int showCatalog(const std::string& profileName) {
+  const RecorderProfile* p = profileName.empty() ? &defaultProfile() : findProfile(profileName);
   if (!p) {
-    std::cerr << "ljcheck registry: unknown recorder profile '" << o.profile << "'\n";
+    std::cerr << "ljcheck registry: unknown recorder profile '" << profileName << "'\n";
     return kUsage;
   }
   const auto& c = ReasonCatalog::builtin();
@@ -48,24 +38,24 @@ int showCatalog(const RegistryOptions& o) {
     std::cout << fmt::format("{:<9} {:<8} {:<10} {}{}\n", r.code, toString(r.reasonClass), toString(r.severity),
                              r.title, r.benign ? " (benign)" : "");
   std::cout << '\n';
-  return showProfile(*p, "text");
+  printProfile(*p);
+  return kClean;
 }
 
 }  // namespace
 
 Runner addRegistryCommand(CLI::App& app) {
-  auto o = std::make_shared<RegistryOptions>();
+  auto profileName = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("registry", "Show the reason catalog and recorder profiles");
   cmd->require_subcommand(1);
-  auto* profile = cmd->add_subcommand("profile", "Print the recorder profile of the embedded LuaJIT");
-  profile->add_option("--format", o->format)->check(CLI::IsMember({"text", "json"}));
   auto* show = cmd->add_subcommand("show", "Print the catalog and a profile as tables");
-  show->add_option("--profile", o->profile, "Profile id or short name");
-  RegistrySubcommand extract = addRegistryExtract(*cmd);
-  return [o, profile, show, extract]() -> int {
-    if (profile->parsed()) return showProfile(defaultProfile(), o->format);
-    if (show->parsed()) return showCatalog(*o);
-    if (extract.app->parsed()) return extract.run();
+  show->add_option("--profile", *profileName, "Profile id or short name");
+  std::vector<RegistrySubcommand> subcommands = {addRegistryProfile(*cmd), addRegistryDiff(*cmd),
+                                                 addRegistryDocs(*cmd), addRegistryExtract(*cmd)};
+  return [profileName, show, subcommands]() -> int {
+    if (show->parsed()) return showCatalog(*profileName);
+    for (const auto& sub : subcommands)
+      if (sub.app->parsed()) return sub.run();
     return kUsage;
   };
 }

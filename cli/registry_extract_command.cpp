@@ -2,7 +2,7 @@
 // [--out FILE]`: reads a LuaJIT source tree with libclang and writes its
 // recorder profile as deterministic JSON, to standard output or atomically
 // to --out. A tree that lacks a fact is an I/O error (exit 3) naming the file.
-#include "registry_extract_command.h"
+#include "registry_subcommands.h"
 
 #include <iostream>
 #include <memory>

@@ -2,6 +2,7 @@
 // prediction with all its fields; file errors separately. Streamed row by
 // row: a large project has many thousands of predictions.
 #include "ljcheck/lint_report.h"
+#include "ljcheck/reason_docs.h"
 #include "output/json_text.h"
 
 namespace ljcheck {
@@ -37,6 +38,15 @@ class ObjectWriter {
   ObjectWriter& field(std::string_view key, bool value) {
     key_(key);
     out_ << (value ? "true" : "false");
+    return *this;
+  }
+  // A nested object written by `fill`, only when `present`.
+  template <class Fill>
+  ObjectWriter& object(std::string_view key, bool present, Fill fill) {
+    if (!present) return *this;
+    key_(key);
+    ObjectWriter nested(out_);
+    fill(nested);
     return *this;
   }
 
@@ -84,7 +94,13 @@ void writeJson(std::ostream& out, const LintReport& report) {
           .field("callee", p.callee)
           .field("function", p.function)
           .field("message", p.message)
-          .field("advice", p.advice);
+          .field("advice", p.advice)
+          .field("confidence", toString(p.confidence))
+          .field("reasoning", p.reasoning)
+          .field("docs", reasonDocsPage(p.reasonId))
+          .object("maskedBy", p.masked(), [&](ObjectWriter& masking) {
+            masking.field("location", p.maskingLocation()).field("reasonId", p.maskingReasonId());
+          });
     }
   }
   out << "\n ],\n \"errors\": [";

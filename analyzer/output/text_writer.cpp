@@ -1,5 +1,6 @@
 // gcc-style text output, one line per prediction or file error.
 #include "ljcheck/lint_report.h"
+#include "ljcheck/reason_docs.h"
 
 namespace ljcheck {
 namespace {
@@ -24,7 +25,7 @@ std::string_view colorOf(Severity s) {
 
 }  // namespace
 
-void writeText(std::ostream& out, const LintReport& report, bool color) {
+void writeText(std::ostream& out, const LintReport& report, bool color, bool explain) {
   const char* reset = color ? "\x1b[0m" : "";
   for (const auto& file : report.files) {
     for (const auto& e : file.errors) {
@@ -33,10 +34,24 @@ void writeText(std::ostream& out, const LintReport& report, bool color) {
       out << ' ' << (color ? "\x1b[1;31m" : "") << "error" << reset << ": " << e.message << '\n';
     }
     for (const auto& p : file.predictions) {
-      out << p.path << ':' << p.line << ':';
-      if (p.column > 0) out << p.column << ':';
-      out << ' ' << (color ? colorOf(p.severity) : "") << gccSeverity(p.severity) << reset << ": "
-          << p.message << " [" << p.reasonId << "]\n";
+      // A masked site is not a finding of its own: it reads as a note that
+      // names the abort to fix first.
+      Severity shown = p.masked() ? Severity::Info : p.severity;
+      auto where = [&] {
+        out << p.path << ':' << p.line << ':';
+        if (p.column > 0) out << p.column << ':';
+        out << ' ';
+      };
+      where();
+      out << (color ? colorOf(shown) : "") << gccSeverity(shown) << reset << ": " << p.message;
+      if (p.masked()) out << " (masked by " << p.maskedBy << ")";
+      out << " [" << p.reasonId << "]\n";
+      if (!explain || p.reasoning.empty()) continue;
+      where();
+      out << (color ? colorOf(Severity::Info) : "") << "note" << reset << ": " << toString(p.confidence) << ": "
+          << p.reasoning;
+      if (std::string page = reasonDocsPage(p.reasonId); !page.empty()) out << " (see " << page << ')';
+      out << '\n';
     }
   }
 }

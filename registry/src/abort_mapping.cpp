@@ -19,10 +19,11 @@ std::string traceErrorName(const RecorderProfile& profile, const RawAbort& abort
   return "TRACEERR" + std::to_string(abort.code);
 }
 
+bool traceErrorHasSubject(std::string_view name) { return name == "NYIBC" || name == "NYIFFU" || name == "NYIIR"; }
+
 std::string reasonIdForAbort(const RecorderProfile& profile, const RawAbort& abort) {
   std::string name = traceErrorName(profile, abort);
-  bool hasSubject = name == "NYIBC" || name == "NYIFFU" || name == "NYIIR";
-  if (hasSubject && !abort.infoName.empty()) return name + ":" + abort.infoName;
+  if (traceErrorHasSubject(name) && !abort.infoName.empty()) return name + ":" + abort.infoName;
   return name;
 }
 

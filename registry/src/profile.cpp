@@ -40,6 +40,8 @@ RecorderProfile RecorderProfile::fromJson(std::string_view text) {
     const auto returnsFunction = j.value("returnsFunction", nlohmann::json::object());
     for (const auto& [k, v] : returnsFunction.items())  // items() of a temporary would dangle
       p.returnsFunction[k] = v.get<std::string>();
+    const auto recorderErrors = j.value("recorderErrors", nlohmann::json::object());
+    for (const auto& [k, v] : recorderErrors.items()) p.recorderErrors[k] = v.get<std::vector<std::string>>();
     for (const auto& [k, v] : j.at("params").items())
       if (v.is_number_integer()) p.params[k] = v.get<std::int64_t>();
   } catch (const nlohmann::json::exception& e) {

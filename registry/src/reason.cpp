@@ -82,7 +82,7 @@ ReasonCatalog ReasonCatalog::fromJson(std::string_view text) {
     for (const auto& a : j.value("aliases", nlohmann::json::array())) {
       c.aliases_.push_back({required<int>(a, "sinceVersion", "alias"),
                             required<std::string>(a, "from", "alias"),
-                            required<std::string>(a, "to", "alias")});
+                            required<std::string>(a, "to", "alias"), a.value("why", "")});
     }
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("reason catalog: ") + e.what());

@@ -88,10 +88,10 @@ bool runningAsRoot() { return geteuid() == 0; }
 TEST_CASE("a syntax error is reported with LuaJIT's message and line; other files are still linted", "[cli][bad-input]") {
   std::string dir = project("syntax-error");
   writeFile(dir + "/broken.lua", "local t = {\n  1,\n  2\nprint(t)\n");
-  ProcessResult r = ljcheckIn(dir, {"lint", "."});
+  ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "."});
   checkRefusedBesideGoodFile(r, "broken.lua:4", "'}' expected (to close '{' at line 1) near 'print'");
 
-  ProcessResult j = ljcheckIn(dir, {"lint", "--format", "json", "."});
+  ProcessResult j = ljcheckIn(dir, {"lint", "--brief", "--format", "json", "."});
   CHECK(j.exitCode == 3);
   json report = json::parse(j.out);
   REQUIRE(report.at("errors").size() == 1);
@@ -103,7 +103,7 @@ TEST_CASE("a syntax error is reported with LuaJIT's message and line; other file
   // LuaJIT shortens a long chunk name to "...<tail>" in its message; the path is still said once.
   std::string deep = "very/" + std::string(80, 'd') + "/deep.lua";
   writeFile(dir + "/" + deep, "x = \n\n");
-  ProcessResult longPath = ljcheckIn(dir, {"lint", deep});
+  ProcessResult longPath = ljcheckIn(dir, {"lint", "--brief", deep});
   CHECK(longPath.exitCode == 3);
   CHECK(longPath.out == deep + ":3: error: unexpected symbol near '<eof>'\n");
 }
@@ -111,17 +111,17 @@ TEST_CASE("a syntax error is reported with LuaJIT's message and line; other file
 TEST_CASE("a binary file named *.lua is refused as not Lua source", "[cli][bad-input]") {
   std::string dir = project("binary-file");
   writeFile(dir + "/blob.lua", std::string("local a = 1\0\x01\x02\xff\xfe", 17));
-  checkRefusedBesideGoodFile(ljcheckIn(dir, {"lint", "."}), "blob.lua", "binary file, not Lua source");
+  checkRefusedBesideGoodFile(ljcheckIn(dir, {"lint", "--brief", "."}), "blob.lua", "binary file, not Lua source");
 }
 
 TEST_CASE("an empty file is a clean file", "[cli][bad-input]") {
   std::string dir = project("empty-file");
   writeFile(dir + "/empty.lua", "");
-  ProcessResult alone = ljcheckIn(dir, {"lint", "empty.lua"});
+  ProcessResult alone = ljcheckIn(dir, {"lint", "--brief", "empty.lua"});
   CHECK(alone.exitCode == 0);
   CHECK(alone.out.empty());
   CHECK(alone.err.empty());
-  ProcessResult both = ljcheckIn(dir, {"lint", "."});
+  ProcessResult both = ljcheckIn(dir, {"lint", "--brief", "."});
   CHECK(both.exitCode == 1);
   CHECK(count(both.out, kGoodFinding) == 1);
 }
@@ -135,7 +135,7 @@ TEST_CASE("a 50 MB file is refused as too large, quickly and without reading it"
     for (std::size_t written = 0; written < 50u << 20; written += block.size()) huge << block;
   }
   auto started = std::chrono::steady_clock::now();
-  ProcessResult r = ljcheckIn(dir, {"lint", "."}, 60);
+  ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "."}, 60);
   auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   INFO(r.out << r.err);
   CHECK(r.exitCode == 3);
@@ -143,12 +143,12 @@ TEST_CASE("a 50 MB file is refused as too large, quickly and without reading it"
   CHECK(linesWith(r.out, "huge.lua").find("huge.lua: error: file too large (") == 0);
   CHECK(seconds < 10.0);
   // The 50 MB were never loaded: the peak memory is that of linting good.lua alone.
-  ProcessResult small = ljcheckIn(dir, {"lint", "good.lua"});
+  ProcessResult small = ljcheckIn(dir, {"lint", "--brief", "good.lua"});
   INFO("peak kB: " << r.maxResidentKb << " for the directory, " << small.maxResidentKb << " for good.lua");
   CHECK(r.maxResidentKb < small.maxResidentKb + 16 * 1024);
 
   SECTION("a device that never ends is read only up to the limit") {
-    ProcessResult zero = ljcheckIn(dir, {"lint", "/dev/zero", "good.lua"}, 60);
+    ProcessResult zero = ljcheckIn(dir, {"lint", "--brief", "/dev/zero", "good.lua"}, 60);
     CHECK(zero.exitCode == 3);
     CHECK(count(zero.out, kGoodFinding) == 1);
     CHECK(zero.out.find("/dev/zero: error: file too large (over ") != std::string::npos);
@@ -158,7 +158,7 @@ TEST_CASE("a 50 MB file is refused as too large, quickly and without reading it"
 
 TEST_CASE("a path that does not exist is named; the others are still linted", "[cli][bad-input]") {
   std::string dir = project("missing-path");
-  ProcessResult r = ljcheckIn(dir, {"lint", "good.lua", "missing.lua", "no/such/dir"});
+  ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "good.lua", "missing.lua", "no/such/dir"});
   checkRefusedBesideGoodFile(r, "missing.lua", "no such file or directory");
   CHECK(r.out.find("no/such/dir: error: no such file or directory\n") != std::string::npos);
 }
@@ -170,12 +170,12 @@ TEST_CASE("broken symlinks and directories named *.lua are handled", "[cli][bad-
   writeFile(dir + "/folder.lua/inner.lua", kClosureLoop);
 
   SECTION("walking the directory") {
-    ProcessResult r = ljcheckIn(dir, {"lint", "."});
+    ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "."});
     checkRefusedBesideGoodFile(r, "broken.lua", "cannot read: no such file or directory");
     CHECK(count(r.out, "folder.lua/inner.lua:4:") == 1);  // a directory is walked whatever its name
   }
   SECTION("named explicitly") {
-    ProcessResult r = ljcheckIn(dir, {"lint", "broken.lua", "good.lua"});
+    ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "broken.lua", "good.lua"});
     checkRefusedBesideGoodFile(r, "broken.lua", "no such file or directory (broken symbolic link)");
   }
   SECTION("ljcheck run of a directory") {
@@ -202,7 +202,7 @@ TEST_CASE("unreadable files and directories are named and skipped", "[cli][bad-i
     }
     command = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
   }
-  command.insert(command.end(), {LJCHECK_EXE, "lint", "."});
+  command.insert(command.end(), {LJCHECK_EXE, "lint", "--brief", "."});
   ProcessResult r = ljcheck::testing::runProcess(command, dir);
   chmod((dir + "/locked").c_str(), 0755);
   chmod((dir + "/secret.lua").c_str(), 0644);
@@ -222,7 +222,7 @@ TEST_CASE("symlink loops do not trap the directory walk", "[cli][bad-input]") {
   fs::create_directories(dir + "/sub");
   fs::create_directory_symlink("..", dir + "/sub/up");
   fs::create_directory_symlink("../sub", dir + "/sub/self.lua");
-  ProcessResult r = ljcheckIn(dir, {"lint", "."}, 60);
+  ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "."}, 60);
   INFO(r.out << r.err);
   CHECK(r.exitCode == 3);
   CHECK(count(r.out, kGoodFinding) == 1);  // once: the link to the parent is not followed
@@ -230,7 +230,7 @@ TEST_CASE("symlink loops do not trap the directory walk", "[cli][bad-input]") {
   CHECK(r.out.find("a.lua: error: cannot read: too many levels of symbolic links\n") != std::string::npos);
   CHECK(r.out.find("b.lua: error: cannot read: too many levels of symbolic links\n") != std::string::npos);
 
-  ProcessResult named = ljcheckIn(dir, {"lint", "a.lua", "good.lua"}, 60);
+  ProcessResult named = ljcheckIn(dir, {"lint", "--brief", "a.lua", "good.lua"}, 60);
   checkRefusedBesideGoodFile(named, "a.lua", "too many levels of symbolic links");
 }
 
@@ -238,11 +238,11 @@ TEST_CASE("a file name that is not UTF-8 is reported, and JSON output stays vali
   std::string dir = project("non-utf8-name");
   const std::string name = "caf\xff\xfe.lua";
   writeFile(dir + "/" + name, kClosureLoop);
-  ProcessResult text = ljcheckIn(dir, {"lint", "."});
+  ProcessResult text = ljcheckIn(dir, {"lint", "--brief", "."});
   CHECK(text.exitCode == 1);
   CHECK(text.out.find(name + ":4:") != std::string::npos);  // the bytes as they are, like ls prints them
 
-  ProcessResult j = ljcheckIn(dir, {"lint", "--format", "json", "."});
+  ProcessResult j = ljcheckIn(dir, {"lint", "--brief", "--format", "json", "."});
   CHECK(j.exitCode == 1);
   json report;
   REQUIRE_NOTHROW(report = json::parse(j.out));
@@ -268,7 +268,7 @@ TEST_CASE("bytecode dumps: a good one is read, a cut or foreign one is refused b
   foreign[4] = static_cast<char>(foreign[4] ^ 0x08);  // the FR2 flag: two-slot frames or not
   writeFile(dir + "/foreign.lua", foreign);
 
-  ProcessResult r = ljcheckIn(dir, {"lint", "."});
+  ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "."});
   INFO(r.out << r.err);
   CHECK(r.exitCode == 3);
   CHECK(count(r.out, "dump.lua:4:") == 1);  // a dump with debug info is linted like its source
@@ -310,7 +310,7 @@ TEST_CASE("ljcheck run: a missing script, a failing script and os.exit", "[cli][
 
 TEST_CASE("ljcheck verify names a report it cannot use", "[cli][bad-input][verify]") {
   std::string dir = project("verify-inputs");
-  ProcessResult lint = ljcheckIn(dir, {"lint", "--format", "json", "good.lua"});
+  ProcessResult lint = ljcheckIn(dir, {"lint", "--brief", "--format", "json", "good.lua"});
   REQUIRE(lint.exitCode == 1);
   writeFile(dir + "/lint.json", lint.out);
   REQUIRE(ljcheckIn(dir, {"run", "--json", "run.json", "--", "good.lua"}).exitCode == 0);

@@ -77,7 +77,7 @@ std::string scratch(const std::string& name) {
 }  // namespace
 
 TEST_CASE("lint prints gcc-style diagnostics: path:line[:col]: severity: message [reasonId]", "[cli][lint]") {
-  ProcessResult r = runLjcheck({"lint", kFnew, kGsub});
+  ProcessResult r = runLjcheck({"lint", "--brief", kFnew, kGsub});
   CHECK(r.exitCode == 1);
   CHECK(r.err.empty());
   auto out = lines(r.out);
@@ -135,7 +135,7 @@ TEST_CASE("lint --format json holds the recorder profile, the catalog and every 
   const json& predictions = j.at("predictions");
   REQUIRE(predictions.size() == 2);
   for (const char* field : {"reasonId", "reasonClass", "severity", "path", "line", "column", "location", "context",
-                            "construct", "callee", "function", "message", "advice"}) {
+                            "construct", "callee", "function", "message", "advice", "confidence", "reasoning"}) {
     INFO("field " << field);
     CHECK(predictions[0].contains(field));
     CHECK(predictions[1].contains(field));
@@ -152,12 +152,83 @@ TEST_CASE("lint --format json holds the recorder profile, the catalog and every 
   CHECK(fnew.at("function") == "<main>");
   CHECK(!fnew.at("message").get<std::string>().empty());
   CHECK(!fnew.at("advice").get<std::string>().empty());
+  CHECK(fnew.at("confidence") == "certain");
+  CHECK(fnew.at("reasoning").get<std::string>().find("loop at line 3") != std::string::npos);
+  CHECK(!fnew.contains("maskedBy"));
+  CHECK(fnew.at("docs") == "docs/reasons/NYIBC.md");
   const json& gsub = predictions[1];
   CHECK(gsub.at("reasonId") == "STITCH:string.gsub");
   CHECK(gsub.at("reasonClass") == "stop");
   CHECK(gsub.at("severity") == "info");
   CHECK(gsub.at("location") == kGsub + ":5");
   CHECK(gsub.at("callee") == "string.gsub");
+}
+
+// Two sites the recorder refuses in one loop body: the closure aborts every
+// trace first, so the upvalue close after it is masked.
+const char* kMaskedSource =
+    "local t = {}\n"
+    "for i = 1, 100 do\n"
+    "  local x = i * 2\n"
+    "  t[i] = function() return x end\n"
+    "end\n"
+    "return t\n";
+
+TEST_CASE("lint explains each prediction: confidence and reasoning in a note, masking named", "[cli][lint]") {
+  std::string dir = scratch("explain");
+  ljcheck::testing::writeFile(dir + "/masked.lua", kMaskedSource);
+  ProcessResult text = runLjcheck({"lint", "masked.lua"}, dir);
+  CHECK(text.exitCode == 1);
+  auto out = lines(text.out);
+  REQUIRE(out.size() == 4);
+  CHECK(out[0] == "masked.lua:4:10: error: closure created in a loop body: the recorder cannot compile FNEW [NYIBC:FNEW]");
+  CHECK(out[1].rfind("masked.lua:4:10: note: certain: it runs in the loop at line 2", 0) == 0);
+  CHECK(out[1].find(" (see docs/reasons/NYIBC.md)") != std::string::npos);  // the reason's page
+  // The masked site is a note, whatever its own severity: fix the closure first.
+  CHECK(out[2].rfind("masked.lua:4: note: ", 0) == 0);
+  CHECK(out[2].find("(masked by masked.lua:4 NYIBC:FNEW) [NYIBC:UCLO]") != std::string::npos);
+  CHECK(out[3].rfind("masked.lua:4: note: certain: ", 0) == 0);
+
+  json j = json::parse(runLjcheck({"lint", "--format", "json", "masked.lua"}, dir).out);
+  const json& predictions = j.at("predictions");
+  REQUIRE(predictions.size() == 2);
+  CHECK(predictions[1].at("reasonId") == "NYIBC:UCLO");
+  CHECK(predictions[1].at("maskedBy") == json{{"location", "masked.lua:4"}, {"reasonId", "NYIBC:FNEW"}});
+}
+
+TEST_CASE("a masked prediction alone never fails the run; its masking site does", "[cli][lint]") {
+  std::string dir = scratch("masked-exit");
+  ljcheck::testing::writeFile(dir + "/masked.lua", kMaskedSource);
+  // Both sites are blacklist-severity blockers. Allowing the closure (it
+  // still aborts every trace) leaves only the masked close, which is not a
+  // finding of its own.
+  ljcheck::testing::writeFile(dir + "/allowed.lua",
+                              "local t = {}\n"
+                              "for i = 1, 100 do\n"
+                              "  local x = i * 2\n"
+                              "  t[i] = function() return x end -- ljcheck: allow(NYIBC:FNEW)\n"
+                              "end\n"
+                              "return t\n");
+  CHECK(runLjcheck({"lint", "--fail-on", "blacklist", "masked.lua"}, dir).exitCode == 1);
+  ProcessResult allowed = runLjcheck({"lint", "--fail-on", "blacklist", "allowed.lua"}, dir);
+  CHECK(allowed.out.find("(masked by allowed.lua:4 NYIBC:FNEW) [NYIBC:UCLO]") != std::string::npos);
+  CHECK(allowed.exitCode == 0);
+}
+
+TEST_CASE("lint --confidence sets the lowest confidence reported", "[cli][lint]") {
+  // DOWNREC is likely there; CUNROLL depends on the recursion depth at run time: possible.
+  const std::string recursion = "fixtures/downrec_linear_sum.lua";
+  ProcessResult likely = runLjcheck({"lint", "--fail-on", "none", recursion});
+  ProcessResult possible = runLjcheck({"lint", "--fail-on", "none", "--confidence", "possible", recursion});
+  CHECK(likely.out.find("[DOWNREC]") != std::string::npos);
+  CHECK(likely.out.find("[CUNROLL]") == std::string::npos);
+  CHECK(possible.out.find("[CUNROLL]") != std::string::npos);
+  CHECK(possible.out.find("note: possible: ") != std::string::npos);
+  ProcessResult certain = runLjcheck({"lint", "--confidence", "certain", "--format", "json", kFnew, kGsub});
+  for (const auto& p : json::parse(certain.out).at("predictions")) CHECK(p.at("confidence") == "certain");
+  ProcessResult bad = runLjcheck({"lint", "--confidence", "sure", kFnew});
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.err.find("--confidence must be certain, likely or possible") != std::string::npos);
 }
 
 TEST_CASE("lint exit codes: 0 clean, 1 findings at or above --fail-on", "[cli][lint]") {

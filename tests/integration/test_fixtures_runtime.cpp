@@ -6,15 +6,14 @@
 // into third_party/luajit2) through require("ljcheck"), there with the
 // expectations of the profile openresty-2.1-20230119.
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../support/fixtures.h"
+#include "../support/process.h"
 #include "ljcheck/profile.h"
 #include "ljcheck/reason.h"
 
@@ -22,15 +21,6 @@ using namespace ljcheck;
 using testing::Site;
 
 namespace {
-
-int runCommand(const std::string& command, std::string& output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe);
-  std::array<char, 4096> buffer{};
-  for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) output.append(buffer.data(), n);
-  int raw = pclose(pipe);
-  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-}
 
 bool isBenign(const std::string& reasonId) {
   const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code);
@@ -87,8 +77,7 @@ void runUnderModule(const std::string& luajit, const std::string& profile, const
                     const ProfileCheck& expectedProfile) {
   auto fixtures = testing::loadFixtures(LJCHECK_SOURCE_DIR, profile);
   REQUIRE(fixtures.size() >= 30);
-  std::string out;
-  REQUIRE(runCommand("mkdir -p '" LJCHECK_BINARY_DIR "/fixture-runs'", out) == 0);
+  std::filesystem::create_directories(LJCHECK_BINARY_DIR "/fixture-runs");
   for (const auto& fixture : fixtures) {
     DYNAMIC_SECTION(fixture.path) {
       std::string json = scratch(fixture.path, suffix + ".json");
@@ -100,12 +89,9 @@ void runUnderModule(const std::string& luajit, const std::string& profile, const
                                 "local report = session:stop()\n"
                                 "local f = assert(io.open('" << json << "', 'w'))\n"
                                 "f:write(report:json())\nf:close()\n";
-      std::string output;
-      int status = runCommand("cd '" LJCHECK_SOURCE_DIR "' && LUA_CPATH='" LJCHECK_MODULE_DIR "/?.so' '" + luajit +
-                                  "' '" + wrapper + "' > /dev/null",
-                              output);
-      INFO(output);
-      REQUIRE(status == 0);
+      testing::ProcessResult run = testing::runInLuajitHost(luajit, wrapper, LJCHECK_SOURCE_DIR);
+      INFO(run.err);
+      REQUIRE(run.exitCode == 0);
       checkAgainst(fixture, sitesIn(json, fixture.path, expectedProfile));
     }
   }
@@ -136,17 +122,14 @@ TEST_CASE("fixture annotations: several per line, tagged [P] for one profile, [!
 TEST_CASE("the collector observes exactly the annotated sites of every fixture (ljcheck run)", "[fixtures][runtime]") {
   auto fixtures = testing::loadFixtures(LJCHECK_SOURCE_DIR, defaultProfile().name);
   REQUIRE(fixtures.size() >= 30);
-  std::string out;
-  REQUIRE(runCommand("mkdir -p '" LJCHECK_BINARY_DIR "/fixture-runs'", out) == 0);
+  std::filesystem::create_directories(LJCHECK_BINARY_DIR "/fixture-runs");
   for (const auto& fixture : fixtures) {
     DYNAMIC_SECTION(fixture.path) {
       std::string json = scratch(fixture.path, ".json");
-      std::string output;
-      int status = runCommand("cd '" LJCHECK_SOURCE_DIR "' && '" LJCHECK_EXE "' run --include-benign --json '" +
-                                  json + "' -- " + fixture.path + " > /dev/null",
-                              output);
-      INFO(output);
-      REQUIRE(status == 0);
+      testing::ProcessResult run = testing::runProcess(
+          {LJCHECK_EXE, "run", "--include-benign", "--json", json, "--", fixture.path}, LJCHECK_SOURCE_DIR);
+      INFO(run.err);
+      REQUIRE(run.exitCode == 0);
       checkAgainst(fixture, sitesIn(json, fixture.path));
     }
   }

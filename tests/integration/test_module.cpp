@@ -2,32 +2,18 @@
 // did not link, traces a closure loop and prints the report as CSV.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
 
+#include "../support/process.h"
+
+using ljcheck::testing::ProcessResult;
+
 namespace {
 
-struct ProcessResult {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
+// Runs a script in Debian's luajit, which loads our module through require.
 ProcessResult runLuajit(const std::string& scriptPath) {
-  std::string command = "LUA_CPATH='" LJCHECK_MODULE_DIR "/?.so' /usr/bin/luajit '" + scriptPath +
-                        "' 2>&1";
-  ProcessResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe);
-  std::array<char, 4096> buffer{};
-  for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;)
-    result.output.append(buffer.data(), n);
-  int raw = pclose(pipe);
-  result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return result;
+  return ljcheck::testing::runInLuajitHost("/usr/bin/luajit", scriptPath);
 }
 
 std::string writeScript(const std::string& name, const std::string& text) {
@@ -51,11 +37,11 @@ TEST_CASE("require('ljcheck') in Debian's luajit traces a closure loop", "[modul
                                    "io.write(tostring(report))\n"
                                    "print(report.traceProfile.name, report.traceProfile.supported)\n");
   ProcessResult result = runLuajit(script);
-  INFO(result.output);
-  REQUIRE(result.status == 0);
-  CHECK(result.output.rfind("severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason\r\n", 0) == 0);
-  CHECK(result.output.find(",NYIBC:FNEW,blocker,test_module_closure.lua:5,,") != std::string::npos);
-  CHECK(result.output.find("debian-2.1-20220320\ttrue") != std::string::npos);
+  INFO(result.out << result.err);
+  REQUIRE(result.exitCode == 0);
+  CHECK(result.out.rfind("severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason\r\n", 0) == 0);
+  CHECK(result.out.find(",NYIBC:FNEW,blocker,test_module_closure.lua:5,,") != std::string::npos);
+  CHECK(result.out.find("debian-2.1-20220320\ttrue") != std::string::npos);
 }
 
 TEST_CASE("the module raises clear errors for misuse in a foreign host", "[module]") {
@@ -66,8 +52,8 @@ TEST_CASE("the module raises clear errors for misuse in a foreign host", "[modul
                                    "s:stop()\n"
                                    "print(pcall(s.stop, s))\n");
   ProcessResult result = runLuajit(script);
-  INFO(result.output);
-  REQUIRE(result.status == 0);
-  CHECK(result.output.find("false\ta trace session is already active") != std::string::npos);
-  CHECK(result.output.find("false\ttrace session already stopped") != std::string::npos);
+  INFO(result.out << result.err);
+  REQUIRE(result.exitCode == 0);
+  CHECK(result.out.find("false\ta trace session is already active") != std::string::npos);
+  CHECK(result.out.find("false\ttrace session already stopped") != std::string::npos);
 }

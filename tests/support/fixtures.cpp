@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
-#include <sstream>
+#include <iterator>
+
+#include "ljcheck/fixture_annotations.h"
 
 namespace ljcheck::testing {
 
@@ -23,46 +24,27 @@ std::set<Site> FixtureExpectations::staticallyPredicted() const {
 
 namespace {
 
-std::vector<std::string> splitIds(const std::string& list) {
-  std::vector<std::string> ids;
-  std::stringstream ss(list);
-  std::string id;
-  while (std::getline(ss, id, ',')) {
-    id.erase(0, id.find_first_not_of(" \t"));
-    id.erase(id.find_last_not_of(" \t\r") + 1);
-    if (!id.empty()) ids.push_back(id);
-  }
-  return ids;
-}
-
 // `[P]` applies on profile P only, `[!P]` on every profile but P, no tag on all.
-bool appliesTo(const std::ssub_match& tag, const std::string& profile) {
-  if (!tag.matched) return true;
-  std::string t = tag.str();
-  return !t.empty() && t[0] == '!' ? t.substr(1) != profile : t == profile;
+bool appliesTo(const std::string& tag, const std::string& profile) {
+  if (tag.empty()) return true;
+  return tag[0] == '!' ? tag.substr(1) != profile : tag == profile;
 }
 
 }  // namespace
 
 std::vector<FixtureExpectations> loadFixtures(const std::string& sourceDir, const std::string& profile) {
   namespace fs = std::filesystem;
-  // One or more annotations per line, each running to the next `--` or the end.
-  static const std::regex expect(R"(--\s*(expect-runtime|expect|latent)(\[([^\]]*)\])?\s*:\s*((?:(?!--).)*))");
   std::vector<FixtureExpectations> all;
   for (const auto& entry : fs::directory_iterator(fs::path(sourceDir) / "fixtures")) {
     if (entry.path().extension() != ".lua") continue;
     FixtureExpectations f;
     f.path = "fixtures/" + entry.path().filename().string();
-    std::ifstream in(entry.path());
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
-      if (n == 1) continue;
-      for (std::sregex_iterator it(line.begin(), line.end(), expect), end; it != end; ++it) {
-        const std::smatch& m = *it;
-        if (!appliesTo(m[3], profile)) continue;
-        auto& into = m[1] == "expect" ? f.predicted : m[1] == "latent" ? f.latent : f.runtimeOnly;
-        for (const auto& id : splitIds(m[4].str())) into.insert({n, id});
-      }
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& a : readFixtureAnnotations(source)) {
+      if (!appliesTo(a.profile, profile)) continue;
+      auto& into = a.kind == "expect" ? f.predicted : a.kind == "latent" ? f.latent : f.runtimeOnly;
+      for (const auto& id : a.reasonIds) into.insert({a.line, id});
     }
     all.push_back(std::move(f));
   }

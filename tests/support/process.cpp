@@ -123,6 +123,15 @@ std::string shellQuote(const std::string& text) {
   return out + "'";
 }
 
+ProcessResult runInLuajitHost(const std::string& luajit, const std::string& script, const std::string& workingDir,
+                              int timeoutSeconds) {
+  std::vector<std::string> argv{"env", std::string("LUA_CPATH=") + LJCHECK_MODULE_DIR + "/?.so"};
+  if (std::string preload = LJCHECK_HOST_PRELOAD; !preload.empty()) argv.push_back("LD_PRELOAD=" + preload);
+  argv.push_back(luajit);
+  argv.push_back(script);
+  return runProcess(argv, workingDir, timeoutSeconds);
+}
+
 std::string freshDirectory(const std::string& path) {
   std::filesystem::remove_all(path);
   std::filesystem::create_directories(path);

@@ -29,6 +29,14 @@ ProcessResult runShell(const std::string& commandLine, int timeoutSeconds = 120)
 // 'text' quoted for /bin/sh.
 std::string shellQuote(const std::string& text);
 
+// Runs `script` in the LuaJIT executable `luajit` (Debian's or OpenResty's),
+// the way a user's host loads our module: LUA_CPATH points at the build's
+// module directory, and in a sanitizer build the sanitizer runtime is
+// preloaded, because an uninstrumented host cannot load it later.
+// `workingDir` as for runProcess.
+ProcessResult runInLuajitHost(const std::string& luajit, const std::string& script,
+                              const std::string& workingDir = "", int timeoutSeconds = 120);
+
 // Inputs and outputs of a child process, in a test's own scratch directory.
 // freshDirectory removes `path` and creates it empty; writeFile creates the
 // parent directories; readFile throws when the file cannot be read.

@@ -1,6 +1,7 @@
 // The recorder-profile extractor on the real Debian LuaJIT sources
-// (third_party/luajit-src), checked against the live VM this test links, and
-// on broken copies of those sources.
+// (third_party/luajit-src), checked against the live VM this test links, on
+// OpenResty's luajit2 sources (third_party/luajit2-src), and on broken copies
+// of those sources.
 #include <catch2/catch.hpp>
 
 extern "C" {
@@ -33,6 +34,9 @@ const std::string kSourceDir = LJCHECK_SOURCE_DIR;
 const std::string kTree = kSourceDir + "/third_party/luajit-src";
 const std::string kOverlay = kSourceDir + "/registry/overlays/debian-2.1-20220320.json";
 const std::string kCommitted = kSourceDir + "/registry/profiles/debian-2.1-20220320.json";
+const std::string kOpenrestyTree = kSourceDir + "/third_party/luajit2-src";
+const std::string kOpenrestyOverlay = kSourceDir + "/registry/overlays/openresty-2.1-20230119.json";
+const std::string kOpenrestyCommitted = kSourceDir + "/registry/profiles/openresty-2.1-20230119.json";
 
 std::string readFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -250,6 +254,25 @@ TEST_CASE("regenerating from the sources yields the committed profile byte for b
   CHECK(loaded.name == "debian-2.1-20220320");
   CHECK(loaded.id == computeProfileId(live().facts));
   CHECK(live().supported);
+}
+
+// scripts/setup.sh unpacks Debian's luajit2 source package there; without it
+// the committed OpenResty profile cannot be regenerated here.
+TEST_CASE("regenerating the OpenResty profile from luajit2's sources yields the committed file byte for byte",
+          "[extractor][openresty]") {
+  if (!fs::is_directory(kOpenrestyTree + "/src")) {
+    WARN("skipped: " << kOpenrestyTree << " does not exist (scripts/setup.sh unpacks it)");
+    return;
+  }
+  const std::string generated = toJson(extractProfile({kOpenrestyTree, "", kOpenrestyOverlay}));
+  CHECK(generated == readFile(kOpenrestyCommitted));
+  const RecorderProfile loaded = RecorderProfile::fromJson(generated);
+  CHECK(loaded.name == "openresty-2.1-20230119");
+  CHECK(loaded.openresty);
+  CHECK(loaded.param("minstitch", -1) == 3);
+  const RecorderProfile* registered = findProfile("openresty-2.1-20230119");
+  REQUIRE(registered);
+  CHECK(loaded.id == registered->id);
 }
 
 TEST_CASE("a tree without a needed file names that file", "[extractor][errors]") {

@@ -132,3 +132,21 @@ TEST_CASE("reports written under an older catalog version are upgraded through a
   CHECK_THROWS_WITH(ReasonCatalog::fromJson(R"({"catalogId": "x", "catalogVersion": 1, "reasons": [{"code": "A", "class": "nope", "severity": "info"}]})"),
                     Catch::Contains("bad class"));
 }
+
+// The built-in catalog's one alias: LuaJIT 2.0's NYIFF became a stitch in
+// 2.1. Version 0 stands for reports keyed on LuaJIT's own trace-error names,
+// before the catalog existed; tests/data/catalog-v0/ holds such reports.
+TEST_CASE("the built-in catalog reads NYIFF from before version 1 as STITCH", "[registry]") {
+  const auto& catalog = ReasonCatalog::builtin();
+  CHECK(catalog.version() == 1);
+  REQUIRE(catalog.aliases().size() == 1);
+  const ReasonAlias& alias = catalog.aliases().front();
+  CHECK((alias.from == "NYIFF" && alias.to == "STITCH" && alias.sinceVersion == 1));
+  CHECK_THAT(alias.why, Catch::Contains("NYI: FastFunc %s"));
+  CHECK(catalog.find(alias.to));
+  CHECK_FALSE(catalog.find(alias.from));
+  CHECK(catalog.upgrade("NYIFF:string.gsub", 0) == "STITCH:string.gsub");
+  CHECK(catalog.upgrade("NYIFF", 0) == "STITCH");
+  CHECK(catalog.upgrade("NYIFFU:ffi.typeof", 0) == "NYIFFU:ffi.typeof");  // a prefix is not the code
+  CHECK(catalog.upgrade("NYIFF:string.gsub", 1) == "NYIFF:string.gsub");
+}

@@ -51,9 +51,15 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
     const char* list = r.kind == "lint" ? "predictions" : "sites";
     for (const auto& s : j.at(list)) {
       ReportSite site;
-      site.reasonId = catalog.upgrade(s.at("reasonId").get<std::string>(), r.catalogVersion);
+      std::string written = s.at("reasonId").get<std::string>();
+      site.reasonId = catalog.upgrade(written, r.catalogVersion);
       site.location = s.at("location").get<std::string>();
       site.reasonClass = s.value("reasonClass", "");
+      // An id the aliases renamed takes the class of the code it now names:
+      // the class written beside the old id was the old code's.
+      if (site.reasonId != written || site.reasonClass.empty())
+        if (const Reason* reason = catalog.find(ReasonId::parse(site.reasonId).code))
+          site.reasonClass = std::string(toString(reason->reasonClass));
       site.severity = s.value("severity", "");
       site.count = s.value("count", 1L);
       r.sites.push_back(std::move(site));

@@ -15,11 +15,16 @@ struct LintReport {
   std::vector<FileResult> files;
   std::size_t predictionCount() const;
   std::size_t errorCount() const;
+  // Whether an unmasked prediction has at least `threshold`: the lint exit status.
+  bool hasFindingAtLeast(Severity threshold) const;
 };
 
 // `path:line:col: severity: message [reasonId]`; severities read as editors
-// expect them: blacklist -> error, warn -> warning, info -> note.
-void writeText(std::ostream& out, const LintReport& report, bool color);
+// expect them: blacklist -> error, warn -> warning, info -> note. A masked
+// prediction is a note naming its masking site. With `explain`, each
+// prediction is followed by a note at the same place: its confidence and the
+// analyzer's reasoning.
+void writeText(std::ostream& out, const LintReport& report, bool color, bool explain = true);
 void writeJson(std::ostream& out, const LintReport& report);
 // path,line,reasonId,class,severity,context with a header (RFC 4180).
 void writeCsv(std::ostream& out, const LintReport& report);

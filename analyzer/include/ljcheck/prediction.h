@@ -51,6 +51,10 @@ struct Prediction {
   std::string maskedBy;
 
   std::string location() const { return path + ":" + std::to_string(line); }
+  bool masked() const { return !maskedBy.empty(); }
+  // The two halves of maskedBy: "path:line" and the reasonId; empty when not masked.
+  std::string_view maskingLocation() const;
+  std::string_view maskingReasonId() const;
 };
 
 // A file the analyzer could not analyze: unreadable, not text, or not valid Lua.

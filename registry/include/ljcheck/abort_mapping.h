@@ -21,8 +21,11 @@ struct RawAbort {
 // TREDEF name for the code, by the profile's list (or message text when the
 // code is out of range); "RECERR" for a non-numeric error.
 std::string traceErrorName(const RecorderProfile& profile, const RawAbort& abort);
-// CODE or CODE:SUBJECT. Subjects only for NYIBC, NYIFFU and NYIIR.
+// CODE or CODE:SUBJECT. Subjects only for the trace errors traceErrorHasSubject names.
 std::string reasonIdForAbort(const RecorderProfile& profile, const RawAbort& abort);
+// Whether an abort with this trace error names a subject: NYIBC (the
+// bytecode), NYIFFU (the fast function) and NYIIR (the IR instruction).
+bool traceErrorHasSubject(std::string_view name);
 // TREDEF name whose message equals the text, across the builtin profiles.
 std::string traceErrorNameByMessage(std::string_view message);
 

@@ -68,6 +68,9 @@ struct RecorderProfile {
   // Library functions that return a function, and which one (by ffname, or
   // "C" for a plain C function): string.gmatch -> string.gmatch_aux.
   std::map<std::string, std::string> returnsFunction;
+  // By recorder (recff_<name>, plus the helpers they share): the trace
+  // errors it can raise.
+  std::map<std::string, std::vector<std::string>> recorderErrors;
 
   static RecorderProfile fromJson(std::string_view text);  // throws std::runtime_error
   ProfileFacts facts() const;

@@ -50,6 +50,7 @@ struct ReasonAlias {
   int sinceVersion = 0;  // first catalog version in which `from` is gone
   std::string from;      // old CODE or CODE:SUBJECT
   std::string to;        // its replacement
+  std::string why;       // where the old id came from and why it maps to `to`
 };
 
 class ReasonCatalog {
@@ -61,6 +62,7 @@ class ReasonCatalog {
   const std::string& id() const { return id_; }
   int version() const { return version_; }
   const std::vector<Reason>& reasons() const { return reasons_; }
+  const std::vector<ReasonAlias>& aliases() const { return aliases_; }
   const Reason* find(std::string_view code) const;
   // Rewrites a reasonId written under `writtenUnder` to this catalog's identity.
   std::string upgrade(std::string_view reasonId, int writtenUnder) const;
