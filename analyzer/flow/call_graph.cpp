@@ -52,6 +52,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
     }
   }
   findCycles();
+  findProtected();
   // A function is as hot as its hottest call site; iterate to a fixpoint.
   for (std::size_t p = 0; p < escapes.size(); ++p)
     if (escapes[p]) heat_[p] = Heat::Possible;
@@ -121,6 +122,31 @@ void CallGraph::findCycles() {
   }
   for (std::size_t p = 0; p < n; ++p)
     if (size[component_[p]] > 1) recursive_[p] = true;
+}
+
+// Forward from the targets of pcall/xpcall over the resolved call edges.
+void CallGraph::findProtected() {
+  std::size_t n = callers_.size();
+  std::vector<std::vector<std::size_t>> callees(n);
+  std::vector<std::size_t> work;
+  underPcall_.assign(n, false);
+  for (std::size_t p = 0; p < n; ++p)
+    for (const auto& site : callers_[p]) {
+      callees[site.proto].push_back(p);
+      if (site.protectedCall && !underPcall_[p]) {
+        underPcall_[p] = true;
+        work.push_back(p);
+      }
+    }
+  while (!work.empty()) {
+    std::size_t p = work.back();
+    work.pop_back();
+    for (std::size_t c : callees[p])
+      if (!underPcall_[c]) {
+        underPcall_[c] = true;
+        work.push_back(c);
+      }
+  }
 }
 
 Heat CallGraph::heatAt(std::size_t proto, int pc) const {

@@ -47,6 +47,10 @@ class CallGraph {
   // round in a cycle; recursive() when its component has a cycle.
   std::size_t component(std::size_t proto) const { return component_.at(proto); }
   bool recursive(std::size_t proto) const { return recursive_.at(proto); }
+  // Called through pcall/xpcall in this file, or from such a function
+  // through resolved calls: an error raised there is caught, and the code
+  // that raised it can run again.
+  bool underPcall(std::size_t proto) const { return underPcall_.at(proto); }
 
  private:
   std::vector<Heat> heat_;
@@ -55,7 +59,9 @@ class CallGraph {
   std::vector<std::vector<std::pair<int, int>>> loopRanges_;  // per proto
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;
+  std::vector<bool> underPcall_;
   void findCycles();
+  void findProtected();
 };
 
 // CALL, CALLM, CALLT, CALLMT and ITERC; the slot holding the callee.

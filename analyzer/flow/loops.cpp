@@ -61,28 +61,4 @@ const Loop* LoopMap::innermost(int pc) const {
   return best;
 }
 
-namespace {
-bool isJump(Op op) {
-  switch (op) {
-    case Op::JMP: case Op::UCLO: case Op::ISNEXT: case Op::FORI: case Op::JFORI:
-      return true;
-    default:
-      return false;
-  }
-}
-}  // namespace
-
-bool runsOnEveryIteration(const bytecode::Prototype& proto, const Loop& loop, int pc) {
-  for (int p = loop.first; p < pc; ++p) {
-    const auto& ins = proto.at(p);
-    if (isJump(ins.op)) {
-      int target = ins.jumpTarget(p);
-      if (target > pc || target < loop.first) return false;
-    }
-    if (ins.op == Op::RET || ins.op == Op::RET0 || ins.op == Op::RET1 || ins.op == Op::RETM)
-      return false;
-  }
-  return true;
-}
-
 }  // namespace ljcheck::flow

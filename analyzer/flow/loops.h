@@ -28,8 +28,4 @@ class LoopMap {
   std::vector<Loop> loops_;  // sorted by first, outer before inner
 };
 
-// True when pc runs on every iteration that reaches loop.last: no forward jump
-// from [loop.first, pc) lands after pc inside the loop or leaves it.
-bool runsOnEveryIteration(const bytecode::Prototype& proto, const Loop& loop, int pc);
-
 }  // namespace ljcheck::flow

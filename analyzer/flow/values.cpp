@@ -236,14 +236,18 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     case Op::CAT: {
       // The result keeps the text of its constant pieces: a pattern built
       // as "[" .. sep .. "]" has its special characters whatever sep is.
-      bool strings = true;
+      // A string literal among the pieces makes the result a string, unless
+      // another piece is an object whose __concat returns something else.
+      bool strings = true, literal = false;
       std::string pieces;
-      for (int s = ins.b; s <= ins.c && strings; ++s) {
+      for (int s = ins.b; s <= ins.c; ++s) {
         Value v = reg(s);
-        strings = v.is(Kind::String) || v.is(Kind::Number);
+        strings = strings && (v.is(Kind::String) || v.is(Kind::Number));
+        literal = literal || v.isConstantString();
         if (v.is(Kind::String)) pieces += v.name;
       }
-      if (strings) result = Value::of(Kind::String, pieces.empty() ? std::string_view() : intern(std::move(pieces)));
+      if (strings || literal)
+        result = Value::of(Kind::String, pieces.empty() ? std::string_view() : intern(std::move(pieces)));
       break;
     }
     case Op::GGET:

@@ -29,6 +29,12 @@ std::string unrecordedWhy(const std::string& subject) {
                         : "a fast function without a recorder in this profile";
 }
 
+// Raising an error leaves the loop (and usually the program): the split
+// shows only when an error path runs hot, which needs a pcall to catch it.
+Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
+  return fn.calls.underPcall(proto) ? Confidence::Likely : Confidence::Possible;
+}
+
 class CallSplitRule final : public Rule {
  public:
   std::string_view name() const override { return "call-splits"; }
@@ -51,7 +57,8 @@ class CallSplitRule final : public Rule {
                                    whyEnds(neverStitches, false));
           f.reasoning = functionName(fn.chunk, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
                         unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call";
-          if (callee.value.name == "error") f.confidence = Confidence::Possible;
+          if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
+          else if (callee.inferredReceiver) f.confidence = Confidence::Likely;
           sink.report(fn, std::move(f));
         }
         continue;
@@ -62,11 +69,14 @@ class CallSplitRule final : public Rule {
                                whyEnds(neverStitches, callee.protectedCall));
       f.reasoning = "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
                     "; " + whyHot(fn, pc);
+      if (callee.inferredReceiver) {
+        f.confidence = Confidence::Likely;
+        f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
+      }
       if (callee.value.name == "error" && !callee.protectedCall) {
-        // Raising an error leaves the loop (and usually the program): the
-        // split shows only when an error path runs hot under a pcall.
-        f.confidence = Confidence::Possible;
-        f.reasoning += "; an error path rarely runs hot";
+        f.confidence = errorConfidence(fn, fn.index);
+        f.reasoning += fn.calls.underPcall(fn.index) ? "; it runs under a pcall of this file, which catches the error"
+                                                     : "; an error path rarely runs hot";
       }
       sink.report(fn, std::move(f));
     }

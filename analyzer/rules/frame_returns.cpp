@@ -4,8 +4,9 @@
 // lj_record_tailcall). A hot loop in such a function starts traces in its
 // frame; once its exit is hot, the side trace from the exit runs into the
 // function's return and aborts there:
-// - a function called through pcall/xpcall from a loop, with a loop of its
-//   own (or a call to one): at its returns after that loop;
+// - a function called through pcall/xpcall from code that runs hot (a
+//   loop, or a function called from one), with a loop of its own (or a
+//   call to one): at its returns after that loop;
 // - a vararg function with a loop that ends in a tail call (return f(x)):
 //   at that tail call. A plain return from it ends the trace instead.
 // The loop must run often enough for its exit to get hot: a prediction of
@@ -75,10 +76,13 @@ class FrameReturnRule final : public Rule {
   }
 
  private:
-  // The line of a pcall/xpcall of this function that runs in a loop; empty for none.
+  // The line of a pcall/xpcall of this function that runs hot (in a loop,
+  // or in a function that is or may be called hot); empty for none. The
+  // side trace needs only the loop's exit to get hot (hotexit, 10 exits),
+  // far fewer runs than a function needs to start a trace of its own.
   static std::string protectedHotCall(const FunctionView& fn) {
     for (const auto& site : fn.calls.callers(fn.index))
-      if (site.protectedCall && fn.calls.inLoop(site.proto, site.pc))
+      if (site.protectedCall && fn.calls.runsHot(site.proto, site.pc))
         return std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line);
     return {};
   }

@@ -3,10 +3,12 @@
 // trace splits (STITCH/RETURN with the same identity). From lj_ffrecord.c:
 // table.insert with a position; select, tonumber and getfenv whose index,
 // base or level is not the constant the recorder needs (select k, base 10,
-// level 0) in the trace; string.find with a pattern that has special
+// level 0) in the trace (but `select(i, ...)` in a loop of the vararg
+// function itself is recorded); string.find with a pattern that has special
 // characters (and no plain flag); string.format whose %s/%q gets a known
 // non-string, or with %p or an invalid specifier; tostring of a known table
 // (without __tostring) or function.
+#include <algorithm>
 #include <optional>
 
 #include "flow/instruction_effects.h"
@@ -152,6 +154,18 @@ Refusal tostringRefusal(const FunctionView& fn, int pc) {
   }
 }
 
+// `x = select(k, ...)` in a loop of the vararg function itself: the loop's
+// trace starts in the vararg frame, where the recorder reads the varargs
+// straight from the frame for this idiom (lj_record.c: rec_varg,
+// select_detect) and takes any index, not only a constant one. Only an
+// inlined vararg frame passes the call on to recff_select.
+bool selectOfOwnVarargsInLoop(const FunctionView& fn, int pc) {
+  const auto& call = fn.proto.at(pc);
+  if (!fn.proto.isVararg() || pc < 2 || !fn.loops.inLoop(pc)) return false;
+  const auto& varg = fn.proto.at(pc - 1);
+  return call.op == Op::CALLM && call.b == 2 && call.c == 1 && varg.op == Op::VARG && varg.b == 0;
+}
+
 // Why the recorder refuses this call form; empty when it records it.
 Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) {
   const auto& call = fn.proto.at(pc);
@@ -163,6 +177,7 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
   if (name == "select" && args >= 1) {
     Value k = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
     if (k.isConstantString()) return {};
+    if (selectOfOwnVarargsInLoop(fn, pc)) return {};
     return unlessTraceConstant(fn, pc, 0, "select with a non-constant index", "a constant index");
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
@@ -219,6 +234,10 @@ class RecordedVariantRule final : public Rule {
       f.message = refusal.why + " is not compiled: " + (ends ? "the trace ends here" : "the trace is stitched around it");
       f.confidence = refusal.confidence;
       f.reasoning = refusal.reasoning + "; " + whyHot(fn, pc);
+      if (callee.inferredReceiver) {
+        f.confidence = std::min(f.confidence, Confidence::Likely);
+        f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
+      }
       sink.report(fn, std::move(f));
     }
   }

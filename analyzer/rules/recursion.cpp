@@ -1,11 +1,17 @@
 // DOWNREC and CUNROLL (stop class, benign): a function that calls itself
-// (directly, or round a cycle of calls), not in tail position, and runs hot. Returning into a frame of the same
-// prototype whose return was already recorded restarts recording as a
-// down-recursion trace (DOWNREC, lj_record.c: check_downrec_unroll), at the
-// return that follows the recursive call. A trace that did not start at the
-// function's header and inlines the recursion more than `callunroll` (3)
-// levels deep aborts at the header (CUNROLL, check_call_unroll); whether
-// that happens depends on which trace the recursion meets first.
+// (directly, or round a cycle of calls), not in tail position, and runs hot.
+// Returning into a frame of the same prototype whose return was already
+// recorded restarts recording as a down-recursion trace (DOWNREC,
+// lj_record.c: check_downrec_unroll), at a return that some path from a
+// recursive call reaches (verified for direct and mutual recursion, with
+// and without loops). A trace that did not start at the function's header
+// and inlines the recursion more than `callunroll` (3) levels deep aborts at
+// the header (CUNROLL, check_call_unroll); whether that happens depends on
+// which trace the recursion meets first.
+#include <algorithm>
+#include <vector>
+
+#include "flow/instruction_effects.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 
@@ -15,6 +21,31 @@ namespace {
 using bytecode::Op;
 
 bool isReturn(Op op) { return op == Op::RET || op == Op::RET0 || op == Op::RET1 || op == Op::RETM; }
+
+// The returns that some path from one of `calls` reaches, in pc order. A
+// return only on paths that never recurse (the base case) does not return
+// into a frame of the recursion a second time.
+std::vector<int> returnsAfter(const bytecode::Prototype& proto, const std::vector<int>& calls) {
+  std::vector<char> seen(static_cast<std::size_t>(proto.size()) + 2, 0);
+  std::vector<int> work(calls), out;
+  while (!work.empty()) {
+    int pc = work.back();
+    work.pop_back();
+    if (pc < 1 || pc > proto.size() || seen[static_cast<std::size_t>(pc)]) continue;
+    seen[static_cast<std::size_t>(pc)] = 1;
+    Op op = proto.at(pc).op;
+    if (isReturn(op)) {
+      out.push_back(pc);
+      continue;
+    }
+    flow::Flow next = flow::flowOf(proto.at(pc), pc);
+    if (next.fallsThrough) work.push_back(pc + 1);
+    if (next.jump) work.push_back(next.jump);
+    if (next.skip) work.push_back(next.skip);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 class RecursionRule final : public Rule {
  public:
@@ -26,6 +57,7 @@ class RecursionRule final : public Rule {
     // a function that calls back round a cycle (mutual recursion).
     int firstRecursiveCall = 0, selfCalls = 0;
     bool direct = false;
+    std::vector<int> recursiveCalls;
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
       const auto& ins = fn.proto.at(pc);
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;  // a tail call reuses the frame
@@ -33,6 +65,7 @@ class RecursionRule final : public Rule {
       if (!callee.is(flow::Value::Kind::LuaFunction)) continue;
       if (fn.calls.component(callee.proto) != fn.calls.component(fn.index)) continue;
       if (!firstRecursiveCall) firstRecursiveCall = pc;
+      recursiveCalls.push_back(pc);
       if (callee.proto == fn.index) {
         direct = true;
         ++selfCalls;
@@ -43,14 +76,13 @@ class RecursionRule final : public Rule {
     std::string recursion = name + (direct ? " calls itself" : " calls back into itself through another function") +
                             " at line " + std::to_string(fn.proto.at(firstRecursiveCall).line) +
                             " (not a tail call) and " + whyHot(fn, firstRecursiveCall);
-    for (int pc = firstRecursiveCall + 1; pc <= fn.proto.size(); ++pc) {
-      if (!isReturn(fn.proto.at(pc).op)) continue;
+    for (int pc : returnsAfter(fn.proto, recursiveCalls)) {
       Finding f;
       f.pc = pc;
       f.reasonId = "DOWNREC";
       f.construct = "return";
       f.structural = true;
-      f.confidence = direct ? Confidence::Likely : Confidence::Possible;
+      f.confidence = Confidence::Likely;
       f.message = "returning from the recursion restarts recording here as a down-recursion trace (DOWNREC)";
       f.reasoning = recursion + "; returns into its own frames are recorded as down-recursion";
       sink.report(fn, std::move(f));

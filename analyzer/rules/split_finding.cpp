@@ -1,6 +1,8 @@
 // Shared helpers of the trace-split rules (see split_finding.h).
 #include "rules/split_finding.h"
 
+#include "flow/instruction_effects.h"
+
 namespace ljcheck::rules {
 
 using bytecode::Op;
@@ -15,9 +17,51 @@ int fixedArguments(const bytecode::Instruction& call) {
   return call.c - 1;
 }
 
+namespace {
+
+// `obj:match(<string literal>, ...)` or `obj:find(<string literal>, ...)`
+// on an object of unknown type: names only strings have with a pattern
+// literal (other objects' match or find methods rarely take one) are the
+// string library's. The method call is a TGETS of the object into the
+// callee slot and a MOV of it into the first argument slot.
+flow::Value stringMethodOfUnknown(const FunctionView& fn, int pc) {
+  const auto& call = fn.proto.at(pc);
+  if (call.op != Op::CALL && call.op != Op::CALLM && call.op != Op::CALLT && call.op != Op::CALLMT) return {};
+  if (fixedArguments(call) < 2) return {};
+  int self = argumentSlot(fn, pc, 0);
+  flow::Value receiver = fn.values.at(fn.index, pc, self);
+  if (receiver.known() && !receiver.is(flow::Value::Kind::String)) return {};
+  flow::Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
+  if (!pattern.isConstantString()) return {};
+  // Only the call's own evaluation is searched: it writes no slot below
+  // the callee's, so the first such write ends the search.
+  for (int q = pc - 1; q >= 2; --q) {
+    const auto& ins = fn.proto.at(q);
+    flow::Writes w = flow::writesOf(ins, 256);
+    if (w.last >= w.first && w.first < call.a) return {};
+    if (call.a < w.first || call.a > w.last) continue;
+    const auto& copy = fn.proto.at(q - 1);
+    if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return {};
+    if (ins.c >= fn.proto.gc.size() || fn.proto.gc[ins.c].kind != bytecode::GcConstant::Kind::String) return {};
+    const std::string& key = fn.proto.gc[ins.c].str;
+    if (key == "match") return flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
+    if (key == "find") return flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
+    return {};
+  }
+  return {};
+}
+
+}  // namespace
+
 Callee resolveCallee(const FunctionView& fn, int pc) {
   const auto& ins = fn.proto.at(pc);
-  Callee c{calleeAt(fn, pc), false};
+  Callee c;
+  c.value = calleeAt(fn, pc);
+  if (!c.value.known()) {
+    c.value = stringMethodOfUnknown(fn, pc);
+    c.inferredReceiver = c.value.known();
+    return c;
+  }
   if (c.value.is(flow::Value::Kind::LibFunction) && (c.value.name == "pcall" || c.value.name == "xpcall") &&
       ins.op != Op::ITERC) {
     c.value = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));

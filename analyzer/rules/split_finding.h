@@ -9,6 +9,9 @@ namespace ljcheck::rules {
 struct Callee {
   flow::Value value;
   bool protectedCall = false;  // the function is called by pcall/xpcall
+  // A string method on a receiver of unknown type, taken for a string by
+  // its pattern literal (s:match("^%d+")): likely, not certain.
+  bool inferredReceiver = false;
 };
 Callee resolveCallee(const FunctionView& fn, int pc);
 

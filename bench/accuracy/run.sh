@@ -2,18 +2,19 @@
 # Accuracy benchmark for ljcheck. See bench/accuracy/README.md.
 #
 # In one run: lints every workload under bench/accuracy/workloads to JSON, runs
-# each workload's main.lua under the runtime collector with coverage on
-# Debian's LuaJIT (`ljcheck run --coverage`) and, when it is installed, on
-# OpenResty's luajit2 (require("ljcheck") through bench/accuracy/host.lua),
-# then scores predictions against observations per reason family
-# (bench/accuracy/score.py). Prints Markdown tables and writes the full report
-# with site lists to bench/results/accuracy.md; raw JSON under
+# each workload's main.lua under the runtime collector (require("ljcheck")
+# through bench/accuracy/host.lua, which also records the instructions the
+# trace recorder visits) on Debian's LuaJIT and, when it is installed, on
+# OpenResty's luajit2, then scores predictions against observations per
+# reason family (bench/accuracy/score.py). Prints Markdown tables and writes
+# the full report with site lists to bench/results/accuracy.md; raw JSON under
 # bench/results/accuracy/.
 #
 # usage: bench/accuracy/run.sh [options]
 #   --ljcheck PATH     ljcheck binary (default build/bin/ljcheck); the Lua module
 #                      is looked up in ../lib/ljcheck.so next to its bin/ folder
 #   --module PATH      the Lua module ljcheck.so (default: from --ljcheck)
+#   --luajit PATH      Debian's luajit (default /usr/bin/luajit)
 #   --luajit2 PATH     OpenResty's luajit (default third_party/luajit2/bin/luajit;
 #                      skipped when missing)
 #   --only NAME[,NAME] run only these workloads
@@ -34,11 +35,12 @@ die() { printf 'accuracy: error: %s\n' "$1" >&2; exit "${2:-1}"; }
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 abspath() { if [[ $1 = /* ]]; then printf '%s' "$1"; else printf '%s' "$PWD/$1"; fi; }
 
-ljcheck=build/bin/ljcheck module='' luajit2=third_party/luajit2/bin/luajit only=''
+ljcheck=build/bin/ljcheck module='' luajit=/usr/bin/luajit luajit2=third_party/luajit2/bin/luajit only=''
 while (( $# )); do
   case $1 in
     --ljcheck) (( $# >= 2 )) || die "--ljcheck needs a path" 2; ljcheck=$(abspath "$2"); shift ;;
     --module) (( $# >= 2 )) || die "--module needs a path" 2; module=$(abspath "$2"); shift ;;
+    --luajit) (( $# >= 2 )) || die "--luajit needs a path" 2; luajit=$(abspath "$2"); shift ;;
     --luajit2) (( $# >= 2 )) || die "--luajit2 needs a path" 2; luajit2=$(abspath "$2"); shift ;;
     --only) (( $# >= 2 )) || die "--only needs names" 2; only=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -48,9 +50,12 @@ while (( $# )); do
 done
 cd "$root"
 [[ $ljcheck = /* ]] || ljcheck=$root/$ljcheck
+[[ $luajit = /* ]] || luajit=$root/$luajit
 [[ $luajit2 = /* ]] || luajit2=$root/$luajit2
 [[ -n $module ]] || module=$(dirname "$(dirname "$ljcheck")")/lib/ljcheck.so
 [[ -x $ljcheck ]] || die "ljcheck not found at $ljcheck (build it first, or pass --ljcheck)"
+[[ -f $module ]] || die "Lua module not found at $module (pass --module)"
+[[ -x $luajit ]] || die "Debian's luajit not found at $luajit (pass --luajit)"
 command -v python3 >/dev/null || die "python3 not found"
 
 names=()
@@ -92,17 +97,16 @@ run_workload() {
   seconds[$label-$name]=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
 }
 
+moddir=$(dirname "$module")
 for n in "${names[@]}"; do
   say "debian: $n"
-  run_workload debian "$n" "$ljcheck" run --coverage --include-benign --root "$root" \
-    --json "$raw/debian/$n.json" -- "$workloads_rel/$n/main.lua"
+  run_workload debian "$n" env LUA_CPATH="$moddir/?.so;;" "$luajit" bench/accuracy/host.lua \
+    "$raw/debian/$n.json" "$workloads_rel/$n/main.lua"
 done
 
-vms=(--vm "Debian luajit (ljcheck run)" "$raw/lint.json" "$raw/debian")
+vms=(--vm "Debian luajit (require \"ljcheck\")" "$raw/lint.json" "$raw/debian")
 if [[ -x $luajit2 ]]; then
-  [[ -f $module ]] || die "Lua module not found at $module (pass --module)"
   mkdir -p "$raw/openresty"
-  moddir=$(dirname "$module")
   for n in "${names[@]}"; do
     say "openresty: $n"
     run_workload openresty "$n" env LUA_CPATH="$moddir/?.so;;" "$luajit2" bench/accuracy/host.lua \
@@ -132,7 +136,7 @@ header="# ljcheck accuracy benchmark
 
 $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $("$ljcheck" --version 2>/dev/null || echo ljcheck).
 Wall time per workload under the collector (Debian / OpenResty): ${times%; }."
-python3 "$here/score.py" --root "$root" --workloads "$workloads_rel" --header "$header" \
+python3 "$here/score.py" --root "$root" --workloads "$workloads_rel" --luajit "$luajit" --header "$header" \
   --out "$results/accuracy.md" "${vms[@]}"
 say "full report with site lists: bench/results/accuracy.md"
 exit "$failed"

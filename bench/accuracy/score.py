@@ -4,14 +4,18 @@
 usage: score.py --root DIR --workloads REL [--out FILE.md]
                 --vm LABEL LINT.json RUNTIME_DIR [--vm ...]
 
-For each VM: reads the lint JSON (predictions) and every runtime JSON in
-RUNTIME_DIR (sites and "visited" lines, written with coverage on), joins them
-on (path, line, reasonId) and prints precision and recall per reason family
-as Markdown. See bench/accuracy/README.md for the method.
+For each VM: reads the lint JSON (predictions), every runtime JSON in
+RUNTIME_DIR (observed sites) and beside each its NAME.visited.tsv (the
+instructions the recorder visited, written by host.lua; without it, the
+runtime JSON's "visited" lines), joins predictions and sites on (path, line,
+reasonId) and prints precision and recall per reason family as Markdown.
+Masked predictions and those below --min-confidence are not scored. See
+bench/accuracy/README.md for the method.
 """
 import argparse
 import json
 import os
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -88,19 +92,139 @@ def load_json(path):
         return json.load(f)
 
 
-def read_predictions(lint_path, ws):
+CONFIDENCE_ORDER = {"possible": 0, "likely": 1, "certain": 2}
+
+
+def read_predictions(lint_path, ws, min_confidence):
+    """Predictions keyed by (path, line, reasonId), and how many were left out.
+
+    Left out: masked predictions (`maskedBy`: an earlier certain abort stops
+    every trace before it gets there, so the recorder never reaches the site)
+    and predictions below `min_confidence` (lint leaves them out by default;
+    a lint run with a lower --confidence still scores what the default prints).
+    """
     doc = load_json(lint_path)
-    preds = {}
+    preds, masked, unsure = {}, {}, 0
+    floor = CONFIDENCE_ORDER[min_confidence]
     for p in doc.get("predictions", []):
         key = (p["path"], int(p["line"]), p["reasonId"])
-        if key[0] in ws.files and key not in preds:
-            preds[key] = p
-    return preds, doc.get("traceProfile", {}), doc.get("errors", [])
+        if key[0] not in ws.files:
+            continue
+        if CONFIDENCE_ORDER.get(p.get("confidence", min_confidence), floor) < floor:
+            unsure += 1
+            continue
+        if p.get("maskedBy"):
+            masked.setdefault(key, p)
+            continue
+        preds.setdefault(key, p)
+    # One site may be masked on one path and reported unmasked on another.
+    masked = {k: p for k, p in masked.items() if k not in preds}
+    if doc.get("predictions") and not any("confidence" in p for p in doc["predictions"]):
+        sys.stderr.write("score.py: %s has no confidence or maskedBy fields (an older ljcheck): "
+                         "every prediction is scored\n" % lint_path)
+    return preds, masked, unsure, doc.get("traceProfile", {}), doc.get("errors", [])
 
 
-def read_runtime(run_dir, ws):
-    """Observed sites keyed like predictions, visited lines, and what was left out."""
-    observed, visited, outside, profiles, runs = {}, set(), defaultdict(int), set(), []
+CALL_OPS = {"CALL", "CALLM", "CALLT", "CALLMT"}
+RETURN_OPS = {"RET", "RET0", "RET1", "RETM"}
+# Iterator functions: their splits are reported at the ITERC that calls them.
+ITERATOR_SUBJECTS = ("_aux", ":C", ":next")
+
+
+class Coverage:
+    """What the recorder visited: lines, and where the run recorded them
+    (host.lua's NAME.visited.tsv), instructions.
+
+    A prediction names one instruction: an FNEW, an UCLO, a VARG, a call.
+    A line is shared by the FNEW of a closure and the closure's own final
+    return, by a branch test and the call it guards, by a loop header's call
+    and the loop body; that the recorder visited the line says nothing about
+    the predicted instruction then. With instructions, a prediction counts as
+    visited when the recorder visited one of the instructions on its line
+    that can carry it: of its opcode (calls: the call whose callee was loaded
+    under the callee's name, when the line has one), in its function when
+    the lint names the function by line (<anonymous:N>, <main>). DOWNREC and
+    NYIRETL are raised at returns (NYIRETL also at a vararg function's tail
+    call); LINNER and CUNROLL land on a loop's first statement, the line after
+    it or a header: any instruction of their line counts.
+    """
+
+    def __init__(self, index):
+        self.index = index  # (path, line) -> [(linedefined, pc, opcode, hint)]
+        self.lines = set()
+        self.pcs = None  # {(path, linedefined, pc)}
+
+    def add_instruction(self, path, linedefined, pc, line):
+        if self.pcs is None:
+            self.pcs = set()
+        self.pcs.add((path, linedefined, pc))
+        self.lines.add((path, line))
+
+    @staticmethod
+    def kinds(reason_id):
+        """Opcodes that can carry a prediction of reason_id; None for any."""
+        code = code_of(reason_id)
+        if code == "NYIBC":
+            return {reason_id.split(":", 1)[1]}
+        if code in ("STITCH", "RETURN"):
+            if reason_id.endswith(ITERATOR_SUBJECTS):
+                return CALL_OPS | {"ITERC"}
+            return CALL_OPS
+        if code in ("NYIFFU", "NYICALL", "NYICONV", "BADTYPE"):
+            return CALL_OPS
+        if code == "DOWNREC":  # raised while recording the return into the recursion
+            return RETURN_OPS
+        if code == "NYIRETL":  # a return, or a tail call out of a vararg frame
+            return RETURN_OPS | {"CALLT", "CALLMT"}
+        return None
+
+    @staticmethod
+    def function_line(pred):
+        name = pred.get("function", "")
+        if name == "<main>":
+            return 0
+        if name.startswith("<anonymous:") and name.endswith(">") and name[11:-1].isdigit():
+            return int(name[11:-1])
+        return None
+
+    def line_visited(self, key):
+        return (key[0], key[1]) in self.lines
+
+    def candidates(self, key, pred):
+        kinds, fline = self.kinds(key[2]), self.function_line(pred)
+        found = [(ld, pc, hint) for ld, pc, op, hint in self.index.get((key[0], key[1]), ())
+                 if (kinds is None or op in kinds) and (fline is None or ld == fline)]
+        callee = (pred.get("callee") or "").rsplit(".", 1)[-1]
+        named = [c for c in found if callee and c[2] == callee]
+        return named or found
+
+    def visited(self, key, pred):
+        if self.pcs is None or (key[0], key[1]) not in self.index:
+            return self.line_visited(key)
+        return any((key[0], ld, pc) in self.pcs for ld, pc, _ in self.candidates(key, pred))
+
+
+def bytecode_index(luajit, root, files):
+    """Every instruction of the workload files (bytecode_index.lua), or {}
+    when luajit cannot run it (coverage is then judged by lines)."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bytecode_index.lua")
+    try:
+        out = subprocess.run([luajit, script] + sorted(files), cwd=root, check=True,
+                             stdout=subprocess.PIPE, universal_newlines=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.stderr.write("score.py: cannot index the workloads' bytecode (%s): coverage by lines\n" % e)
+        return {}
+    index = defaultdict(list)
+    for row in out.splitlines():
+        parts = row.split("\t")
+        if len(parts) == 6 and parts[1].isdigit() and parts[2].isdigit() and parts[3].isdigit():
+            index[(parts[0], int(parts[3]))].append((int(parts[1]), int(parts[2]), parts[4], parts[5]))
+    return index
+
+
+def read_runtime(run_dir, ws, index):
+    """Observed sites keyed like predictions, coverage, and what was left out."""
+    observed, coverage, outside, profiles, runs = {}, Coverage(index), defaultdict(int), set(), []
     coverage_missing = []
     for name in sorted(os.listdir(run_dir)):
         if not name.endswith(".json"):
@@ -109,12 +233,20 @@ def read_runtime(run_dir, ws):
         runs.append(name[:-5])
         prof = doc.get("traceProfile", {})
         profiles.add((prof.get("name", "?"), prof.get("id", "?")))
-        if "visited" not in doc:
+        tsv = os.path.join(run_dir, name[:-5] + ".visited.tsv")
+        if os.path.exists(tsv):
+            with open(tsv, encoding="utf-8") as f:
+                for row in f:
+                    parts = row.rstrip("\n").split("\t")
+                    if len(parts) == 5 and parts[1].isdigit() and parts[2].isdigit() and parts[3].isdigit():
+                        coverage.add_instruction(parts[0], int(parts[1]), int(parts[2]), int(parts[3]))
+        elif "visited" in doc:
+            for loc in doc["visited"]:
+                path, _, line = loc.rpartition(":")
+                if line.isdigit():
+                    coverage.lines.add((path, int(line)))
+        else:
             coverage_missing.append(name)
-        for loc in doc.get("visited", []):
-            path, _, line = loc.rpartition(":")
-            if line.isdigit():
-                visited.add((path, int(line)))
         for s in doc.get("sites", []):
             path, line, rid = s.get("path", ""), int(s.get("line", 0)), s["reasonId"]
             if path not in ws.files:
@@ -127,7 +259,7 @@ def read_runtime(run_dir, ws):
                     observed[key]["severity"] = "blacklist"
             else:
                 observed[key] = dict(s)
-    return observed, visited, outside, profiles, runs, coverage_missing
+    return observed, coverage, outside, profiles, runs, coverage_missing
 
 
 def ratio(num, den):
@@ -139,9 +271,9 @@ def fmt_ratio(r):
 
 
 class Score:
-    def __init__(self, ws, preds, observed, visited):
+    def __init__(self, ws, preds, observed, coverage):
         self.ws = ws
-        self.preds, self.observed, self.visited = preds, observed, visited
+        self.preds, self.observed, self.coverage = preds, observed, coverage
         self.rows = {}
         self.details = {}
         fam_pred = defaultdict(set)
@@ -162,8 +294,10 @@ class Score:
                 p, o = fam_pred[fam], fam_obs[fam]
             confirmed = p & o
             # A prediction counts for precision when the recorder visited its
-            # line, or when it was observed there (which implies a visit).
-            on_visited = {k for k in p if (k[0], k[1]) in visited or k in confirmed}
+            # instruction (see Coverage), or when it was observed there (which
+            # implies a visit). The line-level count is kept for comparison.
+            on_visited = {k for k in p if k in confirmed or coverage.visited(k, preds[k])}
+            on_lines = {k for k in p if k in confirmed or coverage.line_visited(k)}
             unvisited = p - on_visited
             false_pos = on_visited - confirmed
             missed = o - confirmed
@@ -172,7 +306,8 @@ class Score:
                 observed=len(o), confirmed=len(confirmed), missed=len(missed),
                 false_pos=len(false_pos),
                 recall=ratio(len(confirmed), len(o)),
-                precision=ratio(len(confirmed), len(on_visited)))
+                precision=ratio(len(confirmed), len(on_visited)),
+                precision_lines=ratio(len(confirmed), len(on_lines)))
             self.details[fam] = dict(missed=missed, false_pos=false_pos, unvisited=unvisited,
                                      confirmed=confirmed)
 
@@ -189,16 +324,16 @@ class Score:
         return text, "yes" if ok else "no"
 
     def table(self):
-        out = ["| family | predicted | on visited lines | unvisited | observed | confirmed | missed "
-               "| false pos. | recall | precision | target | met |",
-               "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|"]
+        out = ["| family | predicted | visited | unvisited | observed | confirmed | missed "
+               "| false pos. | recall | precision | P, line-level | target | met |",
+               "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|"]
         for fam in ["overall"] + FAMILIES:
             r = self.rows[fam]
             target, met = self.target_cell(fam)
-            out.append("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s |" % (
+            out.append("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s |" % (
                 FAMILY_TITLES[fam], r["predicted"], r["on_visited"], r["unvisited"], r["observed"],
                 r["confirmed"], r["missed"], r["false_pos"], fmt_ratio(r["recall"]),
-                fmt_ratio(r["precision"]), target, met))
+                fmt_ratio(r["precision"]), fmt_ratio(r["precision_lines"]), target, met))
         return "\n".join(out)
 
     def per_workload(self):
@@ -242,15 +377,31 @@ class Score:
         return out
 
 
-def report_vm(label, lint_path, run_dir, ws):
-    preds, lint_profile, lint_errors = read_predictions(lint_path, ws)
-    observed, visited, outside, profiles, runs, no_cov = read_runtime(run_dir, ws)
-    score = Score(ws, preds, observed, visited)
+def masked_listing(ws, masked, observed):
+    """Masked predictions, the observed ones (the masking was wrong) first."""
+    out = []
+    for k in sorted(masked, key=lambda k: (k not in observed, k)):
+        m = masked[k].get("maskedBy")
+        by = "%s %s" % (m.get("location", m.get("line", "?")), m.get("reasonId", "")) if isinstance(m, dict) else m
+        out.append("- `%s:%d` %s%s, masked by %s `%s`" % (
+            k[0], k[1], k[2], " (**observed**)" if k in observed else "", by,
+            ws.source(k[0], k[1]).replace("`", "'")))
+    return out
+
+
+def report_vm(label, lint_path, run_dir, ws, min_confidence, index):
+    preds, masked, unsure, lint_profile, lint_errors = read_predictions(lint_path, ws, min_confidence)
+    observed, coverage, outside, profiles, runs, no_cov = read_runtime(run_dir, ws, index)
+    score = Score(ws, preds, observed, coverage)
     head = ["## %s" % label, ""]
-    head.append("Runtime profile: %s; lint profile: %s; %d workload runs; %d visited lines." % (
+    head.append("Runtime profile: %s; lint profile: %s; %d workload runs; %d visited lines%s." % (
         ", ".join("%s (`%s`)" % p for p in sorted(profiles)) or "?",
         "%s (`%s`)" % (lint_profile.get("name", "?"), lint_profile.get("id", "?")),
-        len(runs), len(visited)))
+        len(runs), len(coverage.lines),
+        "" if coverage.pcs is None else ", %d visited instructions" % len(coverage.pcs)))
+    head.append("")
+    head.append("Not scored: %d masked predictions (listed below), %d below confidence `%s`." % (
+        len(masked), unsure, min_confidence))
     if no_cov:
         head.append("")
         head.append("**Warning**: no `visited` lines in %s (coverage was off): precision is not "
@@ -266,12 +417,16 @@ def report_vm(label, lint_path, run_dir, ws):
     details = ["### Per workload (overall)", "", score.per_workload(), ""]
     for fam in FAMILIES:
         for what, title in (("missed", "Missed (observed, not predicted)"),
-                            ("false_pos", "False positives (predicted on a visited line, not observed)"),
-                            ("unvisited", "Unvisited predictions (line never recorded; not scored)"),
+                            ("false_pos", "False positives (predicted where the recorder visited, not observed)"),
+                            ("unvisited", "Unvisited predictions (never recorded; not scored)"),
                             ("confirmed", "Confirmed")):
             lines = score.listing(fam, what)
             if lines:
                 details += ["### %s — %s: %d" % (FAMILY_TITLES[fam], title, len(lines)), ""] + lines + [""]
+    lines = masked_listing(ws, masked, observed)
+    if lines:
+        details += ["### Masked predictions (an earlier certain abort hides them; not scored): %d" % len(lines),
+                    ""] + lines + [""]
     return "\n".join(summary), "\n".join(details), score
 
 
@@ -283,13 +438,18 @@ def main():
                     required=True)
     ap.add_argument("--out", help="also write the full report (with site lists) here")
     ap.add_argument("--header", default="", help="text put above the tables")
+    ap.add_argument("--luajit", default="luajit",
+                    help="a luajit to list the workloads' bytecode with (default: luajit on PATH)")
+    ap.add_argument("--min-confidence", default="likely", choices=sorted(CONFIDENCE_ORDER),
+                    help="score predictions at or above this confidence (default: likely, lint's default)")
     args = ap.parse_args()
     ws = Workspace(os.path.abspath(args.root), args.workloads)
     if not ws.files:
         sys.exit("score.py: no .lua files under %s" % args.workloads)
+    index = bytecode_index(args.luajit, ws.root, ws.files)
     summaries, fulls = [], []
     for label, lint_path, run_dir in args.vm:
-        summary, details, _ = report_vm(label, lint_path, run_dir, ws)
+        summary, details, _ = report_vm(label, lint_path, run_dir, ws, args.min_confidence, index)
         summaries.append(summary)
         fulls.append(summary + "\n" + details)
     header = args.header + "\n\n" if args.header else ""

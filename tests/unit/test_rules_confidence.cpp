@@ -78,3 +78,24 @@ TEST_CASE("an error call outside pcall is only possibly a split", "[rules][confi
   REQUIRE(find(ps, 2, "RETURN:error")->confidence == Confidence::Possible);
   REQUIRE(find(ps, 3, "RETURN:error")->confidence == Confidence::Certain);
 }
+
+TEST_CASE("an error call in a function that runs under a pcall of the file is likely a split", "[rules][confidence]") {
+  auto ps = predict(
+      "local function check(v)\n"
+      "  if v % 2 == 0 then error('even') end\n"
+      "  return v\n"
+      "end\n"
+      "local function unchecked(v)\n"
+      "  if v < 0 then error('negative') end\n"
+      "  return v\n"
+      "end\n"
+      "for i = 1, 3000 do\n"
+      "  local ok = pcall(check, i)\n"
+      "  local w = unchecked(i)\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 2, "RETURN:error"));
+  REQUIRE(find(ps, 2, "RETURN:error")->confidence == Confidence::Likely);
+  REQUIRE(find(ps, 2, "RETURN:error")->reasoning.find("pcall") != std::string::npos);
+  REQUIRE(find(ps, 6, "RETURN:error")->confidence == Confidence::Possible);
+}

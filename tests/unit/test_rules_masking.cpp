@@ -84,3 +84,41 @@ TEST_CASE("code inside a function excluded with jit.off is masked by its CJITOFF
   REQUIRE(inside);
   REQUIRE(inside->maskedBy == "snippet.lua:1 CJITOFF");
 }
+
+TEST_CASE("a closure on a branch masks what follows it on that branch only", "[rules][masking]") {
+  // Every path to the branch's UCLO (closing the upvalues before the tail
+  // call) runs through the FNEW; the other return's UCLO is reached without it.
+  auto ps = predict(
+      "local function run(i, t)\n"
+      "  if t[i] then\n"
+      "    return t[i](function() return i end)\n"
+      "  end\n"
+      "  return i\n"
+      "end\n"
+      "local s = 0\n"
+      "for i = 1, 3000 do s = s + run(i % 2, {}) end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "NYIBC:FNEW"));
+  REQUIRE(find(ps, 3, "NYIBC:UCLO"));
+  REQUIRE(find(ps, 3, "NYIBC:UCLO")->maskedBy == "snippet.lua:3 NYIBC:FNEW");
+  REQUIRE(find(ps, 5, "NYIBC:UCLO"));
+  REQUIRE(find(ps, 5, "NYIBC:UCLO")->maskedBy.empty());
+}
+
+TEST_CASE("a closure in a generic for's body does not mask the iterator call", "[rules][masking]") {
+  // The iterator call sits after the body in the bytecode, but the jump in
+  // front of the loop reaches it first.
+  auto ps = predict(
+      "local n = 0\n"
+      "for i = 1, 2000 do\n"
+      "  for w in string.gmatch('ab cd', '%a+') do\n"
+      "    local f = function() return w end\n"
+      "    n = n + #f()\n"
+      "  end\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "STITCH:string.gmatch_aux"));
+  REQUIRE(find(ps, 3, "STITCH:string.gmatch_aux")->maskedBy.empty());
+  REQUIRE(find(ps, 5, "NYIBC:UCLO"));
+  REQUIRE_FALSE(find(ps, 5, "NYIBC:UCLO")->maskedBy.empty());
+}

@@ -114,3 +114,43 @@ TEST_CASE("NYIRETL at the return of a looping function called through pcall", "[
   REQUIRE(find(ps, 4, "NYIRETL"));
   REQUIRE_FALSE(find(ps, 6, "NYIRETL"));
 }
+
+TEST_CASE("NYIRETL when the pcall runs in a function called from a loop", "[rules][structural]") {
+  auto ps = predict(
+      "local function work(n)\n"
+      "  local s = 0\n"
+      "  for i = 1, n do s = s + i end\n"
+      "  return s\n"
+      "end\n"
+      "local function try(n)\n"
+      "  local ok, v = pcall(work, n)\n"
+      "  return v\n"
+      "end\n"
+      "local t = 0\n"
+      "for k = 1, 300 do t = t + try(50) end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 4, "NYIRETL"));
+  REQUIRE(find(ps, 4, "NYIRETL")->reasoning.find("line 7") != std::string::npos);
+}
+
+TEST_CASE("DOWNREC only at returns a recursive call reaches, mutual recursion included", "[rules][structural]") {
+  auto ps = predict(
+      "local visit\n"
+      "local function visit_list(list, acc)\n"
+      "  for i = 1, #list do acc = visit(list[i], acc) end\n"
+      "  return acc\n"
+      "end\n"
+      "visit = function(node, acc)\n"
+      "  if type(node) == 'table' then\n"
+      "    return visit_list(node, acc) + 1\n"
+      "  end\n"
+      "  return acc + node\n"
+      "end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do n = n + visit({1, {2, 3}}, 0) end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 4, "DOWNREC"));
+  REQUIRE(find(ps, 4, "DOWNREC")->confidence == Confidence::Likely);
+  REQUIRE(find(ps, 8, "DOWNREC"));
+  REQUIRE_FALSE(find(ps, 10, "DOWNREC"));  // the base case returns without recursing
+}

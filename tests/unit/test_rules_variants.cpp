@@ -84,3 +84,45 @@ TEST_CASE("string.find with a pattern built by concatenation", "[rules][variants
   REQUIRE(find(ps, 3, "STITCH:string.find"));
   REQUIRE_FALSE(find(ps, 4, "STITCH:string.find"));
 }
+
+TEST_CASE("select(i, ...) in a loop of the vararg function is recorded; inlined, it splits", "[rules][variants]") {
+  auto ps = predict(
+      "local function max(...)\n"
+      "  local m = ...\n"
+      "  for i = 2, select('#', ...) do\n"
+      "    local v = select(i, ...)\n"
+      "    if v > m then m = v end\n"
+      "  end\n"
+      "  return m\n"
+      "end\n"
+      "local function pick(k, ...)\n"
+      "  local v = select(k, ...)\n"
+      "  return v\n"
+      "end\n"
+      "local s = 0\n"
+      "for i = 1, 3000 do s = s + max(i, 3, 9) + pick(i % 2 + 1, 4, 5) end\n");
+  INFO(listed(ps));
+  REQUIRE_FALSE(find(ps, 4, "STITCH:select"));
+  REQUIRE(find(ps, 10, "STITCH:select"));
+}
+
+TEST_CASE("match and find with a pattern literal on a receiver of unknown type", "[rules][variants]") {
+  auto ps = predict(
+      "local M = {}\n"
+      "function M.handle(req)\n"
+      "  local name = req.body:match('name=([%w_]+)')\n"
+      "  local at = req.body:find('[,;]')\n"
+      "  local same = req.range:match(req.a, req.b)\n"
+      "  local plain = req.body:find('abc')\n"
+      "  return name, at, same, plain\n"
+      "end\n"
+      "return M\n");
+  INFO(listed(ps));
+  const Prediction* match = find(ps, 3, "STITCH:string.match");
+  REQUIRE(match);
+  REQUIRE(match->confidence == Confidence::Possible);  // inferred receiver, in a function that escapes
+  REQUIRE(match->reasoning.find("pattern literal") != std::string::npos);
+  REQUIRE(find(ps, 4, "STITCH:string.find"));
+  REQUIRE_FALSE(find(ps, 5, "STITCH:string.match"));
+  REQUIRE_FALSE(find(ps, 6, "STITCH:string.find"));
+}

@@ -296,3 +296,18 @@ TEST_CASE("constant-key fields of a module table", "[values]") {
     REQUIRE_FALSE(dynamic.callee(5).known());
   }
 }
+
+TEST_CASE("a concatenation with a string literal is a string that keeps the literal's text", "[values]") {
+  Snippet s(
+      "local function f(sep, x)\n"
+      "  local r = print('[' .. sep .. '\\n]', x .. 'ab', x .. sep)\n"
+      "end\n"
+      "return f\n");
+  Value pattern = s.argument(2, 0);
+  REQUIRE(pattern.is(Kind::String));
+  REQUIRE_FALSE(pattern.constant);
+  REQUIRE(pattern.name == "[\n]");
+  REQUIRE(s.argument(2, 1).is(Kind::String));
+  REQUIRE(s.argument(2, 1).name == "ab");
+  REQUIRE_FALSE(s.argument(2, 2).known());  // two unknown pieces: a __concat could return anything
+}
