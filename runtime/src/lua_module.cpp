@@ -1,13 +1,14 @@
 // The Lua binding of the runtime collector, and nothing else: the module
-// table (ljcheck.trace), the TraceSession userdata (pause, resume, stop) and
-// the TraceReport table (fields, `visited` with coverage, tostring = CSV,
-// report:json()). C++ errors become Lua errors here, raised only after every
-// C++ object is gone.
+// table (ljcheck.trace, ljcheck.profile), the TraceSession userdata (pause,
+// resume, stop) and the TraceReport table (fields, `visited` with coverage,
+// tostring = CSV, report:json()). C++ errors become Lua errors here, raised
+// only after every C++ object is gone.
 #include "ljcheck/lua_module.h"
 
 #include <new>
 #include <stdexcept>
 
+#include "ljcheck/live_profile.h"
 #include "ljcheck/trace_session.h"
 #include "lua_api.h"
 
@@ -190,6 +191,27 @@ void pushReport(lua_State* L, TraceReport report) {
   lua_remove(L, dataIndex);
 }
 
+// ljcheck.profile(): the host VM's recorder profile, read live, as the
+// trace report's traceProfile names it, with the facts its id joins.
+int profile(lua_State* L) {
+  LiveProfile live = readLiveProfile(L);
+  lua_createtable(L, 0, 7);
+  setString(L, "id", live.id);
+  setString(L, "name", live.name);
+  lua_pushboolean(L, live.supported);
+  lua_setfield(L, -2, "supported");
+  setString(L, "version", live.facts.version);
+  setString(L, "arch", live.facts.arch);
+  setString(L, "os", live.facts.os);
+  lua_createtable(L, static_cast<int>(live.facts.jitFlags.size()), 0);
+  for (std::size_t i = 0; i < live.facts.jitFlags.size(); ++i) {
+    lua_pushlstring(L, live.facts.jitFlags[i].data(), live.facts.jitFlags[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_setfield(L, -2, "flags");
+  return 1;
+}
+
 int stop(lua_State* L) {
   TraceSession& session = liveSession(L);
   TraceReport report = session.stop(L);
@@ -243,9 +265,11 @@ void registerMetatables(lua_State* L) {
 
 int openLuaModule(lua_State* L) {
   registerMetatables(L);
-  lua_createtable(L, 0, 1);
+  lua_createtable(L, 0, 2);
   lua_pushcfunction(L, guarded<trace>);
   lua_setfield(L, -2, "trace");
+  lua_pushcfunction(L, guarded<profile>);
+  lua_setfield(L, -2, "profile");
   return 1;
 }
 
