@@ -366,7 +366,10 @@ void ValueMap::resolve(std::size_t index) {
   }
 
   // Forward dataflow: one pass in pc order per round; the state at a jump
-  // target is the meet of its incoming edges. Rounds end when no target changes.
+  // target is the meet of its incoming edges. A target ahead of the pass is
+  // merged before the pass reaches it, so only a change at a target already
+  // passed (a loop's back edge) needs another round: code without loops
+  // takes one.
   std::vector<Registers> atTarget(static_cast<std::size_t>(p.size()) + 2);
   std::vector<char> isTarget(static_cast<std::size_t>(p.size()) + 2, 0);
   Snapshots snapshots;
@@ -382,7 +385,7 @@ void ValueMap::resolve(std::size_t index) {
     for (int pc = 1; pc <= p.size(); ++pc) {
       if (isTarget[static_cast<std::size_t>(pc)]) {
         Registers& target = atTarget[static_cast<std::size_t>(pc)];
-        if (reachable) changed |= meet(target, regs);
+        if (reachable) meet(target, regs);  // merged here, before its use
         regs = target;
         reachable = true;
       }
@@ -395,7 +398,7 @@ void ValueMap::resolve(std::size_t index) {
         if (t < 1 || t > p.size()) return;
         auto at = static_cast<std::size_t>(t);
         if (isTarget[at]) {
-          changed |= meet(atTarget[at], regs);
+          if (meet(atTarget[at], regs) && t <= pc) changed = true;
         } else {
           isTarget[at] = 1;
           atTarget[at] = regs;

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../support/process.h"
+#include "../support/cli.h"
 
 using ljcheck::testing::ProcessResult;
 using nlohmann::json;
@@ -14,9 +14,9 @@ namespace {
 
 const std::string kData = std::string(LJCHECK_SOURCE_DIR) + "/tests/data/catalog-v0";
 
-ProcessResult runLjcheck(std::vector<std::string> args) {
-  args.insert(args.begin(), LJCHECK_EXE);
-  ProcessResult r = ljcheck::testing::runProcess(args, LJCHECK_SOURCE_DIR);
+// ljcheck, required to succeed.
+ProcessResult succeeding(std::vector<std::string> args) {
+  ProcessResult r = ljcheck::testing::runLjcheck(std::move(args));
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exitCode == 0);
   return r;
@@ -35,7 +35,7 @@ std::vector<std::string> joined(const std::string& verifyJson) {
 }  // namespace
 
 TEST_CASE("verify joins two reports stored under catalog version 0 on today's ids", "[cli][verify][catalog]") {
-  ProcessResult r = runLjcheck({"verify", "--static", kData + "/lint.json", "--runtime", kData + "/run.json",
+  ProcessResult r = succeeding({"verify", "--static", kData + "/lint.json", "--runtime", kData + "/run.json",
                                 "--format", "json"});
   CHECK(joined(r.out) == std::vector<std::string>{"confirmed fixtures/nyibc_fnew_in_loop.lua:4 NYIBC:FNEW",
                                                   "confirmed fixtures/stitch_string_gsub.lua:5 STITCH:string.gsub"});
@@ -45,10 +45,10 @@ TEST_CASE("verify joins two reports stored under catalog version 0 on today's id
 TEST_CASE("a version-0 prediction joins a fresh run's observation", "[cli][verify][catalog]") {
   const std::string dir =
       ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/cli-tests/catalog-v0-fresh-run");
-  runLjcheck({"run", "--json", dir + "/run.json", "--", "fixtures/stitch_string_gsub.lua"});
+  succeeding({"run", "--json", dir + "/run.json", "--", "fixtures/stitch_string_gsub.lua"});
   CHECK(json::parse(ljcheck::testing::readFile(dir + "/run.json")).at("reasonCatalogVersion") == 1);
 
-  ProcessResult r = runLjcheck({"verify", "--static", kData + "/lint.json", "--runtime", dir + "/run.json",
+  ProcessResult r = succeeding({"verify", "--static", kData + "/lint.json", "--runtime", dir + "/run.json",
                                 "--format", "json"});
   // The old NYIFF:string.gsub prediction meets today's STITCH:string.gsub
   // observation; NYIBC:FNEW was predicted for a fixture this run did not run.

@@ -7,24 +7,18 @@
 #include <regex>
 #include <sstream>
 
-#include "../support/process.h"
+#include "../support/cli.h"
 
 using ljcheck::testing::ProcessResult;
 using nlohmann::json;
+
+using ljcheck::testing::runLjcheck;
 
 namespace {
 
 const std::string kFnew = "fixtures/nyibc_fnew_in_loop.lua";     // NYIBC:FNEW on line 4
 const std::string kGsub = "fixtures/stitch_string_gsub.lua";     // STITCH:string.gsub on line 5
 const std::string kClean = "fixtures/clean_numeric_loop.lua";
-
-ProcessResult runLjcheck(std::vector<std::string> args, const std::string& workingDir = LJCHECK_SOURCE_DIR) {
-  args.insert(args.begin(), LJCHECK_EXE);
-  ProcessResult r = ljcheck::testing::runProcess(args, workingDir);
-  INFO("stderr: " << r.err);
-  REQUIRE(r.exitedNormally());
-  return r;
-}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -70,10 +64,6 @@ std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
   return records;
 }
 
-std::string scratch(const std::string& name) {
-  return ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/cli-tests/" + name);
-}
-
 }  // namespace
 
 TEST_CASE("lint prints gcc-style diagnostics: path:line[:col]: severity: message [reasonId]", "[cli][lint]") {
@@ -106,7 +96,7 @@ TEST_CASE("lint --format csv writes an RFC 4180 table with a header", "[cli][lin
   CHECK(records[2] == std::vector<std::string>{kGsub, "5", "STITCH:string.gsub", "stop", "info", "loop"});
 
   SECTION("a path with a comma and a quote is quoted, the quote doubled") {
-    std::string dir = scratch("csv-quoting");
+    std::string dir = ljcheck::testing::scratchDirectory("csv-quoting");
     std::string name = "odd, \"quoted\" name.lua";
     ljcheck::testing::writeFile(dir + "/" + name, ljcheck::testing::readFile(std::string(LJCHECK_SOURCE_DIR) + "/" + kFnew));
     ProcessResult odd = runLjcheck({"lint", "--format", "csv", name}, dir);
@@ -175,7 +165,7 @@ const char* kMaskedSource =
     "return t\n";
 
 TEST_CASE("lint explains each prediction: confidence and reasoning in a note, masking named", "[cli][lint]") {
-  std::string dir = scratch("explain");
+  std::string dir = ljcheck::testing::scratchDirectory("explain");
   ljcheck::testing::writeFile(dir + "/masked.lua", kMaskedSource);
   ProcessResult text = runLjcheck({"lint", "masked.lua"}, dir);
   CHECK(text.exitCode == 1);
@@ -197,7 +187,7 @@ TEST_CASE("lint explains each prediction: confidence and reasoning in a note, ma
 }
 
 TEST_CASE("a masked prediction alone never fails the run; its masking site does", "[cli][lint]") {
-  std::string dir = scratch("masked-exit");
+  std::string dir = ljcheck::testing::scratchDirectory("masked-exit");
   ljcheck::testing::writeFile(dir + "/masked.lua", kMaskedSource);
   // Both sites are blacklist-severity blockers. Allowing the closure (it
   // still aborts every trace) leaves only the masked close, which is not a

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "../support/process.h"
+#include "../support/cli.h"
 #include "ljcheck/profile.h"
 
 using ljcheck::testing::ProcessResult;
@@ -15,19 +15,9 @@ using nlohmann::json;
 using Catch::Contains;
 namespace fs = std::filesystem;
 
+using ljcheck::testing::runLjcheck;
+
 namespace {
-
-ProcessResult runLjcheck(std::vector<std::string> args) {
-  args.insert(args.begin(), LJCHECK_EXE);
-  ProcessResult r = ljcheck::testing::runProcess(args, LJCHECK_SOURCE_DIR);
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exitedNormally());
-  return r;
-}
-
-std::string scratch(const std::string& name) {
-  return ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/cli-tests/" + name);
-}
 
 std::set<std::string> fileNames(const fs::path& dir) {
   std::set<std::string> names;
@@ -102,7 +92,7 @@ TEST_CASE("registry diff names an unknown profile and exits 2", "[cli][registry]
   CHECK(r.out.empty());
   CHECK_THAT(r.err, Contains("unknown recorder profile 'luajit-2.0.5'") && Contains("openresty-2.1-20230119"));
 
-  const std::string dir = scratch("registry-diff-bad-file");
+  const std::string dir = ljcheck::testing::scratchDirectory("registry-diff-bad-file");
   ljcheck::testing::writeFile(dir + "/broken.json", "{\"name\": \"x\"}");
   ProcessResult bad = runLjcheck({"registry", "diff", dir + "/broken.json", "debian-2.1-20220320"});
   CHECK(bad.exitCode == 3);
@@ -110,7 +100,7 @@ TEST_CASE("registry diff names an unknown profile and exits 2", "[cli][registry]
 }
 
 TEST_CASE("registry docs regenerates docs/reasons byte for byte", "[cli][registry][docs]") {
-  const std::string out = scratch("registry-docs");
+  const std::string out = ljcheck::testing::scratchDirectory("registry-docs");
   ProcessResult r = runLjcheck({"registry", "docs", "--out", out});
   INFO(r.out << r.err);
   REQUIRE(r.exitCode == 0);
@@ -124,7 +114,7 @@ TEST_CASE("registry docs regenerates docs/reasons byte for byte", "[cli][registr
 }
 
 TEST_CASE("registry docs without fixtures is an input error naming the folder", "[cli][registry][docs]") {
-  const std::string out = scratch("registry-docs-no-fixtures");
+  const std::string out = ljcheck::testing::scratchDirectory("registry-docs-no-fixtures");
   ProcessResult r = runLjcheck({"registry", "docs", "--out", out, "--fixtures", out + "/none"});
   CHECK(r.exitCode == 3);
   CHECK_THAT(r.err, Contains(out + "/none"));

@@ -5,26 +5,16 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "../support/process.h"
+#include "../support/cli.h"
 
 using ljcheck::testing::ProcessResult;
 using ljcheck::testing::readFile;
 using ljcheck::testing::writeFile;
 using nlohmann::json;
 
+using ljcheck::testing::runLjcheck;
+
 namespace {
-
-ProcessResult runLjcheck(std::vector<std::string> args) {
-  args.insert(args.begin(), LJCHECK_EXE);
-  ProcessResult r = ljcheck::testing::runProcess(args, LJCHECK_SOURCE_DIR);
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exitedNormally());
-  return r;
-}
-
-std::string scratch(const std::string& name) {
-  return ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/cli-tests/" + name);
-}
 
 // Runs a fixture under the collector; returns where its runtime JSON went.
 std::string runFixture(const std::string& dir, const std::string& fixture) {
@@ -42,7 +32,7 @@ bool hasRow(const std::string& text, const std::string& pattern) {
 }  // namespace
 
 TEST_CASE("verify joins lint predictions with three runs of the fixtures", "[cli][verify]") {
-  std::string dir = scratch("verify-end-to-end");
+  std::string dir = ljcheck::testing::scratchDirectory("verify-end-to-end");
   ProcessResult lint = runLjcheck({"lint", "--format", "json", "fixtures/"});
   REQUIRE(lint.exitCode == 1);
   writeFile(dir + "/lint.json", lint.out);
@@ -92,7 +82,7 @@ TEST_CASE("verify joins lint predictions with three runs of the fixtures", "[cli
 }
 
 TEST_CASE("verify with no predictions against a run with aborts: all missed, recall 0", "[cli][verify]") {
-  std::string dir = scratch("verify-nothing-predicted");
+  std::string dir = ljcheck::testing::scratchDirectory("verify-nothing-predicted");
   writeFile(dir + "/clean.lua", "local n = 0\nfor i = 1, 100 do n = n + i end\n");
   ProcessResult lint = runLjcheck({"lint", "--format", "json", dir + "/clean.lua"});
   REQUIRE(lint.exitCode == 0);
