@@ -186,7 +186,7 @@ TEST_CASE("lint explains each prediction: confidence and reasoning in a note, ma
   CHECK(predictions[1].at("maskedBy") == json{{"location", "masked.lua:4"}, {"reasonId", "NYIBC:FNEW"}});
 }
 
-TEST_CASE("a masked prediction alone never fails the run; its masking site does", "[cli][lint]") {
+TEST_CASE("a masked prediction alone never fails the run, its masking site does", "[cli][lint]") {
   std::string dir = ljcheck::testing::scratchDirectory("masked-exit");
   ljcheck::testing::writeFile(dir + "/masked.lua", kMaskedSource);
   // Both sites are blacklist-severity blockers. Allowing the closure (it
@@ -215,7 +215,9 @@ TEST_CASE("lint --confidence sets the lowest confidence reported", "[cli][lint]"
   CHECK(possible.out.find("[CUNROLL]") != std::string::npos);
   CHECK(possible.out.find("note: possible: ") != std::string::npos);
   ProcessResult certain = runLjcheck({"lint", "--confidence", "certain", "--format", "json", kFnew, kGsub});
-  for (const auto& p : json::parse(certain.out).at("predictions")) CHECK(p.at("confidence") == "certain");
+  json report = json::parse(certain.out);
+  REQUIRE(!report.at("predictions").empty());
+  for (const auto& p : report.at("predictions")) CHECK(p.at("confidence") == "certain");
   ProcessResult bad = runLjcheck({"lint", "--confidence", "sure", kFnew});
   CHECK(bad.exitCode == 2);
   CHECK(bad.err.find("--confidence must be certain, likely or possible") != std::string::npos);
