@@ -223,6 +223,21 @@ if [[ -x $ljcheck ]]; then
 fi
 facts+=("load average at end: $(cut -d' ' -f1-3 /proc/loadavg)")
 
+# Paired ratios: rep r of one tool over rep r of another, adjacent in time, so a
+# change in the machine's load between repetitions cancels out; their median is
+# the figure the targets are checked against. paired_ratio NUM DEN: the median of
+# T[DEN]_r / T[NUM]_r (a rate ratio: NUM's lines/s over DEN's).
+paired_ratio() {
+  [[ -n ${T[$1]:-} && -n ${T[$2]:-} ]] || { echo ""; return; }
+  local -a a b r=()
+  read -r -a a <<< "${T[$1]}"
+  read -r -a b <<< "${T[$2]}"
+  local i
+  for ((i = 0; i < ${#a[@]} && i < ${#b[@]}; i++)); do r+=("$(calc '%.6f' "${b[i]} / ${a[i]}")"); done
+  median "${r[@]}"
+}
+pr_j1=$(paired_ratio j1 luajit) pr_j2=$(paired_ratio j2 j1) pr_pair=$(paired_ratio pair luajit)
+
 # ---------------------------------------------------------------- report
 ok() { awk "BEGIN { exit !($1) }" && echo "yes" || echo "**NO**"; }
 ratio() { [[ -n ${lps[$1]:-} && -n ${lps[$2]:-} ]] && calc '%.3f' "${lps[$1]} / ${lps[$2]}" || echo "—"; }
@@ -240,11 +255,11 @@ targets() {  # key
   local k=$1 out=()
   [[ -n ${lps[$k]:-} ]] || { echo "—"; return; }
   if [[ $k == j1 ]]; then
-    out+=("≥0.25× LuaJIT: $(ok "${lps[j1]} >= 0.25 * ${lps[luajit]}")")
+    out+=("≥0.25× LuaJIT (paired median $(calc '%.3f' "$pr_j1")×): $(ok "$pr_j1 >= 0.25")")
     if [[ -n ${lps[luacheck]:-} ]]; then out+=("≥20× luacheck: $(ok "${lps[j1]} >= 20 * ${lps[luacheck]}")"); fi
   else
     if [[ -n ${lps[j1]:-} ]]; then
-      out+=("≥1.7× -j1 (is $(calc '%.2f' "${lps[j2]} / ${lps[j1]}")×; the machine's own two-process scaling is $(calc '%.2f' "${lps[pair]} / ${lps[luajit]}")×): $(ok "${lps[j2]} >= 1.7 * ${lps[j1]}")")
+      out+=("≥1.7× -j1 (paired median $(calc '%.2f' "$pr_j2")×; the machine's own two-process scaling $(calc '%.2f' "$pr_pair")×): $(ok "$pr_j2 >= 1.7")")
     fi
   fi
   out+=("RSS <128 MiB: $(ok "${rss[$k]} < 128 * 1024")")
@@ -257,6 +272,8 @@ lc_label="luacheck"
   echo "# ljcheck lint throughput"
   echo
   for f in "${facts[@]}"; do echo "- $f"; done
+  echo
+  echo "Targets are checked against paired ratios: the median over repetitions of one tool's rate over the other's in the same repetition (adjacent in time), which cancels load that changes between repetitions. The table's ratio columns are ratios of medians."
   echo
   echo "Medians of $reps repetitions$( (( skip_luacheck )) || (( luacheck_reps == reps )) || echo " ($luacheck_reps for luacheck)"), run round-robin in the same run over the same file list. Ratios are the figure; absolute times on a shared machine are noise."
   echo

@@ -46,18 +46,13 @@ Value ValueMap::library(std::string_view name) {
   auto cached = libraryCache_.find(name);
   if (cached != libraryCache_.end()) return cached->second;
   std::string_view key = intern(std::string(name));
-  std::string prefix = std::string(name) + ".";
-  auto hasPrefix = [&prefix](const std::string& s) { return s.compare(0, prefix.size(), prefix) == 0; };
   Value v;
   if (profile_.cFunctions.count(std::string(name))) {
     v = Value::of(Kind::CFunction, key);
   } else if (profile_.fastFunction(name)) {
     v = Value::of(Kind::LibFunction, key);
-  } else {
-    for (const auto& ff : profile_.fastFunctions)
-      if (hasPrefix(ff.name)) v = Value::of(Kind::LibTable, key);
-    for (const auto& c : profile_.cFunctions)
-      if (hasPrefix(c)) v = Value::of(Kind::LibTable, key);
+  } else if (profile_.isLibraryTable(name)) {
+    v = Value::of(Kind::LibTable, key);
   }
   libraryCache_.emplace(key, v);
   return v;

@@ -48,7 +48,26 @@ RecorderProfile RecorderProfile::fromJson(std::string_view text) {
     throw std::runtime_error("recorder profile: " + std::string(e.what()));
   }
   p.id = computeProfileId(p.facts());
+  p.index();
   return p;
+}
+
+void RecorderProfile::index() {
+  fastFunctionIndex.clear();
+  libraryTables.clear();
+  auto addTables = [this](const std::string& function) {
+    for (std::size_t dot = function.find('.'); dot != std::string::npos; dot = function.find('.', dot + 1))
+      libraryTables.insert(function.substr(0, dot));
+  };
+  for (std::size_t i = 0; i < fastFunctions.size(); ++i) {
+    fastFunctionIndex.emplace(fastFunctions[i].name, i);  // the first of a name wins, as in a scan
+    addTables(fastFunctions[i].name);
+  }
+  for (const auto& c : cFunctions) addTables(c);
+}
+
+bool RecorderProfile::isLibraryTable(std::string_view table) const {
+  return libraryTables.find(table) != libraryTables.end();
 }
 
 ProfileFacts RecorderProfile::facts() const {
@@ -71,7 +90,11 @@ std::vector<std::string> RecorderProfile::bytecodeNames() const {
 }
 
 const FastFunctionDef* RecorderProfile::fastFunction(std::string_view n) const {
-  for (const auto& f : fastFunctions)
+  if (!fastFunctionIndex.empty()) {
+    auto it = fastFunctionIndex.find(n);
+    return it == fastFunctionIndex.end() ? nullptr : &fastFunctions[it->second];
+  }
+  for (const auto& f : fastFunctions)  // not indexed yet
     if (f.name == n) return &f;
   return nullptr;
 }

@@ -72,7 +72,16 @@ struct RecorderProfile {
   // errors it can raise.
   std::map<std::string, std::vector<std::string>> recorderErrors;
 
-  static RecorderProfile fromJson(std::string_view text);  // throws std::runtime_error
+  // Derived by index(): fast functions by name, and the library tables
+  // ("string", "jit", "jit.util") that hold fast or C functions.
+  std::map<std::string, std::size_t, std::less<>> fastFunctionIndex;
+  std::set<std::string, std::less<>> libraryTables;
+
+  static RecorderProfile fromJson(std::string_view text);  // throws std::runtime_error; indexed
+  // Builds the derived lookups above from the lists; call after changing them.
+  void index();
+  // Whether `name` is a table of library functions: string, jit.util.
+  bool isLibraryTable(std::string_view name) const;
   ProfileFacts facts() const;
 
   std::vector<std::string> bytecodeNames() const;
