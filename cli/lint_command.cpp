@@ -96,7 +96,7 @@ int runLint(const LintOptions& o) {
   std::stable_sort(report.files.begin(), report.files.end(),
                    [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
 
-  if (o.format == "json") writeJson(std::cout, report);
+  if (o.format == "json") writeJson(std::cout, report, options.jobs);
   else if (o.format == "csv") writeCsv(std::cout, report);
   else writeText(std::cout, report, isatty(STDOUT_FILENO), !o.brief);
   std::cout.flush();

@@ -1,7 +1,15 @@
 // JSON output: the recorder profile, the catalog version and every
-// prediction with all its fields; file errors separately. Streamed row by
-// row: a large project has many thousands of predictions.
+// prediction with all its fields; file errors separately. Written row by
+// row, never as a document in memory: a large project has many thousands of
+// predictions.
 #include "ljcheck/lint_report.h"
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "ljcheck/reason_docs.h"
 #include "output/json_text.h"
 
@@ -61,9 +69,33 @@ class ObjectWriter {
   bool first_ = true;
 };
 
+void writePrediction(std::ostream& out, const Prediction& p) {
+  ObjectWriter(out)
+      .field("reasonId", p.reasonId)
+      .field("reasonClass", toString(p.reasonClass))
+      .field("severity", toString(p.severity))
+      .field("path", p.path)
+      .field("line", static_cast<long long>(p.line))
+      .field("column", static_cast<long long>(p.column))
+      .field("endColumn", static_cast<long long>(p.endColumn))
+      .field("location", p.location())
+      .field("context", toString(p.context))
+      .field("construct", p.construct)
+      .field("callee", p.callee)
+      .field("function", p.function)
+      .field("message", p.message)
+      .field("advice", p.advice)
+      .field("confidence", toString(p.confidence))
+      .field("reasoning", p.reasoning)
+      .field("docs", reasonDocsPage(p.reasonId))
+      .object("maskedBy", p.masked(), [&](ObjectWriter& masking) {
+        masking.field("location", p.maskingLocation()).field("reasonId", p.maskingReasonId());
+      });
+}
+
 }  // namespace
 
-void writeJson(std::ostream& out, const LintReport& report) {
+void writeJson(std::ostream& out, const LintReport& report, unsigned jobs) {
   const auto& catalog = ReasonCatalog::builtin();
   out << "{\n \"tool\": \"ljcheck\",\n \"kind\": \"lint\",\n \"formatVersion\": 1,\n \"reasonCatalogId\": ";
   writeJsonString(out, catalog.id());
@@ -75,36 +107,31 @@ void writeJson(std::ostream& out, const LintReport& report) {
     out << ",\n";
   }
   out << " \"files\": " << report.files.size() << ",\n \"predictions\": [";
-  const char* sep = "\n  ";
-  for (const auto& file : report.files) {
-    for (const auto& p : file.predictions) {
-      out << sep;
-      sep = ",\n  ";
-      ObjectWriter(out)
-          .field("reasonId", p.reasonId)
-          .field("reasonClass", toString(p.reasonClass))
-          .field("severity", toString(p.severity))
-          .field("path", p.path)
-          .field("line", static_cast<long long>(p.line))
-          .field("column", static_cast<long long>(p.column))
-          .field("endColumn", static_cast<long long>(p.endColumn))
-          .field("location", p.location())
-          .field("context", toString(p.context))
-          .field("construct", p.construct)
-          .field("callee", p.callee)
-          .field("function", p.function)
-          .field("message", p.message)
-          .field("advice", p.advice)
-          .field("confidence", toString(p.confidence))
-          .field("reasoning", p.reasoning)
-          .field("docs", reasonDocsPage(p.reasonId))
-          .object("maskedBy", p.masked(), [&](ObjectWriter& masking) {
-            masking.field("location", p.maskingLocation()).field("reasonId", p.maskingReasonId());
-          });
-    }
+  // The rows are rendered by `jobs` threads, each a contiguous run of files,
+  // and written in file order: the same bytes as one thread writes.
+  std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(jobs, report.files.size()));
+  std::vector<std::string> rendered(parts);
+  auto render = [&](std::size_t part) {
+    std::ostringstream rows;
+    for (std::size_t f = part * report.files.size() / parts; f < (part + 1) * report.files.size() / parts; ++f)
+      for (const auto& p : report.files[f].predictions) writePrediction(rows << ",\n  ", p);
+    rendered[part] = std::move(rows).str();
+  };
+  if (parts == 1) {
+    render(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (std::size_t part = 0; part < parts; ++part) threads.emplace_back(render, part);
+    for (auto& t : threads) t.join();
+  }
+  bool first = true;
+  for (const auto& rows : rendered) {
+    if (rows.empty()) continue;
+    out << std::string_view(rows).substr(first ? 1 : 0);  // the first row has no comma before it
+    first = false;
   }
   out << "\n ],\n \"errors\": [";
-  sep = "\n  ";
+  const char* sep = "\n  ";
   for (const auto& file : report.files) {
     for (const auto& e : file.errors) {
       out << sep;

@@ -25,7 +25,8 @@ struct LintReport {
 // prediction is followed by a note at the same place: its confidence and the
 // analyzer's reasoning.
 void writeText(std::ostream& out, const LintReport& report, bool color, bool explain = true);
-void writeJson(std::ostream& out, const LintReport& report);
+// `jobs` threads render the prediction rows; the bytes are the same for any number.
+void writeJson(std::ostream& out, const LintReport& report, unsigned jobs = 1);
 // path,line,reasonId,class,severity,context with a header (RFC 4180).
 void writeCsv(std::ostream& out, const LintReport& report);
 
