@@ -22,7 +22,7 @@ std::vector<std::string> splitIds(const std::string& list) {
 }  // namespace
 
 std::vector<FixtureAnnotation> readFixtureAnnotations(std::string_view source) {
-  static const std::regex annotation(R"(--\s*(expect-runtime|expect|latent)(\[([^\]]*)\])?\s*:\s*((?:(?!--).)*))");
+  static const std::regex annotation(R"(--\s*(expect-runtime|expect|latent|timing)(\[([^\]]*)\])?\s*:\s*((?:(?!--).)*))");
   std::vector<FixtureAnnotation> all;
   std::istringstream lines{std::string(source)};
   std::string line;

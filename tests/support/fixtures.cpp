@@ -43,7 +43,10 @@ std::vector<FixtureExpectations> loadFixtures(const std::string& sourceDir, cons
     std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (const auto& a : readFixtureAnnotations(source)) {
       if (!appliesTo(a.profile, profile)) continue;
-      auto& into = a.kind == "expect" ? f.predicted : a.kind == "latent" ? f.latent : f.runtimeOnly;
+      auto& into = a.kind == "expect"   ? f.predicted
+                   : a.kind == "latent" ? f.latent
+                   : a.kind == "timing" ? f.timing
+                                        : f.runtimeOnly;
       for (const auto& id : a.reasonIds) into.insert({a.line, id});
     }
     all.push_back(std::move(f));

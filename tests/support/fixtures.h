@@ -16,6 +16,7 @@ struct FixtureExpectations {
   std::set<Site> predicted;      // `expect`: the analyzer predicts and the collector observes
   std::set<Site> runtimeOnly;    // `expect-runtime`: observed, not (yet) predicted statically
   std::set<Site> latent;         // `latent`: predicted, not observed on this run's path
+  std::set<Site> timing;         // `timing`: may be observed, depending on hot-counter timing
   std::set<Site> observed() const;        // what the collector must see: expect + expect-runtime
   std::set<Site> staticallyPredicted() const;  // what the analyzer must say: expect + latent
 };

@@ -11,7 +11,7 @@ namespace ljcheck {
 
 struct FixtureAnnotation {
   int line = 0;
-  std::string kind;     // "expect", "expect-runtime" or "latent"
+  std::string kind;     // "expect", "expect-runtime", "latent" or "timing"
   std::string profile;  // the [PROFILE] or [!PROFILE] tag without brackets; "" for every profile
   std::vector<std::string> reasonIds;
 };
