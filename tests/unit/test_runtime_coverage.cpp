@@ -14,6 +14,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
+#include "../support/embedded_vm.h"
 #include "ljcheck/lua_module.h"
 #include "ljcheck/trace_session.h"
 
@@ -21,35 +22,7 @@ using namespace ljcheck;
 
 namespace {
 
-// A fresh VM (fresh JIT) with require("ljcheck") preloaded.
-class Vm {
- public:
-  Vm() : L(luaL_newstate()) {
-    luaL_openlibs(L);
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "preload");
-    lua_pushcfunction(L, openLuaModule);
-    lua_setfield(L, -2, "ljcheck");
-    lua_pop(L, 2);
-  }
-  ~Vm() { lua_close(L); }
-  Vm(const Vm&) = delete;
-  Vm& operator=(const Vm&) = delete;
-
-  // Runs code as the chunk /proj/<name>; returns the error or "".
-  std::string run(const std::string& code, const std::string& name = "snippet.lua") {
-    std::string chunk = "@/proj/" + name;
-    if (luaL_loadbuffer(L, code.data(), code.size(), chunk.c_str()) != 0 ||
-        lua_pcall(L, 0, 0, 0) != 0) {
-      std::string error = lua_tostring(L, -1);
-      lua_pop(L, 1);
-      return error;
-    }
-    return {};
-  }
-
-  lua_State* const L;
-};
+using Vm = testing::EmbeddedVm;
 
 // Line 3 and the helper's body (line 1) are recorded; line 6 runs once, line 8 never.
 const char* const kHotLoop =
@@ -73,7 +46,7 @@ TEST_CASE("coverage records the lines the recorder visited, sorted", "[runtime][
   Vm vm;
   auto session = TraceSession::start(vm.L, {false, "/proj", "", true});
   REQUIRE(vm.run(kHotLoop).empty());
-  REQUIRE(vm.run("local n = 0\nfor i = 1, 1000 do\n  n = n + i\nend\n", "b/later.lua").empty());
+  REQUIRE(vm.run("local n = 0\nfor i = 1, 1000 do\n  n = n + i\nend\n", "@/proj/b/later.lua").empty());
   TraceReport report = session->stop(vm.L);
   REQUIRE(report.coverage);
   CHECK(contains(report.visited, "snippet.lua:1"));
@@ -104,7 +77,7 @@ TEST_CASE("coverage is paused with the session and detached at stop", "[runtime]
   Vm vm;
   auto session = TraceSession::start(vm.L, {false, "/proj", "", true});
   session->pause();
-  REQUIRE(vm.run(kHotLoop, "paused.lua").empty());
+  REQUIRE(vm.run(kHotLoop, "@/proj/paused.lua").empty());
   session->resume();
   REQUIRE(vm.run(kHotLoop).empty());
   TraceReport report = session->stop(vm.L);
@@ -112,7 +85,7 @@ TEST_CASE("coverage is paused with the session and detached at stop", "[runtime]
   CHECK_FALSE(contains(report.visited, "paused.lua:3"));
   // Detached: a second session without coverage sees no visits of the first.
   auto second = TraceSession::start(vm.L, {false, "/proj", ""});
-  REQUIRE(vm.run(kHotLoop, "after.lua").empty());
+  REQUIRE(vm.run(kHotLoop, "@/proj/after.lua").empty());
   CHECK(second->stop(vm.L).visited.empty());
 }
 

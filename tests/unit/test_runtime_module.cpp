@@ -11,6 +11,7 @@ extern "C" {
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../support/embedded_vm.h"
 #include "ljcheck/lua_module.h"
 #include "ljcheck/trace_session.h"
 
@@ -18,34 +19,7 @@ using namespace ljcheck;
 
 namespace {
 
-// A fresh VM with require("ljcheck") preloaded.
-class Vm {
- public:
-  Vm() : L(luaL_newstate()) {
-    luaL_openlibs(L);
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "preload");
-    lua_pushcfunction(L, openLuaModule);
-    lua_setfield(L, -2, "ljcheck");
-    lua_pop(L, 2);
-  }
-  ~Vm() { lua_close(L); }
-  Vm(const Vm&) = delete;
-  Vm& operator=(const Vm&) = delete;
-
-  // Runs code as the chunk /proj/snippet.lua; returns the error or "".
-  std::string run(const std::string& code) {
-    if (luaL_loadbuffer(L, code.data(), code.size(), "@/proj/snippet.lua") != 0 ||
-        lua_pcall(L, 0, 0, 0) != 0) {
-      std::string error = lua_tostring(L, -1);
-      lua_pop(L, 1);
-      return error;
-    }
-    return {};
-  }
-
-  lua_State* const L;
-};
+using Vm = testing::EmbeddedVm;
 
 }  // namespace
 
