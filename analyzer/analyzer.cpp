@@ -19,6 +19,7 @@
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
+#include "ljcheck/project_path.h"
 #include "ljcheck/source_map.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
@@ -26,15 +27,6 @@
 namespace fs = std::filesystem;
 
 namespace ljcheck {
-
-std::string_view toString(Context c) {
-  switch (c) {
-    case Context::Loop: return "loop";
-    case Context::Function: return "function";
-    case Context::Main: return "main";
-  }
-  return "function";
-}
 
 namespace {
 
@@ -134,15 +126,6 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   return result;
 }
 
-std::string displayPath(const std::string& file, const fs::path& root) {
-  std::error_code ec;
-  fs::path abs = fs::absolute(file, ec);
-  if (ec) return file;
-  fs::path rel = abs.lexically_normal().lexically_relative(root);
-  if (rel.empty() || *rel.begin() == "..") return file;
-  return rel.generic_string();
-}
-
 // "Permission denied" -> "permission denied", as the other messages read.
 std::string systemError(int code) {
   std::string text = std::strerror(code);
@@ -212,9 +195,7 @@ FileResult analyzeSource(std::string_view source, const std::string& path, const
 
 std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, const AnalyzeOptions& options) {
   const RecorderProfile& profile = options.profile ? *options.profile : defaultProfile();
-  std::error_code ec;
-  fs::path root = fs::absolute(options.root.empty() ? fs::current_path(ec) : fs::path(options.root), ec)
-                      .lexically_normal();
+  const ProjectRoot root(options.root);
   std::vector<FileResult> results(files.size());
   std::vector<std::size_t> order = largestFirst(files);
   std::atomic<std::size_t> next{0}, done{0};
@@ -222,7 +203,12 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
     LuaCompiler compiler;
     for (std::size_t k = next++; k < files.size(); k = next++) {
       std::size_t i = order[k];
-      results[i] = analyzeFile(compiler, files[i], displayPath(files[i], root), options, profile);
+      std::string shown = root.show(files[i]);
+      try {
+        results[i] = analyzeFile(compiler, files[i], shown, options, profile);
+      } catch (const std::exception& e) {  // a bug must not take the other files' results with it
+        results[i] = FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}};
+      }
       std::size_t n = ++done;
       if (options.progress) options.progress(n, files.size());
     }

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "ljcheck/analyzer.h"
 #include "ljcheck/lint_report.h"
+#include "ljcheck/project_path.h"
 
 namespace ljcheck::cli {
 namespace {
@@ -42,17 +43,6 @@ std::function<void(std::size_t, std::size_t)> progressBar(bool enabled) {
 
 // A path relative to the project root when it lies inside it, as analyzeFiles
 // shows the files it analyzed; so an input that could not be used reads the same.
-std::string shownPath(const std::string& path, const std::string& root) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path base = fs::absolute(root.empty() ? fs::path(".") : fs::path(root), ec).lexically_normal();
-  fs::path abs = fs::absolute(path, ec);
-  if (ec) return path;
-  fs::path rel = abs.lexically_normal().lexically_relative(base);
-  if (rel.empty() || *rel.begin() == "..") return path;
-  return rel.generic_string();
-}
-
 int runLint(const LintOptions& o) {
   // Reports run to megabytes: let std::cout buffer instead of passing every
   // write through to C stdio. Nothing else in lint writes to stdout.
@@ -85,12 +75,14 @@ int runLint(const LintOptions& o) {
   options.minConfidence = *minConfidence;
   options.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   options.progress = progressBar(!o.noProgress && o.format == "text");
+  const ProjectRoot root(o.root);
   LintReport report;
   report.profile = profile;
+  report.root = root.path();
   report.files = analyzeFiles(inputs.files, options);
   // A path that could not be used is reported in its place among the files.
   for (auto e : inputs.errors) {
-    e.path = shownPath(e.path, o.root);
+    e.path = root.show(e.path);
     report.files.push_back(FileResult{e.path, {}, {e}});
   }
   std::stable_sort(report.files.begin(), report.files.end(),

@@ -12,19 +12,6 @@
 namespace ljcheck::cli {
 namespace {
 
-void printProfile(const RecorderProfile& p) {
-  std::size_t recorded = 0;
-  for (const auto& f : p.fastFunctions) recorded += f.recorded();
-  std::cout << fmt::format("profile     {}\nid          {}\nsupported   {}\nluajit      {}{}\narch/os     {}/{}\n",
-                           p.name, p.id, p.supported ? "yes" : "no", p.version,
-                           p.openresty ? " (OpenResty)" : "", p.arch, p.os);
-  std::cout << fmt::format("bytecodes   {}\nfast funcs  {} ({} recorded)\ntrace errs  {}\n", p.bytecodes.size(),
-                           p.fastFunctions.size(), recorded, p.traceErrors.size());
-  std::cout << "NYI bytecodes:";
-  for (const auto& b : p.nyiBytecodes) std::cout << ' ' << b;
-  std::cout << "\n";
-}
-
 int showCatalog(const std::string& profileName) {
   const RecorderProfile* p = profileName.empty() ? &defaultProfile() : findProfile(profileName);
   if (!p) {
@@ -38,7 +25,7 @@ int showCatalog(const std::string& profileName) {
     std::cout << fmt::format("{:<9} {:<8} {:<10} {}{}\n", r.code, toString(r.reasonClass), toString(r.severity),
                              r.title, r.benign ? " (benign)" : "");
   std::cout << '\n';
-  printProfile(*p);
+  printProfileText(p->name, p->id, p->supported, p->facts(), p);
   return kClean;
 }
 

@@ -1,46 +1,60 @@
-// `ljcheck registry extract --luajit-src DIR [--name NAME] [--overlay FILE]
-// [--out FILE]`: reads a LuaJIT source tree with libclang and writes its
-// recorder profile as deterministic JSON, to standard output or atomically
-// to --out. A tree that lacks a fact is an I/O error (exit 3) naming the file.
-#include "registry_subcommands.h"
+// `ljcheck registry extract ...`: runs the extractor executable
+// `ljcheck-extract` built beside this binary, with the arguments as given, and
+// exits with its status. The extractor links libclang; keeping it out of
+// process keeps LLVM out of every other ljcheck command's start-up.
+#include <limits.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
-#include "ljcheck/extractor.h"
+#include "registry_subcommands.h"
 
 namespace ljcheck::cli {
 namespace {
 
-struct ExtractCommandOptions {
-  extractor::ExtractOptions extract;
-  std::string out;
-};
+constexpr const char* kCalledAs = "ljcheck registry extract";  // the extractor's argv[0], its messages' prefix
+constexpr const char* kExtractorName = "ljcheck-extract";
 
-int runExtract(const ExtractCommandOptions& o) {
-  try {
-    const std::string json = extractor::toJson(extractor::extractProfile(o.extract));
-    if (o.out.empty())
-      std::cout << json;
-    else
-      extractor::writeFileAtomically(o.out, json);
-    return kClean;
-  } catch (const extractor::ExtractError& e) {
-    std::cerr << "ljcheck registry extract: " << e.what() << "\n";
-    return kInputError;
-  }
+// The directory of the running executable, from /proc/self/exe; "" if unknown.
+std::string executableDirectory() {
+  char path[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return "";
+  const std::string self(path, static_cast<std::size_t>(n));
+  return self.substr(0, self.find_last_of('/'));
+}
+
+// Replaces this process with the extractor; returns only when it cannot start.
+int runExtractor(const std::vector<std::string>& args) {
+  const std::string dir = executableDirectory();
+  const std::string extractor = dir + "/" + kExtractorName;
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(kCalledAs));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  execv(extractor.c_str(), argv.data());
+  const int error = errno;
+  std::cerr << kCalledAs << ": cannot run " << extractor << ": " << std::strerror(error);
+  if (error == ENOENT) std::cerr << " (" << kExtractorName << " is built and installed beside ljcheck)";
+  std::cerr << "\n";
+  return kInputError;
 }
 
 }  // namespace
 
 RegistrySubcommand addRegistryExtract(CLI::App& registryCmd) {
-  auto o = std::make_shared<ExtractCommandOptions>();
-  auto* cmd = registryCmd.add_subcommand("extract", "Write the recorder profile of a LuaJIT source tree");
-  cmd->add_option("--luajit-src", o->extract.luajitSrc, "LuaJIT source tree (or its src/ folder)")->required();
-  cmd->add_option("--name", o->extract.name, "Short profile name (default: the overlay's, else from the version)");
-  cmd->add_option("--overlay", o->extract.overlayPath, "Hand-written facts, each with its reason (JSON)");
-  cmd->add_option("--out", o->out, "Write here instead of standard output");
-  return {cmd, [o]() { return runExtract(*o); }};
+  auto* cmd = registryCmd.add_subcommand(
+      "extract", "Write the recorder profile of a LuaJIT source tree (runs ljcheck-extract)");
+  // Every argument, --help included, goes to the extractor unparsed.
+  cmd->prefix_command();
+  cmd->set_help_flag();
+  return {cmd, [cmd]() { return runExtractor(cmd->remaining()); }};
 }
 
 }  // namespace ljcheck::cli

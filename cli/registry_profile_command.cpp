@@ -54,12 +54,13 @@ void printJson(const LiveProfile& live) {
   std::cout << j.dump(2) << "\n";
 }
 
-void printText(const LiveProfile& live) {
-  const ProfileFacts& f = live.facts;
-  const RecorderProfile* known = live.registered;
-  std::cout << fmt::format("profile     {}\nid          {}\n", live.name, live.id);
-  std::cout << fmt::format("supported   {}\n", live.supported ? "yes" : "no: the registry holds no profile with this "
-                                                                  "id, so reasons map by message text");
+}  // namespace
+
+void printProfileText(const std::string& name, const std::string& id, bool supported, const ProfileFacts& f,
+                      const RecorderProfile* known) {
+  std::cout << fmt::format("profile     {}\nid          {}\n", name, id);
+  std::cout << fmt::format("supported   {}\n", supported ? "yes" : "no: the registry holds no profile with this "
+                                                            "id, so reasons map by message text");
   std::cout << fmt::format("luajit      {}{}\narch/os     {}/{}\njit flags   {}\n", f.version,
                            known && known->openresty ? " (OpenResty)" : "", f.arch, f.os,
                            fmt::join(f.jitFlags, " "));
@@ -69,8 +70,6 @@ void printText(const LiveProfile& live) {
   if (known) std::cout << fmt::format("NYI bytecodes: {}\n", fmt::join(known->nyiBytecodes, " "));
 }
 
-}  // namespace
-
 RegistrySubcommand addRegistryProfile(CLI::App& registryCmd) {
   auto format = std::make_shared<std::string>("text");
   auto* cmd = registryCmd.add_subcommand("profile", "Print the recorder profile of the embedded LuaJIT, read live");
@@ -78,7 +77,7 @@ RegistrySubcommand addRegistryProfile(CLI::App& registryCmd) {
   return {cmd, [format]() {
             LiveProfile live = readEmbeddedProfile();
             if (*format == "json") printJson(live);
-            else printText(live);
+            else printProfileText(live.name, live.id, live.supported, live.facts, live.registered);
             return static_cast<int>(kClean);
           }};
 }

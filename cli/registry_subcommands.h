@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "ljcheck/profile.h"
 
 namespace ljcheck::cli {
 
@@ -20,5 +21,11 @@ RegistrySubcommand addRegistryProfile(CLI::App& registryCmd);
 RegistrySubcommand addRegistryDiff(CLI::App& registryCmd);
 RegistrySubcommand addRegistryDocs(CLI::App& registryCmd);
 RegistrySubcommand addRegistryExtract(CLI::App& registryCmd);
+
+// A recorder profile as a short table: the facts its id joins, and what the
+// registry knows of it when it holds it (`known`, else null). Used by
+// `registry profile` (a live VM) and `registry show` (a registry entry).
+void printProfileText(const std::string& name, const std::string& id, bool supported, const ProfileFacts& facts,
+                      const RecorderProfile* known);
 
 }  // namespace ljcheck::cli

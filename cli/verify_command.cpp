@@ -13,6 +13,7 @@ struct VerifyCommandOptions {
   std::string format = "text";
   std::string failOn = "none";
   bool allowProfileMismatch = false;
+  bool includeBenign = false;
 };
 
 int runVerify(const VerifyCommandOptions& o) {
@@ -27,11 +28,12 @@ int runVerify(const VerifyCommandOptions& o) {
   }
   Verification v;
   try {
-    v = verify(lint, runs, {o.allowProfileMismatch});
+    v = verify(lint, runs, {o.allowProfileMismatch, o.includeBenign});
   } catch (const ReportError& e) {
     std::cerr << "ljcheck verify: " << e.what() << "\n";
     return kUsage;
   }
+  for (const auto& warning : v.warnings) std::cerr << "ljcheck verify: warning: " << warning << "\n";
   if (o.format == "json") writeVerificationJson(std::cout, v);
   else writeVerificationText(std::cout, v);
   if (o.failOn == "missed" && v.total.missed > 0) return kFindings;
@@ -51,6 +53,8 @@ Runner addVerifyCommand(CLI::App& app) {
       ->check(CLI::IsMember({"none", "missed", "latent"}));
   cmd->add_flag("--allow-profile-mismatch", o->allowProfileMismatch,
                 "Join reports written for different recorder profiles");
+  cmd->add_flag("--include-benign", o->includeBenign,
+                "Count stop-class observations no prediction names as missed (ljcheck run --include-benign)");
   return [o] { return runVerify(*o); };
 }
 

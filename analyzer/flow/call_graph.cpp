@@ -1,24 +1,12 @@
 // Hot prototypes from resolved calls (see call_graph.h).
 #include "flow/call_graph.h"
 
+#include "flow/instruction_effects.h"
 #include "flow/loops.h"
 
 namespace ljcheck::flow {
 
 using bytecode::Op;
-
-bool isCallInstruction(Op op) {
-  switch (op) {
-    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::ITERC:
-      return true;
-    default:
-      return false;
-  }
-}
-
-int calleeSlot(const bytecode::Instruction& ins) {
-  return ins.op == Op::ITERC || ins.op == Op::ITERN ? ins.a - 3 : ins.a;
-}
 
 CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
     : heat_(chunk.prototypes.size(), Heat::Cold),
@@ -32,20 +20,19 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
     for (const auto& loop : loops.loops()) loopRanges_[q].push_back({loop.first, loop.last});
     for (int pc = 1; pc <= proto.size(); ++pc) {
       const auto& ins = proto.at(pc);
-      if (!isCallInstruction(ins.op)) continue;
+      if (!isCallOrIterator(ins.op)) continue;
       Value callee = values.at(q, pc, calleeSlot(ins));
       if (callee.is(Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size()) {
         callers_[callee.proto].push_back({q, pc, false, 0});
       } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall") &&
                  ins.op != Op::ITERC) {
-        Value f = values.at(q, pc, ins.a + (chunk.fr2 ? 2 : 1));
+        Value f = values.at(q, pc, argumentSlot(chunk, ins, 0));
         if (f.is(Value::Kind::LuaFunction) && f.proto < chunk.prototypes.size())
           callers_[f.proto].push_back({q, pc, true, callee.name == "pcall" ? 1 : 2});
       } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "string.gsub" || callee.name == "table.sort")) {
         int k = callee.name == "string.gsub" ? 2 : 1;
-        int fixed = ins.op == Op::CALLM || ins.op == Op::CALLMT ? ins.c : ins.c - 1;
-        if (k >= fixed) continue;
-        Value f = values.at(q, pc, ins.a + (chunk.fr2 ? 2 : 1) + k);
+        if (k >= fixedArgs(ins)) continue;
+        Value f = values.at(q, pc, argumentSlot(chunk, ins, k));
         if (f.is(Value::Kind::LuaFunction) && f.proto < chunk.prototypes.size())
           callbacks_[f.proto].push_back({q, pc, false, 0});
       }

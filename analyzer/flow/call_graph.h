@@ -64,8 +64,4 @@ class CallGraph {
   void findProtected();
 };
 
-// CALL, CALLM, CALLT, CALLMT and ITERC; the slot holding the callee.
-bool isCallInstruction(bytecode::Op op);
-int calleeSlot(const bytecode::Instruction& ins);
-
 }  // namespace ljcheck::flow

@@ -45,10 +45,6 @@ bool isArithmeticWithConstant(Op op) {
   }
 }
 
-int fixedArgs(const Instruction& call) {
-  return call.op == Op::CALLM || call.op == Op::CALLMT ? call.c : call.c - 1;
-}
-
 Flow flowOf(const Instruction& ins, int pc) {
   switch (ins.op) {
     case Op::ISLT: case Op::ISGE: case Op::ISLE: case Op::ISGT: case Op::ISEQV: case Op::ISNEV:

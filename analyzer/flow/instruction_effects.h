@@ -1,6 +1,7 @@
 // What one instruction does to the register file and to control flow, as
 // the forward dataflow of values.cpp needs it: which slots it writes, where
-// it can go next, and whether its register state is kept for the rules.
+// it can go next, and whether its register state is kept for the rules; and
+// which instructions are calls, and the slots of their callee and arguments.
 #pragma once
 
 #include "ljcheck/bytecode.h"
@@ -11,7 +12,13 @@ namespace ljcheck::flow {
 struct Writes {
   int first = 0, last = -1;
 };
+// A variable count of results (B = 0) writes up to the top of the frame.
 Writes writesOf(const bytecode::Instruction& ins, int framesize);
+// Every slot an 8-bit register operand can name: a frame no function outgrows.
+constexpr int kAddressableSlots = 256;
+// Without the frame at hand: a variable count of results writes up to the
+// last addressable slot.
+inline Writes writesOf(const bytecode::Instruction& ins) { return writesOf(ins, kAddressableSlots); }
 
 // Successors of an instruction other than pc + 1, and whether it falls through.
 struct Flow {
@@ -25,7 +32,32 @@ Flow flowOf(const bytecode::Instruction& ins, int pc);
 bool isArithmeticWithConstant(bytecode::Op op);
 // The register state before this instruction is kept (calls, returns, FNEW).
 bool keepsSnapshot(bytecode::Op op);
-// Fixed arguments of a CALL-like instruction (CALLM/CALLMT: before the multres).
-int fixedArgs(const bytecode::Instruction& call);
+
+// Facts about calls, inline: rules ask them of every instruction.
+
+// CALL, CALLM, CALLT and CALLMT.
+inline bool isCall(bytecode::Op op) {
+  using bytecode::Op;
+  return op == Op::CALL || op == Op::CALLM || op == Op::CALLT || op == Op::CALLMT;
+}
+// A call, or the ITERC of a generic for, which calls its iterator.
+inline bool isCallOrIterator(bytecode::Op op) { return isCall(op) || op == bytecode::Op::ITERC; }
+// CALLT and CALLMT: the callee returns straight to this function's caller.
+inline bool isTailCall(bytecode::Op op) { return op == bytecode::Op::CALLT || op == bytecode::Op::CALLMT; }
+// The slot holding the callee of a call or ITERC/ITERN.
+inline int calleeSlot(const bytecode::Instruction& ins) {
+  using bytecode::Op;
+  return ins.op == Op::ITERC || ins.op == Op::ITERN ? ins.a - 3 : ins.a;
+}
+// Fixed arguments of a call: C - 1 (CALLM/CALLMT: the C before the multres).
+inline int fixedArgs(const bytecode::Instruction& call) {
+  using bytecode::Op;
+  return call.op == Op::CALLM || call.op == Op::CALLMT ? call.c : call.c - 1;
+}
+// The slot of argument k (0-based) of a call: above the callee and, in
+// two-slot frames (FR2), above its frame link too.
+inline int argumentSlot(const bytecode::Chunk& chunk, const bytecode::Instruction& call, int k) {
+  return call.a + (chunk.fr2 ? 2 : 1) + k;
+}
 
 }  // namespace ljcheck::flow

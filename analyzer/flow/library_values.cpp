@@ -103,15 +103,15 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     return v.reassignable ? Value{} : v;
   };
   Value callee = reg(ins.a);
-  Value arg0 = fixedArgs(ins) >= 1 ? reg(ins.a + (chunk_.fr2 ? 2 : 1)) : Value{};
+  Value arg0 = fixedArgs(ins) >= 1 ? reg(argumentSlot(chunk_, ins, 0)) : Value{};
   switch (callee.kind) {
     case Kind::LibFunction: {
       Value fn = returnedFunction(callee.name);
       if (fn.known()) return fn;
       if (callee.name == "ffi.load")
-        return Value::of(Kind::FfiLibrary, arg0.isConstantString() ? arg0.name : std::string_view("?"));
+        return Value::of(Kind::FfiLibrary, arg0.isConstantString() ? arg0.text() : std::string_view("?"));
       if (callee.name == "ffi.typeof" || callee.name == "ffi.metatype") {
-        if (arg0.isConstantString()) return Value::of(Kind::CType, arg0.name);
+        if (arg0.isConstantString()) return Value::of(Kind::CType, arg0.text());
         if (arg0.is(Kind::CType)) return arg0;
         return {};
       }
@@ -122,7 +122,7 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     case Kind::LuaFunction:
       return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
     case Kind::CFunction:
-      if (callee.name == "require" && arg0.isConstantString()) return library(arg0.name);
+      if (callee.name == "require" && arg0.isConstantString()) return library(arg0.text());
       return {};
     default:
       return {};

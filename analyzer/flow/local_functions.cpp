@@ -31,7 +31,7 @@ std::size_t forwardDeclaredFunction(const bytecode::Chunk& chunk, std::size_t pa
   int first = var->startpc > 1 ? var->startpc - 1 : 1;  // the declaring instruction
   for (int q = first; q < var->endpc && q <= p.size(); ++q) {
     const auto& ins = p.at(q);
-    Writes w = writesOf(ins, 256);
+    Writes w = writesOf(ins);
     if (slot < w.first || slot > w.last) continue;
     bool nil = (ins.op == Op::KPRI && ins.d == 0) || ins.op == Op::KNIL;
     if (nil) continue;

@@ -55,7 +55,6 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
     if (v.kind == Kind::LuaFunction) out.push_back(v.proto);
     if (v.kind == Kind::Table) tables.escapingTables.push_back({v.proto, v.pc});
   };
-  int args = chunk_.fr2 ? 2 : 1;
   switch (ins.op) {
     case Op::TSETS: case Op::TSETV: {
       Value table = valueAt(ins.b);
@@ -79,14 +78,14 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       Value callee = valueAt(ins.a);
       bool setsMetatable = callee.is(Kind::LibFunction) &&
                            (callee.name == "setmetatable" || callee.name == "debug.setmetatable");
-      int first = ins.a + args, count = fixedArgs(ins);
+      int first = argumentSlot(chunk_, ins, 0), count = fixedArgs(ins);
       if (setsMetatable && count >= 1) {
         Value target = valueAt(first);
         if (target.is(Kind::Table) && target.pc != 0) tables.metatableTargets.push_back({target.proto, target.pc});
         else if (!target.known() || target.is(Kind::Table)) tables.unresolvedSetmetatable = true;
       }
       if (callee.is(Kind::LibFunction) && callee.name == "ffi.cdef" && count >= 1 && valueAt(first).isConstantString())
-        tables.cdefs.push_back(valueAt(first).name);
+        tables.cdefs.push_back(valueAt(first).text());
       if (callee.is(Kind::LibFunction) && callee.name == "jit.off" && count >= 1 && valueAt(first).is(Kind::LuaFunction))
         tables.jitOff.push_back(valueAt(first).proto);
       bool libraryCall = callee.is(Kind::LibFunction) && keepsNoTable(callee.name);

@@ -160,7 +160,7 @@ void ValueMap::summarizeReturns(std::size_t index) {
   for (int pc = 1; pc <= p.size(); ++pc) {
     const auto& ins = p.at(pc);
     Value v;
-    if (ins.op == Op::CALLT || ins.op == Op::CALLMT) {
+    if (isTailCall(ins.op)) {
       Value callee = at(index, pc, ins.a);
       if (callee.is(Kind::LibFunction)) v = returnedFunction(callee.name);
     } else if (ins.op == Op::RET1) {
@@ -244,10 +244,10 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
         Value v = reg(s);
         strings = strings && (v.is(Kind::String) || v.is(Kind::Number));
         literal = literal || v.isConstantString();
-        if (v.is(Kind::String)) pieces += v.name;
+        if (v.is(Kind::String)) pieces += v.text();
       }
       if (strings || literal)
-        result = Value::of(Kind::String, pieces.empty() ? std::string_view() : intern(std::move(pieces)));
+        result = Value::string(pieces.empty() ? std::string_view() : intern(std::move(pieces)));
       break;
     }
     case Op::GGET:
@@ -263,15 +263,11 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       if (ins.d < own.upvalues.size()) result = own.upvalues[ins.d];
       break;
     case Op::FNEW:
-      if (ins.d < p.gc.size() && p.gc[ins.d].kind == bytecode::GcConstant::Kind::Child) {
-        result = Value::of(Kind::LuaFunction);
-        result.proto = p.gc[ins.d].child;
-      }
+      if (ins.d < p.gc.size() && p.gc[ins.d].kind == bytecode::GcConstant::Kind::Child)
+        result = Value::luaFunction(p.gc[ins.d].child);
       break;
     case Op::TNEW: case Op::TDUP:
-      result = Value::of(Kind::Table);
-      result.proto = index;
-      result.pc = pc;
+      result = Value::table(index, pc);
       break;
     case Op::CALL: case Op::CALLM:
       if (ins.b >= 2) result = callResult(ins, regs);
@@ -310,76 +306,71 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
 }
 
 void ValueMap::resolve(std::size_t index) {
+  resolveUpvalues(index);
+  keepPass(index, forwardPass(index));
+}
+
+// What each upvalue of a prototype's closures holds (capturedValue).
+void ValueMap::resolveUpvalues(std::size_t index) {
   const Prototype& p = chunk_.prototypes[index];
   ProtoValues& out = protos_[index];
-  std::size_t framesize = static_cast<std::size_t>(std::max<int>(p.framesize, 1)) + 4;
-
-  // Upvalues: what the parent's slot held when this closure was created
-  // (immutable upvalues are never assigned again), or the parent's upvalue.
-  // A local function that calls itself captures its own slot, which the
-  // FNEW writes: the upvalue is the function itself.
   out.upvalues.clear();
-  for (const auto& uv : p.upvalues) {
-    Value v;
-    // Only descriptors of a parent's local carry the immutable flag; one
-    // that names a parent's upvalue inherits what the parent knows of it.
-    if (p.parent != SIZE_MAX && uv.parentLocal && !uv.immutable) {
-      // A mutable local of the parent: only a forward-declared function resolves.
-      const Snapshots& kept = protos_[p.parent].before;
-      for (int pc : kept.pcs) {
-        const auto& ins = chunk_.prototypes[p.parent].at(pc);
-        if (ins.op != Op::FNEW || ins.d >= chunk_.prototypes[p.parent].gc.size() ||
-            chunk_.prototypes[p.parent].gc[ins.d].child != index)
-          continue;
-        std::size_t f = forwardDeclaredFunction(chunk_, p.parent, pc, uv.index);
-        if (f != SIZE_MAX && !capturedAndAssigned(p.parent, uv.index)) {
-          v = Value::of(Kind::LuaFunction);
-          v.proto = f;
-        }
-        break;
-      }
-    } else if (p.parent != SIZE_MAX) {
-      const Prototype& parent = chunk_.prototypes[p.parent];
-      const ProtoValues& parentValues = protos_[p.parent];
-      if (!uv.parentLocal) {
-        if (uv.index < parentValues.upvalues.size()) v = parentValues.upvalues[uv.index];
-      } else {
-        const Snapshots& kept = parentValues.before;
-        for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
-          int pc = kept.pcs[k];
-          const Registers& regs = kept.states[k];
-          const auto& ins = parent.at(pc);
-          if (ins.op == Op::FNEW && ins.d < parent.gc.size() && parent.gc[ins.d].child == index &&
-              parent.gc[ins.d].kind == bytecode::GcConstant::Kind::Child && uv.index < regs.size()) {
-            if (ins.a == uv.index) {
-              v = Value::of(Kind::LuaFunction);
-              v.proto = index;
-            } else if (!regs[uv.index].reassignable) {
-              v = regs[uv.index];
-            }
-            break;
-          }
-        }
-      }
-    }
-    out.upvalues.push_back(v);
-  }
+  for (const auto& uv : p.upvalues) out.upvalues.push_back(capturedValue(index, uv));
+}
 
-  // Forward dataflow: one pass in pc order per round; the state at a jump
-  // target is the meet of its incoming edges. A target ahead of the pass is
-  // merged before the pass reaches it, so only a change at a target already
-  // passed (a loop's back edge) needs another round: code without loops
-  // takes one.
+// What one upvalue holds: what the parent's slot held when this closure was
+// created (immutable upvalues are never assigned again), or the parent's upvalue.
+Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv) const {
+  const Prototype& p = chunk_.prototypes[index];
+  if (p.parent == SIZE_MAX) return {};
+  const Prototype& parent = chunk_.prototypes[p.parent];
+  const ProtoValues& parentValues = protos_[p.parent];
+  // Only descriptors of a parent's local carry the immutable flag; one
+  // that names a parent's upvalue inherits what the parent knows of it.
+  if (uv.parentLocal && !uv.immutable) {
+    // A mutable local of the parent: only a forward-declared function resolves.
+    for (int pc : parentValues.before.pcs) {
+      const auto& ins = parent.at(pc);
+      if (ins.op != Op::FNEW || ins.d >= parent.gc.size() || parent.gc[ins.d].child != index) continue;
+      std::size_t f = forwardDeclaredFunction(chunk_, p.parent, pc, uv.index);
+      if (f != SIZE_MAX && !capturedAndAssigned(p.parent, uv.index)) return Value::luaFunction(f);
+      return {};
+    }
+    return {};
+  }
+  if (!uv.parentLocal) return uv.index < parentValues.upvalues.size() ? parentValues.upvalues[uv.index] : Value{};
+  const Snapshots& kept = parentValues.before;
+  for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
+    int pc = kept.pcs[k];
+    const Registers& regs = kept.states[k];
+    const auto& ins = parent.at(pc);
+    if (ins.op == Op::FNEW && ins.d < parent.gc.size() && parent.gc[ins.d].child == index &&
+        parent.gc[ins.d].kind == bytecode::GcConstant::Kind::Child && uv.index < regs.size()) {
+      // A local function that calls itself captures its own slot, which the
+      // FNEW writes: the upvalue is the function itself.
+      if (ins.a == uv.index) return Value::luaFunction(index);
+      return regs[uv.index].reassignable ? Value{} : regs[uv.index];
+    }
+  }
+  return {};
+}
+
+// Forward dataflow: one pass in pc order per round; the state at a jump
+// target is the meet of its incoming edges. A target ahead of the pass is
+// merged before the pass reaches it, so only a change at a target already
+// passed (a loop's back edge) needs another round: code without loops
+// takes one.
+ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
+  const Prototype& p = chunk_.prototypes[index];
+  std::size_t framesize = static_cast<std::size_t>(std::max<int>(p.framesize, 1)) + 4;
   std::vector<Registers> atTarget(static_cast<std::size_t>(p.size()) + 2);
   std::vector<char> isTarget(static_cast<std::size_t>(p.size()) + 2, 0);
-  Snapshots snapshots;
-  snapshots.slotOf.assign(static_cast<std::size_t>(p.size()) + 1, -1);
-  TableUses uses;
-  std::vector<std::size_t> escaping;
+  Pass pass;
+  pass.before.slotOf.assign(static_cast<std::size_t>(p.size()) + 1, -1);
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
-    escaping.clear();  // snapshots are overwritten in place: reachability only grows
-    uses = {};
+    pass.escaping.clear();  // snapshots are overwritten in place: reachability only grows
+    pass.uses = {};
     Registers regs(framesize);
     bool reachable = true;  // pc 1 is the entry
     for (int pc = 1; pc <= p.size(); ++pc) {
@@ -391,8 +382,8 @@ void ValueMap::resolve(std::size_t index) {
       }
       if (!reachable) continue;
       const auto& ins = p.at(pc);
-      if (keepsSnapshot(ins.op)) snapshots.keep(pc) = regs;  // reuses an earlier round's vector
-      noteEscapes(p, ins, regs, escaping, uses);
+      if (keepsSnapshot(ins.op)) pass.before.keep(pc) = regs;  // reuses an earlier round's vector
+      noteEscapes(p, ins, regs, pass.escaping, pass.uses);
       Flow flow = flowOf(ins, pc);
       auto propagate = [&](int t) {
         if (t < 1 || t > p.size()) return;
@@ -412,8 +403,15 @@ void ValueMap::resolve(std::size_t index) {
     }
     if (!changed) break;
   }
-  out.before = std::move(snapshots);
-  out.escaping = std::move(escaping);
+  return pass;
+}
+
+// Keeps what a pass found for the queries, and the chunk's field map up to date.
+void ValueMap::keepPass(std::size_t index, Pass pass) {
+  ProtoValues& out = protos_[index];
+  TableUses& uses = pass.uses;
+  out.before = std::move(pass.before);
+  out.escaping = std::move(pass.escaping);
   out.metatableTargets = std::move(uses.metatableTargets);
   out.escapingTables = std::move(uses.escapingTables);
   out.unresolvedSetmetatable = uses.unresolvedSetmetatable;

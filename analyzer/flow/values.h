@@ -33,8 +33,8 @@ struct Value {
     LibTable,     // string, ffi, jit.util: name
     LibFunction,  // a fast function: its ffname
     CFunction,    // a plain C function (require): name
-    String,       // constant: name holds the text; otherwise the text of its constant pieces
-    Number,       // constant: an integer, held in pc
+    String,       // constant: text(); otherwise the text of its constant pieces
+    Number,       // constant: its integral value, in integer
     Nil,
     Boolean,
     Table,        // from a constructor: proto and pc of its TNEW/TDUP (pc 0: several)
@@ -43,29 +43,33 @@ struct Value {
     FfiSymbol,    // C.name or lib.name: name
     CType,        // ffi.typeof/ffi.metatype of a constant declaration: name
   };
+  static constexpr std::uint32_t kNoProto = UINT32_MAX;  // proto of a value that names none
+
   Kind kind = Kind::Unknown;
-  bool constant = false;  // String: name holds the text; Number: an integer held in pc
+  bool constant = false;  // String: text() is all of its text; Number: integer holds its value
   // The slot belongs to a local that a closure may assign (a mutable
   // upvalue): whatever this function last wrote may have changed.
   bool reassignable = false;
-  // Table: the pc of its TNEW/TDUP (0: several); a constant Number: its value.
-  std::int32_t pc = 0;
-  std::size_t proto = SIZE_MAX;
-  // Names and string constants point into the chunk's constants or the
-  // ValueMap's name pool, so values copy cheaply (32 bytes in all).
+  std::int32_t pc = 0;       // Table: the pc of its TNEW/TDUP (0: several)
+  std::int32_t integer = 0;  // a constant Number: its value
+  std::uint32_t proto = kNoProto;  // Table, LuaFunction: an index into Chunk::prototypes
+  // Names point into the chunk's constants or the ValueMap's name pool, so
+  // values copy cheaply (32 bytes in all). A String's text shares this
+  // field (read it with text()): a second view would take 16 bytes more.
   std::string_view name;
 
   bool known() const { return kind != Kind::Unknown && !reassignable; }
   bool is(Kind k) const { return kind == k && !reassignable; }
   bool isConstantString() const { return is(Kind::String) && constant; }
   bool isConstantNumber() const { return is(Kind::Number) && constant; }
+  // A String's text: all of it when constant, else its constant pieces.
+  std::string_view text() const { return name; }
   bool operator==(const Value& o) const {
     // Cheap fields first: most slots compare Unknown with Unknown.
     return kind == o.kind && constant == o.constant && reassignable == o.reassignable && pc == o.pc &&
-           proto == o.proto && name.size() == o.name.size() && (name.data() == o.name.data() || name == o.name);
+           integer == o.integer && proto == o.proto && name.size() == o.name.size() &&
+           (name.data() == o.name.data() || name == o.name);
   }
-  // The integer value of a constant Number.
-  std::int32_t integer() const { return pc; }
 
   static Value of(Kind k, std::string_view n = {}) {
     Value v;
@@ -73,8 +77,10 @@ struct Value {
     v.name = n;
     return v;
   }
+  // A string known by the text of its constant pieces (a concatenation).
+  static Value string(std::string_view text) { return of(Kind::String, text); }
   static Value constantString(std::string_view text) {
-    Value v = of(Kind::String, text);
+    Value v = string(text);
     v.constant = true;
     return v;
   }
@@ -83,11 +89,23 @@ struct Value {
     Value v = of(Kind::Number);
     if (n >= -2147483648.0 && n <= 2147483647.0 && static_cast<double>(static_cast<std::int32_t>(n)) == n) {
       v.constant = true;
-      v.pc = static_cast<std::int32_t>(n);
+      v.integer = static_cast<std::int32_t>(n);
     }
     return v;
   }
+  static Value luaFunction(std::size_t proto) {
+    Value v = of(Kind::LuaFunction);
+    v.proto = static_cast<std::uint32_t>(proto);
+    return v;
+  }
+  static Value table(std::size_t proto, int pc) {
+    Value v = of(Kind::Table);
+    v.proto = static_cast<std::uint32_t>(proto);
+    v.pc = pc;
+    return v;
+  }
 };
+static_assert(sizeof(Value) == 32, "a Value is copied for every slot at every kept instruction");
 
 // Library functions that may take a table argument without keeping it or
 // giving it a metatable (library_values.cpp).
@@ -182,7 +200,19 @@ class ValueMap {
   Value library(std::string_view name);
   std::string_view intern(std::string text);
   Value returnedFunction(std::string_view callee);
+  // What one forward pass over a prototype's code finds.
+  struct Pass {
+    Snapshots before;
+    TableUses uses;
+    std::vector<std::size_t> escaping;
+  };
+  // Resolves a prototype in three steps: its upvalues from its parent, a
+  // forward pass over its code, then keeping what the pass found.
   void resolve(std::size_t proto);
+  void resolveUpvalues(std::size_t proto);
+  Value capturedValue(std::size_t proto, const bytecode::UpvalueRef& upvalue) const;
+  Pass forwardPass(std::size_t proto);
+  void keepPass(std::size_t proto, Pass pass);
   void summarizeReturns(std::size_t proto);
 
   const bytecode::Chunk& chunk_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ljcheck/reason_docs.h"
+#include "ljcheck/report_envelope.h"
 #include "output/json_text.h"
 
 namespace ljcheck {
@@ -71,7 +72,7 @@ class ObjectWriter {
 
 void writePrediction(std::ostream& out, const Prediction& p) {
   ObjectWriter(out)
-      .field("reasonId", p.reasonId)
+      .field("reasonId", p.reasonId.str())
       .field("reasonClass", toString(p.reasonClass))
       .field("severity", toString(p.severity))
       .field("path", p.path)
@@ -87,25 +88,25 @@ void writePrediction(std::ostream& out, const Prediction& p) {
       .field("advice", p.advice)
       .field("confidence", toString(p.confidence))
       .field("reasoning", p.reasoning)
-      .field("docs", reasonDocsPage(p.reasonId))
+      .field("docs", reasonDocsPage(p.reasonId.str()))
       .object("maskedBy", p.masked(), [&](ObjectWriter& masking) {
-        masking.field("location", p.maskingLocation()).field("reasonId", p.maskingReasonId());
+        masking.field("location", p.maskedBy->location()).field("reasonId", p.maskedBy->reasonId.str());
       });
 }
 
 }  // namespace
 
 void writeJson(std::ostream& out, const LintReport& report, unsigned jobs) {
-  const auto& catalog = ReasonCatalog::builtin();
-  out << "{\n \"tool\": \"ljcheck\",\n \"kind\": \"lint\",\n \"formatVersion\": 1,\n \"reasonCatalogId\": ";
-  writeJsonString(out, catalog.id());
-  out << ",\n \"reasonCatalogVersion\": " << catalog.version() << ",\n";
-  if (report.profile) {
-    out << " \"traceProfile\": ";
-    ObjectWriter(out).field("id", report.profile->id).field("name", report.profile->name)
-        .field("supported", report.profile->supported);
-    out << ",\n";
+  ProfileRef profile;
+  if (report.profile) profile = {report.profile->id, report.profile->name, report.profile->supported};
+  const auto envelope = ReportEnvelope::current("lint", profile, report.root).toJson();
+  out << "{";
+  for (const auto& [key, value] : envelope.items()) {
+    out << "\n ";
+    writeJsonString(out, key);
+    out << ": " << value.dump() << ",";
   }
+  out << "\n";
   out << " \"files\": " << report.files.size() << ",\n \"predictions\": [";
   // The rows are rendered by `jobs` threads, each a contiguous run of files,
   // and written in file order: the same bytes as one thread writes.

@@ -16,17 +16,6 @@ bool LintReport::hasFindingAtLeast(Severity threshold) const {
   return false;
 }
 
-std::string_view Prediction::maskingLocation() const {
-  std::string_view masked = maskedBy;
-  return masked.substr(0, std::min(masked.size(), masked.rfind(' ')));
-}
-
-std::string_view Prediction::maskingReasonId() const {
-  std::string_view masked = maskedBy;
-  std::size_t space = masked.rfind(' ');
-  return space == std::string_view::npos ? std::string_view() : masked.substr(space + 1);
-}
-
 std::size_t LintReport::errorCount() const {
   std::size_t n = 0;
   for (const auto& f : files) n += f.errors.size();

@@ -44,13 +44,13 @@ void writeText(std::ostream& out, const LintReport& report, bool color, bool exp
       };
       where();
       out << (color ? colorOf(shown) : "") << gccSeverity(shown) << reset << ": " << p.message;
-      if (p.masked()) out << " (masked by " << p.maskedBy << ")";
-      out << " [" << p.reasonId << "]\n";
+      if (p.masked()) out << " (masked by " << p.maskedBy->location() << ' ' << p.maskedBy->reasonId.str() << ")";
+      out << " [" << p.reasonId.str() << "]\n";
       if (!explain || p.reasoning.empty()) continue;
       where();
       out << (color ? colorOf(Severity::Info) : "") << "note" << reset << ": " << toString(p.confidence) << ": "
           << p.reasoning;
-      if (std::string page = reasonDocsPage(p.reasonId); !page.empty()) out << " (see " << page << ')';
+      if (std::string page = reasonDocsPage(p.reasonId.str()); !page.empty()) out << " (see " << page << ')';
       out << '\n';
     }
   }

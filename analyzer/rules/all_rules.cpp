@@ -1,5 +1,6 @@
 // The one list of rule families. Adding a rule family adds a line here, a
 // file beside this one, fixtures and a page under docs/reasons/.
+#include "flow/instruction_effects.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 

@@ -6,6 +6,7 @@
 // jit.flush): then the trace just ends there (RETURN). A tail call leaves no
 // frame behind, so its split is reported where the tail-calling function is
 // called.
+#include "flow/instruction_effects.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -13,19 +14,18 @@
 namespace ljcheck::rules {
 namespace {
 
-using bytecode::Op;
 using flow::Value;
 
 // The fast-function name (or "C") of an unrecorded callee; empty otherwise.
 std::string unrecordedName(const FunctionView& fn, const Value& v) {
-  if (v.is(Value::Kind::CFunction)) return "C";
+  if (v.is(Value::Kind::CFunction)) return std::string(kPlainCSubject);
   if (!v.is(Value::Kind::LibFunction)) return {};
   const FastFunctionDef* ff = fn.profile.fastFunction(v.name);
   return ff && !ff->recorded() ? ff->name : std::string();
 }
 
 std::string unrecordedWhy(const std::string& subject) {
-  return subject == "C" ? "a plain C function the recorder cannot compile"
+  return subject == kPlainCSubject ? "a plain C function the recorder cannot compile"
                         : "a fast function without a recorder in this profile";
 }
 
@@ -38,16 +38,25 @@ Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
 class CallSplitRule final : public Rule {
  public:
   std::string_view name() const override { return "call-splits"; }
+  std::vector<ReasonId> reasons(const RecorderProfile& profile) const override {
+    std::vector<ReasonId> ids;
+    for (SplitKind kind : {SplitKind::Stitch, SplitKind::Return}) {
+      ids.push_back(ReasonId::split(kind, kPlainCSubject));
+      for (const auto& ff : profile.fastFunctions)
+        if (!ff.recorded()) ids.push_back(ReasonId::split(kind, ff.name));
+    }
+    return ids;
+  }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
       const auto& ins = fn.proto.at(pc);
-      if (!flow::isCallInstruction(ins.op)) continue;
+      if (!flow::isCallOrIterator(ins.op)) continue;
       Callee callee = resolveCallee(fn, pc);
       std::string subject = unrecordedName(fn, callee.value);
       if (subject.empty()) continue;  // unresolved, recorded or a Lua function
       bool neverStitches = fn.profile.neverStitch.count(std::string(callee.value.name)) > 0;
-      if (ins.op == Op::CALLT || ins.op == Op::CALLMT) {
+      if (flow::isTailCall(ins.op)) {
         // The callee returns straight to our caller: judge at each hot call site.
         for (const auto& site : fn.calls.callers(fn.index)) {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;

@@ -12,6 +12,12 @@ using bytecode::Op;
 class ClosureRule final : public Rule {
  public:
   std::string_view name() const override { return "closures"; }
+  std::vector<ReasonId> reasons(const RecorderProfile& profile) const override {
+    std::vector<ReasonId> ids;
+    for (Op op : {Op::FNEW, Op::UCLO})
+      if (std::string bc(bytecode::opName(op)); profile.nyiBytecodes.count(bc)) ids.push_back(ReasonId::refusedBytecode(bc));
+    return ids;
+  }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
@@ -23,7 +29,7 @@ class ClosureRule final : public Rule {
       Context ctx = fn.loops.inLoop(pc) ? Context::Loop : Context::Function;
       Finding f;
       f.pc = pc;
-      f.reasonId = "NYIBC:" + bc;
+      f.reasonId = ReasonId::refusedBytecode(bc);
       f.aborts = true;
       f.reasoning = whyHot(fn, pc) + ", and the recorder refuses " + bc + " in every LuaJIT 2.1 build" +
                     (op == Op::UCLO ? " (a local of this block is captured by a closure)" : "");

@@ -7,6 +7,7 @@
 // value (NYICALL, crec_call); ffi.new or a ctype call that initializes a
 // variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc).
 #include "flow/c_declarations.h"
+#include "flow/instruction_effects.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
 
@@ -25,7 +26,7 @@ bool takesCType(std::string_view ff) {
          ff == "ffi.offsetof";
 }
 
-Finding abortAt(int pc, std::string reasonId, std::string callee, std::string message, std::string reasoning) {
+Finding abortAt(int pc, ReasonId reasonId, std::string callee, std::string message, std::string reasoning) {
   Finding f;
   f.pc = pc;
   f.reasonId = std::move(reasonId);
@@ -63,6 +64,10 @@ std::string signatureRefusal(const flow::CFunction& f) {
 class FfiCallRule final : public Rule {
  public:
   std::string_view name() const override { return "ffi-calls"; }
+  std::vector<ReasonId> reasons(const RecorderProfile&) const override {
+    return {ReasonId::refusedFastFunction("ffi.typeof"), ReasonId::traceError("BADTYPE"),
+            ReasonId::traceError("NYICONV"), ReasonId::traceError("NYICALL")};
+  }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
@@ -72,37 +77,37 @@ class FfiCallRule final : public Rule {
       if (!callee.is(Kind::LibFunction) && !callee.is(Kind::FfiSymbol) && !callee.is(Kind::CType)) continue;
       if (!runsHot(fn, pc)) continue;
       if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, sink);
-      else if (callee.is(Kind::CType)) checkAllocation(fn, pc, callee.name, fixedArguments(ins), "ctype call", sink);
+      else if (callee.is(Kind::CType)) checkAllocation(fn, pc, callee.name, flow::fixedArgs(ins), "ctype call", sink);
       else checkLibrary(fn, pc, callee.name, sink);
     }
   }
 
  private:
   static void checkLibrary(const FunctionView& fn, int pc, std::string_view ff, PredictionSink& sink) {
-    int args = fixedArguments(fn.proto.at(pc));
+    int args = flow::fixedArgs(fn.proto.at(pc));
     if (args < 1) return;
     Value ctype = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
     std::string callee(ff);
     if (ff == "ffi.typeof") {
       if (!ctype.is(Kind::String)) return;
-      sink.report(fn, abortAt(pc, "NYIFFU:ffi.typeof", callee,
+      sink.report(fn, abortAt(pc, ReasonId::refusedFastFunction("ffi.typeof"), callee,
                               "ffi.typeof of a string is not compiled: the trace aborts (NYIFFU)",
                               "the argument is a string, and the recorder compiles ffi.typeof only of cdata; " +
                                   whyHot(fn, pc)));
       return;
     }
     if (!takesCType(ff)) return;
-    if (ctype.isConstantString() && flow::definesNewType(ctype.name)) {
-      sink.report(fn, abortAt(pc, "BADTYPE", callee,
+    if (ctype.isConstantString() && flow::definesNewType(ctype.text())) {
+      sink.report(fn, abortAt(pc, ReasonId::traceError("BADTYPE"), callee,
                               callee + " with a ctype string that defines a new type is not compiled (BADTYPE)",
-                              "the ctype \"" + std::string(ctype.name) +
+                              "the ctype \"" + std::string(ctype.text()) +
                                   "\" declares a struct, union or enum, and the recorder refuses to parse new "
                                   "type definitions; " + whyHot(fn, pc)));
       return;
     }
     if (ff == "ffi.new") {
-      if (ctype.isConstantString() || ctype.is(Kind::CType))
-        checkAllocation(fn, pc, ctype.name, args - 1, callee, sink);
+      if (ctype.isConstantString()) checkAllocation(fn, pc, ctype.text(), args - 1, callee, sink);
+      else if (ctype.is(Kind::CType)) checkAllocation(fn, pc, ctype.name, args - 1, callee, sink);
     }
   }
 
@@ -111,7 +116,7 @@ class FfiCallRule final : public Rule {
     flow::CType type = fn.values.cDeclarations().typeOf(spelling);
     std::string why = allocationRefusal(type, args, std::string(spelling));
     if (why.empty()) return;
-    sink.report(fn, abortAt(pc, "NYICONV", callee,
+    sink.report(fn, abortAt(pc, ReasonId::traceError("NYICONV"), callee,
                             "this cdata initializer is not compiled: the trace aborts (NYICONV)",
                             why + "; " + whyHot(fn, pc)));
   }
@@ -121,7 +126,7 @@ class FfiCallRule final : public Rule {
     if (!decl) return;
     std::string why = signatureRefusal(*decl);
     if (why.empty()) return;
-    sink.report(fn, abortAt(pc, "NYICALL", std::string(symbol.name),
+    sink.report(fn, abortAt(pc, ReasonId::traceError("NYICALL"), std::string(symbol.name),
                             "call to C function " + std::string(symbol.name) +
                                 " is not compiled: it passes a struct, union or complex by value (NYICALL)",
                             why + ", which the recorder cannot call; " + whyHot(fn, pc)));

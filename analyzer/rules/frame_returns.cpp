@@ -11,6 +11,7 @@
 //   at that tail call. A plain return from it ends the trace instead.
 // The loop must run often enough for its exit to get hot: a prediction of
 // structure, not a certainty.
+#include "flow/instruction_effects.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 
@@ -20,7 +21,6 @@ namespace {
 using bytecode::Op;
 
 bool isReturn(Op op) { return op == Op::RET || op == Op::RET0 || op == Op::RET1 || op == Op::RETM; }
-bool isTailCall(Op op) { return op == Op::CALLT || op == Op::CALLMT; }
 
 // The first pc after which the function has been in a loop: the end of its
 // first loop, or a call to a function of this file that has one.
@@ -41,6 +41,7 @@ int afterFirstLoop(const FunctionView& fn) {
 class FrameReturnRule final : public Rule {
  public:
   std::string_view name() const override { return "frame-returns"; }
+  std::vector<ReasonId> reasons(const RecorderProfile&) const override { return {ReasonId::traceError("NYIRETL")}; }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     if (fn.isMain()) return;
@@ -57,7 +58,7 @@ class FrameReturnRule final : public Rule {
       if (!protectedAt.empty() && isReturn(op)) {
         why = name + " is called through pcall at line " + protectedAt +
               " and loops first, so the side trace from its loop's exit returns through the pcall frame";
-      } else if (vararg && isTailCall(op)) {
+      } else if (vararg && flow::isTailCall(op)) {
         why = name + " is a vararg function that loops and then tail-calls here, so the side trace from its "
               "loop's exit leaves the vararg frame below its base";
       } else {
@@ -65,7 +66,7 @@ class FrameReturnRule final : public Rule {
       }
       Finding f;
       f.pc = pc;
-      f.reasonId = "NYIRETL";
+      f.reasonId = ReasonId::traceError("NYIRETL");
       f.construct = "return";
       f.structural = true;
       f.confidence = Confidence::Likely;

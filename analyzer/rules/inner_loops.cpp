@@ -120,6 +120,7 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
 class InnerLoopRule final : public Rule {
  public:
   std::string_view name() const override { return "inner-loops"; }
+  std::vector<ReasonId> reasons(const RecorderProfile&) const override { return {ReasonId::traceError("LINNER")}; }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     std::string hotHeader;
@@ -159,7 +160,7 @@ class InnerLoopRule final : public Rule {
       Finding f;
       f.pc = pc;
       f.tracePc = loop.first > 1 ? loop.first - 1 : loop.first;
-      f.reasonId = "LINNER";
+      f.reasonId = ReasonId::traceError("LINNER");
       f.construct = "loop";
       f.structural = true;
       f.hotByEvidence = hotByEvidence;

@@ -2,6 +2,7 @@
 // that calls it aborts when it enters the function (lj_record.c:
 // rec_func_setup). The abort is reported at the callee's header (pc 0, its
 // `function` line), whichever loop calls it; later attempts show BLACKL.
+#include "flow/instruction_effects.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -9,16 +10,15 @@
 namespace ljcheck::rules {
 namespace {
 
-using bytecode::Op;
-
 class JitOffRule final : public Rule {
  public:
   std::string_view name() const override { return "jit-off"; }
+  std::vector<ReasonId> reasons(const RecorderProfile&) const override { return {ReasonId::traceError("CJITOFF")}; }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
       const auto& ins = fn.proto.at(pc);
-      if (ins.op != Op::CALL && ins.op != Op::CALLM && ins.op != Op::CALLT && ins.op != Op::CALLMT) continue;
+      if (!flow::isCall(ins.op)) continue;
       Callee callee = resolveCallee(fn, pc);
       if (!callee.value.is(flow::Value::Kind::LuaFunction) || !fn.values.jitDisabled(callee.value.proto)) continue;
       if (!runsHot(fn, pc)) continue;
@@ -27,7 +27,7 @@ class JitOffRule final : public Rule {
       f.pc = 0;  // the callee's header
       f.proto = callee.value.proto;
       f.tracePc = pc;
-      f.reasonId = "CJITOFF";
+      f.reasonId = ReasonId::traceError("CJITOFF");
       f.construct = "closure";
       f.callee = name;
       f.aborts = true;

@@ -2,6 +2,7 @@
 #include "rules/masking.h"
 
 #include "flow/call_graph.h"
+#include "flow/instruction_effects.h"
 
 namespace ljcheck::rules {
 
@@ -54,7 +55,7 @@ bool masks(const bytecode::Chunk& chunk, std::size_t proto, const flow::LoopMap&
   if (loops.innermost(masker) != loops.innermost(pc)) return false;
   if (!dominates(code, masker, pc)) return false;
   for (int q = masker + 1; q < pc; ++q)
-    if (flow::isCallInstruction(code.at(q).op) && runsLoop(chunk, proto, values, calls, q)) return false;
+    if (flow::isCallOrIterator(code.at(q).op) && runsLoop(chunk, proto, values, calls, q)) return false;
   for (const auto& inner : loops.loops())
     if (inner.first > masker && inner.last < pc) return false;
   return true;

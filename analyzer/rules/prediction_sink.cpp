@@ -3,27 +3,9 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "rules/masking.h"
-
-namespace ljcheck {
-
-std::string_view toString(Confidence c) {
-  switch (c) {
-    case Confidence::Certain: return "certain";
-    case Confidence::Likely: return "likely";
-    case Confidence::Possible: return "possible";
-  }
-  return "likely";
-}
-
-std::optional<Confidence> parseConfidence(std::string_view text) {
-  for (Confidence c : {Confidence::Certain, Confidence::Likely, Confidence::Possible})
-    if (text == toString(c)) return c;
-  return std::nullopt;
-}
-
-}  // namespace ljcheck
 
 namespace ljcheck::rules {
 
@@ -83,13 +65,16 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   values_ = &fn.values;
   calls_ = &fn.calls;
   Prediction p;
-  ReasonId id = ReasonId::parse(finding.reasonId);
-  const Reason* reason = fn.catalog.find(id.code);
+  const Reason* reason = fn.catalog.find(finding.reasonId.code());
+  // Every reasonId a rule can emit is checked against the catalog by a test
+  // (test_rule_reasons.cpp): one it does not know is a bug, never a default.
+  if (!reason)
+    throw std::logic_error("rule emitted " + finding.reasonId.str() + ", which the reason catalog does not know");
   std::size_t proto = finding.proto == SIZE_MAX ? fn.index : finding.proto;
   const auto& code = fn.chunk.prototypes[proto];
-  p.reasonId = finding.reasonId;
-  p.reasonClass = reason ? reason->reasonClass : ReasonClass::Risk;
-  p.severity = reason ? reason->severity : Severity::Warn;
+  p.reasonId = std::move(finding.reasonId);
+  p.reasonClass = reason->reasonClass;
+  p.severity = reason->severity;
   // A blocker that runs hot for sure blacklists the loop (or function) its
   // trace starts in; in a function that is only possibly hot (it escapes,
   // its callers are elsewhere) any finding is a note, and less sure.
@@ -109,10 +94,10 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.function = functionName(fn.chunk, proto);
   p.message = std::move(finding.message);
   p.reasoning = std::move(finding.reasoning);
-  p.advice = reason ? reason->advice : std::string();
+  p.advice = reason->advice;
   // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
-  if (fn.values.jitDisabled(proto) && p.reasonId != "CJITOFF")
-    p.maskedBy = path_ + ":" + std::to_string(code.firstline) + " CJITOFF";
+  static const ReasonId jitOff = ReasonId::traceError("CJITOFF");
+  if (fn.values.jitDisabled(proto) && p.reasonId != jitOff) p.maskedBy = MaskingSite{path_, code.firstline, jitOff};
   Pending entry;
   entry.prediction = std::move(p);
   entry.proto = finding.tracePc > 0 ? fn.index : proto;
@@ -133,13 +118,13 @@ void CollectingSink::markMasked() {
   std::map<std::size_t, flow::LoopMap> loops;
   for (auto& site : pending_) {
     auto candidates = maskers.find(site.proto);
-    if (candidates == maskers.end() || !site.prediction.maskedBy.empty()) continue;
+    if (candidates == maskers.end() || site.prediction.masked()) continue;
     auto it = loops.find(site.proto);
     if (it == loops.end()) it = loops.emplace(site.proto, flow::LoopMap(chunk_->prototypes[site.proto])).first;
     for (const Pending* m : candidates->second) {
       if (m->tracePc >= site.tracePc) break;
       if (!masks(*chunk_, site.proto, it->second, *values_, *calls_, m->tracePc, site.tracePc)) continue;
-      site.prediction.maskedBy = m->prediction.location() + " " + m->prediction.reasonId;
+      site.prediction.maskedBy = MaskingSite{m->prediction.path, m->prediction.line, m->prediction.reasonId};
       break;
     }
   }
@@ -150,10 +135,10 @@ std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   // One prediction per (line, reasonId): an unmasked one over a masked one,
   // then the surest.
   auto better = [](const Prediction& a, const Prediction& b) {
-    if (a.maskedBy.empty() != b.maskedBy.empty()) return a.maskedBy.empty();
+    if (a.masked() != b.masked()) return !a.masked();
     return a.confidence > b.confidence;
   };
-  std::map<std::pair<int, std::string>, std::size_t> index;
+  std::map<std::pair<int, ReasonId>, std::size_t> index;
   std::vector<Prediction> out;
   for (auto& site : pending_) {
     Prediction& p = site.prediction;

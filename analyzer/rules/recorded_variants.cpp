@@ -38,7 +38,7 @@ bool hasPatternSpecials(const std::string& pattern) {
 std::string describe(const Value& v) {
   switch (v.kind) {
     case Kind::Number: return v.constant ? "a number constant" : "a number";
-    case Kind::String: return v.constant ? "the constant \"" + std::string(v.name) + "\"" : "a string";
+    case Kind::String: return v.constant ? "the constant \"" + std::string(v.text()) + "\"" : "a string";
     case Kind::Table: return "a table";
     case Kind::Nil: return "nil";
     case Kind::Boolean: return "a boolean";
@@ -61,7 +61,7 @@ TraceConstant traceConstant(const FunctionView& fn, std::size_t proto, int pc, i
   int floor = loop ? loop->first : 1;
   for (int q = pc - 1; q >= floor; --q) {
     const auto& ins = code.at(q);
-    flow::Writes w = flow::writesOf(ins, 256);
+    flow::Writes w = flow::writesOf(ins);
     if (slot < w.first || slot > w.last) continue;
     switch (ins.op) {
       case Op::KSHORT: case Op::KNUM: case Op::KSTR: case Op::KPRI: case Op::KNIL:
@@ -86,8 +86,7 @@ TraceConstant traceConstant(const FunctionView& fn, std::size_t proto, int pc, i
     const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
     int argument = slot + site.firstArgument;
     if (argument >= flow::fixedArgs(call)) return TraceConstant::Unknown;
-    int argSlot = call.a + (fn.chunk.fr2 ? 2 : 1) + argument;
-    TraceConstant t = traceConstant(fn, site.proto, site.pc, argSlot, depth + 1);
+    TraceConstant t = traceConstant(fn, site.proto, site.pc, flow::argumentSlot(fn.chunk, call, argument), depth + 1);
     if (all && *all != t) return TraceConstant::Unknown;
     all = t;
   }
@@ -110,14 +109,14 @@ Refusal formatRefusal(const FunctionView& fn, int pc, int args) {
   Value format = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
   if (!format.isConstantString()) return {};
   int k = 1;
-  for (const FormatSpec& spec : parseFormat(format.name)) {
+  for (const FormatSpec& spec : parseFormat(format.text())) {
     std::string text(spec.text);
     if (spec.type == FormatSpec::Type::Error)
       return {"string.format with the invalid specifier '" + text + "'", Confidence::Certain,
-              "the format \"" + std::string(format.name) + "\" has a specifier the recorder cannot parse"};
+              "the format \"" + std::string(format.text()) + "\" has a specifier the recorder cannot parse"};
     if (spec.type == FormatSpec::Type::Ptr)
       return {"string.format with %p", Confidence::Certain,
-              "the format \"" + std::string(format.name) + "\" uses %p, which the recorder does not compile"};
+              "the format \"" + std::string(format.text()) + "\" uses %p, which the recorder does not compile"};
     if (spec.type == FormatSpec::Type::Str && k < args) {
       Value arg = fn.values.at(fn.index, pc, argumentSlot(fn, pc, k));
       if (arg.known() && !arg.is(Kind::String) && arg.kind != Kind::Global && arg.kind != Kind::FfiSymbol)
@@ -166,10 +165,14 @@ bool selectOfOwnVarargsInLoop(const FunctionView& fn, int pc) {
   return call.op == Op::CALLM && call.b == 2 && call.c == 1 && varg.op == Op::VARG && varg.b == 0;
 }
 
+// The recorded builtins with call forms their recorder refuses (below).
+constexpr std::string_view kVariantBuiltins[] = {"table.insert", "select",   "string.find", "string.format",
+                                                 "tostring",     "tonumber", "getfenv"};
+
 // Why the recorder refuses this call form; empty when it records it.
 Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) {
   const auto& call = fn.proto.at(pc);
-  int args = fixedArguments(call);
+  int args = flow::fixedArgs(call);
   bool variableArgs = call.op == Op::CALLM || call.op == Op::CALLMT;
   if (name == "table.insert" && args == 3 && !variableArgs)
     return {"table.insert with a position", Confidence::Certain,
@@ -182,10 +185,10 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
     Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
-    if (!pattern.is(Kind::String) || !hasPatternSpecials(std::string(pattern.name))) return {};
+    if (!pattern.is(Kind::String) || !hasPatternSpecials(std::string(pattern.text()))) return {};
     if (args >= 4) return {};  // a plain flag: recorded when true
-    std::string text = pattern.constant ? "the pattern \"" + std::string(pattern.name) + "\""
-                                        : "the pattern, concatenated from \"" + std::string(pattern.name) + "\",";
+    std::string text = pattern.constant ? "the pattern \"" + std::string(pattern.text()) + "\""
+                                        : "the pattern, concatenated from \"" + std::string(pattern.text()) + "\",";
     return {"string.find with a pattern (not a plain search)", Confidence::Certain,
             text + " has special characters, and the recorder compiles only plain searches"};
   }
@@ -194,9 +197,9 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
   if (name == "tonumber" && args >= 2 && !variableArgs) {
     Value base = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
     if (base.is(Kind::Nil)) return {};
-    if (base.isConstantNumber() && base.integer() != 10)
+    if (base.isConstantNumber() && base.integer != 10)
       return {"tonumber with a base other than 10", Confidence::Certain,
-              "the base is " + std::to_string(base.integer()) +
+              "the base is " + std::to_string(base.integer) +
                   ", and the recorder compiles only base 10"};
     return unlessTraceConstant(fn, pc, 1, "tonumber with a base that is not the constant 10", "the constant 10");
   }
@@ -204,7 +207,7 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
     if (args == 0)
       return {"getfenv without a level", Confidence::Certain, "the recorder compiles only getfenv(0)"};
     Value level = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
-    if (level.isConstantNumber() && level.integer() != 0)
+    if (level.isConstantNumber() && level.integer != 0)
       return {"getfenv with a non-zero level", Confidence::Certain, "the recorder compiles only getfenv(0)"};
     if (level.is(Kind::LuaFunction))
       return {"getfenv of a function", Confidence::Certain, "the recorder compiles only getfenv(0)"};
@@ -217,6 +220,12 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
 class RecordedVariantRule final : public Rule {
  public:
   std::string_view name() const override { return "recorded-variants"; }
+  std::vector<ReasonId> reasons(const RecorderProfile&) const override {
+    std::vector<ReasonId> ids;
+    for (SplitKind kind : {SplitKind::Stitch, SplitKind::Return})
+      for (std::string_view builtin : kVariantBuiltins) ids.push_back(ReasonId::split(kind, builtin));
+    return ids;
+  }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {

@@ -50,6 +50,9 @@ std::vector<int> returnsAfter(const bytecode::Prototype& proto, const std::vecto
 class RecursionRule final : public Rule {
  public:
   std::string_view name() const override { return "recursion"; }
+  std::vector<ReasonId> reasons(const RecorderProfile&) const override {
+    return {ReasonId::traceError("DOWNREC"), ReasonId::traceError("CUNROLL")};
+  }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     if (fn.isMain() || !fn.calls.recursive(fn.index) || fn.calls.heat(fn.index) != flow::Heat::Known) return;
@@ -79,7 +82,7 @@ class RecursionRule final : public Rule {
     for (int pc : returnsAfter(fn.proto, recursiveCalls)) {
       Finding f;
       f.pc = pc;
-      f.reasonId = "DOWNREC";
+      f.reasonId = ReasonId::traceError("DOWNREC");
       f.construct = "return";
       f.structural = true;
       f.confidence = Confidence::Likely;
@@ -91,7 +94,7 @@ class RecursionRule final : public Rule {
     Finding f;
     f.pc = 0;  // the header
     f.proto = fn.index;
-    f.reasonId = "CUNROLL";
+    f.reasonId = ReasonId::traceError("CUNROLL");
     f.construct = "closure";
     f.structural = true;
     f.confidence = Confidence::Possible;

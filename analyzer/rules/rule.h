@@ -35,7 +35,7 @@ struct FunctionView {
 struct Finding {
   int pc = 0;                    // 0: the function header, reported at its first line
   std::size_t proto = SIZE_MAX;  // where pc is; SIZE_MAX: the function being checked
-  std::string reasonId;
+  ReasonId reasonId;
   std::string construct;
   std::string callee;
   std::string message;
@@ -66,6 +66,9 @@ class Rule {
  public:
   virtual ~Rule() = default;
   virtual std::string_view name() const = 0;
+  // Every reasonId this family can emit under the profile; a test checks
+  // them against the catalog and the findings on every fixture against them.
+  virtual std::vector<ReasonId> reasons(const RecorderProfile& profile) const = 0;
   virtual void check(const FunctionView& fn, PredictionSink& sink) const = 0;
 };
 

@@ -7,15 +7,7 @@ namespace ljcheck::rules {
 
 using bytecode::Op;
 
-int argumentSlot(const FunctionView& fn, int pc, int k) {
-  return fn.proto.at(pc).a + (fn.chunk.fr2 ? 2 : 1) + k;
-}
-
-int fixedArguments(const bytecode::Instruction& call) {
-  // CALL/CALLT: C - 1 arguments; CALLM/CALLMT: C fixed ones before the multres.
-  if (call.op == Op::CALLM || call.op == Op::CALLMT) return call.c;
-  return call.c - 1;
-}
+int argumentSlot(const FunctionView& fn, int pc, int k) { return flow::argumentSlot(fn.chunk, fn.proto.at(pc), k); }
 
 namespace {
 
@@ -26,8 +18,8 @@ namespace {
 // callee slot and a MOV of it into the first argument slot.
 flow::Value stringMethodOfUnknown(const FunctionView& fn, int pc) {
   const auto& call = fn.proto.at(pc);
-  if (call.op != Op::CALL && call.op != Op::CALLM && call.op != Op::CALLT && call.op != Op::CALLMT) return {};
-  if (fixedArguments(call) < 2) return {};
+  if (!flow::isCall(call.op)) return {};
+  if (flow::fixedArgs(call) < 2) return {};
   int self = argumentSlot(fn, pc, 0);
   flow::Value receiver = fn.values.at(fn.index, pc, self);
   if (receiver.known() && !receiver.is(flow::Value::Kind::String)) return {};
@@ -37,7 +29,7 @@ flow::Value stringMethodOfUnknown(const FunctionView& fn, int pc) {
   // the callee's, so the first such write ends the search.
   for (int q = pc - 1; q >= 2; --q) {
     const auto& ins = fn.proto.at(q);
-    flow::Writes w = flow::writesOf(ins, 256);
+    flow::Writes w = flow::writesOf(ins);
     if (w.last >= w.first && w.first < call.a) return {};
     if (call.a < w.first || call.a > w.last) continue;
     const auto& copy = fn.proto.at(q - 1);
@@ -87,7 +79,7 @@ Finding splitFinding(int pc, std::size_t proto, const std::string& subject, cons
   Finding f;
   f.pc = pc;
   f.proto = proto;
-  f.reasonId = (ends ? "RETURN:" : "STITCH:") + subject;
+  f.reasonId = ReasonId::split(ends ? SplitKind::Return : SplitKind::Stitch, subject);
   f.construct = "call";
   f.callee = callee;
   f.message = ends ? "call to " + callee + " ends the trace: it is not compiled and " + why

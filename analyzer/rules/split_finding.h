@@ -15,10 +15,9 @@ struct Callee {
 };
 Callee resolveCallee(const FunctionView& fn, int pc);
 
-// The register of the k-th argument (0-based) of the call at pc.
+// The register of the k-th argument (0-based) of the call at pc
+// (flow::argumentSlot in the function being checked).
 int argumentSlot(const FunctionView& fn, int pc, int k);
-// Number of fixed arguments of the call at pc.
-int fixedArguments(const bytecode::Instruction& call);
 
 // The next instruction takes a variable number of values (CALLM, CALLMT,
 // RETM, TSETM): a trace cannot be stitched there.

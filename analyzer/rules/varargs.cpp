@@ -16,6 +16,7 @@ using bytecode::Op;
 class VarargRule final : public Rule {
  public:
   std::string_view name() const override { return "varargs"; }
+  std::vector<ReasonId> reasons(const RecorderProfile&) const override { return {ReasonId::refusedBytecode("VARG")}; }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     if (!fn.proto.isVararg()) return;
@@ -25,7 +26,7 @@ class VarargRule final : public Rule {
       if (isSelectIdiom(fn, pc)) continue;
       Finding f;
       f.pc = pc;
-      f.reasonId = "NYIBC:VARG";
+      f.reasonId = ReasonId::refusedBytecode("VARG");
       f.construct = "vararg";
       f.aborts = true;
       if (fn.loops.inLoop(pc)) {

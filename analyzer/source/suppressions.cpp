@@ -111,13 +111,14 @@ SourceMap::SourceMap(std::string_view source) : source_(source) {
 
 SourceMap::~SourceMap() = default;
 
-bool SourceMap::suppressed(int line, std::string_view reasonId) const {
-  std::string_view code = reasonId.substr(0, reasonId.find(':'));
+bool SourceMap::suppressed(int line, const ReasonId& reasonId) const {
+  const std::string text = reasonId.str();
+  const std::string& code = reasonId.code();
   for (const auto& a : allows_) {
     bool covers = a.firstLine == 0 || (line >= a.firstLine && line <= a.lastLine);
     if (!covers) continue;
     for (const auto& id : a.ids)
-      if (id == reasonId || id == code || id == "*") return true;
+      if (id == text || id == code || id == "*") return true;
   }
   return false;
 }

@@ -136,7 +136,7 @@ header="# ljcheck accuracy benchmark
 
 $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $("$ljcheck" --version 2>/dev/null || echo ljcheck).
 Wall time per workload under the collector (Debian / OpenResty): ${times%; }."
-python3 "$here/score.py" --root "$root" --workloads "$workloads_rel" --luajit "$luajit" --header "$header" \
+python3 "$here/score.py" --root "$root" --workloads "$workloads_rel" --luajit "$luajit" --ljcheck "$ljcheck" --header "$header" \
   --out "$results/accuracy.md" "${vms[@]}"
 say "full report with site lists: bench/results/accuracy.md"
 exit "$failed"

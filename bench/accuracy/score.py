@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
 """Scores ljcheck's static predictions against runtime observations.
 
-usage: score.py --root DIR --workloads REL [--out FILE.md]
+usage: score.py --root DIR --workloads REL [--ljcheck PATH] [--out FILE.md]
                 --vm LABEL LINT.json RUNTIME_DIR [--vm ...]
 
-For each VM: reads the lint JSON (predictions), every runtime JSON in
-RUNTIME_DIR (observed sites) and beside each its NAME.visited.tsv (the
-instructions the recorder visited, written by host.lua; without it, the
-runtime JSON's "visited" lines), joins predictions and sites on (path, line,
-reasonId) and prints precision and recall per reason family as Markdown.
-Masked predictions and those below --min-confidence are not scored. See
-bench/accuracy/README.md for the method.
+For each VM: joins the lint JSON (predictions) with every runtime JSON in
+RUNTIME_DIR (observed sites) through `ljcheck verify --format json`, the
+join users get, and takes each site's status (confirmed, missed, latent)
+from it. Beside each runtime JSON, its NAME.visited.tsv (the instructions
+the recorder visited, written by host.lua; without it, the runtime JSON's
+"visited" lines) tells latent predictions the recorder visited (false
+positives) from those it never reached (not scored). Prints precision and
+recall per reason family as Markdown. Which codes are benign comes from the
+reason catalog (registry/catalog/reasons.json). Masked predictions and those
+below --min-confidence are not scored. See bench/accuracy/README.md.
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
 FAMILIES = ["blockers", "splits", "structural", "other"]
@@ -31,10 +35,14 @@ FAMILY_TITLES = {
 TARGETS = {"blockers": (0.95, 0.90), "splits": (0.95, 0.90), "structural": (0.5, 0.5)}
 BLOCKER_CODES = {"NYIBC", "NYIFFU", "NYICALL", "NYICONV", "BADTYPE"}
 STRUCTURAL_CODES = {"LINNER", "DOWNREC", "CUNROLL", "NYIRETL"}
-# Stop-class reasons the collector reports only with includeBenign; those not
-# in the structural family are trace formation working as designed and are
-# neither predicted nor scored.
-BENIGN_CODES = {"LLEAVE", "LINNER", "LUNROLL", "CUNROLL", "DOWNREC", "BLACKL", "RETRY"}
+
+
+def benign_codes(root):
+    """Stop-class codes the collector reports only with includeBenign, as the
+    catalog marks them; those not in the structural family are trace formation
+    working as designed and are neither predicted nor scored."""
+    with open(os.path.join(root, "registry", "catalog", "reasons.json"), encoding="utf-8") as f:
+        return {r["code"] for r in json.load(f)["reasons"] if r.get("benign")}
 
 
 def code_of(reason_id):
@@ -46,6 +54,7 @@ class Workspace:
 
     def __init__(self, root, workloads):
         self.root = root
+        self.benign = benign_codes(root)
         self.files = {}
         base = os.path.join(root, workloads)
         for dirpath, dirnames, filenames in os.walk(base):
@@ -82,7 +91,7 @@ class Workspace:
             return "blockers"
         if code in STRUCTURAL_CODES:
             return "structural"
-        if code in BENIGN_CODES:
+        if code in self.benign:
             return None
         return "other"
 
@@ -122,7 +131,7 @@ def read_predictions(lint_path, ws, min_confidence):
     if doc.get("predictions") and not any("confidence" in p for p in doc["predictions"]):
         sys.stderr.write("score.py: %s has no confidence or maskedBy fields (an older ljcheck): "
                          "every prediction is scored\n" % lint_path)
-    return preds, masked, unsure, doc.get("traceProfile", {}), doc.get("errors", [])
+    return preds, masked, unsure, doc, doc.get("errors", [])
 
 
 CALL_OPS = {"CALL", "CALLM", "CALLT", "CALLMT"}
@@ -223,14 +232,15 @@ def bytecode_index(luajit, root, files):
 
 
 def read_runtime(run_dir, ws, index):
-    """Observed sites keyed like predictions, coverage, and what was left out."""
+    """The runtime JSON files, each observed site's details (raw reason),
+    coverage, and what was observed outside the workloads."""
     observed, coverage, outside, profiles, runs = {}, Coverage(index), defaultdict(int), set(), []
     coverage_missing = []
     for name in sorted(os.listdir(run_dir)):
         if not name.endswith(".json"):
             continue
         doc = load_json(os.path.join(run_dir, name))
-        runs.append(name[:-5])
+        runs.append(os.path.join(run_dir, name))
         prof = doc.get("traceProfile", {})
         profiles.add((prof.get("name", "?"), prof.get("id", "?")))
         tsv = os.path.join(run_dir, name[:-5] + ".visited.tsv")
@@ -262,6 +272,30 @@ def read_runtime(run_dir, ws, index):
     return observed, coverage, outside, profiles, runs, coverage_missing
 
 
+def verify_statuses(ljcheck, root, lint_doc, preds, run_files):
+    """(path, line, reasonId) -> status, from `ljcheck verify --format json`
+    over the scored predictions and every run."""
+    scored = dict(lint_doc)
+    scored["predictions"] = list(preds.values())
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
+        json.dump(scored, f)
+        lint_path = f.name
+    try:
+        cmd = [ljcheck, "verify", "--static", lint_path, "--format", "json", "--include-benign",
+               "--allow-profile-mismatch"]
+        for run in run_files:
+            cmd += ["--runtime", run]
+        done = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True)
+    finally:
+        os.unlink(lint_path)
+    if done.returncode != 0:
+        sys.exit("score.py: ljcheck verify failed (%d): %s" % (done.returncode, done.stderr.strip()))
+    for warning in json.loads(done.stdout).get("warnings", []):
+        sys.stderr.write("score.py: ljcheck verify: %s\n" % warning)
+    return {(s["path"], int(s["line"]), s["reasonId"]): s["status"] for s in json.loads(done.stdout)["sites"]}
+
+
 def ratio(num, den):
     return None if den == 0 else num / den
 
@@ -271,21 +305,29 @@ def fmt_ratio(r):
 
 
 class Score:
-    def __init__(self, ws, preds, observed, coverage):
+    """Per family, from verify's statuses: predicted = confirmed + latent +
+    unexercised, observed = confirmed + missed; the predictions not confirmed
+    are split by instruction coverage into false positives and unvisited."""
+
+    def __init__(self, ws, preds, observed, coverage, statuses):
         self.ws = ws
         self.preds, self.observed, self.coverage = preds, observed, coverage
         self.rows = {}
         self.details = {}
         fam_pred = defaultdict(set)
         fam_obs = defaultdict(set)
-        for key in preds:
-            fam = ws.family(key[2], key[0])
-            if fam:
+        for key, status in statuses.items():
+            fam = ws.family(key[2], key[0]) if key[0] in ws.files else None
+            if not fam:
+                continue
+            # Unexercised (verify's line coverage) and latent predictions are
+            # both split again below by instruction coverage, which is finer.
+            if status in ("confirmed", "latent", "unexercised"):
                 fam_pred[fam].add(key)
-        for key in observed:
-            fam = ws.family(key[2], key[0])
-            if fam:
+            if status in ("confirmed", "missed"):
                 fam_obs[fam].add(key)
+        self.predicted_keys = set().union(*fam_pred.values()) if fam_pred else set()
+        self.observed_keys = set().union(*fam_obs.values()) if fam_obs else set()
         for fam in ["overall"] + FAMILIES:
             if fam == "overall":
                 p = set().union(*fam_pred.values()) if fam_pred else set()
@@ -296,7 +338,7 @@ class Score:
             # A prediction counts for precision when the recorder visited its
             # instruction (see Coverage), or when it was observed there (which
             # implies a visit). The line-level count is kept for comparison.
-            on_visited = {k for k in p if k in confirmed or coverage.visited(k, preds[k])}
+            on_visited = {k for k in p if k in confirmed or coverage.visited(k, preds.get(k, {}))}
             on_lines = {k for k in p if k in confirmed or coverage.line_visited(k)}
             unvisited = p - on_visited
             false_pos = on_visited - confirmed
@@ -339,18 +381,13 @@ class Score:
     def per_workload(self):
         by = defaultdict(lambda: defaultdict(int))
         d = self.details["overall"]
-        for key in self.preds:
-            if self.ws.family(key[2], key[0]):
-                by[self.ws.workload(key[0])]["predicted"] += 1
-        for key in self.observed:
-            if self.ws.family(key[2], key[0]):
-                by[self.ws.workload(key[0])]["observed"] += 1
-        for what in ("missed", "false_pos", "unvisited"):
+        for key in self.predicted_keys:
+            by[self.ws.workload(key[0])]["predicted"] += 1
+        for key in self.observed_keys:
+            by[self.ws.workload(key[0])]["observed"] += 1
+        for what in ("missed", "false_pos", "unvisited", "confirmed"):
             for key in d[what]:
                 by[self.ws.workload(key[0])][what] += 1
-        for key in set(self.preds) & set(self.observed):
-            if self.ws.family(key[2], key[0]):
-                by[self.ws.workload(key[0])]["confirmed"] += 1
         names = sorted({self.ws.workload(p) for p in self.ws.files})
         out = ["| workload | predicted | unvisited | observed | confirmed | missed | false pos. |",
                "|---|--:|--:|--:|--:|--:|--:|"]
@@ -368,10 +405,10 @@ class Score:
             loc = "%s:%d" % (k[0], k[1])
             src = self.ws.source(k[0], k[1])
             if what in ("missed", "confirmed"):
-                s = self.observed[k]
+                s = self.observed.get(k, {})
                 extra = "%s ×%s, %s" % (s.get("severity", ""), s.get("count", ""), s.get("rawReason", ""))
             else:
-                p = self.preds[k]
+                p = self.preds.get(k, {})
                 extra = "%s, %s" % (p.get("severity", ""), p.get("context", ""))
             out.append("- `%s` %s (%s) `%s`" % (loc, k[2], extra, src.replace("`", "'")))
         return out
@@ -389,10 +426,12 @@ def masked_listing(ws, masked, observed):
     return out
 
 
-def report_vm(label, lint_path, run_dir, ws, min_confidence, index):
-    preds, masked, unsure, lint_profile, lint_errors = read_predictions(lint_path, ws, min_confidence)
+def report_vm(label, lint_path, run_dir, ws, min_confidence, index, ljcheck):
+    preds, masked, unsure, lint_doc, lint_errors = read_predictions(lint_path, ws, min_confidence)
+    lint_profile = lint_doc.get("traceProfile", {})
     observed, coverage, outside, profiles, runs, no_cov = read_runtime(run_dir, ws, index)
-    score = Score(ws, preds, observed, coverage)
+    statuses = verify_statuses(ljcheck, ws.root, lint_doc, preds, runs)
+    score = Score(ws, preds, observed, coverage, statuses)
     head = ["## %s" % label, ""]
     head.append("Runtime profile: %s; lint profile: %s; %d workload runs; %d visited lines%s." % (
         ", ".join("%s (`%s`)" % p for p in sorted(profiles)) or "?",
@@ -440,6 +479,8 @@ def main():
     ap.add_argument("--header", default="", help="text put above the tables")
     ap.add_argument("--luajit", default="luajit",
                     help="a luajit to list the workloads' bytecode with (default: luajit on PATH)")
+    ap.add_argument("--ljcheck", default="build/bin/ljcheck",
+                    help="the ljcheck whose verify joins the reports (default: build/bin/ljcheck under the root)")
     ap.add_argument("--min-confidence", default="likely", choices=sorted(CONFIDENCE_ORDER),
                     help="score predictions at or above this confidence (default: likely, lint's default)")
     args = ap.parse_args()
@@ -447,9 +488,10 @@ def main():
     if not ws.files:
         sys.exit("score.py: no .lua files under %s" % args.workloads)
     index = bytecode_index(args.luajit, ws.root, ws.files)
+    ljcheck = args.ljcheck if os.path.isabs(args.ljcheck) else os.path.join(ws.root, args.ljcheck)
     summaries, fulls = [], []
     for label, lint_path, run_dir in args.vm:
-        summary, details, _ = report_vm(label, lint_path, run_dir, ws, args.min_confidence, index)
+        summary, details, _ = report_vm(label, lint_path, run_dir, ws, args.min_confidence, index, ljcheck)
         summaries.append(summary)
         fulls.append(summary + "\n" + details)
     header = args.header + "\n\n" if args.header else ""

@@ -2,6 +2,7 @@
 #include "ljcheck/reason.h"
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <stdexcept>
 
 #include "builtin_data.h"
@@ -40,13 +41,40 @@ std::optional<Severity> parseSeverity(std::string_view text) {
   return std::nullopt;
 }
 
+ReasonId ReasonId::traceError(std::string_view code, std::string_view subject) {
+  return {std::string(code), traceErrorHasSubject(code) ? std::string(subject) : std::string()};
+}
+
+ReasonId ReasonId::refusedBytecode(std::string_view bytecode) { return traceError("NYIBC", bytecode); }
+
+ReasonId ReasonId::refusedFastFunction(std::string_view ffname) { return traceError("NYIFFU", ffname); }
+
+ReasonId ReasonId::split(SplitKind kind, std::string_view builtin) {
+  return {kind == SplitKind::Stitch ? "STITCH" : "RETURN", std::string(builtin)};
+}
+
 ReasonId ReasonId::parse(std::string_view text) {
   auto colon = text.find(':');
   if (colon == std::string_view::npos) return {std::string(text), {}};
   return {std::string(text.substr(0, colon)), std::string(text.substr(colon + 1))};
 }
 
-std::string ReasonId::str() const { return subject.empty() ? code : code + ":" + subject; }
+std::string ReasonId::str() const { return subject_.empty() ? code_ : code_ + ":" + subject_; }
+
+bool ReasonId::operator<(const ReasonId& o) const {
+  // Compares the "CODE:SUBJECT" strings: the codes, then what follows the
+  // shorter code (':' and the subject, or the rest of the longer code).
+  std::size_t common = std::min(code_.size(), o.code_.size());
+  if (int c = code_.compare(0, common, o.code_, 0, common); c != 0) return c < 0;
+  if (code_.size() == o.code_.size()) return subject_ < o.subject_;
+  auto rest = [common](const ReasonId& r) {
+    std::string tail = r.code_.substr(common);
+    return r.subject_.empty() ? tail : tail + ":" + r.subject_;
+  };
+  return rest(*this) < rest(o);
+}
+
+bool traceErrorHasSubject(std::string_view code) { return code == "NYIBC" || code == "NYIFFU" || code == "NYIIR"; }
 
 namespace {
 

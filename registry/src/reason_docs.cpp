@@ -52,7 +52,7 @@ struct Example {
 bool namesCode(const FixtureAnnotation& a, std::string_view code) {
   if (a.kind != "expect" && a.kind != "expect-runtime") return false;
   return std::any_of(a.reasonIds.begin(), a.reasonIds.end(),
-                     [&](const std::string& id) { return ReasonId::parse(id).code == code; });
+                     [&](const std::string& id) { return ReasonId::parse(id).code() == code; });
 }
 
 // The smallest fixture (in bytes, then by path) whose expect or
@@ -79,7 +79,7 @@ std::set<std::string> reasonIdsInFixtures(std::string_view code, const Fixtures&
     for (const auto& a : fixture.annotations)
       if (namesCode(a, code))
         for (const auto& id : a.reasonIds)
-          if (ReasonId::parse(id).code == code) ids.insert(id);
+          if (ReasonId::parse(id).code() == code) ids.insert(id);
   return ids;
 }
 
@@ -130,7 +130,7 @@ std::string annotationText(const FixtureAnnotation& a, std::string_view code) {
   text += ": ";
   bool first = true;
   for (const auto& id : a.reasonIds) {
-    if (ReasonId::parse(id).code != code) continue;
+    if (ReasonId::parse(id).code() != code) continue;
     text += (first ? "" : ", ") + id;
     first = false;
   }
@@ -209,7 +209,7 @@ std::string index(const ReasonCatalog& catalog, const Fixtures& fixtures) {
 }  // namespace
 
 std::string reasonDocsPage(std::string_view reasonId) {
-  std::string code = ReasonId::parse(reasonId).code;
+  std::string code = ReasonId::parse(reasonId).code();
   if (!ReasonCatalog::builtin().find(code)) return {};
   return std::string(kReasonDocsDir) + "/" + pageFileName(code);
 }

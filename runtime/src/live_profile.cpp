@@ -76,9 +76,7 @@ const RecorderProfile& LiveProfile::mappingProfile() const {
   return registered ? *registered : unsupported;
 }
 
-std::string LiveProfile::bytecodeName(int opcode) const { return nameAt(facts.bytecodeNames, opcode); }
 std::string LiveProfile::fastFunctionName(int ffid) const { return nameAt(facts.fastFunctionNames, ffid); }
-std::string LiveProfile::irName(int op) const { return nameAt(irNames, op); }
 std::string LiveProfile::traceErrorMessage(int code) const {
   return nameAt(facts.traceErrorMessages, code);
 }

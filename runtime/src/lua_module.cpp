@@ -136,7 +136,7 @@ void pushSite(lua_State* L, const AbortSite& site) {
   setString(L, "severity", std::string(toString(site.severity)));
   setNumber(L, "count", static_cast<double>(site.count));
   setString(L, "reason", site.reason);
-  setString(L, "reasonId", site.reasonId);
+  setString(L, "reasonId", site.reasonId.str());
   setString(L, "reasonClass", std::string(toString(site.reasonClass)));
   setString(L, "rawReason", site.rawReason);
   setString(L, "location", site.location());
@@ -162,13 +162,14 @@ void pushReport(lua_State* L, TraceReport report) {
   }
   lua_setfield(L, -2, "sites");
   lua_createtable(L, 0, 3);
-  setString(L, "id", data->traceProfile.id);
-  setString(L, "name", data->traceProfile.name);
-  lua_pushboolean(L, data->traceProfile.supported);
+  setString(L, "id", data->envelope.traceProfile.id);
+  setString(L, "name", data->envelope.traceProfile.name);
+  lua_pushboolean(L, data->envelope.traceProfile.supported);
   lua_setfield(L, -2, "supported");
   lua_setfield(L, -2, "traceProfile");
-  setString(L, "reasonCatalogId", data->reasonCatalogId);
-  setNumber(L, "reasonCatalogVersion", data->reasonCatalogVersion);
+  setString(L, "reasonCatalogId", data->envelope.reasonCatalogId);
+  setNumber(L, "reasonCatalogVersion", data->envelope.reasonCatalogVersion);
+  setString(L, "root", data->envelope.root);
   if (data->coverage) {
     lua_createtable(L, static_cast<int>(data->visited.size()), 0);
     for (std::size_t i = 0; i < data->visited.size(); ++i) {

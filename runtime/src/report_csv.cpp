@@ -27,7 +27,7 @@ std::string toCsv(const TraceReport& report) {
   std::string out = "severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason\r\n";
   for (const AbortSite& site : report.sites) {
     const std::string fields[] = {std::string(toString(site.severity)), std::to_string(site.count),
-                                  site.reasonId, std::string(toString(site.reasonClass)),
+                                  site.reasonId.str(), std::string(toString(site.reasonClass)),
                                   site.location(), site.zonePath, site.reason, site.rawReason};
     bool first = true;
     for (const std::string& field : fields) {

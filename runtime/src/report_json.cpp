@@ -1,4 +1,5 @@
-// The trace report as the runtime JSON `ljcheck verify` reads (formatVersion 1).
+// The trace report as the runtime JSON `ljcheck verify` reads: the report
+// envelope (ljcheck/report_envelope.h), then the sites.
 #include <nlohmann/json.hpp>
 
 #include "ljcheck/trace_report.h"
@@ -11,7 +12,7 @@ std::string toJson(const TraceReport& report) {
   for (const AbortSite& site : report.sites) {
     sites.push_back({{"severity", toString(site.severity)},
                      {"count", site.count},
-                     {"reasonId", site.reasonId},
+                     {"reasonId", site.reasonId.str()},
                      {"reasonClass", toString(site.reasonClass)},
                      {"reason", site.reason},
                      {"rawReason", site.rawReason},
@@ -20,21 +21,12 @@ std::string toJson(const TraceReport& report) {
                      {"line", site.line},
                      {"zonePath", site.zonePath}});
   }
-  Json doc = {{"tool", "ljcheck"},
-              {"kind", "runtime"},
-              {"formatVersion", 1},
-              {"reasonCatalogId", report.reasonCatalogId},
-              {"reasonCatalogVersion", report.reasonCatalogVersion},
-              {"traceProfile",
-               {{"id", report.traceProfile.id},
-                {"name", report.traceProfile.name},
-                {"supported", report.traceProfile.supported}}},
-              {"root", report.root},
-              {"script", report.script},
-              {"durationSec", report.durationSec},
-              {"totalAborts", report.totalAborts},
-              {"blacklisted", report.blacklisted},
-              {"sites", std::move(sites)}};
+  Json doc = report.envelope.toJson();
+  doc["script"] = report.script;
+  doc["durationSec"] = report.durationSec;
+  doc["totalAborts"] = report.totalAborts;
+  doc["blacklisted"] = report.blacklisted;
+  doc["sites"] = std::move(sites);
   if (report.coverage) doc["visited"] = report.visited;
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

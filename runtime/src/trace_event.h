@@ -11,13 +11,14 @@
 #include <unordered_map>
 #include <type_traits>
 
+#include "ljcheck/abort_mapping.h"
+
 namespace ljcheck {
 
 enum class TraceEventKind : std::uint8_t { Abort, Stitch, Return };
 
-// Subject of an event: a VM number (NYIBC opcode, NYIIR op, ffid) or one of these.
-constexpr std::int32_t kNoSubject = -1;
-constexpr std::int32_t kPlainCFunction = -2;  // a lua_CFunction without ffid
+// Subject of an event: a VM number (NYIBC opcode, NYIIR op, ffid), or
+// kNoSubject / kPlainCFunction (ljcheck/abort_mapping.h).
 
 // Ids into a StringPool; 0 is the empty string.
 using StringId = std::uint32_t;

@@ -90,7 +90,7 @@ std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions opt
   try {
     session.reset(new TraceSession(std::move(options), readLiveProfile(L)));
     session->locations_ = std::make_unique<LocationResolver>(session->options_.root);
-    session->options_.root = session->locations_->root();
+    session->options_.root = session->locations_->root().path();
     std::size_t capacity = 1000;
     if (session->profile_.registered)
       capacity = static_cast<std::size_t>(session->profile_.registered->param("maxtrace", 1000));
@@ -165,13 +165,9 @@ TraceReport TraceSession::stop(lua_State* L) {
   detach(L);
   TraceReport report;
   report.durationSec = std::chrono::duration<double>(stoppedAt - startedAt_).count();
-  report.traceProfile = {profile_.id, profile_.name, profile_.supported};
-  const ReasonCatalog& catalog = ReasonCatalog::builtin();
-  report.reasonCatalogId = catalog.id();
-  report.reasonCatalogVersion = catalog.version();
-  report.root = options_.root;
-  if (!options_.script.empty()) report.script = locations_->relativePath(options_.script);
-  AggregationContext context{profile_, catalog, *locations_, options_.includeBenign};
+  report.envelope = ReportEnvelope::current("runtime", {profile_.id, profile_.name, profile_.supported}, options_.root);
+  if (!options_.script.empty()) report.script = locations_->root().show(options_.script);
+  AggregationContext context{profile_, ReasonCatalog::builtin(), *locations_, options_.includeBenign};
   aggregateSites(capture_->events, capture_->strings, context, report);
   report.coverage = options_.coverage;
   if (report.coverage) report.visited = visitedLocations(capture_->visited, capture_->strings, *locations_);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "../support/cli.h"
 
@@ -48,9 +49,9 @@ TEST_CASE("verify joins lint predictions with three runs of the fixtures", "[cli
   CHECK(text.exitCode == 0);  // --fail-on defaults to none
   CHECK(hasRow(text.out, R"(^confirmed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +\d+$)"));
   CHECK(hasRow(text.out, R"(^confirmed +fixtures/stitch_string_gsub\.lua:5 +STITCH:string\.gsub +\d+$)"));
-  CHECK(hasRow(text.out, R"(^reason +confirmed +missed +latent +precision +recall$)"));
-  CHECK(hasRow(text.out, R"(^class +confirmed +missed +latent +precision +recall$)"));
-  const std::string tally = R"( +\d+ +\d+ +\d+ +[01]\.\d\d +[01]\.\d\d$)";
+  CHECK(hasRow(text.out, R"(^reason +confirmed +missed +latent +precision +recall +unexercised +masked$)"));
+  CHECK(hasRow(text.out, R"(^class +confirmed +missed +latent +precision +recall +unexercised +masked$)"));
+  const std::string tally = R"( +\d+ +\d+ +\d+ +[01]\.\d\d +[01]\.\d\d +\d+ +\d+$)";
   CHECK(hasRow(text.out, "^NYIBC:FNEW" + tally));
   CHECK(hasRow(text.out, "^STITCH:string\\.gsub" + tally));
   CHECK(hasRow(text.out, "^blocker" + tally));
@@ -104,4 +105,52 @@ TEST_CASE("verify with no predictions against a run with aborts: all missed, rec
   ProcessResult strict = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--fail-on", "missed"});
   CHECK(strict.exitCode == 1);
   CHECK(hasRow(strict.out, R"(^missed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +\d+$)"));
+}
+
+TEST_CASE("lint and run from a subdirectory agree on files inside and outside the root", "[cli][verify][paths]") {
+  // work/proj is the project (the working directory and so the root);
+  // work/lib/outside.lua lies outside it, work/proj/inside.lua inside.
+  std::string work = ljcheck::testing::scratchDirectory("verify-outside-root");
+  std::string proj = work + "/proj";
+  std::string closureInLoop = "local n = 0\nfor i = 1, 500 do\n  local f = function() return i end\n  n = n + f()\nend\n";
+  writeFile(work + "/lib/outside.lua", closureInLoop);
+  writeFile(proj + "/inside.lua", closureInLoop);
+
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "inside.lua", "../lib/outside.lua"}, proj);
+  REQUIRE(lint.exitCode == 1);
+  json predictions = json::parse(lint.out).at("predictions");
+  std::set<std::string> predicted;
+  for (const auto& p : predictions)
+    if (p.at("reasonId") == "NYIBC:FNEW") predicted.insert(p.at("location").get<std::string>());
+  std::string outside = work + "/lib/outside.lua";
+  CHECK(predicted == std::set<std::string>{"inside.lua:3", outside + ":3"});
+  CHECK(json::parse(lint.out).at("root") == proj);
+  writeFile(proj + "/lint.json", lint.out);
+
+  for (const char* script : {"inside.lua", "../lib/outside.lua"}) {
+    std::string name = std::string(script).substr(std::string(script).rfind('/') + 1);
+    ProcessResult run = runLjcheck({"run", "--json", name + ".json", "--", script}, proj);
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    CHECK(json::parse(readFile(proj + "/" + name + ".json")).at("root") == proj);
+  }
+  ProcessResult joined = runLjcheck({"verify", "--static", "lint.json", "--runtime", "inside.lua.json", "--runtime",
+                                     "outside.lua.json", "--format", "json"}, proj);
+  INFO(joined.out << joined.err);
+  REQUIRE(joined.exitCode == 0);
+  json v = json::parse(joined.out);
+  CHECK(v.at("byReason").at("NYIBC:FNEW").at("confirmed") == 2);
+  CHECK(v.at("total").at("missed") == 0);
+  CHECK(v.at("total").at("latent") == 0);
+  CHECK(joined.err.empty());
+
+  // A runtime report written with another root (run from work/, --root .) is
+  // rebased onto the lint report's root, with a warning.
+  ProcessResult elsewhere = runLjcheck({"run", "--json", "proj/elsewhere.json", "--", "proj/inside.lua"}, work);
+  REQUIRE(elsewhere.exitCode == 0);
+  ProcessResult rebased = runLjcheck({"verify", "--static", "lint.json", "--runtime", "elsewhere.json"}, proj);
+  INFO(rebased.out << rebased.err);
+  CHECK(rebased.exitCode == 0);
+  CHECK(hasRow(rebased.out, R"(^confirmed +inside\.lua:3 +NYIBC:FNEW +\d+$)"));
+  CHECK(rebased.err.find("warning: elsewhere.json was written with root " + work) != std::string::npos);
 }

@@ -23,7 +23,7 @@ using testing::Site;
 namespace {
 
 bool isBenign(const std::string& reasonId) {
-  const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code);
+  const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code());
   return r && r->benign;
 }
 

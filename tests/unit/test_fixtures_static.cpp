@@ -27,7 +27,7 @@ TEST_CASE("the analyzer predicts exactly the annotated sites of every fixture", 
       for (const auto& p : result.predictions) {
         CHECK(p.path == fixture.path);
         CHECK_FALSE(p.reasoning.empty());
-        if (p.maskedBy.empty()) predicted.insert({p.line, p.reasonId});
+        if (!p.masked()) predicted.insert({p.line, p.reasonId.str()});
       }
       auto expected = fixture.staticallyPredicted();
       INFO("expected:" << testing::describe(expected) << "\npredicted:" << testing::describe(predicted));

@@ -1,6 +1,7 @@
 // The registry: the reason catalog, the committed recorder profile and its
 // agreement with the LuaJIT this binary embeds.
 #include <catch2/catch.hpp>
+#include <algorithm>
 
 extern "C" {
 #include <lauxlib.h>
@@ -109,16 +110,51 @@ TEST_CASE("a profile id changes when any list it digests changes", "[registry]")
 
 TEST_CASE("raw aborts map to reasonIds through the profile, never by number alone", "[registry]") {
   const auto& profile = defaultProfile();
-  int nyibc = *profile.traceErrorCode("NYIBC");
-  CHECK(reasonIdForAbort(profile, {nyibc, "NYI: bytecode %d", "FNEW"}) == "NYIBC:FNEW");
-  CHECK(reasonIdForAbort(profile, {*profile.traceErrorCode("NYIFFU"), "", "ffi.typeof"}) == "NYIFFU:ffi.typeof");
-  CHECK(reasonIdForAbort(profile, {*profile.traceErrorCode("LLEAVE"), "", "stale"}) == "LLEAVE");
-  CHECK(reasonIdForAbort(profile, {-1, "attempt to call a nil value", ""}) == "RECERR");
+  std::vector<std::string> bytecodes = profile.bytecodeNames(), irOps = {"LT", "GE"}, fastFunctions;
+  for (const auto& ff : profile.fastFunctions) fastFunctions.push_back(ff.name);
+  VmNameTables names{bytecodes, fastFunctions, irOps};
+  auto id = [&](const char* code, int subject, const char* message = "") {
+    return resolveAbort(profile, {*profile.traceErrorCode(code), subject, message, {}}, names).reasonId.str();
+  };
+  int fnew = static_cast<int>(std::find(bytecodes.begin(), bytecodes.end(), "FNEW") - bytecodes.begin());
+  CHECK(id("NYIBC", fnew, "NYI: bytecode %d") == "NYIBC:FNEW");
+  CHECK(resolveAbort(profile, {*profile.traceErrorCode("NYIBC"), fnew, "NYI: bytecode %d", {}}, names).vmText ==
+        "NYI: bytecode " + std::to_string(fnew));
+  int typeOf = static_cast<int>(profile.fastFunction("ffi.typeof") - profile.fastFunctions.data());
+  CHECK(id("NYIFFU", typeOf) == "NYIFFU:ffi.typeof");
+  CHECK(id("NYIFFU", kPlainCFunction) == "NYIFFU:C");
+  CHECK(id("NYIIR", 1) == "NYIIR:GE");
+  // Codes without a subject never carry one, whatever the argument.
+  CHECK(id("LLEAVE", 3) == "LLEAVE");
+  auto lua = resolveAbort(profile, {-1, kNoSubject, "", "attempt to call a nil value"}, names);
+  CHECK(lua.reasonId.str() == "RECERR");
+  CHECK(lua.vmText == "attempt to call a nil value");
+  // Splits name the builtin, or C for a plain C function.
+  CHECK(resolveSplit(SplitKind::Stitch, typeOf, names).reasonId.str() == "STITCH:ffi.typeof");
+  CHECK(resolveSplit(SplitKind::Return, kPlainCFunction, names).reasonId.str() == "RETURN:C");
+  CHECK(resolveSplit(SplitKind::Stitch, kPlainCFunction, names).vmText == "stitch at C");
   // A profile the registry does not hold maps by message text.
   RecorderProfile external = profile;
   external.supported = false;
-  CHECK(traceErrorName(external, {99, "inner loop in root trace", ""}) == "LINNER");
-  CHECK(traceErrorName(external, {99, "no such message", ""}) == "TRACEERR99");
+  CHECK(traceErrorName(external, 99, "inner loop in root trace") == "LINNER");
+  CHECK(traceErrorName(external, 99, "no such message") == "TRACEERR99");
+}
+
+TEST_CASE("reasonIds are built by the registry's constructors and order as their text", "[registry]") {
+  CHECK(ReasonId::refusedBytecode("FNEW").str() == "NYIBC:FNEW");
+  CHECK(ReasonId::refusedFastFunction("ffi.typeof").str() == "NYIFFU:ffi.typeof");
+  CHECK(ReasonId::split(SplitKind::Stitch, "string.gsub").str() == "STITCH:string.gsub");
+  CHECK(ReasonId::split(SplitKind::Return, kPlainCSubject).str() == "RETURN:C");
+  CHECK(ReasonId::traceError("LINNER").str() == "LINNER");
+  CHECK(ReasonId::traceError("LINNER", "ignored").str() == "LINNER");
+  CHECK(ReasonId::parse("STITCH:string.gsub") == ReasonId::split(SplitKind::Stitch, "string.gsub"));
+  std::vector<std::string> texts = {"NYIBC", "NYIBC:FNEW", "NYIBC:UCLO", "NYIBC2", "NYIBCX", "NYI", "STITCH:C",
+                                    "STITCH:string.gsub", "RETURN:C", "CJITOFF", "A:b", "A"};
+  for (const auto& a : texts)
+    for (const auto& b : texts) {
+      INFO(a << " vs " << b);
+      CHECK((ReasonId::parse(a) < ReasonId::parse(b)) == (a < b));
+    }
 }
 
 TEST_CASE("reports written under an older catalog version are upgraded through aliases", "[registry]") {

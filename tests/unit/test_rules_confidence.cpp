@@ -33,7 +33,7 @@ TEST_CASE("every prediction carries a confidence and one sentence of reasoning",
   INFO(listed(ps));
   REQUIRE(ps.size() >= 3);
   for (const auto& p : ps) {
-    INFO(p.reasonId << " at " << p.line);
+    INFO(p.reasonId.str() << " at " << p.line);
     CHECK_FALSE(p.reasoning.empty());
     CHECK(p.reasoning.find('\n') == std::string::npos);
   }

@@ -6,6 +6,7 @@
 
 using namespace ljcheck;
 using ljcheck::testing::find;
+using ljcheck::testing::maskedBy;
 using ljcheck::testing::listed;
 using ljcheck::testing::predict;
 
@@ -20,9 +21,9 @@ TEST_CASE("an UCLO after an FNEW in the same loop body is masked by the FNEW", "
   const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
   const Prediction* uclo = find(ps, 4, "NYIBC:UCLO");
   REQUIRE(fnew);
-  REQUIRE(fnew->maskedBy.empty());
+  REQUIRE(maskedBy(*fnew).empty());
   REQUIRE(uclo);
-  REQUIRE(uclo->maskedBy == "snippet.lua:4 NYIBC:FNEW");
+  REQUIRE(maskedBy(*uclo) == "snippet.lua:4 NYIBC:FNEW");
 }
 
 TEST_CASE("a stitch after a closure in the loop body is masked; one before it is not", "[rules][masking]") {
@@ -36,9 +37,9 @@ TEST_CASE("a stitch after a closure in the loop body is masked; one before it is
       "end\n");
   INFO(listed(ps));
   REQUIRE(find(ps, 3, "STITCH:string.gsub"));
-  REQUIRE(find(ps, 3, "STITCH:string.gsub")->maskedBy.empty());
+  REQUIRE(maskedBy(*find(ps, 3, "STITCH:string.gsub")).empty());
   REQUIRE(find(ps, 5, "STITCH:string.gsub"));
-  REQUIRE(find(ps, 5, "STITCH:string.gsub")->maskedBy == "snippet.lua:4 NYIBC:FNEW");
+  REQUIRE(maskedBy(*find(ps, 5, "STITCH:string.gsub")) == "snippet.lua:4 NYIBC:FNEW");
 }
 
 TEST_CASE("an inner loop between the abort and the site unmasks it", "[rules][masking]") {
@@ -54,7 +55,7 @@ TEST_CASE("an inner loop between the abort and the site unmasks it", "[rules][ma
   INFO(listed(ps));
   const Prediction* uclo = find(ps, 6, "NYIBC:UCLO");
   REQUIRE(uclo);
-  REQUIRE(uclo->maskedBy.empty());
+  REQUIRE(maskedBy(*uclo).empty());
 }
 
 TEST_CASE("a closure on a branch masks nothing", "[rules][masking]") {
@@ -66,7 +67,7 @@ TEST_CASE("a closure on a branch masks nothing", "[rules][masking]") {
       "end\n");
   INFO(listed(ps));
   REQUIRE(find(ps, 4, "STITCH:string.gsub"));
-  REQUIRE(find(ps, 4, "STITCH:string.gsub")->maskedBy.empty());
+  REQUIRE(maskedBy(*find(ps, 4, "STITCH:string.gsub")).empty());
 }
 
 TEST_CASE("code inside a function excluded with jit.off is masked by its CJITOFF", "[rules][masking]") {
@@ -82,7 +83,7 @@ TEST_CASE("code inside a function excluded with jit.off is masked by its CJITOFF
   const Prediction* inside = find(ps, 2, "RETURN:string.gsub");
   if (!inside) inside = find(ps, 2, "STITCH:string.gsub");
   REQUIRE(inside);
-  REQUIRE(inside->maskedBy == "snippet.lua:1 CJITOFF");
+  REQUIRE(maskedBy(*inside) == "snippet.lua:1 CJITOFF");
 }
 
 TEST_CASE("a closure on a branch masks what follows it on that branch only", "[rules][masking]") {
@@ -100,9 +101,9 @@ TEST_CASE("a closure on a branch masks what follows it on that branch only", "[r
   INFO(listed(ps));
   REQUIRE(find(ps, 3, "NYIBC:FNEW"));
   REQUIRE(find(ps, 3, "NYIBC:UCLO"));
-  REQUIRE(find(ps, 3, "NYIBC:UCLO")->maskedBy == "snippet.lua:3 NYIBC:FNEW");
+  REQUIRE(maskedBy(*find(ps, 3, "NYIBC:UCLO")) == "snippet.lua:3 NYIBC:FNEW");
   REQUIRE(find(ps, 5, "NYIBC:UCLO"));
-  REQUIRE(find(ps, 5, "NYIBC:UCLO")->maskedBy.empty());
+  REQUIRE(maskedBy(*find(ps, 5, "NYIBC:UCLO")).empty());
 }
 
 TEST_CASE("a closure in a generic for's body does not mask the iterator call", "[rules][masking]") {
@@ -118,7 +119,7 @@ TEST_CASE("a closure in a generic for's body does not mask the iterator call", "
       "end\n");
   INFO(listed(ps));
   REQUIRE(find(ps, 3, "STITCH:string.gmatch_aux"));
-  REQUIRE(find(ps, 3, "STITCH:string.gmatch_aux")->maskedBy.empty());
+  REQUIRE(maskedBy(*find(ps, 3, "STITCH:string.gmatch_aux")).empty());
   REQUIRE(find(ps, 5, "NYIBC:UCLO"));
-  REQUIRE_FALSE(find(ps, 5, "NYIBC:UCLO")->maskedBy.empty());
+  REQUIRE_FALSE(maskedBy(*find(ps, 5, "NYIBC:UCLO")).empty());
 }

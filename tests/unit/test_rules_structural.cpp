@@ -37,7 +37,7 @@ TEST_CASE("no LINNER for plain nested loops or a numeric inner loop", "[rules][s
       "  for k = 1, 10 do n = n + k end\n"
       "end\n");
   INFO(listed(ps));
-  for (const auto& p : ps) CHECK(p.reasonId != "LINNER");
+  for (const auto& p : ps) CHECK(p.reasonId.str() != "LINNER");
 }
 
 TEST_CASE("LINNER in a callback that C calls back", "[rules][structural]") {

@@ -32,13 +32,13 @@ TraceReport traceSnippet(const std::string& code, bool includeBenign = false) {
 const AbortSite* findSite(const TraceReport& report, const std::string& reasonId,
                           const std::string& location) {
   for (const AbortSite& site : report.sites)
-    if (site.reasonId == reasonId && site.location() == location) return &site;
+    if (site.reasonId.str() == reasonId && site.location() == location) return &site;
   return nullptr;
 }
 
 bool hasReason(const TraceReport& report, const std::string& code) {
   return std::any_of(report.sites.begin(), report.sites.end(), [&](const AbortSite& s) {
-    return s.reasonId == code || s.reasonId.rfind(code + ":", 0) == 0;
+    return s.reasonId.code() == code;
   });
 }
 
@@ -189,7 +189,7 @@ TEST_CASE("locations: relative inside the root, absolute outside, chunk names as
   CHECK(findSite(report, "NYIBC:FNEW", "a.lua:2"));
   CHECK(findSite(report, "NYIBC:FNEW", "=stdin:2"));
   CHECK(findSite(report, "NYIBC:FNEW", "[string \"for i = 1, 300 do...\"]:2"));
-  CHECK(report.root == "/proj");
+  CHECK(report.envelope.root == "/proj");
 }
 
 TEST_CASE("session misuse is refused with a clear error", "[runtime][session]") {

@@ -50,7 +50,7 @@ TEST_CASE("a non-number error object is RECERR with its text", "[runtime][aggreg
   f.add(TraceEventKind::Abort, -1, "@/proj/a.lua", 3).errorText = f.strings.intern("boom");
   TraceReport report = f.aggregate();
   REQUIRE(report.sites.size() == 1);
-  CHECK(report.sites[0].reasonId == "RECERR");
+  CHECK(report.sites[0].reasonId.str() == "RECERR");
   CHECK(report.sites[0].rawReason == "boom");
   CHECK(report.totalAborts == 1);
 }
@@ -64,10 +64,10 @@ TEST_CASE("subjects come from the live names", "[runtime][aggregate]") {
   f.add(TraceEventKind::Return, -1, "@/proj/a.lua", 3).subject = typeofId;
   TraceReport report = f.aggregate();
   REQUIRE(report.sites.size() == 3);
-  CHECK(report.sites[0].reasonId == "NYIFFU:ffi.typeof");
+  CHECK(report.sites[0].reasonId.str() == "NYIFFU:ffi.typeof");
   CHECK(report.sites[0].rawReason == "NYI: unsupported variant of FastFunc ffi.typeof");
-  CHECK(report.sites[1].reasonId == "RETURN:ffi.typeof");
-  CHECK(report.sites[2].reasonId == "STITCH:C");
+  CHECK(report.sites[1].reasonId.str() == "RETURN:ffi.typeof");
+  CHECK(report.sites[2].reasonId.str() == "STITCH:C");
   CHECK(report.totalAborts == 1);
 }
 
@@ -76,7 +76,7 @@ TEST_CASE("a trace error the catalog does not know is still reported", "[runtime
   f.add(TraceEventKind::Abort, 999, "@/proj/a.lua", 1);
   TraceReport report = f.aggregate();
   REQUIRE(report.sites.size() == 1);
-  CHECK(report.sites[0].reasonId == "TRACEERR999");
+  CHECK(report.sites[0].reasonId.str() == "TRACEERR999");
   CHECK(report.sites[0].severity == Severity::Warn);
 }
 
@@ -106,7 +106,7 @@ TEST_CASE("a benign reason is hidden unless it blacklisted its start", "[runtime
   blacklisting.blacklistedStart = true;
   TraceReport hidden = f.aggregate(false);
   REQUIRE(hidden.sites.size() == 1);
-  CHECK(hidden.sites[0].reasonId == "LINNER");
+  CHECK(hidden.sites[0].reasonId.str() == "LINNER");
   CHECK(hidden.sites[0].severity == Severity::Blacklist);
   CHECK(hidden.totalAborts == 2);
   CHECK(f.aggregate(true).sites.size() == 2);

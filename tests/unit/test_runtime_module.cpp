@@ -70,7 +70,7 @@ TEST_CASE("CSV follows RFC 4180 and puts actionable rows first", "[runtime][repo
     AbortSite s;
     s.severity = severity;
     s.count = count;
-    s.reasonId = "NYIBC:FNEW";
+    s.reasonId = ReasonId::refusedBytecode("FNEW");
     s.reasonClass = ReasonClass::Blocker;
     s.reason = "Bytecode the recorder does not compile";
     s.rawReason = std::move(raw);

@@ -35,14 +35,14 @@ TEST_CASE("an allow comment covers its own line, the next statement, or the file
                 "  local g = function() end -- ljcheck: allow(NYIBC:FNEW, RETURN)\n"
                 "  local h = function() end\n"
                 "end\n");
-  CHECK(map.suppressed(5, "STITCH:print"));
-  CHECK_FALSE(map.suppressed(5, "STITCH:string.gsub"));
-  CHECK(map.suppressed(4, "NYIBC:FNEW"));
-  CHECK(map.suppressed(6, "NYIBC:UCLO"));
-  CHECK(map.suppressed(7, "NYIBC:FNEW"));
-  CHECK(map.suppressed(7, "RETURN:error"));
-  CHECK_FALSE(map.suppressed(7, "NYIBC:UCLO"));
-  CHECK_FALSE(map.suppressed(8, "NYIBC:FNEW"));
+  CHECK(map.suppressed(5, ReasonId::parse("STITCH:print")));
+  CHECK_FALSE(map.suppressed(5, ReasonId::parse("STITCH:string.gsub")));
+  CHECK(map.suppressed(4, ReasonId::parse("NYIBC:FNEW")));
+  CHECK(map.suppressed(6, ReasonId::parse("NYIBC:UCLO")));
+  CHECK(map.suppressed(7, ReasonId::parse("NYIBC:FNEW")));
+  CHECK(map.suppressed(7, ReasonId::parse("RETURN:error")));
+  CHECK_FALSE(map.suppressed(7, ReasonId::parse("NYIBC:UCLO")));
+  CHECK_FALSE(map.suppressed(8, ReasonId::parse("NYIBC:FNEW")));
   CHECK(map.allows().size() == 3);
 }
 
@@ -51,5 +51,5 @@ TEST_CASE("malformed allow comments are ignored", "[source]") {
                 "y = 2 -- ljcheck: deny(NYIBC)\n"
                 "z = 3 -- ljcheck: allow()\n");
   CHECK(map.allows().empty());
-  CHECK_FALSE(map.suppressed(1, "NYIBC:FNEW"));
+  CHECK_FALSE(map.suppressed(1, ReasonId::parse("NYIBC:FNEW")));
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "../../analyzer/flow/instruction_effects.h"
 #include "../../analyzer/flow/values.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
@@ -39,10 +40,8 @@ struct Snippet {
       const auto& proto = chunk.prototypes[p];
       for (int pc = 1; pc <= proto.size(); ++pc) {
         const auto& ins = proto.at(pc);
-        bool call = ins.op == bytecode::Op::CALL || ins.op == bytecode::Op::CALLM || ins.op == bytecode::Op::CALLT ||
-                    ins.op == bytecode::Op::CALLMT;
-        if (!call || ins.line != line) continue;
-        int slot = offset == 0 ? ins.a : ins.a + (chunk.fr2 ? 2 : 1) + offset - 1;
+        if (!flow::isCall(ins.op) || ins.line != line) continue;
+        int slot = offset == 0 ? ins.a : flow::argumentSlot(chunk, ins, offset - 1);
         found = values->at(p, pc, slot);
         any = true;
       }
@@ -156,9 +155,9 @@ TEST_CASE("simple types of locals", "[values]") {
       "local q = print(d)\n");
   Value n = s.argument(3, 0);
   REQUIRE(n.isConstantNumber());
-  REQUIRE(n.integer() == 5);
+  REQUIRE(n.integer == 5);
   REQUIRE(s.argument(3, 1).isConstantString());
-  REQUIRE(s.argument(3, 1).name == "x");
+  REQUIRE(s.argument(3, 1).text() == "x");
   REQUIRE(s.argument(3, 2).is(Kind::Table));
   REQUIRE(s.argument(3, 3).is(Kind::Nil));
   REQUIRE(s.argument(3, 4).is(Kind::Nil));
@@ -306,8 +305,8 @@ TEST_CASE("a concatenation with a string literal is a string that keeps the lite
   Value pattern = s.argument(2, 0);
   REQUIRE(pattern.is(Kind::String));
   REQUIRE_FALSE(pattern.constant);
-  REQUIRE(pattern.name == "[\n]");
+  REQUIRE(pattern.text() == "[\n]");
   REQUIRE(s.argument(2, 1).is(Kind::String));
-  REQUIRE(s.argument(2, 1).name == "ab");
+  REQUIRE(s.argument(2, 1).text() == "ab");
   REQUIRE_FALSE(s.argument(2, 2).known());  // two unknown pieces: a __concat could return anything
 }

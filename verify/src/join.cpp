@@ -1,7 +1,9 @@
 // The join on (location, reasonId) and the per-reason and per-class tallies.
 #include <algorithm>
+#include <limits>
 #include <set>
 
+#include "ljcheck/project_path.h"
 #include "ljcheck/reason.h"
 #include "ljcheck/verify.h"
 
@@ -20,6 +22,9 @@ std::string_view toString(JoinedSite::Status s) {
     case JoinedSite::Status::Confirmed: return "confirmed";
     case JoinedSite::Status::Missed: return "missed";
     case JoinedSite::Status::Latent: return "latent";
+    case JoinedSite::Status::Unexercised: return "unexercised";
+    case JoinedSite::Status::Masked: return "masked";
+    case JoinedSite::Status::LoadedChunk: return "loaded-chunk";
   }
   return "confirmed";
 }
@@ -29,60 +34,145 @@ namespace {
 using Key = std::pair<std::string, std::string>;  // location, reasonId
 
 void checkCompatible(const SiteReport& lint, const SiteReport& run, const VerifyOptions& options) {
-  if (lint.catalogId != run.catalogId)
-    throw ReportError(run.file + ": written under reason catalog '" + run.catalogId + "', " + lint.file +
-                      " under '" + lint.catalogId + "'");
-  if (lint.profileId != run.profileId && !options.allowProfileMismatch)
-    throw ReportError("refusing to join " + lint.file + " (recorder profile " +
-                      (lint.profileName.empty() ? lint.profileId : lint.profileName) + ") with " + run.file +
-                      " (recorder profile " + (run.profileName.empty() ? run.profileId : run.profileName) +
+  const ReportEnvelope& a = lint.envelope;
+  const ReportEnvelope& b = run.envelope;
+  if (a.reasonCatalogId != b.reasonCatalogId)
+    throw ReportError(run.file + ": written under reason catalog '" + b.reasonCatalogId + "', " + lint.file +
+                      " under '" + a.reasonCatalogId + "'");
+  auto named = [](const ProfileRef& p) { return p.name.empty() ? p.id : p.name; };
+  if (a.traceProfile.id != b.traceProfile.id && !options.allowProfileMismatch)
+    throw ReportError("refusing to join " + lint.file + " (recorder profile " + named(a.traceProfile) + ") with " +
+                      run.file + " (recorder profile " + named(b.traceProfile) +
                       "): predictions for one LuaJIT build do not hold for another; lint with --profile "
                       "matching the run, or pass --allow-profile-mismatch");
 }
 
 std::string classOf(const std::string& reasonId, const std::string& given) {
   if (!given.empty()) return given;
-  const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code);
+  const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code());
   return r ? std::string(toString(r->reasonClass)) : "risk";
 }
 
 bool isBenign(const std::string& reasonId) {
-  const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code);
+  const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code());
   return r && r->benign;
+}
+
+// Chunk names that are not files ("=stdin", [string "..."]) and unknown
+// locations keep their text.
+// Counts from several reports add up; a forged count near 2^63 saturates
+// instead of wrapping to a negative number.
+long saturatingAdd(long a, long b) {
+  long sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? std::numeric_limits<long>::max() : std::numeric_limits<long>::min();
+  return sum;
+}
+
+bool isFilePath(const std::string& path) { return !path.empty() && path[0] != '=' && path[0] != '['; }
+
+// Shows a run's paths as the lint report's root does. Reports written under
+// different roots are rebased (and the reader told); a report without a root
+// cannot be, and the reader is told that too.
+class Rebase {
+ public:
+  Rebase(const SiteReport& lint, const SiteReport& run, std::vector<std::string>& warnings)
+      : target_(lint.envelope.root.empty() ? "/" : lint.envelope.root, "/"),
+        source_(run.envelope.root.empty() ? "/" : run.envelope.root, "/") {
+    const std::string& to = lint.envelope.root;
+    const std::string& from = run.envelope.root;
+    if (to == from) return;
+    if (to.empty() || from.empty()) {
+      const SiteReport& without = to.empty() ? lint : run;
+      warnings.push_back(without.file + " does not say which root its paths are relative to; joined as written");
+      return;
+    }
+    warnings.push_back(run.file + " was written with root " + from + ", " + lint.file + " with root " + to +
+                       "; the runtime locations are rebased onto " + to);
+    active_ = true;
+  }
+  std::string path(const std::string& shown) const {
+    return active_ && isFilePath(shown) ? target_.rebase(shown, source_) : shown;
+  }
+  std::string location(const std::string& shown) const {  // "path:line"
+    if (!active_) return shown;
+    auto colon = shown.rfind(':');
+    if (colon == std::string::npos) return shown;
+    return path(shown.substr(0, colon)) + shown.substr(colon);
+  }
+
+ private:
+  ProjectRoot target_, source_;
+  bool active_ = false;
+};
+
+// Code loaded from a string ([string "..."]) or under a made-up chunk name
+// ("=products.html"): no file a prediction could name.
+bool fromLoadedChunk(const std::string& path) { return !path.empty() && (path[0] == '[' || path[0] == '='); }
+
+// The line's number for sorting: "fixtures/a.lua:10" after "fixtures/a.lua:9".
+bool byPathThenLine(const JoinedSite& a, const JoinedSite& b) {
+  if (a.status != b.status) return a.status < b.status;
+  if (a.path != b.path) return a.path < b.path;
+  if (a.line != b.line) return a.line < b.line;
+  return a.reasonId < b.reasonId;
+}
+
+void count(Tally& t, JoinedSite::Status status) {
+  switch (status) {
+    case JoinedSite::Status::Confirmed: ++t.confirmed; break;
+    case JoinedSite::Status::Missed: ++t.missed; break;
+    case JoinedSite::Status::Latent: ++t.latent; break;
+    case JoinedSite::Status::Unexercised: ++t.unexercised; break;
+    case JoinedSite::Status::Masked: ++t.masked; break;
+    case JoinedSite::Status::LoadedChunk: ++t.loadedChunk; break;
+  }
 }
 
 }  // namespace
 
 Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs, const VerifyOptions& options) {
   Verification v;
-  v.profileId = lint.profileId;
-  v.profileName = lint.profileName;
+  v.envelope = lint.envelope;
+  v.envelope.kind = "verification";
   std::map<Key, JoinedSite> observed;
+  std::set<std::string> visited;  // "path:line" under the lint report's root
   for (const auto& run : runs) {
     checkCompatible(lint, run, options);
-    for (const auto& s : run.sites) {
-      if (isBenign(s.reasonId)) continue;  // stop-class aborts are not predictions' business
-      auto& site = observed[{s.location, s.reasonId}];
+    Rebase rebase(lint, run, v.warnings);
+    v.coverage = v.coverage || run.hasCoverage;
+    for (const auto& line : run.visited) visited.insert(rebase.location(line));
+    for (ReportSite s : run.sites) {
+      s.path = rebase.path(s.path);
+      auto& site = observed[{s.location(), s.reasonId}];
       site.reasonId = s.reasonId;
-      site.location = s.location;
+      site.location = s.location();
+      site.path = s.path;
+      site.line = s.line;
       site.reasonClass = classOf(s.reasonId, s.reasonClass);
       if (site.severity.empty() || s.severity == "blacklist") site.severity = s.severity;
-      site.observedCount += s.count;
+      site.observedCount = saturatingAdd(site.observedCount, s.count);
     }
   }
   std::set<Key> predicted;
   for (const auto& s : lint.sites) {
-    Key key{s.location, s.reasonId};
+    Key key{s.location(), s.reasonId};
     if (!predicted.insert(key).second) continue;
     auto it = observed.find(key);
     JoinedSite site;
     site.reasonId = s.reasonId;
-    site.location = s.location;
+    site.location = s.location();
+    site.path = s.path;
+    site.line = s.line;
     site.reasonClass = classOf(s.reasonId, s.reasonClass);
     site.severity = s.severity;
+    site.confidence = s.confidence;
     if (it != observed.end()) {
       site.status = JoinedSite::Status::Confirmed;
       site.observedCount = it->second.observedCount;
+    } else if (s.masked) {
+      site.status = JoinedSite::Status::Masked;  // not a finding of its own: the masking site is the one to fix
+    } else if (v.coverage && !visited.count(site.location)) {
+      site.status = JoinedSite::Status::Unexercised;
     } else {
       site.status = JoinedSite::Status::Latent;
     }
@@ -90,22 +180,21 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   }
   for (auto& [key, site] : observed) {
     if (predicted.count(key)) continue;
-    site.status = JoinedSite::Status::Missed;
+    // Stop-class aborts are trace formation at work: one no prediction names
+    // is left out unless asked for, or unless it blacklisted its loop.
+    if (isBenign(site.reasonId) && !options.includeBenign && site.severity != "blacklist") continue;
+    site.status = fromLoadedChunk(site.path) ? JoinedSite::Status::LoadedChunk : JoinedSite::Status::Missed;
     v.sites.push_back(site);
   }
-  std::stable_sort(v.sites.begin(), v.sites.end(), [](const JoinedSite& a, const JoinedSite& b) {
-    if (a.status != b.status) return a.status < b.status;
-    return a.location != b.location ? a.location < b.location : a.reasonId < b.reasonId;
-  });
+  std::stable_sort(v.sites.begin(), v.sites.end(), byPathThenLine);
   for (const auto& s : v.sites) {
-    for (Tally* t : {&v.byReason[s.reasonId], &v.byClass[s.reasonClass], &v.total}) {
-      switch (s.status) {
-        case JoinedSite::Status::Confirmed: ++t->confirmed; break;
-        case JoinedSite::Status::Missed: ++t->missed; break;
-        case JoinedSite::Status::Latent: ++t->latent; break;
-      }
-    }
+    for (Tally* t : {&v.byReason[s.reasonId], &v.byClass[s.reasonClass], &v.total}) count(*t, s.status);
+    if (s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk)
+      count(v.byConfidence[s.confidence.empty() ? "unknown" : s.confidence], s.status);
   }
+  if (!runs.empty() && !v.coverage)
+    v.warnings.push_back("no runtime report recorded coverage (ljcheck run records it unless --no-coverage): "
+                         "latent predictions include lines the runs never exercised");
   return v;
 }
 

@@ -21,6 +21,25 @@ std::string systemError(int code) {
 
 }  // namespace
 
+std::string ReportSite::location() const { return path.empty() ? "?" : path + ":" + std::to_string(line); }
+
+namespace {
+
+// "path:line" split at its last colon; the line is 0 when it is not a number.
+void splitLocation(const std::string& location, ReportSite& site) {
+  auto colon = location.rfind(':');
+  site.path = location.substr(0, colon);
+  site.line = 0;
+  if (colon == std::string::npos) return;
+  try {
+    site.line = std::stoi(location.substr(colon + 1));
+  } catch (const std::exception&) {
+    site.path = location;
+  }
+}
+
+}  // namespace
+
 SiteReport readReport(const std::string& path, const std::string& expectedKind) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw ReportError(path + ": is a directory, not a report file");
@@ -35,35 +54,38 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
   SiteReport r;
   r.file = path;
   try {
-    if (!j.is_object() || j.value("tool", "") != "ljcheck")
-      throw ReportError(path + ": not an ljcheck report");
-    r.kind = j.value("kind", "");
-    if (r.kind != expectedKind)
-      throw ReportError(path + ": expected a " + expectedKind + " report (ljcheck " +
-                        (expectedKind == "lint" ? "lint --format json" : "run --json") + "), found " +
-                        (r.kind.empty() ? "no report kind" : "a " + r.kind + " report"));
-    const auto& profile = j.at("traceProfile");
-    r.profileId = profile.at("id").get<std::string>();
-    r.profileName = profile.value("name", "");
-    r.catalogId = j.at("reasonCatalogId").get<std::string>();
-    r.catalogVersion = j.at("reasonCatalogVersion").get<int>();
+    r.envelope = ReportEnvelope::read(j, path, expectedKind);
     const auto& catalog = ReasonCatalog::builtin();
-    const char* list = r.kind == "lint" ? "predictions" : "sites";
+    const char* list = expectedKind == "lint" ? "predictions" : "sites";
     for (const auto& s : j.at(list)) {
       ReportSite site;
       std::string written = s.at("reasonId").get<std::string>();
-      site.reasonId = catalog.upgrade(written, r.catalogVersion);
-      site.location = s.at("location").get<std::string>();
+      site.reasonId = catalog.upgrade(written, r.envelope.reasonCatalogVersion);
+      // Reports carry path and line; reports of catalog version 0 only the location.
+      if (s.contains("path") && s.contains("line")) {
+        site.path = s.at("path").get<std::string>();
+        site.line = s.at("line").get<int>();
+      } else {
+        splitLocation(s.at("location").get<std::string>(), site);
+      }
       site.reasonClass = s.value("reasonClass", "");
       // An id the aliases renamed takes the class of the code it now names:
       // the class written beside the old id was the old code's.
       if (site.reasonId != written || site.reasonClass.empty())
-        if (const Reason* reason = catalog.find(ReasonId::parse(site.reasonId).code))
+        if (const Reason* reason = catalog.find(ReasonId::parse(site.reasonId).code()))
           site.reasonClass = std::string(toString(reason->reasonClass));
       site.severity = s.value("severity", "");
       site.count = s.value("count", 1L);
+      site.confidence = s.value("confidence", "");
+      site.masked = s.contains("maskedBy");
       r.sites.push_back(std::move(site));
     }
+    if (j.contains("visited")) {
+      r.hasCoverage = true;
+      r.visited = j.at("visited").get<std::vector<std::string>>();
+    }
+  } catch (const ReportFormatError& e) {
+    throw ReportError(e.what());
   } catch (const nlohmann::json::exception& e) {
     throw ReportError(path + ": malformed report (" + e.what() + ")");
   }

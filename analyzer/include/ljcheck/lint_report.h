@@ -12,6 +12,7 @@ namespace ljcheck {
 
 struct LintReport {
   const RecorderProfile* profile = nullptr;
+  std::string root;  // absolute directory the paths are relative to
   std::vector<FileResult> files;
   std::size_t predictionCount() const;
   std::size_t errorCount() const;

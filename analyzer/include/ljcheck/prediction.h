@@ -28,8 +28,16 @@ enum class Confidence { Possible = 0, Likely = 1, Certain = 2 };
 std::string_view toString(Confidence c);
 std::optional<Confidence> parseConfidence(std::string_view text);  // "certain", "likely", "possible"
 
+// An earlier certain abort that stops every trace before it reaches a site.
+struct MaskingSite {
+  std::string path;
+  int line = 0;
+  ReasonId reasonId;
+  std::string location() const { return path + ":" + std::to_string(line); }
+};
+
 struct Prediction {
-  std::string reasonId;  // NYIBC:FNEW, STITCH:string.gsub
+  ReasonId reasonId;  // NYIBC:FNEW, STITCH:string.gsub
   ReasonClass reasonClass = ReasonClass::Risk;
   Severity severity = Severity::Warn;
   std::string path;  // relative to the project root
@@ -45,16 +53,12 @@ struct Prediction {
   Confidence confidence = Confidence::Likely;
   // One sentence: what the analyzer resolved and why it matters to the recorder.
   std::string reasoning;
-  // "path:line reasonId" of an earlier certain abort that stops every trace
-  // before it reaches this site; empty when nothing masks it. A masked site
-  // is not a finding of its own: fix the masking site first.
-  std::string maskedBy;
+  // The abort that masks this site, when one does. A masked site is not a
+  // finding of its own: fix the masking site first.
+  std::optional<MaskingSite> maskedBy;
 
   std::string location() const { return path + ":" + std::to_string(line); }
-  bool masked() const { return !maskedBy.empty(); }
-  // The two halves of maskedBy: "path:line" and the reasonId; empty when not masked.
-  std::string_view maskingLocation() const;
-  std::string_view maskingReasonId() const;
+  bool masked() const { return maskedBy.has_value(); }
 };
 
 // A file the analyzer could not analyze: unreadable, not text, or not valid Lua.

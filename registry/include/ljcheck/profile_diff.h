@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -58,5 +59,10 @@ struct ProfileDiff {
 };
 
 ProfileDiff diffProfiles(const RecorderProfile& from, const RecorderProfile& to);
+
+// One heading per changed fact, then a line naming the facts that did not change.
+void writeDiffText(std::ostream& out, const ProfileDiff& diff);
+// Every fact, changed or not, as one JSON object.
+void writeDiffJson(std::ostream& out, const ProfileDiff& diff);
 
 }  // namespace ljcheck

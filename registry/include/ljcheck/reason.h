@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ljcheck {
@@ -21,18 +22,50 @@ std::string_view toString(Severity s);
 std::optional<ReasonClass> parseReasonClass(std::string_view text);
 std::optional<Severity> parseSeverity(std::string_view text);
 
-// A reasonId is `CODE` or `CODE:SUBJECT` (NYIBC:FNEW, STITCH:string.gsub).
-struct ReasonId {
-  std::string code;
-  std::string subject;
+// The subject of a split or NYIFFU at a plain C function (a lua_CFunction
+// without a fast-function id): STITCH:C.
+inline constexpr std::string_view kPlainCSubject = "C";
 
+// A split is a stitch (the trace goes on after the call) or a return (the
+// trace ends at the call).
+enum class SplitKind { Stitch, Return };
+
+// A reasonId is `CODE` or `CODE:SUBJECT` (NYIBC:FNEW, STITCH:string.gsub).
+// The grammar lives here: everything else builds a ReasonId through these
+// constructors, never by joining strings.
+class ReasonId {
+ public:
+  ReasonId() = default;
+  // A trace error (a TREDEF name). The subject is kept only for the codes
+  // that carry one (traceErrorHasSubject): NYIBC, NYIFFU, NYIIR.
+  static ReasonId traceError(std::string_view code, std::string_view subject = {});
+  // NYIBC:<bytecode>: the recorder refuses this bytecode.
+  static ReasonId refusedBytecode(std::string_view bytecode);
+  // NYIFFU:<ffname>: a fast function's recorder refuses this call.
+  static ReasonId refusedFastFunction(std::string_view ffname);
+  // STITCH:<builtin> or RETURN:<builtin>; kPlainCSubject for a plain C function.
+  static ReasonId split(SplitKind kind, std::string_view builtin);
+  // A reasonId as written in a report or an allow comment.
   static ReasonId parse(std::string_view text);
+
+  const std::string& code() const { return code_; }
+  const std::string& subject() const { return subject_; }
   std::string str() const;
-  bool operator==(const ReasonId& o) const { return code == o.code && subject == o.subject; }
-  bool operator<(const ReasonId& o) const {
-    return code != o.code ? code < o.code : subject < o.subject;
-  }
+  bool empty() const { return code_.empty(); }
+  bool operator==(const ReasonId& o) const { return code_ == o.code_ && subject_ == o.subject_; }
+  bool operator!=(const ReasonId& o) const { return !(*this == o); }
+  // The order of str(), without building it.
+  bool operator<(const ReasonId& o) const;
+
+ private:
+  ReasonId(std::string code, std::string subject) : code_(std::move(code)), subject_(std::move(subject)) {}
+  std::string code_;
+  std::string subject_;
 };
+
+// Whether a trace error names a subject in its reasonId: NYIBC (the
+// bytecode), NYIFFU (the fast function) and NYIIR (the IR instruction).
+bool traceErrorHasSubject(std::string_view code);
 
 // One entry of the catalog, keyed by CODE (a TREDEF name, STITCH or RETURN).
 struct Reason {

@@ -26,9 +26,7 @@ struct LiveProfile {
   // unsupported one (codes then map by message text).
   const RecorderProfile& mappingProfile() const;
   // Names by VM number; "" when out of range.
-  std::string bytecodeName(int opcode) const;
   std::string fastFunctionName(int ffid) const;
-  std::string irName(int op) const;
   std::string traceErrorMessage(int code) const;
 };
 

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "ljcheck/reason.h"
+#include "ljcheck/report_envelope.h"
 
 namespace ljcheck {
 
 struct AbortSite {
   Severity severity = Severity::Info;
   std::uint64_t count = 0;
-  std::string reasonId;   // NYIBC:FNEW, STITCH:string.gsub
+  ReasonId reasonId;      // NYIBC:FNEW, STITCH:string.gsub
   ReasonClass reasonClass = ReasonClass::Risk;
   std::string reason;     // the catalog title
   std::string rawReason;  // the VM's own text: "NYI: bytecode 51", "stitch at string.gsub"
@@ -25,22 +26,14 @@ struct AbortSite {
   std::string location() const;  // path:line, or "?" when unknown
 };
 
-// The recorder profile the report was taken under.
-struct TraceProfileInfo {
-  std::string id;
-  std::string name;
-  bool supported = false;
-};
-
 struct TraceReport {
   double durationSec = 0;
   std::uint64_t totalAborts = 0;  // every abort, benign ones included; splits are not aborts
   std::uint64_t blacklisted = 0;  // distinct start sites demoted to the interpreter
   std::vector<AbortSite> sites;   // actionable first, see sortSites
-  TraceProfileInfo traceProfile;
-  std::string reasonCatalogId;
-  int reasonCatalogVersion = 0;
-  std::string root;    // absolute directory locations are relative to
+  // Kind "runtime", the recorder profile and catalog it was taken under,
+  // and the absolute directory locations are relative to.
+  ReportEnvelope envelope;
   std::string script;  // the hosted script, when known
   bool coverage = false;             // the session recorded visited lines
   std::vector<std::string> visited;  // "path:line" the recorder visited, by path then line

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "ljcheck/report_envelope.h"
+
 namespace ljcheck {
 
 // A report file that cannot be used: names the file and what was wrong.
@@ -18,47 +20,75 @@ class ReportError : public std::runtime_error {
 
 struct ReportSite {
   std::string reasonId;
-  std::string location;  // path:line
+  std::string path;  // as the report shows it: relative to its root, or absolute
+  int line = 0;
   std::string reasonClass;
   std::string severity;
   long count = 1;
+  std::string confidence;  // of a prediction: certain, likely, possible ("" in older reports)
+  bool masked = false;  // a prediction an earlier certain abort hides (lint's maskedBy)
+  std::string location() const;  // path:line
 };
 
 struct SiteReport {
   std::string file;  // where it was read from
-  std::string kind;  // "lint" or "runtime"
-  std::string profileId, profileName;
-  std::string catalogId;
-  int catalogVersion = 0;
+  ReportEnvelope envelope;
   std::vector<ReportSite> sites;
+  // A runtime report taken with coverage (`ljcheck run` records it by
+  // default): the "path:line"s the trace recorder visited.
+  bool hasCoverage = false;
+  std::vector<std::string> visited;
 };
 
 // Reads lint JSON or runtime JSON; reasonIds written under an older catalog
 // version are upgraded through the catalog's aliases. Throws ReportError.
 SiteReport readReport(const std::string& path, const std::string& expectedKind);
 
+// Sites by status. Precision and recall count only what the runs can judge:
+// unexercised and masked predictions, and observations in chunks loaded from
+// strings, are counted apart.
 struct Tally {
   long confirmed = 0, missed = 0, latent = 0;
+  long unexercised = 0, masked = 0, loadedChunk = 0;
   double precision() const;  // confirmed / (confirmed + latent); 1 when nothing was predicted
   double recall() const;     // confirmed / (confirmed + missed); 1 when nothing was observed
 };
 
 struct JoinedSite {
-  enum class Status { Confirmed, Missed, Latent };
+  // Confirmed: predicted and observed. Missed: observed, not predicted.
+  // Latent: predicted on a line the recorder visited (or, without coverage,
+  // anywhere), never observed: the runs refute it. Unexercised: predicted on
+  // a line the recorder never visited: the runs say nothing. Masked: a
+  // prediction an earlier certain abort hides, not observed. LoadedChunk:
+  // observed in code loaded from a string, which has no file to predict in.
+  enum class Status { Confirmed, Missed, Latent, Unexercised, Masked, LoadedChunk };
   Status status = Status::Confirmed;
   std::string reasonId, reasonClass, location, severity;
+  std::string path;  // relative to the verification's root, or absolute
+  int line = 0;
   long observedCount = 0;
+  std::string confidence;  // of the prediction, when there is one
 };
 
 struct Verification {
-  std::string profileId, profileName;
-  std::vector<JoinedSite> sites;  // confirmed, then missed, then latent
+  ReportEnvelope envelope;  // kind "verification", the lint report's profile, catalog and root
+  // What the reader should know about the join: reports written under
+  // different roots (rebased), or without a root to rebase by.
+  std::vector<std::string> warnings;
+  std::vector<JoinedSite> sites;  // by status (in Status order), then path, then line
   std::map<std::string, Tally> byReason, byClass;
+  // The calibration table: of the predictions at each confidence, how many
+  // the runs confirmed among exercised lines.
+  std::map<std::string, Tally> byConfidence;
+  bool coverage = false;  // some run recorded the lines it visited
   Tally total;
 };
 
 struct VerifyOptions {
   bool allowProfileMismatch = false;
+  // Count stop-class (benign) observations no prediction names as missed.
+  // Without it they are left out; one at a predicted site always confirms it.
+  bool includeBenign = false;
 };
 
 // Throws ReportError when the reports come from different recorder profiles

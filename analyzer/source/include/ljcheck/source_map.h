@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ljcheck/reason.h"
+
 namespace ljcheck {
 
 struct ColumnRange {
@@ -29,7 +31,7 @@ class SourceMap {
   ColumnRange locate(int line, std::string_view construct, std::string_view callee) const;
   // True when an allow comment covers this line for this reasonId (an ID
   // names itself, or a CODE all its subjects: allow(NYIBC) covers NYIBC:FNEW).
-  bool suppressed(int line, std::string_view reasonId) const;
+  bool suppressed(int line, const ReasonId& reasonId) const;
 
   struct Allow {
     int firstLine = 0, lastLine = 0;  // 0, 0: the whole file

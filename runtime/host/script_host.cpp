@@ -1,7 +1,7 @@
-// The `ljcheck run` host (see run_host.h). The script sees the standard
+// The script host (see ljcheck/script_host.h). The script sees the standard
 // libraries, `arg` as the luajit binary sets it, and require("ljcheck") from
 // package.preload; os.exit is wrapped so the reports are written first.
-#include "run_host.h"
+#include "ljcheck/script_host.h"
 
 #include <cstdio>
 #include <memory>
@@ -16,11 +16,8 @@ extern "C" {
 #include "ljcheck/lua_module.h"
 #include "ljcheck/trace_session.h"
 
-namespace ljcheck::cli {
+namespace ljcheck {
 namespace {
-
-constexpr int kScriptFailed = 1;
-constexpr int kInputError = 3;
 
 // What runs around the script; reached from the os.exit wrapper too.
 struct Host {
@@ -107,7 +104,7 @@ int loadScript(lua_State* L, const std::string& script) {
   if (status == 0) return 0;
   const char* message = lua_tostring(L, -1);
   std::fprintf(stderr, "ljcheck run: %s\n", message ? message : script.c_str());
-  return status == LUA_ERRFILE ? kInputError : kScriptFailed;
+  return status == LUA_ERRFILE ? kHostInputError : kScriptFailed;
 }
 
 }  // namespace
@@ -137,14 +134,14 @@ int runScript(const RunOptions& options) {
     std::fprintf(stderr, "ljcheck run: %s\n", e.what());
     return kScriptFailed;
   }
-  int exitStatus = 0;
+  int exitStatus = kScriptRan;
   if (lua_pcall(L, static_cast<int>(options.args.size()), 0, handler) != 0) {
     const char* message = lua_tostring(L, -1);
     std::fprintf(stderr, "ljcheck run: %s\n", message ? message : "(error)");
     exitStatus = kScriptFailed;
   }
-  if (!host.finish()) return kInputError;
+  if (!host.finish()) return kHostInputError;
   return exitStatus;
 }
 
-}  // namespace ljcheck::cli
+}  // namespace ljcheck

@@ -1,0 +1,30 @@
+// The script host behind `ljcheck run`: runs a Lua script in the LuaJIT this
+// library links, with a trace session around it, then writes the TraceReport
+// CSV and the runtime JSON. The one part of the runtime that links a VM.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ljcheck {
+
+struct RunOptions {
+  std::string script;
+  std::vector<std::string> args;
+  std::string traceCsv;  // write the TraceReport CSV here ("" = no)
+  std::string jsonOut;   // write the runtime JSON here ("" = no)
+  std::string root;      // locations relative to it ("" = working directory)
+  bool includeBenign = false;
+  bool coverage = false;  // record the lines the trace recorder visited ("visited" in the JSON)
+};
+
+// The host's exit statuses, as luajit's and the CLI's: the script ran, it
+// raised an error (or could not be compiled), or an input or a report file
+// could not be read or written.
+enum HostExit : int { kScriptRan = 0, kScriptFailed = 1, kHostInputError = 3 };
+
+// Returns the script's exit status (HostExit); os.exit(n) in the script
+// writes the reports and ends the process with n.
+int runScript(const RunOptions& options);
+
+}  // namespace ljcheck

@@ -1,0 +1,127 @@
+// The join behind `ljcheck verify`, on reports built in memory: each status,
+// roots, counts and the calibration table by confidence. The end-to-end
+// tests over real runs are in tests/integration/test_cli_verify.cpp.
+#include <catch2/catch.hpp>
+#include <limits>
+
+#include "ljcheck/verify.h"
+
+using namespace ljcheck;
+using Status = JoinedSite::Status;
+
+namespace {
+
+ReportSite site(const std::string& path, int line, const std::string& reasonId, const std::string& confidence = "",
+                long count = 1) {
+  ReportSite s;
+  s.path = path;
+  s.line = line;
+  s.reasonId = reasonId;
+  s.confidence = confidence;
+  s.count = count;
+  return s;
+}
+
+SiteReport report(const std::string& file, const std::string& kind, const std::string& root,
+                  std::vector<ReportSite> sites) {
+  SiteReport r;
+  r.file = file;
+  r.envelope = ReportEnvelope::current(kind, {"profile-id", "debian-2.1-20220320", true}, root);
+  r.sites = std::move(sites);
+  return r;
+}
+
+const JoinedSite* find(const Verification& v, const std::string& location, const std::string& reasonId) {
+  for (const auto& s : v.sites)
+    if (s.location == location && s.reasonId == reasonId) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("verify tells refuted predictions from unexercised and masked ones", "[verify]") {
+  SiteReport lint = report("lint.json", "lint", "/proj",
+                           {site("a.lua", 3, "NYIBC:FNEW", "certain"), site("a.lua", 9, "NYIBC:FNEW", "certain"),
+                            site("a.lua", 20, "STITCH:string.gsub", "likely"),
+                            site("a.lua", 4, "NYIBC:UCLO", "certain")});
+  lint.sites[3].masked = true;
+  SiteReport run = report("run.json", "runtime", "/proj", {site("a.lua", 3, "NYIBC:FNEW", "", 12)});
+  run.hasCoverage = true;
+  run.visited = {"a.lua:3", "a.lua:9", "a.lua:4"};
+  Verification v = verify(lint, {run}, {});
+  REQUIRE(find(v, "a.lua:3", "NYIBC:FNEW"));
+  CHECK(find(v, "a.lua:3", "NYIBC:FNEW")->status == Status::Confirmed);
+  CHECK(find(v, "a.lua:3", "NYIBC:FNEW")->observedCount == 12);
+  CHECK(find(v, "a.lua:9", "NYIBC:FNEW")->status == Status::Latent);        // visited, never observed
+  CHECK(find(v, "a.lua:20", "STITCH:string.gsub")->status == Status::Unexercised);  // never visited
+  CHECK(find(v, "a.lua:4", "NYIBC:UCLO")->status == Status::Masked);
+  CHECK(v.total.confirmed == 1);
+  CHECK(v.total.latent == 1);
+  CHECK(v.total.unexercised == 1);
+  CHECK(v.total.masked == 1);
+  CHECK(v.total.precision() == Approx(0.5));
+  // The calibration table: certain predictions, 1 of 2 judged confirmed.
+  CHECK(v.byConfidence.at("certain").confirmed == 1);
+  CHECK(v.byConfidence.at("certain").latent == 1);
+  CHECK(v.byConfidence.at("certain").masked == 1);
+  CHECK(v.byConfidence.at("likely").unexercised == 1);
+  CHECK(v.warnings.empty());
+
+  // Without coverage, nothing can be called unexercised, and the reader is told.
+  run.hasCoverage = false;
+  run.visited.clear();
+  Verification blind = verify(lint, {run}, {});
+  CHECK(find(blind, "a.lua:20", "STITCH:string.gsub")->status == Status::Latent);
+  REQUIRE(blind.warnings.size() == 1);
+  CHECK(blind.warnings[0].find("no runtime report recorded coverage") != std::string::npos);
+}
+
+TEST_CASE("verify joins stop-class observations and always shows a blacklisting one", "[verify]") {
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("a.lua", 5, "LINNER", "likely")});
+  SiteReport run = report("run.json", "runtime", "/proj",
+                          {site("a.lua", 5, "LINNER", "", 31), site("a.lua", 7, "LLEAVE", "", 2),
+                           site("a.lua", 8, "LLEAVE", "", 1)});
+  run.sites[2].severity = "blacklist";
+  Verification v = verify(lint, {run}, {});
+  CHECK(find(v, "a.lua:5", "LINNER")->status == Status::Confirmed);
+  CHECK(v.byClass.at("stop").confirmed == 1);
+  CHECK_FALSE(find(v, "a.lua:7", "LLEAVE"));
+  REQUIRE(find(v, "a.lua:8", "LLEAVE"));
+  CHECK(find(v, "a.lua:8", "LLEAVE")->status == Status::Missed);
+  Verification all = verify(lint, {run}, {false, true});
+  CHECK(find(all, "a.lua:7", "LLEAVE")->status == Status::Missed);
+}
+
+TEST_CASE("verify counts sites in loaded chunks apart and sorts rows by path and numeric line", "[verify]") {
+  SiteReport lint = report("lint.json", "lint", "/proj", {});
+  SiteReport run = report("run.json", "runtime", "/proj",
+                          {site("b.lua", 10, "NYIBC:FNEW"), site("b.lua", 9, "NYIBC:FNEW"),
+                           site("a.lua", 100, "NYIBC:FNEW"), site("[string \"return 1\"]", 1, "NYIBC:FNEW"),
+                           site("=products.html", 4, "STITCH:string.gsub")});
+  Verification v = verify(lint, {run}, {});
+  std::vector<std::string> order;
+  for (const auto& s : v.sites) order.push_back(std::string(toString(s.status)) + " " + s.location);
+  CHECK(order == std::vector<std::string>{"missed a.lua:100", "missed b.lua:9", "missed b.lua:10",
+                                          "loaded-chunk =products.html:4", "loaded-chunk [string \"return 1\"]:1"});
+  CHECK(v.total.missed == 3);
+  CHECK(v.total.loadedChunk == 2);
+}
+
+TEST_CASE("verify merges several runs, rebases other roots and saturates absurd counts", "[verify]") {
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("src/a.lua", 3, "NYIBC:FNEW", "certain")});
+  SiteReport first = report("one.json", "runtime", "/proj", {site("src/a.lua", 3, "NYIBC:FNEW", "", 5)});
+  SiteReport second = report("two.json", "runtime", "/proj/src",
+                             {site("a.lua", 3, "NYIBC:FNEW", "", std::numeric_limits<long>::max())});
+  Verification v = verify(lint, {first, second}, {});
+  REQUIRE(v.sites.size() == 1);
+  CHECK(v.sites[0].status == Status::Confirmed);
+  CHECK(v.sites[0].observedCount == std::numeric_limits<long>::max());
+  REQUIRE(v.warnings.size() == 2);  // rebased; and no coverage
+  CHECK(v.warnings[0] == "two.json was written with root /proj/src, lint.json with root /proj; the runtime "
+                         "locations are rebased onto /proj");
+  // A file outside the root stays absolute after rebasing.
+  SiteReport outside = report("three.json", "runtime", "/proj/src", {site("/lib/x.lua", 2, "NYIBC:FNEW")});
+  Verification rebased = verify(lint, {outside}, {});
+  REQUIRE(find(rebased, "/lib/x.lua:2", "NYIBC:FNEW"));
+  CHECK(find(rebased, "/lib/x.lua:2", "NYIBC:FNEW")->status == Status::Missed);
+}
