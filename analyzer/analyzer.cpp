@@ -42,7 +42,7 @@ const bytecode::OpcodeTable& embeddedOpcodes() {
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
                                  const std::string& path, Confidence minConfidence) {
   flow::ValueMap values(chunk, profile);
-  flow::CallGraph calls(chunk, values);
+  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10));
   rules::CollectingSink sink(path);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
     flow::LoopMap loops(chunk.prototypes[i]);
@@ -78,7 +78,7 @@ std::string dumpMessage(const std::string& message, const std::string& path) {
   return "cannot read bytecode dump: " + std::string(text);
 }
 
-// Columns from the source line, and `-- ljcheck: allow(...)` suppressions.
+// Ranges from the source, and `-- ljcheck: allow(...)` suppressions.
 void applySource(std::string_view source, std::vector<Prediction>& predictions) {
   if (predictions.empty()) return;
   SourceMap map(source);
@@ -86,9 +86,11 @@ void applySource(std::string_view source, std::vector<Prediction>& predictions) 
   kept.reserve(predictions.size());
   for (auto& p : predictions) {
     if (map.suppressed(p.line, p.reasonId)) continue;
-    ColumnRange r = map.locate(p.line, p.construct, p.callee);
-    p.column = r.begin;
-    p.endColumn = r.end;
+    p.range = map.locate({p.line, p.construct, p.callee, p.occurrence, p.context == Context::Loop, p.functionLine});
+    // column and endColumn pair with `line`: only a range on that line gives them.
+    bool onLine = p.range.found() && p.range.start.line == p.line && p.range.end.line == p.line;
+    p.column = onLine ? p.range.start.column : 0;
+    p.endColumn = onLine ? p.range.end.column : 0;
     kept.push_back(std::move(p));
   }
   predictions = std::move(kept);

@@ -1,6 +1,9 @@
 // Hot prototypes from resolved calls (see call_graph.h).
 #include "flow/call_graph.h"
 
+#include <algorithm>
+#include <variant>
+
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 
@@ -8,16 +11,167 @@ namespace ljcheck::flow {
 
 using bytecode::Op;
 
-CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
+namespace {
+
+// The `for`/`while` line of a loop: a for loop's FORI, JMP or ISNEXT sits
+// just before the body; a while loop starts with its condition.
+int loopLine(const bytecode::Prototype& proto, const Loop& loop) {
+  int at = loop.kind == Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;
+  return proto.at(at).line;
+}
+
+// Iterations of `for i = start, stop, step` over integer constants; -1 when
+// the values are not constants the tracker knows.
+long numericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMap& values, const Loop& loop) {
+  const auto& proto = chunk.prototypes[index];
+  int fori = loop.first - 1;
+  if (fori < 1 || proto.at(fori).op != Op::FORI) return -1;
+  int base = proto.at(fori).a;
+  Value start = values.at(index, fori, base), stop = values.at(index, fori, base + 1),
+        step = values.at(index, fori, base + 2);
+  if (!start.isConstantNumber() || !stop.isConstantNumber() || !step.isConstantNumber() || step.integer == 0)
+    return -1;
+  long span = static_cast<long>(stop.integer) - start.integer;
+  if ((step.integer > 0) != (span >= 0)) return span == 0 ? 1 : 0;
+  return span / step.integer + 1;
+}
+
+// Entries of a literal table constructor `{a, b, c}` (TDUP of a template).
+long literalLength(const bytecode::Chunk& chunk, const Value& table) {
+  if (!table.is(Value::Kind::Table) || table.proto >= chunk.prototypes.size() || table.pc <= 0) return -1;
+  const auto& proto = chunk.prototypes[table.proto];
+  const auto& ins = proto.at(table.pc);
+  if (ins.op == Op::TNEW) return 0;
+  if (ins.op != Op::TDUP || ins.d >= proto.gc.size() || proto.gc[ins.d].kind != bytecode::GcConstant::Kind::Table)
+    return -1;
+  const auto& t = proto.gc[ins.d].table;
+  long n = static_cast<long>(t.hash.size());
+  for (const auto& v : t.array) n += !std::holds_alternative<std::monostate>(v);
+  return n;
+}
+
+// Iterations of `for ... in ipairs({...})` (or pairs, next) over a table
+// constructed in the call itself, which nothing else can reach to grow it;
+// -1 otherwise.
+long genericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMap& values, const Loop& loop) {
+  const auto& proto = chunk.prototypes[index];
+  int call = loop.first - 2;  // CALL ipairs(t), then JMP (or ISNEXT) to the iterator call
+  if (call < 1 || !isCall(proto.at(call).op)) return -1;
+  const auto& ins = proto.at(call);
+  Value callee = values.at(index, call, calleeSlot(ins));
+  if (!callee.is(Value::Kind::LibFunction) ||
+      (callee.name != "ipairs" && callee.name != "pairs" && callee.name != "next"))
+    return -1;
+  if (fixedArgs(ins) < 1) return -1;
+  int slot = argumentSlot(chunk, ins, 0);
+  Value table = values.at(index, call, slot);
+  // A temporary: its constructor is part of this call's own evaluation.
+  if (!table.is(Value::Kind::Table) || table.proto != index || table.pc >= call || proto.at(table.pc).a != slot)
+    return -1;
+  for (int pc = table.pc + 1; pc < call; ++pc)
+    if (writesOf(proto.at(pc)).first <= slot && slot <= writesOf(proto.at(pc)).last) return -1;
+  return literalLength(chunk, table);
+}
+
+// Whether `slot` holds a named local variable just before `pc`: LuaJIT gives
+// active locals consecutive slots in declaration order.
+bool isNamedLocal(const bytecode::Prototype& proto, int pc, int slot) {
+  int index = 0;
+  for (const auto& v : proto.vars) {
+    if (v.startpc > pc || v.endpc <= pc) continue;
+    if (index == slot) return !v.name.empty() && v.name[0] != '(';
+    ++index;
+  }
+  return false;
+}
+
+// Where the value in `slot` just before `pc` came from: "S<slot>" a named
+// local, "U<n>" an upvalue or "G<name>" a global loaded in the straight code
+// before pc; "" unknown.
+std::string originOf(const bytecode::Prototype& proto, int pc, int slot) {
+  if (isNamedLocal(proto, pc, slot)) return "S" + std::to_string(slot);
+  for (int q = pc - 1; q >= 1; --q) {
+    const auto& ins = proto.at(q);
+    if (ins.op == Op::JMP || isCallOrIterator(ins.op)) break;
+    Writes w = writesOf(ins);
+    if (slot < w.first || slot > w.last) continue;
+    if (ins.op == Op::UGET) return "U" + std::to_string(ins.d);
+    if (ins.op == Op::GGET && ins.d < proto.gc.size()) return "G" + proto.gc[ins.d].str;
+    return {};
+  }
+  return {};
+}
+
+// What a load reads or a store writes: origin of the table plus the key
+// (TGETS/TSETS: the constant; TGETV/TSETV: the key slot's origin), an
+// upvalue, or a global; "" when the instruction is neither.
+std::string locationOf(const bytecode::Prototype& proto, int pc, bool store) {
+  const auto& ins = proto.at(pc);
+  auto key = [&](Op strKey, Op varKey) -> std::string {
+    std::string table = ins.op == strKey || ins.op == varKey ? originOf(proto, pc, ins.b) : std::string();
+    if (table.empty()) return {};
+    if (ins.op == strKey && ins.c < proto.gc.size()) return table + "." + proto.gc[ins.c].str;
+    std::string k = ins.op == varKey ? originOf(proto, pc, ins.c) : std::string();
+    return k.empty() ? std::string() : table + "[" + k + "]";
+  };
+  if (store) {
+    if (ins.op == Op::USETV) return "U" + std::to_string(ins.a);
+    if (ins.op == Op::GSET && ins.d < proto.gc.size()) return "G" + proto.gc[ins.d].str;
+    return key(Op::TSETS, Op::TSETV);
+  }
+  if (ins.op == Op::UGET) return "U" + std::to_string(ins.d);
+  if (ins.op == Op::GGET && ins.d < proto.gc.size()) return "G" + proto.gc[ins.d].str;
+  return key(Op::TGETS, Op::TGETV);
+}
+
+// `if x == nil then x = ... end` and `if not x then x = ... end` over a
+// table field, an upvalue or a global: a test of a value just loaded, a JMP
+// over the body, and a store to the same place in the body.
+std::vector<OnceOnly> findOnceOnly(const bytecode::Prototype& proto) {
+  std::vector<OnceOnly> out;
+  for (int pc = 3; pc <= proto.size(); ++pc) {
+    const auto& jmp = proto.at(pc);
+    const auto& test = proto.at(pc - 1);
+    if (jmp.op != Op::JMP || jmp.jumpTarget(pc) <= pc + 1) continue;
+    bool nilTest = (test.op == Op::ISNEP && test.d == 0) || test.op == Op::IST;
+    if (!nilTest) continue;
+    int tested = test.op == Op::IST ? test.d : test.a;
+    const auto& load = proto.at(pc - 2);
+    if (writesOf(load).first != tested || writesOf(load).last != tested) continue;
+    std::string where = locationOf(proto, pc - 2, false);
+    if (where.empty()) continue;
+    int end = jmp.jumpTarget(pc);
+    for (int q = pc + 1; q < end && q <= proto.size(); ++q) {
+      if (locationOf(proto, q, true) != where) continue;
+      out.push_back({pc + 1, end - 1, test.line});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit)
     : heat_(chunk.prototypes.size(), Heat::Cold),
       callers_(chunk.prototypes.size()),
       callbacks_(chunk.prototypes.size()),
-      loopRanges_(chunk.prototypes.size()) {
+      loops_(chunk.prototypes.size()),
+      onceOnly_(chunk.prototypes.size()),
+      hotloop_(hotloop),
+      hotexit_(hotexit),
+      reentered_(chunk.prototypes.size(), false) {
   std::vector<bool> escapes = values.escapingFunctions();
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
+    onceOnly_[q] = findOnceOnly(proto);
     LoopMap loops(proto);
-    for (const auto& loop : loops.loops()) loopRanges_[q].push_back({loop.first, loop.last});
+    for (const auto& loop : loops.loops()) {
+      long trips = loop.kind == Loop::Kind::NumericFor   ? numericTrips(chunk, q, values, loop)
+                   : loop.kind == Loop::Kind::GenericFor ? genericTrips(chunk, q, values, loop)
+                                                          : -1;
+      loops_[q].push_back({loop.first, loop.last, loopLine(proto, loop), trips >= 0, std::max(trips, 0L)});
+    }
     for (int pc = 1; pc <= proto.size(); ++pc) {
       const auto& ins = proto.at(pc);
       if (!isCallOrIterator(ins.op)) continue;
@@ -55,6 +209,15 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values)
       }
     }
   }
+  // Entered at least hotexit times: from a loop that runs that often (or
+  // whose trip count is unknown), or from a function that runs hot.
+  for (std::size_t p = 0; p < callers_.size(); ++p)
+    for (const auto& site : callers_[p]) {
+      HeatEvidence e = evidenceAt(site.proto, site.pc);
+      bool fromLoop = e.loop && (e.unknownTrips || e.iterations >= hotexit_);
+      if (fromLoop || heat_[site.proto] >= Heat::Likely) reentered_[p] = true;
+    }
+  settled_ = true;
 }
 
 // Kosaraju over the call edges (caller -> callee): one pass in the reverse
@@ -136,15 +299,49 @@ void CallGraph::findProtected() {
   }
 }
 
-Heat CallGraph::heatAt(std::size_t proto, int pc) const {
-  return inLoop(proto, pc) ? Heat::Known : heat_.at(proto);
+HeatEvidence CallGraph::evidenceAt(std::size_t proto, int pc) const {
+  HeatEvidence e;
+  bool inLoop = false;
+  long iterations = 1;
+  for (const auto& loop : loops_.at(proto)) {
+    if (pc < loop.first || pc > loop.last) continue;
+    inLoop = true;
+    e.loop = &loop;  // outer before inner: the last one is the innermost
+    if (!loop.known) {
+      e.unknownTrips = true;
+    } else {
+      constexpr long kMany = 1L << 40;  // saturates: nested constant loops can multiply past long
+      iterations = iterations > 0 && loop.count > kMany / iterations ? kMany : iterations * loop.count;
+    }
+  }
+  Heat loopHeat = Heat::Cold;
+  if (inLoop) {
+    e.iterations = iterations;
+    if (iterations >= hotloop_) loopHeat = Heat::Known;
+    else if (e.unknownTrips && iterations > 0) loopHeat = Heat::Likely;
+  }
+  e.heat = std::max(heat_.at(proto), loopHeat);
+  if (settled_ && e.heat < Heat::Likely && reentered_.at(proto)) {
+    for (const auto& loop : loops_.at(proto)) {
+      if (pc <= loop.last || !loop.known || loop.count < hotloop_) continue;
+      // Side-trace aborts do not blacklist: a warning at most.
+      e.afterLoop = &loop;
+      e.heat = Heat::Likely;
+    }
+  }
+  for (const auto& once : onceOnly_.at(proto)) {
+    if (pc < once.first || pc > once.last) continue;
+    e.onceOnlyLine = once.line;
+    e.heat = std::min(e.heat, Heat::Possible);
+  }
+  return e;
 }
 
 bool CallGraph::runsHot(std::size_t proto, int pc) const { return heatAt(proto, pc) != Heat::Cold; }
 
 bool CallGraph::inLoop(std::size_t proto, int pc) const {
-  for (const auto& [first, last] : loopRanges_.at(proto))
-    if (pc >= first && pc <= last) return true;
+  for (const auto& loop : loops_.at(proto))
+    if (pc >= loop.first && pc <= loop.last) return true;
   return false;
 }
 

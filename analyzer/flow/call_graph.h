@@ -21,14 +21,52 @@ struct CallSite {
   int firstArgument = 0;  // index of the call's argument that is f's first parameter
 };
 
-// Known: called from a loop or a known-hot function in this file.
+// How sure the bytecode makes us that code runs hot (often enough for
+// LuaJIT's hot counters to start a trace: `hotloop` loop iterations, twice as
+// many calls). Known: evidence it does: a loop whose trip count is known and
+// at least `hotloop` (with the loops around it), or a function called from
+// such code. Likely: a loop whose trip count the bytecode does not show (a
+// loop over a parameter, a `while` loop), or a function called from one.
 // Possible: it escapes (stored in a table or global, returned, passed as an
-// argument), so code elsewhere may call it hot. Cold: neither.
-enum class Heat { Cold, Possible, Known };
+// argument), so code elsewhere may call it hot. Cold: none of these, or loops
+// that cannot get hot (a constant range or literal table shorter than
+// `hotloop`, in code that runs once).
+enum class Heat { Cold, Possible, Likely, Known };
+
+// What the bytecode shows of how often a loop's body runs per entry.
+struct LoopTrips {
+  int first = 0, last = 0;  // the loop's pcs, as in Loop
+  int line = 0;             // its `for`/`while` line
+  bool known = false;       // a numeric for over constants, or a generic for over a literal table
+  long count = 0;           // when known
+};
+
+// The evidence for the heat at one instruction, for the reasoning sentence.
+struct HeatEvidence {
+  Heat heat = Heat::Cold;
+  const LoopTrips* loop = nullptr;  // the innermost loop around the instruction, if any
+  long iterations = 0;              // of the loops around it together, when all are known
+  bool unknownTrips = false;        // a loop around it has a trip count the bytecode does not show
+  int onceOnlyLine = 0;             // inside a lazy initialization guarded at this line (see below)
+  // After a hot loop in a function entered at least `hotexit` times: the
+  // loop's exit gets hot, and a side trace from it records this code.
+  const LoopTrips* afterLoop = nullptr;
+};
+
+// A lazy initialization: `if t[k] == nil then t[k] = ... end`, `if not x
+// then x = ... end`. Its body runs once per key, not once per iteration:
+// hot code only takes the exit around it.
+struct OnceOnly {
+  int first = 0, last = 0;  // the guarded pcs
+  int line = 0;             // the test's line
+};
 
 class CallGraph {
  public:
-  CallGraph(const bytecode::Chunk& chunk, const ValueMap& values);
+  // `hotloop`: the profile's JIT parameter, the loop iterations that make a loop hot.
+  // `hotloop` and `hotexit`: the profile's JIT parameters, the loop
+  // iterations that make a loop hot and the exits that make an exit hot.
+  CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit);
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
   // Where a prototype is called from, in the order found.
   const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }
@@ -38,10 +76,13 @@ class CallGraph {
   // True when the instruction at pc of proto runs in a loop or in a
   // function that is (or may be) hot.
   bool runsHot(std::size_t proto, int pc) const;
-  // Known when in a loop or a known-hot function.
-  Heat heatAt(std::size_t proto, int pc) const;
+  // The hotter of the function's heat and that of the loops around pc.
+  Heat heatAt(std::size_t proto, int pc) const { return evidenceAt(proto, pc).heat; }
+  HeatEvidence evidenceAt(std::size_t proto, int pc) const;
+  long hotloop() const { return hotloop_; }
+  long hotexit() const { return hotexit_; }
   bool inLoop(std::size_t proto, int pc) const;
-  bool hasLoop(std::size_t proto) const { return !loopRanges_.at(proto).empty(); }
+  bool hasLoop(std::size_t proto) const { return !loops_.at(proto).empty(); }
   // The strongly connected component of a prototype in the graph of
   // resolved calls: prototypes with the same component id call each other
   // round in a cycle; recursive() when its component has a cycle.
@@ -56,7 +97,13 @@ class CallGraph {
   std::vector<Heat> heat_;
   std::vector<std::vector<CallSite>> callers_;
   std::vector<std::vector<CallSite>> callbacks_;
-  std::vector<std::vector<std::pair<int, int>>> loopRanges_;  // per proto
+  std::vector<std::vector<LoopTrips>> loops_;  // per proto, outer before inner
+  std::vector<std::vector<OnceOnly>> onceOnly_;  // per proto
+  long hotloop_, hotexit_;
+  // Per proto: entered at least hotexit times, as far as its callers show
+  // (set once the heats are final).
+  std::vector<bool> reentered_;
+  bool settled_ = false;
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;
   std::vector<bool> underPcall_;

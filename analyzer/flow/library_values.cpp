@@ -67,13 +67,16 @@ Value ValueMap::returnedFunction(std::string_view callee) {
   return library(it->second);
 }
 
-// Tables and functions an indexed read yields: library members, string
-// methods, FFI namespaces and their symbols.
+// Tables and functions an indexed read yields: library members (or a
+// missing member), string methods, FFI namespaces and their symbols.
 Value ValueMap::indexResult(const Value& base, const std::string& key) {
   switch (base.kind) {
-    case Kind::LibTable:
+    case Kind::LibTable: {
       if (base.name == "ffi" && key == "C") return Value::of(Kind::FfiLibrary, "C");
-      return library(std::string(base.name) + "." + key);
+      std::string name = std::string(base.name) + "." + key;
+      Value member = library(name);
+      return member.known() ? member : Value::missingMember(intern(std::move(name)));
+    }
     case Kind::String:
       return library("string." + key);
     case Kind::Unknown:
@@ -92,10 +95,19 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
   }
 }
 
+// rawget(_G, "loadstring"), rawget(table, "unpack"): a library table
+// has no metatable, so a raw read is the plain one; only library values
+// of the globals table are known.
+Value ValueMap::rawMember(const Value& table, std::string_view key) {
+  if (table.is(Kind::LibTable)) return indexResult(table, std::string(key));
+  if (table.is(Kind::Global) && table.name == "_G") return library(key);
+  return {};
+}
+
 // What known callees return: functions from string.gmatch, io.lines,
 // coroutine.wrap; strings and numbers from library functions; FFI
 // namespaces and ctypes; what a Lua function of this file always returns;
-// a standard library table from require.
+// a standard library table from require; library members through rawget.
 Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
   auto reg = [&](int s) -> Value {
     if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
@@ -104,8 +116,10 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
   };
   Value callee = reg(ins.a);
   Value arg0 = fixedArgs(ins) >= 1 ? reg(argumentSlot(chunk_, ins, 0)) : Value{};
+  Value arg1 = fixedArgs(ins) >= 2 ? reg(argumentSlot(chunk_, ins, 1)) : Value{};
   switch (callee.kind) {
     case Kind::LibFunction: {
+      if (callee.name == "rawget" && arg1.isConstantString()) return rawMember(arg0, arg1.text());
       Value fn = returnedFunction(callee.name);
       if (fn.known()) return fn;
       if (callee.name == "ffi.load")

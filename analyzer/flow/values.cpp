@@ -1,6 +1,9 @@
 // A forward pass over each prototype that tracks register values (values.h).
 // At a jump target the incoming states meet: equal values stay, values of
-// one type lose their constant, anything else becomes Unknown.
+// one type lose their constant, a library function absorbs a missing
+// library member (`table.unpack or unpack`), anything else becomes Unknown.
+// A test of a library function takes only its truthy edge
+// (`unpack or table.unpack` is unpack).
 #include "flow/values.h"
 
 #include <algorithm>
@@ -37,9 +40,17 @@ bool worthPropagating(const Value& v) {
   }
 }
 
+// A library function or a plain C function of this profile: never nil or
+// false, as far as the tracker assumes of every library name.
+bool isLibraryFunction(const Value& v) { return v.is(Kind::LibFunction) || v.is(Kind::CFunction); }
+
 // The meet of two values that reach one instruction.
 Value meetOf(const Value& a, const Value& b) {
   if (a == b) return a;
+  // A missing member is nil unless it is no function at all (math.pi):
+  // what gets called is the library function on the other side.
+  if (isLibraryFunction(a) && b.isMissingMember() && !b.reassignable) return a;
+  if (isLibraryFunction(b) && a.isMissingMember() && !a.reassignable) return b;
   Value m;
   m.reassignable = a.reassignable || b.reassignable;
   if (a.kind != b.kind) return m;
@@ -60,7 +71,8 @@ Value meetOf(const Value& a, const Value& b) {
 bool meet(std::vector<Value>& into, const std::vector<Value>& from) {
   bool changed = false;
   for (std::size_t s = 0; s < into.size(); ++s) {
-    if (into[s].kind == Kind::Unknown && (into[s].reassignable || !from[s].reassignable)) continue;
+    if (into[s].kind == Kind::Unknown && !into[s].isMissingMember() && (into[s].reassignable || !from[s].reassignable))
+      continue;
     if (into[s] == from[s]) continue;
     Value m = meetOf(into[s], from[s]);
     if (!(m == into[s])) {
@@ -69,6 +81,17 @@ bool meet(std::vector<Value>& into, const std::vector<Value>& from) {
     }
   }
   return changed;
+}
+
+// The edges a test of a library function can take: only the truthy one.
+// IST/ISTC fall through to their JMP when the value is true; ISF/ISFC
+// skip it.
+Flow truthyEdges(const Instruction& ins, Flow flow, const std::vector<Value>& regs) {
+  bool test = ins.op == Op::IST || ins.op == Op::ISTC || ins.op == Op::ISF || ins.op == Op::ISFC;
+  if (!test || ins.d >= regs.size() || !isLibraryFunction(regs[ins.d])) return flow;
+  if (ins.op == Op::IST || ins.op == Op::ISTC) flow.skip = 0;
+  else flow.fallsThrough = false;
+  return flow;
 }
 
 }  // namespace
@@ -216,6 +239,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
   switch (ins.op) {
     case Op::MOV: result = reg(ins.d); break;
     case Op::NOT: result = Value::of(Kind::Boolean); break;
+    case Op::ISTC: case Op::ISFC: result = reg(ins.d); break;  // the copy on the edge to the JMP
     case Op::KSHORT: result = Value::constantNumber(static_cast<std::int16_t>(ins.d)); break;
     case Op::KNUM:
       if (ins.d < p.num.size()) result = Value::constantNumber(p.num[ins.d].value());
@@ -384,7 +408,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       const auto& ins = p.at(pc);
       if (keepsSnapshot(ins.op)) pass.before.keep(pc) = regs;  // reuses an earlier round's vector
       noteEscapes(p, ins, regs, pass.escaping, pass.uses);
-      Flow flow = flowOf(ins, pc);
+      Flow flow = truthyEdges(ins, flowOf(ins, pc), regs);
       auto propagate = [&](int t) {
         if (t < 1 || t > p.size()) return;
         auto at = static_cast<std::size_t>(t);

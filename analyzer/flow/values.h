@@ -2,10 +2,10 @@
 // library tables and functions (string, string.gsub), FFI namespaces, symbols
 // and ctypes (ffi.C, ffi.load(...), ffi.typeof("int[?]")), simple types of
 // locals (number, string, table, nil, boolean; constants where they are
-// literals), aliases through locals and immutable upvalues, forward-declared
-// local functions, constant-key fields of tables from constructors
-// (M.f = function ...). Anything else is Unknown: an unresolved value never
-// yields a prediction.
+// literals), aliases through locals, immutable upvalues and compatibility
+// idioms (`unpack or table.unpack`), forward-declared local functions,
+// constant-key fields of tables from constructors (M.f = function ...).
+// Anything else is Unknown: an unresolved value never yields a prediction.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@ class CDeclarations;  // flow/c_declarations.h
 
 struct Value {
   enum class Kind : std::uint8_t {
-    Unknown,
+    Unknown,      // name, when set: a missing library member (missingMember)
     Global,       // a global that is not a library: name
     LibTable,     // string, ffi, jit.util: name
     LibFunction,  // a fast function: its ffname
@@ -62,6 +62,12 @@ struct Value {
   bool is(Kind k) const { return kind == k && !reassignable; }
   bool isConstantString() const { return is(Kind::String) && constant; }
   bool isConstantNumber() const { return is(Kind::Number) && constant; }
+  // A member of a library table that is not a fast or C function on this
+  // profile (table.unpack, math.tointeger on 2.1): nil, a value such as
+  // math.pi, or a builtin written in Lua (table.remove). Unknown to every
+  // rule; it only lets `table.unpack or unpack` resolve to the function on
+  // the other side.
+  bool isMissingMember() const { return kind == Kind::Unknown && !name.empty(); }
   // A String's text: all of it when constant, else its constant pieces.
   std::string_view text() const { return name; }
   bool operator==(const Value& o) const {
@@ -77,6 +83,7 @@ struct Value {
     v.name = n;
     return v;
   }
+  static Value missingMember(std::string_view dottedName) { return of(Kind::Unknown, dottedName); }
   // A string known by the text of its constant pieces (a concatenation).
   static Value string(std::string_view text) { return of(Kind::String, text); }
   static Value constantString(std::string_view text) {
@@ -196,6 +203,7 @@ class ValueMap {
   void transfer(std::size_t index, const bytecode::Instruction& ins, int pc, Registers& regs);
   Value callResult(const bytecode::Instruction& ins, const Registers& regs);
   Value indexResult(const Value& base, const std::string& key);
+  Value rawMember(const Value& table, std::string_view key);
   // A library table or function by dotted name, or Unknown (cached).
   Value library(std::string_view name);
   std::string_view intern(std::string text);

@@ -70,6 +70,10 @@ class ObjectWriter {
   bool first_ = true;
 };
 
+void writePosition(ObjectWriter& object, SourcePosition at) {
+  object.field("line", static_cast<long long>(at.line)).field("column", static_cast<long long>(at.column));
+}
+
 void writePrediction(std::ostream& out, const Prediction& p) {
   ObjectWriter(out)
       .field("reasonId", p.reasonId.str())
@@ -79,6 +83,11 @@ void writePrediction(std::ostream& out, const Prediction& p) {
       .field("line", static_cast<long long>(p.line))
       .field("column", static_cast<long long>(p.column))
       .field("endColumn", static_cast<long long>(p.endColumn))
+      .object("range", true,
+              [&](ObjectWriter& range) {
+                range.object("start", true, [&](ObjectWriter& start) { writePosition(start, p.range.start); })
+                    .object("end", true, [&](ObjectWriter& end) { writePosition(end, p.range.end); });
+              })
       .field("location", p.location())
       .field("context", toString(p.context))
       .field("construct", p.construct)

@@ -37,10 +37,11 @@ void writeText(std::ostream& out, const LintReport& report, bool color, bool exp
       // A masked site is not a finding of its own: it reads as a note that
       // names the abort to fix first.
       Severity shown = p.masked() ? Severity::Info : p.severity;
+      // Editors jump to the construct itself (the range's start); the VM's
+      // line where the source does not show it.
       auto where = [&] {
-        out << p.path << ':' << p.line << ':';
-        if (p.column > 0) out << p.column << ':';
-        out << ' ';
+        if (p.range.found()) out << p.path << ':' << p.range.start.line << ':' << p.range.start.column << ": ";
+        else out << p.path << ':' << p.line << ": ";
       };
       where();
       out << (color ? colorOf(shown) : "") << gccSeverity(shown) << reset << ": " << p.message;

@@ -51,17 +51,54 @@ int loopLine(const FunctionView& fn, int pc) {
   return fn.proto.at(loop->kind == flow::Loop::Kind::While ? loop->first : at).line;
 }
 
-std::string whyHot(const FunctionView& fn, int pc) {
-  if (fn.calls.inLoop(fn.index, pc)) return "it runs in the loop at line " + std::to_string(loopLine(fn, pc));
-  std::string name = functionName(fn.chunk, fn.index);
-  for (const auto& site : fn.calls.callers(fn.index)) {
-    if (!fn.calls.runsHot(site.proto, site.pc)) continue;
-    int line = fn.chunk.prototypes[site.proto].at(site.pc).line;
-    if (fn.calls.inLoop(site.proto, site.pc)) return name + " is called from a loop at line " + std::to_string(line);
-    return name + " is called at line " + std::to_string(line) + " from " + functionName(fn.chunk, site.proto) +
-           ", which runs hot";
+namespace {
+
+// How the loops around pc make it hot, as a clause after "the loop at line N".
+std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence& e) {
+  if (!e.unknownTrips) {
+    std::string n = std::to_string(e.iterations);
+    bool nested = e.loop && e.loop->count != e.iterations;
+    return (nested ? ", which runs " + n + " times with the loops around it" : ", which runs " + n + " times") +
+           (e.iterations >= calls.hotloop() ? "" : " (fewer than hotloop, " + std::to_string(calls.hotloop()) + ")");
   }
-  return name + " escapes, so code elsewhere may call it hot";
+  if (e.iterations >= calls.hotloop())
+    return ", inside loops that run " + std::to_string(e.iterations) + " times";
+  return ", whose trip count the bytecode does not show";
+}
+
+}  // namespace
+
+std::string whyHot(const FunctionView& fn, int pc) {
+  flow::HeatEvidence e = fn.calls.evidenceAt(fn.index, pc);
+  std::string name = functionName(fn.chunk, fn.index);
+  if (e.onceOnlyLine)
+    return "it initializes a value once (the test at line " + std::to_string(e.onceOnlyLine) +
+           " skips it when the value is set), so it runs once per key, not on every pass";
+  if (e.afterLoop)
+    return "it runs after the loop at line " + std::to_string(e.afterLoop->line) + ", which runs " +
+           std::to_string(e.afterLoop->count) + " times, and " + name + " is entered at least " +
+           std::to_string(fn.calls.hotexit()) + " times (hotexit): a side trace from the loop's exit records it";
+  std::string inLoop;
+  if (e.loop) {
+    inLoop = "it runs in the loop at line " + std::to_string(e.loop->line) + loopEvidence(fn.calls, e);
+    // The loop's own evidence is the stronger one, or the function is no hotter.
+    flow::Heat own = e.iterations >= fn.calls.hotloop() ? flow::Heat::Known
+                     : e.unknownTrips                   ? flow::Heat::Likely
+                                                        : flow::Heat::Cold;
+    if (own >= fn.calls.heat(fn.index)) return inLoop;
+    inLoop += ", and ";
+  }
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    if (fn.calls.heatAt(site.proto, site.pc) != fn.calls.heat(fn.index)) continue;  // the hottest caller
+    int line = fn.chunk.prototypes[site.proto].at(site.pc).line;
+    flow::HeatEvidence caller = fn.calls.evidenceAt(site.proto, site.pc);
+    if (caller.loop && caller.heat > fn.calls.heat(site.proto))
+      return inLoop + name + " is called from the loop at line " + std::to_string(caller.loop->line) +
+             loopEvidence(fn.calls, caller);
+    return inLoop + name + " is called at line " + std::to_string(line) + " from " +
+           functionName(fn.chunk, site.proto) + ", which runs hot";
+  }
+  return inLoop + name + " escapes, so code elsewhere may call it hot";
 }
 
 }  // namespace ljcheck::rules

@@ -46,7 +46,7 @@ class FrameReturnRule final : public Rule {
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     if (fn.isMain()) return;
     std::string protectedAt = protectedHotCall(fn);
-    bool vararg = fn.proto.isVararg() && fn.calls.heat(fn.index) == flow::Heat::Known;
+    bool vararg = fn.proto.isVararg() && fn.calls.heat(fn.index) >= flow::Heat::Likely;
     if (protectedAt.empty() && !vararg) return;
     int after = afterFirstLoop(fn);
     if (!after) return;

@@ -80,12 +80,19 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // its callers are elsewhere) any finding is a note, and less sure.
   flow::Heat heat = finding.pc > 0 ? fn.calls.heatAt(proto, finding.pc) : fn.calls.heat(proto);
   if (finding.tracePc > 0) heat = fn.calls.heatAt(fn.index, finding.tracePc);
+  // Blacklisting takes tens of thousands of iterations (each abort doubles
+  // the start's penalty): only evidence that the code runs hot (a known
+  // trip count of at least hotloop, or a caller that has one) predicts it.
+  // Without it (a loop over a parameter, a while loop, code only called from
+  // one) the site is a warning and one step less sure.
   if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker) p.severity = Severity::Blacklist;
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
   // Structural predictions are calibrated as they stand (how often the
   // shape shows at run time), hotness included.
-  bool lower = heat == flow::Heat::Possible && !finding.hotByEvidence && !finding.structural;
-  p.confidence = lower ? lowered(finding.confidence) : finding.confidence;
+  bool evidence = finding.hotByEvidence || finding.structural;
+  p.confidence = finding.confidence;
+  if (heat == flow::Heat::Likely && !evidence) p.confidence = std::min(p.confidence, Confidence::Likely);
+  if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
   p.path = path_;
   p.line = finding.pc > 0 ? code.at(finding.pc).line : code.firstline;
   p.context = finding.pc > 0 ? contextOf(fn.calls, fn.chunk, proto, finding.pc) : Context::Function;

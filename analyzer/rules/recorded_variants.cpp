@@ -4,10 +4,11 @@
 // table.insert with a position; select, tonumber and getfenv whose index,
 // base or level is not the constant the recorder needs (select k, base 10,
 // level 0) in the trace (but `select(i, ...)` in a loop of the vararg
-// function itself is recorded); string.find with a pattern that has special
-// characters (and no plain flag); string.format whose %s/%q gets a known
-// non-string, or with %p or an invalid specifier; tostring of a known table
-// (without __tostring) or function.
+// function itself is recorded, and so is an index computed from
+// `select('#', ...)`, a constant in an inlined frame); string.find with a
+// pattern that has special characters (and no plain flag); string.format
+// whose %s/%q gets a known non-string, or with %p or an invalid specifier;
+// tostring of a known table (without __tostring) or function.
 #include <algorithm>
 #include <optional>
 
@@ -49,10 +50,33 @@ std::string describe(const Value& v) {
 
 // Whether the value in `slot` is a constant in the trace that records the
 // call at pc: a literal loaded in the same loop body (or function body),
-// or an immutable upvalue holding one, is folded to a constant; a value
-// from before the loop is loaded from the stack. A parameter is as
-// constant as what the hot callers pass.
+// an immutable upvalue holding one, or arithmetic on such constants is
+// folded to a constant; a value from before the loop is loaded from the
+// stack. So is `select('#', ...)` outside the function's own loops: a
+// vararg function is never hot-counted, so that code runs on trace only in
+// a frame entered on trace, where recff_select turns the count into
+// lj_ir_kint(J, J->maxslot - 1). A parameter is as constant as what the
+// hot callers pass.
 enum class TraceConstant { Yes, No, Unknown };
+
+// `select('#', ...)` of the function's own varargs at pc: a CALLM of
+// select with '#' and the VARG just before it.
+bool isVarargCount(const FunctionView& fn, std::size_t proto, int pc) {
+  const auto& code = fn.chunk.prototypes[proto];
+  const auto& call = code.at(pc);
+  if (!code.isVararg() || pc < 2 || call.op != Op::CALLM || call.c != 1) return false;
+  const auto& varg = code.at(pc - 1);
+  if (varg.op != Op::VARG || varg.b != 0 || varg.a != flow::argumentSlot(fn.chunk, call, 1)) return false;
+  Value callee = fn.values.at(proto, pc, call.a);
+  Value what = fn.values.at(proto, pc, flow::argumentSlot(fn.chunk, call, 0));
+  return callee.is(Kind::LibFunction) && callee.name == "select" && what.isConstantString() &&
+         !what.text().empty() && what.text().front() == '#';
+}
+
+TraceConstant bothConstant(TraceConstant a, TraceConstant b) {
+  if (a == TraceConstant::No || b == TraceConstant::No) return TraceConstant::No;
+  return a == TraceConstant::Yes && b == TraceConstant::Yes ? TraceConstant::Yes : TraceConstant::Unknown;
+}
 
 TraceConstant traceConstant(const FunctionView& fn, std::size_t proto, int pc, int slot, int depth) {
   const auto& code = fn.chunk.prototypes[proto];
@@ -66,14 +90,22 @@ TraceConstant traceConstant(const FunctionView& fn, std::size_t proto, int pc, i
     switch (ins.op) {
       case Op::KSHORT: case Op::KNUM: case Op::KSTR: case Op::KPRI: case Op::KNIL:
         return TraceConstant::Yes;
-      case Op::MOV:
+      case Op::MOV: case Op::UNM:
         slot = ins.d;
         continue;
+      case Op::ADDVV: case Op::SUBVV: case Op::MULVV: case Op::DIVVV: case Op::MODVV: case Op::POW:
+        return bothConstant(traceConstant(fn, proto, q, ins.b, depth), traceConstant(fn, proto, q, ins.c, depth));
       case Op::UGET: {
         Value v = fn.values.upvalue(proto, ins.d);
         return v.isConstantNumber() || v.isConstantString() ? TraceConstant::Yes : TraceConstant::No;
       }
+      case Op::CALLM:
+        return !loop && isVarargCount(fn, proto, q) ? TraceConstant::Yes : TraceConstant::No;
       default:
+        if (flow::isArithmeticWithConstant(ins.op)) {
+          slot = ins.b;
+          continue;
+        }
         return TraceConstant::No;
     }
   }
@@ -100,7 +132,9 @@ Refusal unlessTraceConstant(const FunctionView& fn, int pc, int k, const std::st
   TraceConstant t = traceConstant(fn, fn.index, pc, slot, 0);
   if (t == TraceConstant::Yes) return {};
   if (t == TraceConstant::No)
-    return {why, Confidence::Certain, "the argument is not a literal in the trace, and the recorder needs " + wanted};
+    return {why, Confidence::Certain,
+            "the argument is not a constant in the trace (a literal, an immutable upvalue holding one, "
+            "select('#', ...), or arithmetic on them), and the recorder needs " + wanted};
   return {why, Confidence::Likely,
           "the argument comes from the callers, which the analyzer cannot all see, and the recorder needs " + wanted};
 }
@@ -181,7 +215,8 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
     Value k = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
     if (k.isConstantString()) return {};
     if (selectOfOwnVarargsInLoop(fn, pc)) return {};
-    return unlessTraceConstant(fn, pc, 0, "select with a non-constant index", "a constant index");
+    return unlessTraceConstant(fn, pc, 0, "select with a non-constant index",
+                               "a constant index in a vararg frame entered on trace (recff_select)");
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
     Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));

@@ -55,7 +55,7 @@ class RecursionRule final : public Rule {
   }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
-    if (fn.isMain() || !fn.calls.recursive(fn.index) || fn.calls.heat(fn.index) != flow::Heat::Known) return;
+    if (fn.isMain() || !fn.calls.recursive(fn.index) || fn.calls.heat(fn.index) < flow::Heat::Likely) return;
     // Non-tail calls back into the recursion: to the function itself, or to
     // a function that calls back round a cycle (mutual recursion).
     int firstRecursiveCall = 0, selfCalls = 0;

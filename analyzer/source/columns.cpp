@@ -1,6 +1,7 @@
-// Column ranges of predicted constructs, from a scan of their line that
-// skips string literals and comments (see source_map.h).
+// The fallback where the syntax index shows no construct: a scan of the
+// VM's line that skips string literals and comments (see source_map.h).
 #include <cctype>
+#include <initializer_list>
 
 #include "ljcheck/source_map.h"
 
@@ -43,32 +44,35 @@ std::size_t findWord(std::string_view line, const std::vector<bool>& code, std::
   return std::string_view::npos;
 }
 
-ColumnRange range(std::size_t at, std::size_t length) {
+SourceRange onLine(int line, std::size_t at, std::size_t length) {
   if (at == std::string_view::npos) return {};
-  return {static_cast<int>(at) + 1, static_cast<int>(at + length) + 1};
+  return {{line, static_cast<int>(at) + 1}, {line, static_cast<int>(at + length) + 1}};
 }
 
 }  // namespace
 
-std::string_view SourceMap::lineText(int line) const {
-  if (line < 1 || static_cast<std::size_t>(line) > lineStarts_.size()) return {};
-  std::size_t start = lineStarts_[static_cast<std::size_t>(line - 1)];
-  std::size_t end = source_.find('\n', start);
-  if (end == std::string_view::npos) end = source_.size();
-  return source_.substr(start, end - start);
-}
-
-ColumnRange SourceMap::locate(int line, std::string_view construct, std::string_view callee) const {
-  std::string_view text = lineText(line);
+SourceRange SourceMap::scanLine(const ConstructSite& site) const {
+  std::string_view text = lineText(site.line);
   if (text.empty()) return {};
   std::vector<bool> code = codeMask(text);
-  if (construct == "closure") return range(findWord(text, code, "function"), 8);
-  if (construct == "vararg") {
+  auto range = [&](std::size_t at, std::size_t length) { return onLine(site.line, at, length); };
+  if (site.construct == "closure") return range(findWord(text, code, "function"), 8);
+  if (site.construct == "vararg") {
     for (std::size_t at = text.find("..."); at != std::string_view::npos; at = text.find("...", at + 1))
       if (code[at]) return range(at, 3);
     return {};
   }
-  if (construct == "call" && !callee.empty()) {
+  // The first of these keywords on the line.
+  auto keyword = [&](std::initializer_list<std::string_view> words) {
+    for (std::string_view word : words)
+      if (std::size_t at = findWord(text, code, word); at != std::string_view::npos) return range(at, word.size());
+    return SourceRange{};
+  };
+  if (site.construct == "loop") return keyword({"for", "while", "repeat"});
+  if (site.construct == "return") return keyword({"return", "end"});
+  if (site.construct == "upvalue close") return keyword({"break", "goto", "return", "end", "until"});
+  std::string_view callee = site.callee;
+  if (site.construct == "call" && !callee.empty()) {
     // string.gsub may be written gsub (an alias) or s:gsub (a method call).
     std::string_view last = callee.substr(callee.rfind('.') == std::string_view::npos ? 0 : callee.rfind('.') + 1);
     std::size_t whole = findWord(text, code, callee);

@@ -1,14 +1,10 @@
 // `-- ljcheck: allow(ID, ...)` comments (see source_map.h). A comment after
 // code covers its own line; a comment on a line of its own covers the next
 // statement, all its lines; `allow-file(...)` covers the whole file.
-#include <tree_sitter/api.h>
+#include "source/suppressions.h"
 
 #include <cctype>
 #include <cstring>
-
-#include "ljcheck/source_map.h"
-
-extern "C" const TSLanguage* tree_sitter_lua(void);
 
 namespace ljcheck {
 namespace {
@@ -93,23 +89,11 @@ void collect(TSNode node, std::string_view source, std::vector<SourceMap::Allow>
 
 }  // namespace
 
-SourceMap::SourceMap(std::string_view source) : source_(source) {
-  lineStarts_.push_back(0);
-  for (std::size_t i = 0; i < source.size(); ++i)
-    if (source[i] == '\n') lineStarts_.push_back(i + 1);
-  if (source.find("ljcheck:") == std::string_view::npos) return;
-  TSParser* parser = ts_parser_new();
-  if (ts_parser_set_language(parser, tree_sitter_lua())) {
-    TSTree* tree = ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
-    if (tree) {
-      collect(ts_tree_root_node(tree), source, allows_);
-      ts_tree_delete(tree);
-    }
-  }
-  ts_parser_delete(parser);
+std::vector<SourceMap::Allow> allowComments(TSNode root, std::string_view source) {
+  std::vector<SourceMap::Allow> out;
+  collect(root, source, out);
+  return out;
 }
-
-SourceMap::~SourceMap() = default;
 
 bool SourceMap::suppressed(int line, const ReasonId& reasonId) const {
   const std::string text = reasonId.str();

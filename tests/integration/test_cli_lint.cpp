@@ -89,11 +89,13 @@ TEST_CASE("lint prints gcc-style diagnostics: path:line[:col]: severity: message
 TEST_CASE("lint --format csv writes an RFC 4180 table with a header", "[cli][lint]") {
   ProcessResult r = runLjcheck({"lint", "--format", "csv", kFnew, kGsub});
   CHECK(r.exitCode == 1);
-  CHECK(r.out.rfind("path,line,reasonId,class,severity,context\r\n", 0) == 0);
+  CHECK(r.out.rfind("path,line,reasonId,class,severity,context,column,confidence,masked\r\n", 0) == 0);
   auto records = parseCsv(r.out);
   REQUIRE(records.size() == 3);
-  CHECK(records[1] == std::vector<std::string>{kFnew, "4", "NYIBC:FNEW", "blocker", "blacklist", "loop"});
-  CHECK(records[2] == std::vector<std::string>{kGsub, "5", "STITCH:string.gsub", "stop", "info", "loop"});
+  CHECK(records[1] ==
+        std::vector<std::string>{kFnew, "4", "NYIBC:FNEW", "blocker", "blacklist", "loop", "13", "certain", "false"});
+  CHECK(records[2] ==
+        std::vector<std::string>{kGsub, "5", "STITCH:string.gsub", "stop", "info", "loop", "13", "certain", "false"});
 
   SECTION("a path with a comma and a quote is quoted, the quote doubled") {
     std::string dir = ljcheck::testing::scratchDirectory("csv-quoting");
@@ -124,8 +126,9 @@ TEST_CASE("lint --format json holds the recorder profile, the catalog and every 
 
   const json& predictions = j.at("predictions");
   REQUIRE(predictions.size() == 2);
-  for (const char* field : {"reasonId", "reasonClass", "severity", "path", "line", "column", "location", "context",
-                            "construct", "callee", "function", "message", "advice", "confidence", "reasoning"}) {
+  for (const char* field : {"reasonId", "reasonClass", "severity", "path", "line", "column", "endColumn", "range",
+                            "location", "context", "construct", "callee", "function", "message", "advice",
+                            "confidence", "reasoning"}) {
     INFO("field " << field);
     CHECK(predictions[0].contains(field));
     CHECK(predictions[1].contains(field));
@@ -136,6 +139,10 @@ TEST_CASE("lint --format json holds the recorder profile, the catalog and every 
   CHECK(fnew.at("severity") == "blacklist");
   CHECK(fnew.at("path") == kFnew);
   CHECK(fnew.at("line") == 4);
+  // The `function` keyword, in bytes from 1, the end exclusive; on `line`, so column and endColumn match it.
+  CHECK(fnew.at("range") == json::parse(R"({"start": {"line": 4, "column": 13}, "end": {"line": 4, "column": 21}})"));
+  CHECK(fnew.at("column") == 13);
+  CHECK(fnew.at("endColumn") == 21);
   CHECK(fnew.at("location") == kFnew + ":4");
   CHECK(fnew.at("context") == "loop");
   CHECK(fnew.at("construct") == "closure");
@@ -175,15 +182,30 @@ TEST_CASE("lint explains each prediction: confidence and reasoning in a note, ma
   CHECK(out[1].rfind("masked.lua:4:10: note: certain: it runs in the loop at line 2", 0) == 0);
   CHECK(out[1].find(" (see docs/reasons/NYIBC.md)") != std::string::npos);  // the reason's page
   // The masked site is a note, whatever its own severity: fix the closure first.
-  CHECK(out[2].rfind("masked.lua:4: note: ", 0) == 0);
+  // Its UCLO is on the line of the body's last token; it is shown at the loop's `end`.
+  CHECK(out[2].rfind("masked.lua:5:1: note: ", 0) == 0);
   CHECK(out[2].find("(masked by masked.lua:4 NYIBC:FNEW) [NYIBC:UCLO]") != std::string::npos);
-  CHECK(out[3].rfind("masked.lua:4: note: certain: ", 0) == 0);
+  CHECK(out[3].rfind("masked.lua:5:1: note: certain: ", 0) == 0);
 
   json j = json::parse(runLjcheck({"lint", "--format", "json", "masked.lua"}, dir).out);
   const json& predictions = j.at("predictions");
   REQUIRE(predictions.size() == 2);
   CHECK(predictions[1].at("reasonId") == "NYIBC:UCLO");
   CHECK(predictions[1].at("maskedBy") == json{{"location", "masked.lua:4"}, {"reasonId", "NYIBC:FNEW"}});
+  // The range is on another line than the VM's: column and endColumn are 0.
+  CHECK(predictions[1].at("line") == 4);
+  CHECK(predictions[1].at("range") ==
+        json::parse(R"({"start": {"line": 5, "column": 1}, "end": {"line": 5, "column": 4}})"));
+  CHECK(predictions[1].at("column") == 0);
+  CHECK(predictions[1].at("endColumn") == 0);
+
+  // In CSV a masked row says so: it is not a second blacklist finding.
+  auto rows = parseCsv(runLjcheck({"lint", "--format", "csv", "masked.lua"}, dir).out);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[1] ==
+        std::vector<std::string>{"masked.lua", "4", "NYIBC:FNEW", "blocker", "blacklist", "loop", "10", "certain", "false"});
+  CHECK(rows[2] ==
+        std::vector<std::string>{"masked.lua", "4", "NYIBC:UCLO", "blocker", "blacklist", "loop", "0", "certain", "true"});
 }
 
 TEST_CASE("a masked prediction alone never fails the run, its masking site does", "[cli][lint]") {

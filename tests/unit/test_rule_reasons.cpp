@@ -75,7 +75,7 @@ std::vector<CompiledFile> compileLuaUnder(const std::vector<std::string>& folder
 void runRule(const rules::Rule& rule, const bytecode::Chunk& chunk, const RecorderProfile& profile,
              rules::PredictionSink& sink) {
   flow::ValueMap values(chunk, profile);
-  flow::CallGraph calls(chunk, values);
+  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10));
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
     flow::LoopMap loops(chunk.prototypes[i]);
     rules::FunctionView view{chunk, i, chunk.prototypes[i], loops, values, calls, profile, ReasonCatalog::builtin()};
@@ -137,7 +137,7 @@ TEST_CASE("a finding with a code the catalog does not know is a programming erro
   const auto& chunk = files.front().chunk;
   const RecorderProfile& profile = defaultProfile();
   flow::ValueMap values(chunk, profile);
-  flow::CallGraph calls(chunk, values);
+  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10));
   flow::LoopMap loops(chunk.prototypes.back());
   rules::FunctionView view{chunk, chunk.prototypes.size() - 1, chunk.prototypes.back(), loops, values, calls,
                            profile, ReasonCatalog::builtin()};

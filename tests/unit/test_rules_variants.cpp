@@ -106,6 +106,31 @@ TEST_CASE("select(i, ...) in a loop of the vararg function is recorded; inlined,
   REQUIRE(find(ps, 10, "STITCH:select"));
 }
 
+TEST_CASE("select with an index computed from select('#', ...) is recorded; with a table field, it splits",
+          "[rules][variants]") {
+  // Inlined into the loop's trace, the vararg frame's count is a constant
+  // (recff_select: lj_ir_kint(J, J->maxslot - 1)), and so is n - 2.
+  auto ps = predict(
+      "local cfg = {skip = 1}\n"
+      "local function from_last(...)\n"
+      "  local n = select('#', ...)\n"
+      "  local a = select(n - 2, ...)\n"
+      "  local b = select(-(n - 1), ...)\n"
+      "  local c = select(n - cfg.skip, ...)\n"
+      "  return a + b + c\n"
+      "end\n"
+      "local s = 0\n"
+      "for i = 1, 3000 do s = s + from_last(i, 2, 3, 4) end\n");
+  INFO(listed(ps));
+  REQUIRE_FALSE(find(ps, 4, "STITCH:select"));
+  REQUIRE_FALSE(find(ps, 5, "STITCH:select"));
+  const Prediction* field = find(ps, 6, "STITCH:select");
+  REQUIRE(field);
+  REQUIRE(field->confidence == Confidence::Certain);
+  REQUIRE(field->reasoning.find("select('#', ...)") != std::string::npos);
+  REQUIRE(field->reasoning.find("recff_select") != std::string::npos);
+}
+
 TEST_CASE("match and find with a pattern literal on a receiver of unknown type", "[rules][variants]") {
   auto ps = predict(
       "local M = {}\n"

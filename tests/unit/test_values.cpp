@@ -296,6 +296,47 @@ TEST_CASE("constant-key fields of a module table", "[values]") {
   }
 }
 
+TEST_CASE("`a or b` of library functions is the side that gets called", "[values]") {
+  // On LuaJIT 2.1 table.unpack and math.tointeger are nil: the other side
+  // is called. A library function on the left is never nil: it is called.
+  Snippet s(
+      "local unpack = unpack or table.unpack\n"
+      "local tunpack = table.unpack or unpack\n"
+      "local compile = rawget(_G, 'loadstring') or load\n"
+      "local u = unpack\n"
+      "local copied = u or print\n"  // ISTC: the copy on the truthy edge
+      "local a = unpack({})\n"
+      "local b = tunpack({})\n"
+      "local c = (loadstring or load)('return 1')\n"
+      "local d = compile('return 1')\n"
+      "local e = (math.tointeger or math.floor)(1.5)\n"
+      "local f = copied({})\n"
+      "local g = (rawget(table, 'unpack') or rawget(_G, 'unpack'))({})\n");
+  requireLib(s.callee(6), "unpack");
+  requireLib(s.callee(7), "unpack");
+  requireLib(s.callee(8), "loadstring");
+  requireLib(s.callee(9), "loadstring");
+  requireLib(s.callee(10), "math.floor");
+  requireLib(s.callee(11), "unpack");
+  requireLib(s.callee(12), "unpack");
+  SECTION("not when a side is unknown or two different functions meet") {
+    Snippet unknown(
+        "local pick = os.getenv('X') or print\n"
+        "local named = rawget(_G, 'nosuch') or print\n"
+        "local either\n"
+        "if os.getenv('Y') then either = string.gsub else either = string.find end\n"
+        "local member = table.unpack\n"
+        "local a = pick('a')\n"
+        "local b = named('a')\n"
+        "local c = either('a', 'a', 'b')\n"
+        "local d = member({})\n");
+    REQUIRE_FALSE(unknown.callee(6).known());
+    REQUIRE_FALSE(unknown.callee(7).known());
+    REQUIRE_FALSE(unknown.callee(8).known());
+    REQUIRE_FALSE(unknown.callee(9).known());  // a missing member alone is never called
+  }
+}
+
 TEST_CASE("a concatenation with a string literal is a string that keeps the literal's text", "[values]") {
   Snippet s(
       "local function f(sep, x)\n"

@@ -36,14 +36,43 @@ struct MaskingSite {
   std::string location() const { return path + ":" + std::to_string(line); }
 };
 
+// A place in a source file: 1-based line, and 1-based column counted in
+// bytes from the start of the line (an editor that counts UTF-16 or
+// characters converts); column 0 when unknown.
+struct SourcePosition {
+  int line = 0;
+  int column = 0;
+};
+
+// A span of source text, end exclusive; may cover several lines.
+struct SourceRange {
+  SourcePosition start, end;
+  bool found() const { return start.line > 0 && start.column > 0; }
+};
+
 struct Prediction {
   ReasonId reasonId;  // NYIBC:FNEW, STITCH:string.gsub
   ReasonClass reasonClass = ReasonClass::Risk;
   Severity severity = Severity::Warn;
   std::string path;  // relative to the project root
-  int line = 0;
-  int column = 0;     // 1-based; 0 when unknown
-  int endColumn = 0;  // 1-based, exclusive; 0 when unknown
+  int line = 0;  // the VM's line of the instruction: the join key with run-time reports
+  // The construct on `line` (bytes, 1-based, end exclusive): `range`'s columns
+  // when the range lies on `line`, else 0.
+  int column = 0;
+  int endColumn = 0;
+  // The construct itself, for editors: a closure's `function` keyword (FNEW
+  // is on the line of its `end`), a loop's keyword, the `end`, `break` or
+  // `return` that closes upvalues, a return's keyword, a call's callee.
+  // Not found (all 0) when the source does not show it.
+  SourceRange range;
+  // What the bytecode says to find the construct among several on `line`
+  // (not written to reports): the first line of the function holding the
+  // instruction (0 for the main chunk; -1 when unknown), and for calls which
+  // call instruction of that function on `line` it is, 1-based in bytecode
+  // order (0 when unknown). The source map counts the function's calls on
+  // the line in evaluation order, the order LuaJIT emits them in.
+  int functionLine = -1;
+  int occurrence = 0;
   Context context = Context::Function;
   std::string construct;  // closure, upvalue close, vararg, call
   std::string callee;     // for calls: the resolved name, e.g. string.gsub

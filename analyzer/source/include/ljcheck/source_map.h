@@ -1,8 +1,6 @@
-// What the source text adds to a prediction: the column range of the
-// construct on its line, and `-- ljcheck: allow(ID, ...)` suppressions.
-// Columns come from a scan of the one line (cheap: most files have some
-// predictions); suppressions from tree-sitter, only in files that have an
-// `ljcheck:` comment at all, so statements are delimited exactly.
+// What the source text adds to a prediction: the range of the construct
+// (from the file's tokens and their nesting, or a scan of the VM's line
+// where they do not show it), and `-- ljcheck: allow(ID, ...)` suppressions.
 #pragma once
 
 #include <memory>
@@ -10,14 +8,22 @@
 #include <string_view>
 #include <vector>
 
+#include "ljcheck/prediction.h"
 #include "ljcheck/reason.h"
 
 namespace ljcheck {
 
-struct ColumnRange {
-  int begin = 0;  // 1-based; 0 when not found
-  int end = 0;    // 1-based, exclusive
+// What the bytecode tells about a predicted construct: enough to find it.
+struct ConstructSite {
+  int line = 0;                // the VM's line of its instruction
+  std::string_view construct;  // closure, upvalue close, loop, return, vararg, call
+  std::string_view callee;     // for calls: the resolved name, e.g. string.gsub
+  int occurrence = 0;          // for calls: see Prediction::occurrence
+  bool inLoop = false;         // it runs in a loop body of its own function
+  int functionLine = -1;       // see Prediction::functionLine
 };
+
+struct SyntaxIndex;
 
 class SourceMap {
  public:
@@ -26,9 +32,9 @@ class SourceMap {
   SourceMap(const SourceMap&) = delete;
   SourceMap& operator=(const SourceMap&) = delete;
 
-  // The construct on `line`: "closure" (the `function` keyword), "vararg"
-  // (`...`), "call" (the callee, matched by the last part of its name).
-  ColumnRange locate(int line, std::string_view construct, std::string_view callee) const;
+  // The construct's range (see Prediction::range); not found when neither
+  // the tokens nor the line show it.
+  SourceRange locate(const ConstructSite& site) const;
   // True when an allow comment covers this line for this reasonId (an ID
   // names itself, or a CODE all its subjects: allow(NYIBC) covers NYIBC:FNEW).
   bool suppressed(int line, const ReasonId& reasonId) const;
@@ -41,9 +47,11 @@ class SourceMap {
 
  private:
   std::string_view lineText(int line) const;
+  SourceRange scanLine(const ConstructSite& site) const;  // columns.cpp
   std::string_view source_;
   std::vector<std::size_t> lineStarts_;
   std::vector<Allow> allows_;
+  std::unique_ptr<const SyntaxIndex> syntax_;
 };
 
 }  // namespace ljcheck

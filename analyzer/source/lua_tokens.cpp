@@ -1,0 +1,152 @@
+// Lua tokens (see lua_tokens.h), by lj_lex.c's rules: identifiers take any
+// byte from 0x80 up, a number runs over identifier characters, dots and an
+// exponent's sign, long brackets may carry '=' levels, a first line that
+// starts with '#' is skipped.
+#include "source/lua_tokens.h"
+
+#include <array>
+
+namespace ljcheck {
+namespace {
+
+bool isIdent(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9') || c >= 0x80; }
+bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+constexpr std::array<std::string_view, 22> kKeywords = {
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
+    "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"};
+
+bool isKeyword(std::string_view word) {
+  if (word.size() < 2 || word.size() > 8 || word[0] < 'a' || word[0] > 'w') return false;
+  for (std::string_view k : kKeywords)
+    if (k[0] == word[0] && k == word) return true;
+  return false;
+}
+
+// The length of the operator at the start of `rest`: `...`, `..`, `==`, `~=`, `<=`, `>=`, `::`, else 1.
+std::size_t symbolLength(std::string_view rest) {
+  char c = rest[0], next = rest.size() > 1 ? rest[1] : 0;
+  if (c == '.' && next == '.') return rest.size() > 2 && rest[2] == '.' ? 3 : 2;
+  if ((c == '=' || c == '~' || c == '<' || c == '>') && next == '=') return 2;
+  return c == ':' && next == ':' ? 2 : 1;
+}
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view source) : s_(source) {}
+
+  std::vector<LuaToken> run() {
+    std::vector<LuaToken> out;
+    out.reserve(s_.size() / 5);  // about one token in five bytes of code
+    if (!s_.empty() && s_[0] == '#') skipLine();
+    while (skipSpaceAndComments()) {
+      LuaToken t;
+      t.start = here();
+      std::size_t from = i_;
+      t.kind = scan();
+      t.text = s_.substr(from, i_ - from);
+      t.end = here();
+      out.push_back(t);
+    }
+    return out;
+  }
+
+ private:
+  SourcePosition here() const { return {line_, static_cast<int>(i_ - lineStart_) + 1}; }
+  unsigned char at(std::size_t k) const { return k < s_.size() ? static_cast<unsigned char>(s_[k]) : 0; }
+  void advance() {
+    if (s_[i_] == '\n') {
+      ++line_;
+      lineStart_ = i_ + 1;
+    }
+    ++i_;
+  }
+  void skipLine() {
+    while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+  }
+
+  // False at the end of the source.
+  bool skipSpaceAndComments() {
+    while (i_ < s_.size()) {
+      unsigned char c = at(i_);
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') {
+        advance();
+      } else if (c == '-' && at(i_ + 1) == '-') {
+        i_ += 2;
+        if (int level = longBracket(); level >= 0) skipLong(level);
+        else skipLine();
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // At `[` `=`* `[`: the level (the count of '='), else -1.
+  int longBracket() const {
+    if (at(i_) != '[') return -1;
+    std::size_t k = i_ + 1;
+    while (at(k) == '=') ++k;
+    return at(k) == '[' ? static_cast<int>(k - i_ - 1) : -1;
+  }
+
+  // From a long bracket's opening to just after its closing one.
+  void skipLong(int level) {
+    i_ += static_cast<std::size_t>(level) + 2;
+    while (i_ < s_.size()) {
+      if (s_[i_] == ']') {
+        std::size_t k = i_ + 1;
+        while (at(k) == '=') ++k;
+        if (at(k) == ']' && static_cast<int>(k - i_ - 1) == level) {
+          i_ = k + 1;
+          return;
+        }
+      }
+      advance();
+    }
+  }
+
+  LuaToken::Kind scan() {
+    unsigned char c = at(i_);
+    if (isIdent(c) && !isDigit(c)) {
+      std::size_t from = i_;
+      while (isIdent(at(i_))) ++i_;
+      return isKeyword(s_.substr(from, i_ - from)) ? LuaToken::Kind::Keyword : LuaToken::Kind::Name;
+    }
+    if (isDigit(c) || (c == '.' && isDigit(at(i_ + 1)))) {
+      unsigned char prev = 0;
+      while (isIdent(at(i_)) || at(i_) == '.' ||
+             ((at(i_) == '+' || at(i_) == '-') && (prev == 'e' || prev == 'E' || prev == 'p' || prev == 'P'))) {
+        prev = at(i_);
+        ++i_;
+      }
+      return LuaToken::Kind::Number;
+    }
+    if (c == '"' || c == '\'') {
+      advance();
+      while (i_ < s_.size() && at(i_) != c) {
+        if (at(i_) == '\\' && i_ + 1 < s_.size()) advance();
+        advance();
+      }
+      if (i_ < s_.size()) advance();
+      return LuaToken::Kind::String;
+    }
+    if (int level = longBracket(); level >= 0) {
+      skipLong(level);
+      return LuaToken::Kind::String;
+    }
+    i_ += symbolLength(s_.substr(i_));
+    return LuaToken::Kind::Symbol;
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+  std::size_t lineStart_ = 0;
+  int line_ = 1;
+};
+
+}  // namespace
+
+std::vector<LuaToken> tokenizeLua(std::string_view source) { return Lexer(source).run(); }
+
+}  // namespace ljcheck

@@ -1,0 +1,123 @@
+// Hotness from evidence: `certain` and `blacklist` need evidence that the
+// code runs hot (a trip count of at least the profile's hotloop, 56, with the
+// loops around it, or a caller that has one). A loop whose trip count the
+// bytecode does not show predicts `likely` at `warn`; loops that cannot get
+// hot, and lazy initializations, predict less or nothing. The reasoning says
+// which evidence was used.
+#include <catch2/catch.hpp>
+
+#include "test_rules_support.h"
+
+using namespace ljcheck;
+using ljcheck::testing::find;
+using ljcheck::testing::listed;
+using ljcheck::testing::predict;
+
+TEST_CASE("a constant trip count of at least hotloop is evidence: certain, blacklist", "[rules][hotness]") {
+  auto ps = predict("local n = 0\nfor i = 1, 1000 do\n  local f = function() return 1 end\n  n = n + f()\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+  CHECK(fnew->confidence == Confidence::Certain);
+  CHECK(fnew->reasoning.find("the loop at line 2, which runs 1000 times") != std::string::npos);
+}
+
+TEST_CASE("a loop whose trip count is unknown predicts likely at warn", "[rules][hotness]") {
+  auto ps = predict(
+      "local hosts = ...\nlocal n = 0\nfor _, h in ipairs(hosts) do\n  local f = function() return h end\n"
+      "  n = n + #f()\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->reasoning.find("whose trip count the bytecode does not show") != std::string::npos);
+}
+
+TEST_CASE("short literal tables and small constant ranges in code that runs once never get hot",
+          "[rules][hotness]") {
+  auto ps = predict(
+      "local t = {}\n"
+      "for _, k in ipairs({'a', 'b', 'c', 'd', 'e'}) do t[k] = function() return k end end\n"
+      "for i = 1, 7 do t[i] = ('x'):rep(i):gsub('x', 'y') end\n");
+  INFO(listed(ps));
+  CHECK(ps.empty());
+}
+
+TEST_CASE("nested constant loops multiply: 30 x 30 runs hot", "[rules][hotness]") {
+  auto ps = predict("local s = 'x'\nfor i = 1, 30 do\n  for j = 1, 30 do s = s:gsub('x', 'y') end\nend\n");
+  INFO(listed(ps));
+  const Prediction* gsub = find(ps, 3, "STITCH:string.gsub");
+  REQUIRE(gsub);
+  CHECK(gsub->confidence == Confidence::Certain);
+  CHECK(gsub->reasoning.find("which runs 900 times with the loops around it") != std::string::npos);
+}
+
+TEST_CASE("a short literal loop inside a hot loop runs as often as the hot loop", "[rules][hotness]") {
+  auto ps = predict(
+      "local n = 0\nfor i = 1, 3000 do\n  for _, k in ipairs({1, 2}) do\n"
+      "    local f = function(x) return x + 1 end\n    n = n + f(k)\n  end\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+  CHECK(fnew->reasoning.find("6000 times") != std::string::npos);
+}
+
+TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sits in", "[rules][hotness]") {
+  for (const char* guard : {"cache[k] == nil", "not cache[k]"}) {
+    INFO(guard);
+    auto ps = predict(std::string("local cache = {}\nlocal n = 0\nfor i = 1, 5000 do\n  local k = i % 7\n  if ") +
+                      guard + " then\n    cache[k] = function(x) return x + 1 end\n  end\n  n = n + cache[k](k)\nend\n");
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Info);
+    CHECK(fnew->reasoning.find("initializes a value once (the test at line 5") != std::string::npos);
+  }
+  // A store somewhere else is no lazy initialization: the branch may run every time.
+  auto ps = predict(
+      "local cache, other = {}, {}\nlocal n = 0\nfor i = 1, 5000 do\n  local k = i % 7\n  if cache[k] == nil then\n"
+      "    other[k] = function(x) return x + 1 end\n  end\n  n = n + 1\nend\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 6, "NYIBC:FNEW"));
+  CHECK(find(ps, 6, "NYIBC:FNEW")->severity == Severity::Blacklist);
+}
+
+TEST_CASE("self-recursion alone is not evidence of hotness", "[rules][hotness]") {
+  auto ps = predict(
+      "local loaded = {}\n"
+      "local function load(name)\n"
+      "  if loaded[name] then return loaded[name] end\n"
+      "  local deps = {}\n"
+      "  for _, d in ipairs(deps) do load(d) end\n"
+      "  loaded[name] = function() return name end\n"
+      "  return loaded[name]\n"
+      "end\n"
+      "load('core')\n");
+  INFO(listed(ps));
+  for (const auto& p : ps) CHECK(p.severity != Severity::Blacklist);
+  for (const auto& p : ps) CHECK(p.confidence != Confidence::Certain);
+}
+
+TEST_CASE("code after a hot loop runs in a side trace when its function is entered hotexit times",
+          "[rules][hotness]") {
+  std::string body =
+      "local function run(k)\n  local n = 0\n  for i = 1, 1000 do n = n + i end\n"
+      "  local f = function() return n + k end\n  return f()\nend\n";
+  auto often = predict(body + "for j = 1, 40 do run(j) end\n");
+  INFO(listed(often));
+  const Prediction* fnew = find(often, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);  // side-trace aborts never blacklist
+  CHECK(fnew->reasoning.find("side trace from the loop's exit") != std::string::npos);
+  // Entered 5 times: the exit never gets hot (hotexit is 10).
+  auto rarely = predict(body + "for j = 1, 5 do run(j) end\n");
+  INFO(listed(rarely));
+  CHECK_FALSE(find(rarely, 4, "NYIBC:FNEW"));
+  // The main chunk leaves its loop once.
+  auto main = predict("local n = 0\nfor i = 1, 1000 do n = n + i end\nlocal f = function() return n end\n");
+  INFO(listed(main));
+  CHECK(main.empty());
+}
