@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <vector>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
 #include "ljcheck/project_path.h"
+#include "project.h"
 #include "ljcheck/source_map.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
@@ -39,10 +41,27 @@ const bytecode::OpcodeTable& embeddedOpcodes() {
   return table;
 }
 
+// What one analysis of a file takes from the project and gives back to it.
+struct ProjectView {
+  const IncomingHeat* incoming = nullptr;  // other files' calls into this one
+  FileLinks* links = nullptr;              // this file's exports and calls out
+};
+
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
-                                 const std::string& path, Confidence minConfidence) {
+                                 const std::string& path, Confidence minConfidence, ProjectView project) {
   flow::ValueMap values(chunk, profile);
-  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10));
+  std::map<std::size_t, flow::ExternalCaller> external;
+  auto exports = values.exportedFunctions();
+  if (project.incoming)
+    for (const auto& [member, proto] : exports)
+      if (auto it = project.incoming->find(std::string(member)); it != project.incoming->end())
+        external[proto] = it->second;
+  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10), external);
+  if (project.links) {
+    project.links->exports.clear();
+    for (const auto& [member, proto] : exports) project.links->exports[std::string(member)] = calls.heat(proto);
+    project.links->calls = calls.moduleCalls();
+  }
   rules::CollectingSink sink(path);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
     flow::LoopMap loops(chunk.prototypes[i]);
@@ -97,7 +116,7 @@ void applySource(std::string_view source, std::vector<Prediction>& predictions) 
 }
 
 FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std::string& path,
-                       const RecorderProfile& profile, Confidence minConfidence) {
+                       const RecorderProfile& profile, Confidence minConfidence, ProjectView project = {}) {
   FileResult result;
   result.path = path;
   std::string dump;
@@ -120,7 +139,7 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   }
   try {
     bytecode::Chunk chunk = bytecode::readDump(dump, embeddedOpcodes(), path);
-    result.predictions = runRules(chunk, profile, path, minConfidence);
+    result.predictions = runRules(chunk, profile, path, minConfidence, project);
     if (!isDump) applySource(source, result.predictions);
   } catch (const bytecode::DumpError& e) {
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
@@ -141,7 +160,7 @@ std::string tooLarge(std::uintmax_t size, std::uintmax_t limit, bool atLeast) {
 }
 
 FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std::string& shown,
-                       const AnalyzeOptions& options, const RecorderProfile& profile) {
+                       const AnalyzeOptions& options, const RecorderProfile& profile, ProjectView project) {
   FileResult result;
   result.path = shown;
   auto refuse = [&](FileError::Kind kind, std::string message) {
@@ -168,23 +187,21 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
   if (in.bad()) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
   if (content.size() > options.maxFileBytes)
     return refuse(FileError::Kind::Input, tooLarge(options.maxFileBytes, options.maxFileBytes, true));
-  return analyzeWith(compiler, content, shown, profile, options.minConfidence);
+  return analyzeWith(compiler, content, shown, profile, options.minConfidence, project);
 }
 
-// The order in which workers take the files: largest first, so that no
-// worker is left with a big file while the others have nothing to do.
-// Results stay in input order; a file whose size cannot be read goes last.
-std::vector<std::size_t> largestFirst(const std::vector<std::string>& files) {
+// The order in which workers take the files at `which`: largest first, so
+// that no worker is left with a big file while the others have nothing to
+// do. Results stay in input order; a file whose size cannot be read goes last.
+std::vector<std::size_t> largestFirst(const std::vector<std::string>& files, std::vector<std::size_t> which) {
   std::vector<std::uintmax_t> sizes(files.size(), 0);
-  for (std::size_t i = 0; i < files.size(); ++i) {
+  for (std::size_t i : which) {
     std::error_code ec;
     auto size = fs::file_size(files[i], ec);
     if (!ec) sizes[i] = size;
   }
-  std::vector<std::size_t> order(files.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
-  return order;
+  std::stable_sort(which.begin(), which.end(), [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
+  return which;
 }
 
 }  // namespace
@@ -195,33 +212,81 @@ FileResult analyzeSource(std::string_view source, const std::string& path, const
   return analyzeWith(compiler, source, path, profile, minConfidence);
 }
 
-std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, const AnalyzeOptions& options) {
-  const RecorderProfile& profile = options.profile ? *options.profile : defaultProfile();
-  const ProjectRoot root(options.root);
-  std::vector<FileResult> results(files.size());
-  std::vector<std::size_t> order = largestFirst(files);
+namespace {
+
+// Analyzes the files at `which` (indices into `files`) on `options.jobs`
+// threads, largest first; each result and its links land at its index.
+void analyzeBatch(const std::vector<std::string>& files, const std::vector<std::size_t>& which,
+                  const std::vector<std::string>& shown, const AnalyzeOptions& options,
+                  const RecorderProfile& profile, const std::map<std::size_t, IncomingHeat>& incoming,
+                  std::vector<FileResult>& results, std::vector<FileLinks>& links, bool progress) {
+  std::vector<std::size_t> order = largestFirst(files, which);
   std::atomic<std::size_t> next{0}, done{0};
   auto worker = [&] {
     LuaCompiler compiler;
-    for (std::size_t k = next++; k < files.size(); k = next++) {
+    for (std::size_t k = next++; k < order.size(); k = next++) {
       std::size_t i = order[k];
-      std::string shown = root.show(files[i]);
+      auto in = incoming.find(i);
+      ProjectView project{in == incoming.end() ? nullptr : &in->second, &links[i]};
       try {
-        results[i] = analyzeFile(compiler, files[i], shown, options, profile);
+        results[i] = analyzeFile(compiler, files[i], shown[i], options, profile, project);
       } catch (const std::exception& e) {  // a bug must not take the other files' results with it
-        results[i] = FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}};
+        results[i] = FileResult{
+            shown[i], {}, {{FileError::Kind::Input, shown[i], 0, std::string("internal error: ") + e.what()}}};
       }
       std::size_t n = ++done;
-      if (options.progress) options.progress(n, files.size());
+      if (progress && options.progress) options.progress(n, order.size());
     }
   };
-  unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(files.size())));
+  unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(order.size())));
   if (jobs <= 1) {
     worker();
   } else {
     std::vector<std::thread> threads;
     for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
     for (auto& t : threads) t.join();
+  }
+}
+
+// Whether `now` makes some exported function hotter than `before` did.
+bool hotter(const IncomingHeat& now, const IncomingHeat* before) {
+  for (const auto& [member, caller] : now) {
+    if (!before) return true;
+    auto it = before->find(member);
+    if (it == before->end() || caller.heat > it->second.heat) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, const AnalyzeOptions& options) {
+  const RecorderProfile& profile = options.profile ? *options.profile : defaultProfile();
+  const ProjectRoot root(options.root);
+  std::vector<std::string> shown;
+  for (const auto& f : files) shown.push_back(root.show(f));
+  std::vector<FileResult> results(files.size());
+  std::vector<FileLinks> links(files.size());
+  std::vector<std::size_t> all(files.size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  std::map<std::size_t, IncomingHeat> used;  // what each file's latest analysis was given
+  analyzeBatch(files, all, shown, options, profile, used, results, links, true);
+  // A file whose exported functions other files call hotter than its own
+  // analysis assumed is analyzed again with those heats; that may make its
+  // own calls out hotter in turn, so repeat a few rounds (chains of modules).
+  const ProjectIndex index(shown);
+  for (int round = 0; round < 4; ++round) {
+    std::map<std::size_t, IncomingHeat> incoming = index.incoming(links);
+    std::vector<std::size_t> again;
+    for (const auto& [i, heat] : incoming) {
+      auto before = used.find(i);
+      if (hotter(heat, before == used.end() ? nullptr : &before->second)) again.push_back(i);
+    }
+    if (again.empty()) break;
+    for (std::size_t i : again)  // seeds only grow: keep what earlier rounds gave
+      for (auto& [member, caller] : incoming[i])
+        if (caller.heat > used[i][member].heat) used[i][member] = std::move(caller);
+    analyzeBatch(files, again, shown, options, profile, used, results, links, false);
   }
   return results;
 }

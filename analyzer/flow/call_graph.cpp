@@ -152,7 +152,8 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Prototype& proto) {
 
 }  // namespace
 
-CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit)
+CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
+                     const std::map<std::size_t, ExternalCaller>& external)
     : heat_(chunk.prototypes.size(), Heat::Cold),
       callers_(chunk.prototypes.size()),
       callbacks_(chunk.prototypes.size()),
@@ -160,8 +161,10 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       onceOnly_(chunk.prototypes.size()),
       hotloop_(hotloop),
       hotexit_(hotexit),
+      external_(external),
       reentered_(chunk.prototypes.size(), false) {
   std::vector<bool> escapes = values.escapingFunctions();
+  std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     onceOnly_[q] = findOnceOnly(proto);
@@ -178,6 +181,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       Value callee = values.at(q, pc, calleeSlot(ins));
       if (callee.is(Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size()) {
         callers_[callee.proto].push_back({q, pc, false, 0});
+      } else if (callee.is(Value::Kind::ModuleMember) && ins.op != Op::ITERC) {
+        moduleSites.emplace_back(q, pc);
       } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall") &&
                  ins.op != Op::ITERC) {
         Value f = values.at(q, pc, argumentSlot(chunk, ins, 0));
@@ -197,6 +202,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   // A function is as hot as its hottest call site; iterate to a fixpoint.
   for (std::size_t p = 0; p < escapes.size(); ++p)
     if (escapes[p]) heat_[p] = Heat::Possible;
+  for (const auto& [p, caller] : external_)
+    if (p < heat_.size()) heat_[p] = std::max(heat_[p], caller.heat);
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t p = 0; p < callers_.size(); ++p) {
@@ -218,6 +225,20 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       if (fromLoop || heat_[site.proto] >= Heat::Likely) reentered_[p] = true;
     }
   settled_ = true;
+  for (const auto& [q, pc] : moduleSites) {
+    std::string_view name = values.at(q, pc, calleeSlot(chunk.prototypes[q].at(pc))).name;
+    auto colon = name.rfind(':');
+    HeatEvidence e = evidenceAt(q, pc);
+    if (colon == std::string_view::npos || e.heat == Heat::Cold) continue;
+    moduleCalls_.push_back({std::string(name.substr(0, colon)), std::string(name.substr(colon + 1)), e.heat,
+                            chunk.prototypes[q].at(pc).line, e.loop ? e.loop->line : 0, e.iterations,
+                            e.unknownTrips});
+  }
+}
+
+const ExternalCaller* CallGraph::externalCaller(std::size_t proto) const {
+  auto it = external_.find(proto);
+  return it == external_.end() || it->second.heat < heat_.at(proto) ? nullptr : &it->second;
 }
 
 // Kosaraju over the call edges (caller -> callee): one pass in the reverse

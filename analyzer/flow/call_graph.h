@@ -5,6 +5,8 @@
 // only possibly hot, when it escapes.
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "flow/values.h"
@@ -53,6 +55,25 @@ struct HeatEvidence {
   const LoopTrips* afterLoop = nullptr;
 };
 
+// A call from this file into another module of the project:
+// require("a.b").f(...) at a site with this heat.
+struct ModuleCall {
+  std::string module;  // "a.b"
+  std::string member;  // "f"
+  Heat heat = Heat::Cold;
+  int line = 0;         // the call's line
+  int loopLine = 0;     // the innermost loop around it, 0 outside loops
+  long iterations = 0;  // of the loops around it, when all trip counts are known
+  bool unknownTrips = false;
+};
+
+// What other files say about how hot a function of this file runs: the
+// hottest call into it from elsewhere, and a clause that says where.
+struct ExternalCaller {
+  Heat heat = Heat::Cold;
+  std::string why;  // "step is called from the loop at line 12 of main.lua, which runs 600 times"
+};
+
 // A lazy initialization: `if t[k] == nil then t[k] = ... end`, `if not x
 // then x = ... end`. Its body runs once per key, not once per iteration:
 // hot code only takes the exit around it.
@@ -66,7 +87,9 @@ class CallGraph {
   // `hotloop`: the profile's JIT parameter, the loop iterations that make a loop hot.
   // `hotloop` and `hotexit`: the profile's JIT parameters, the loop
   // iterations that make a loop hot and the exits that make an exit hot.
-  CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit);
+  // `external`: heats other files give this file's functions, by prototype.
+  CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
+            const std::map<std::size_t, ExternalCaller>& external = {});
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
   // Where a prototype is called from, in the order found.
   const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }
@@ -81,6 +104,10 @@ class CallGraph {
   HeatEvidence evidenceAt(std::size_t proto, int pc) const;
   long hotloop() const { return hotloop_; }
   long hotexit() const { return hotexit_; }
+  // The calls this file makes into other project modules.
+  const std::vector<ModuleCall>& moduleCalls() const { return moduleCalls_; }
+  // Why other files make a prototype hot, when they are what does.
+  const ExternalCaller* externalCaller(std::size_t proto) const;
   bool inLoop(std::size_t proto, int pc) const;
   bool hasLoop(std::size_t proto) const { return !loops_.at(proto).empty(); }
   // The strongly connected component of a prototype in the graph of
@@ -100,6 +127,8 @@ class CallGraph {
   std::vector<std::vector<LoopTrips>> loops_;  // per proto, outer before inner
   std::vector<std::vector<OnceOnly>> onceOnly_;  // per proto
   long hotloop_, hotexit_;
+  std::map<std::size_t, ExternalCaller> external_;
+  std::vector<ModuleCall> moduleCalls_;
   // Per proto: entered at least hotexit times, as far as its callers show
   // (set once the heats are final).
   std::vector<bool> reentered_;

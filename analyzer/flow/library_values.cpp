@@ -88,6 +88,8 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return {};
     case Kind::FfiLibrary:
       return Value::of(Kind::FfiSymbol, intern(key));
+    case Kind::Module:
+      return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
     case Kind::Table:
       return field(base, key);
     default:
@@ -136,7 +138,10 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     case Kind::LuaFunction:
       return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
     case Kind::CFunction:
-      if (callee.name == "require" && arg0.isConstantString()) return library(arg0.text());
+      if (callee.name == "require" && arg0.isConstantString()) {
+        Value lib = library(arg0.text());
+        return lib.known() ? lib : Value::of(Kind::Module, intern(std::string(arg0.text())));
+      }
       return {};
     default:
       return {};

@@ -35,6 +35,20 @@ void ValueMap::addFields(const TableUses& uses) {
   }
 }
 
+std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunctions() const {
+  std::vector<std::pair<std::string_view, std::size_t>> out;
+  if (protos_.empty()) return out;
+  Value module = returned(protos_.size() - 1);  // the main function is the last prototype
+  if (!module.is(Kind::Table) || module.pc == 0) return out;
+  TableOrigin origin{module.proto, module.pc};
+  if (dynamicKeys_.count(origin)) return out;
+  for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
+    if (it->first.first != origin) break;
+    if (it->second.is(Kind::LuaFunction)) out.emplace_back(it->first.second, it->second.proto);
+  }
+  return out;
+}
+
 Value ValueMap::field(const Value& table, std::string_view key) const {
   if (!table.is(Kind::Table) || table.pc == 0) return {};
   TableOrigin origin{table.proto, table.pc};

@@ -33,7 +33,7 @@ const std::string* gcString(const Prototype& p, int d) {
 bool worthPropagating(const Value& v) {
   switch (v.kind) {
     case Kind::LibTable: case Kind::LibFunction: case Kind::CFunction: case Kind::LuaFunction:
-    case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType:
+    case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType: case Kind::Module: case Kind::ModuleMember:
       return !v.reassignable;
     default:
       return false;

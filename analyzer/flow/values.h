@@ -42,6 +42,8 @@ struct Value {
     FfiLibrary,   // ffi.C ("C") or an ffi.load(...) result (its argument, or "?")
     FfiSymbol,    // C.name or lib.name: name
     CType,        // ffi.typeof/ffi.metatype of a constant declaration: name
+    Module,       // require("a.b") of a module that is no library of the profile: name "a.b"
+    ModuleMember, // a field of such a module, M.f: name "a.b:f"
   };
   static constexpr std::uint32_t kNoProto = UINT32_MAX;  // proto of a value that names none
 
@@ -134,6 +136,10 @@ class ValueMap {
   // What a prototype returns when every return hands back one known value
   // (return coroutine.wrap(...), return string.gmatch(...)); else Unknown.
   Value returned(std::size_t proto) const;
+  // The functions the main chunk returns in its module table (`return M`
+  // with `M.f = function ...` or `function M.f()`), by field name: what
+  // other files reach with require(...).f.
+  std::vector<std::pair<std::string_view, std::size_t>> exportedFunctions() const;
   // Per prototype: whether a closure of it escapes (stored in a table or a
   // global or an upvalue, returned, or passed as an argument).
   std::vector<bool> escapingFunctions() const;

@@ -88,6 +88,7 @@ std::string whyHot(const FunctionView& fn, int pc) {
     if (own >= fn.calls.heat(fn.index)) return inLoop;
     inLoop += ", and ";
   }
+  if (const flow::ExternalCaller* caller = fn.calls.externalCaller(fn.index)) return inLoop + caller->why;
   for (const auto& site : fn.calls.callers(fn.index)) {
     if (fn.calls.heatAt(site.proto, site.pc) != fn.calls.heat(fn.index)) continue;  // the hottest caller
     int line = fn.chunk.prototypes[site.proto].at(site.pc).line;

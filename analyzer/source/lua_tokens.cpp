@@ -4,23 +4,42 @@
 // starts with '#' is skipped.
 #include "source/lua_tokens.h"
 
+#include <algorithm>
 #include <array>
 
 namespace ljcheck {
 namespace {
 
-bool isIdent(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9') || c >= 0x80; }
+// Identifier bytes, by table: the lexer looks at every byte of every file linted.
+constexpr std::array<bool, 256> kIdent = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c)
+    table[static_cast<std::size_t>(c)] =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9') || c >= 0x80;
+  return table;
+}();
+bool isIdent(unsigned char c) { return kIdent[c]; }
 bool isDigit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-constexpr std::array<std::string_view, 22> kKeywords = {
-    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
-    "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while"};
-
-bool isKeyword(std::string_view word) {
-  if (word.size() < 2 || word.size() > 8 || word[0] < 'a' || word[0] > 'w') return false;
-  for (std::string_view k : kKeywords)
-    if (k[0] == word[0] && k == word) return true;
-  return false;
+// Lua 5.1's keywords and goto, by first letter: every name is looked up.
+bool isKeyword(std::string_view w) {
+  switch (w[0]) {
+    case 'a': return w == "and";
+    case 'b': return w == "break";
+    case 'd': return w == "do";
+    case 'e': return w == "else" || w == "elseif" || w == "end";
+    case 'f': return w == "false" || w == "for" || w == "function";
+    case 'g': return w == "goto";
+    case 'i': return w == "if" || w == "in";
+    case 'l': return w == "local";
+    case 'n': return w == "nil" || w == "not";
+    case 'o': return w == "or";
+    case 'r': return w == "repeat" || w == "return";
+    case 't': return w == "then" || w == "true";
+    case 'u': return w == "until";
+    case 'w': return w == "while";
+    default: return false;
+  }
 }
 
 // The length of the operator at the start of `rest`: `...`, `..`, `==`, `~=`, `<=`, `>=`, `::`, else 1.
@@ -61,9 +80,7 @@ class Lexer {
     }
     ++i_;
   }
-  void skipLine() {
-    while (i_ < s_.size() && s_[i_] != '\n') ++i_;
-  }
+  void skipLine() { i_ = std::min(s_.find('\n', i_), s_.size()); }
 
   // False at the end of the source.
   bool skipSpaceAndComments() {

@@ -31,7 +31,7 @@ class Builder {
       const LuaToken& t = t_[i];
       if (t.kind == Kind::Keyword) keyword(i);
       else if (t.kind == Kind::Symbol) symbol(i);
-      else if (t.kind == Kind::String && opensArguments(i)) closeCall(openCall(i, t.end.line));
+      else if (t.kind == Kind::String && opensArguments(i)) closeCall(openCall(i, t.end.line), i);
     }
     closeReturns(t_.size(), 0);
     finish();
@@ -48,9 +48,11 @@ class Builder {
   };
   struct Bracket {
     int call = -1;  // into calls_, for the arguments of a call
+    bool parameters = false;
   };
   struct PendingReturn {
     std::size_t exit, depth, brackets;  // the open blocks and brackets around it
+    std::size_t token;
   };
 
   int function() const { return stack_.empty() ? 0 : stack_.back().function; }
@@ -114,7 +116,7 @@ class Builder {
       exit.function = function();
       exit.isReturn = k == "return";
       exit.keyword = t_[i].range();
-      if (exit.isReturn) returns_.push_back({out_.exits.size(), stack_.size(), brackets_.size()});
+      if (exit.isReturn) returns_.push_back({out_.exits.size(), stack_.size(), brackets_.size(), i});
       exitLoops_.push_back(exit.isReturn ? -1 : innermostLoop());
       out_.exits.push_back(exit);
     }
@@ -211,14 +213,16 @@ class Builder {
     if (t.symbol("(") || t.symbol("{")) {
       bool parameters = t.symbol("(") && parametersNext_;
       if (parameters) parametersNext_ = false;
-      brackets_.push_back({!parameters && opensArguments(i) ? openCall(i, t.start.line) : -1});
+      int call = !parameters && opensArguments(i) ? openCall(i, t.start.line) : -1;
+      brackets_.push_back({call, parameters});
     } else if (t.symbol("[")) {
       brackets_.push_back({});
     } else if (t.symbol(")") || t.symbol("}") || t.symbol("]")) {
       if (brackets_.empty()) return;
       int call = brackets_.back().call;
+      if (brackets_.back().parameters) parametersEnd_ = i;
       brackets_.pop_back();
-      if (call >= 0) closeCall(call);
+      if (call >= 0) closeCall(call, i);
     } else if (t.symbol("...")) {
       out_.varargs.push_back({t.start.line, t.range()});
     } else if (t.symbol(";") && !returns_.empty() && returns_.back().brackets == brackets_.size()) {
@@ -226,24 +230,27 @@ class Builder {
     }
   }
 
-  // Arguments follow a name, a call or an index: f(x), f(x)(y), t[k] "s".
+  // Arguments follow a name, a call or an index: f(x), f(x)(y), t[k] "s",
+  // require "m" ().
   bool opensArguments(std::size_t i) const {
     if (i == 0) return false;
     const LuaToken& p = t_[i - 1];
-    return p.kind == Kind::Name || p.symbol(")") || p.symbol("]");
+    return p.kind == Kind::Name || (p.symbol(")") && parametersEnd_ + 1 != i) || p.symbol("]") ||
+           lastCloser_ + 1 == i;
   }
 
   // `line`: where LuaJIT's parse_args stands at the opening token (a string
   // argument is one token: it stands on its last line).
   int openCall(std::size_t i, int line) {
     SyntaxIndex::Call call;
+    call.opener = i;
     call.line = line;
     call.function = function();
     call.inLoop = inLoop();
     const LuaToken& p = t_[i - 1];
     call.callee = p.range();
     if (p.kind == Kind::Name) {
-      call.name.assign(p.text);
+      call.name = p.text;
       // A chain of plain names is the callee as written: string.gsub, M.util.trim.
       std::size_t k = i - 1;
       while (k >= 2 && t_[k - 1].symbol(".") && t_[k - 2].kind == Kind::Name) k -= 2;
@@ -251,14 +258,44 @@ class Builder {
       if (plain) {
         call.callee.start = t_[k].start;
         const char* from = t_[k].text.data();
-        call.spelling.assign(from, static_cast<std::size_t>(p.text.data() + p.text.size() - from));
+        call.spelling = std::string_view(from, static_cast<std::size_t>(p.text.data() + p.text.size() - from));
       }
     }
-    calls_.push_back(std::move(call));
+    calls_.push_back(call);
     return static_cast<int>(calls_.size()) - 1;
   }
 
-  void closeCall(int index) { out_.calls.push_back(std::move(calls_[static_cast<std::size_t>(index)])); }
+  // `closer`: the call's last token. A tail call's CALLT replaces its CALL
+  // after the return's values are read (lj_parse.c parse_return): it is on
+  // the line of the return's last token.
+  void closeCall(int index, std::size_t closer) {
+    SyntaxIndex::Call call = calls_[static_cast<std::size_t>(index)];
+    if (tailCall(call, closer)) call.line = t_[closer].end.line;
+    out_.calls.push_back(call);
+    lastCloser_ = closer;
+  }
+
+  // A call that is the whole of a return's values: `return a.b:c(x)`.
+  bool tailCall(const SyntaxIndex::Call& call, std::size_t closer) const {
+    if (returns_.empty() || returns_.back().depth != stack_.size() || returns_.back().brackets != brackets_.size())
+      return false;
+    if (closer + 1 < t_.size()) {
+      const LuaToken& next = t_[closer + 1];
+      bool ends = next.keyword("end") || next.keyword("else") || next.keyword("elseif") || next.keyword("until") ||
+                  next.symbol(";");
+      if (!ends) return false;
+    }
+    // From the return to the call's arguments: a prefix expression, no operator or comma.
+    int depth = 0;
+    for (std::size_t k = returns_.back().token + 1; k < call.opener; ++k) {
+      const LuaToken& t = t_[k];
+      if (t.symbol("(") || t.symbol("[") || t.symbol("{")) ++depth;
+      else if (t.symbol(")") || t.symbol("]") || t.symbol("}")) --depth;
+      else if (depth == 0 && !(t.kind == Kind::Name || t.kind == Kind::String || t.symbol(".") || t.symbol(":")))
+        return false;
+    }
+    return depth == 0;
+  }
 
   // Calls are in closing order; numbered within their function and line.
   void numberCalls() {
@@ -311,6 +348,8 @@ class Builder {
   std::vector<PendingReturn> returns_;
   std::vector<int> exitLoops_;  // parallel to out_.exits until finish()
   bool parametersNext_ = false;  // after `function`: the next `(` opens its parameters
+  std::size_t lastCloser_ = SIZE_MAX;     // the last token of the last call
+  std::size_t parametersEnd_ = SIZE_MAX;  // the `)` of the last parameter list
 };
 
 }  // namespace

@@ -6,7 +6,6 @@
 // token, a call with the token that opens its arguments.
 #pragma once
 
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,13 +21,14 @@ struct SyntaxIndex {
     SourcePosition firstClosure;  // where the first function nested in it starts; line 0: none
   };
   struct Call {
-    int line = 0;  // its arguments' opening token; a string argument's last line
+    int line = 0;  // its arguments' opening token, a string argument's last line; a tail call's last line
     int function = 0;
     int order = 0;     // 1-based, in evaluation order among the calls of `function` on `line`
-    std::string name;      // the callee's last name: gsub for s:gsub and string.gsub
-    std::string spelling;  // a callee of plain names as written: string.gsub; else empty
+    std::string_view name;      // the callee's last name: gsub for s:gsub and string.gsub
+    std::string_view spelling;  // a callee of plain names as written: string.gsub; else empty
     SourceRange callee;
     bool inLoop = false;  // in a loop body of `function` (a for clause runs once)
+    std::size_t opener = 0;  // the token that opens its arguments
   };
   struct Loop {
     int firstLine = 0, lastLine = 0;
@@ -67,7 +67,7 @@ struct SyntaxIndex {
   std::vector<Exit> exits;
   std::vector<Token> varargs;
 
-  explicit SyntaxIndex(std::string_view source);
+  explicit SyntaxIndex(std::string_view source);  // names view `source`: it must outlive the index
 };
 
 }  // namespace ljcheck

@@ -336,14 +336,15 @@ run_program() {
   fi
   local i start end status runtimes=()
   for (( i = 1; i <= runs; i++ )); do
-    start=$(date +%s.%N)
+    start=$EPOCHREALTIME
     status=0
     (cd "$dir/$cwd" && env -u LUA_INIT LUA_PATH="$env_path" LUA_CPATH="$env_cpath" \
        "${as[@]}" "$ljcheck" run --include-benign --json "$json_dir/r$i.json" --root "$dir" \
        -- "$entry_path" "${run_args[@]}") > "$out/run$i.log" 2>&1 < /dev/null || status=$?
-    end=$(date +%s.%N)
+    end=$EPOCHREALTIME
     [[ $json_dir == "$out" ]] || cp "$json_dir/r$i.json" "$out/r$i.json" 2>/dev/null || true
-    printf '%s\t%d\t%d\t%.2f\n' "$name" "$i" "$status" "$(echo "$end - $start" | bc)" >> "$results/runs.tsv"
+    awk -v n="$name" -v i="$i" -v s="$status" -v a="$start" -v b="$end" \
+      'BEGIN { printf "%s\t%d\t%d\t%.2f\n", n, i, s, b - a }' >> "$results/runs.tsv"
     [[ -s $out/r$i.json ]] || { say "$name: run $i wrote no report (exit $status, see $out/run$i.log)"; failed=1; return; }
     runtimes+=(--runtime "$out/r$i.json")
   done

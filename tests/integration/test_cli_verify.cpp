@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <map>
 #include <set>
 
 #include "../support/cli.h"
@@ -153,4 +154,33 @@ TEST_CASE("lint and run from a subdirectory agree on files inside and outside th
   CHECK(rebased.exitCode == 0);
   CHECK(hasRow(rebased.out, R"(^confirmed +inside\.lua:3 +NYIBC:FNEW +\d+$)"));
   CHECK(rebased.err.find("warning: elsewhere.json was written with root " + work) != std::string::npos);
+}
+
+TEST_CASE("a function another file calls from a hot loop is hot: the project-wide call graph", "[cli][verify][project]") {
+  std::string dir = ljcheck::testing::scratchDirectory("verify-project-call-graph");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--confidence", "possible", "fixtures/projects"});
+  REQUIRE(lint.exitCode == 1);
+  std::map<std::string, json> fnew;
+  const json report = json::parse(lint.out);
+  for (const auto& p : report.at("predictions"))
+    if (p.at("reasonId") == "NYIBC:FNEW") fnew[p.at("location").get<std::string>()] = p;
+  REQUIRE(fnew.count("fixtures/projects/hot_module/shapes.lua:4"));
+  const json& hot = fnew["fixtures/projects/hot_module/shapes.lua:4"];
+  CHECK(hot.at("severity") == "blacklist");
+  CHECK(hot.at("confidence") == "certain");
+  CHECK(hot.at("reasoning").get<std::string>().find(
+            "area is called from the loop at line 5 of fixtures/projects/hot_module/main.lua, which runs 2000 times") !=
+        std::string::npos);
+  // Called five times from its driver: only the module's own evidence (it escapes).
+  REQUIRE(fnew.count("fixtures/projects/cold_module/shapes.lua:4"));
+  CHECK(fnew["fixtures/projects/cold_module/shapes.lua:4"].at("severity") == "info");
+
+  writeFile(dir + "/lint.json", lint.out);
+  std::string hotRun = runFixture(dir, "fixtures/projects/hot_module/main.lua");
+  ProcessResult joined = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", hotRun});
+  INFO(joined.out);
+  CHECK(hasRow(joined.out, R"(^confirmed +fixtures/projects/hot_module/shapes\.lua:4 +NYIBC:FNEW +\d+$)"));
+  std::string coldRun = dir + "/cold.json";
+  REQUIRE(runLjcheck({"run", "--json", coldRun, "--", "fixtures/projects/cold_module/main.lua"}).exitCode == 0);
+  CHECK(json::parse(readFile(coldRun)).at("sites").empty());
 }

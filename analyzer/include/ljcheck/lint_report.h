@@ -28,7 +28,7 @@ struct LintReport {
 void writeText(std::ostream& out, const LintReport& report, bool color, bool explain = true);
 // `jobs` threads render the prediction rows; the bytes are the same for any number.
 void writeJson(std::ostream& out, const LintReport& report, unsigned jobs = 1);
-// path,line,reasonId,class,severity,context with a header (RFC 4180).
+// path,line,reasonId,class,severity,context,column,confidence,masked with a header (RFC 4180).
 void writeCsv(std::ostream& out, const LintReport& report);
 
 // RFC 4180 field: quoted when it holds a comma, quote or line break.

@@ -1,0 +1,99 @@
+// Cross-file links (see project.h).
+#include "project.h"
+
+#include <algorithm>
+
+namespace ljcheck {
+namespace {
+
+// The module names `path` can be required under: its path without ".lua"
+// (or "/init.lua"), with dots for slashes, and every tail of it that starts
+// at a folder: package.path is not known, so any folder may be a root.
+std::vector<std::string> moduleNames(std::string path) {
+  const std::string_view lua = ".lua", init = "/init.lua";
+  std::string_view view = path;
+  if (view.size() > init.size() && view.substr(view.size() - init.size()) == init) {
+    path.resize(path.size() - init.size());
+  } else if (view.size() > lua.size() && view.substr(view.size() - lua.size()) == lua) {
+    path.resize(path.size() - lua.size());
+  } else {
+    return {};
+  }
+  std::vector<std::string> names;
+  for (std::size_t start = 0; start < path.size();) {
+    std::string name = path.substr(start);
+    if (name.find('.') == std::string::npos) {  // a dot in a folder name cannot be required
+      std::replace(name.begin(), name.end(), '/', '.');
+      names.push_back(std::move(name));
+    }
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return names;
+}
+
+// How many leading folders two paths share.
+std::size_t sharedFolders(std::string_view a, std::string_view b) {
+  std::size_t shared = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i)
+    if (a[i] == '/') ++shared;
+  return shared;
+}
+
+std::string describeCall(const flow::ModuleCall& call, const std::string& caller) {
+  std::string site = call.member + " is called";
+  if (!call.loopLine)
+    return site + " at line " + std::to_string(call.line) + " of " + caller + ", in code that runs hot";
+  site += " from the loop at line " + std::to_string(call.loopLine) + " of " + caller;
+  if (!call.unknownTrips) return site + ", which runs " + std::to_string(call.iterations) + " times";
+  return site + ", whose trip count the bytecode does not show";
+}
+
+}  // namespace
+
+ProjectIndex::ProjectIndex(std::vector<std::string> paths) : paths_(std::move(paths)) {
+  for (std::size_t i = 0; i < paths_.size(); ++i)
+    for (auto& name : moduleNames(paths_[i])) byModule_[std::move(name)].push_back(i);
+}
+
+std::optional<std::size_t> ProjectIndex::resolve(std::string_view module, std::size_t from) const {
+  auto it = byModule_.find(std::string(module));
+  if (it == byModule_.end()) return std::nullopt;
+  if (it->second.size() == 1) return it->second.front();
+  // Several: a project's own module is the likelier one; two equally close
+  // candidates leave it to package.path, which is not known.
+  std::optional<std::size_t> best;
+  std::size_t bestShared = 0;
+  bool tie = false;
+  for (std::size_t candidate : it->second) {
+    std::size_t shared = sharedFolders(paths_[candidate], paths_.at(from));
+    if (!best || shared > bestShared) {
+      best = candidate;
+      bestShared = shared;
+      tie = false;
+    } else if (shared == bestShared) {
+      tie = true;
+    }
+  }
+  return tie ? std::nullopt : best;
+}
+
+std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<FileLinks>& links) const {
+  std::map<std::size_t, IncomingHeat> out;
+  for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
+    for (const auto& call : links[from].calls) {
+      std::optional<std::size_t> to = resolve(call.module, from);
+      if (!to || *to == from || *to >= links.size()) continue;
+      auto exported = links[*to].exports.find(call.member);
+      if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
+      flow::ExternalCaller& caller = out[*to][call.member];
+      if (call.heat <= caller.heat) continue;
+      caller.heat = call.heat;
+      caller.why = describeCall(call, paths_[from]);
+    }
+  }
+  return out;
+}
+
+}  // namespace ljcheck

@@ -1,0 +1,48 @@
+// The project-wide call graph: which file `require("a.b")` loads, what each
+// file exports in its module table, and how hot other files call it. Files
+// are analyzed once each; a file whose exported functions another file calls
+// hotter than its own analysis assumed is analyzed again with that heat.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "flow/call_graph.h"
+
+namespace ljcheck {
+
+// What one file shows the project: the functions its module table exports
+// and its calls into other modules.
+struct FileLinks {
+  std::map<std::string, flow::Heat> exports;  // member -> its heat as this file's analysis saw it
+  std::vector<flow::ModuleCall> calls;
+};
+
+// Heats other files give a file's exported functions, by member name.
+using IncomingHeat = std::map<std::string, flow::ExternalCaller>;
+
+class ProjectIndex {
+ public:
+  // The files as reports show them (relative to the root, or absolute).
+  explicit ProjectIndex(std::vector<std::string> paths);
+  // The file `require(module)` loads, seen from the file `from`: one whose
+  // path ends in a/b.lua or a/b/init.lua (package.path is not known); of
+  // several, the one that shares the most folders with `from`, when one does.
+  std::optional<std::size_t> resolve(std::string_view module, std::size_t from) const;
+  // For every file, the hottest call into each of its exported functions,
+  // where that is hotter than the file's own analysis made the function.
+  std::map<std::size_t, IncomingHeat> incoming(const std::vector<FileLinks>& links) const;
+
+ private:
+  std::vector<std::string> paths_;
+  // Module names each file can be loaded under ("a.b.c", "b.c", "c" for
+  // a/b/c.lua; "a.b", "b" for a/b/init.lua), to the files that can be.
+  std::unordered_map<std::string, std::vector<std::size_t>> byModule_;
+};
+
+}  // namespace ljcheck
