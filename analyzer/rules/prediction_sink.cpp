@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "flow/instruction_effects.h"
 #include "rules/masking.h"
 
 namespace ljcheck::rules {
@@ -97,6 +98,11 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.line = finding.pc > 0 ? code.at(finding.pc).line : code.firstline;
   p.context = finding.pc > 0 ? contextOf(fn.calls, fn.chunk, proto, finding.pc) : Context::Function;
   p.construct = std::move(finding.construct);
+  // Where the source map finds the construct among several on its line.
+  p.functionLine = code.firstline;
+  if (finding.pc > 0 && flow::isCall(code.at(finding.pc).op))
+    for (int pc = 1; pc <= finding.pc; ++pc)
+      if (flow::isCall(code.at(pc).op) && code.at(pc).line == p.line) ++p.occurrence;
   p.callee = std::move(finding.callee);
   p.function = functionName(fn.chunk, proto);
   p.message = std::move(finding.message);

@@ -121,8 +121,8 @@ SourceRange loop(const Index& index, int line) {
   return best ? best->keyword : SourceRange{};
 }
 
-// A return's RET is on the line of its last token, a tail call's CALLT on
-// the line of its arguments; an implicit return on the function's `end`.
+// A return's RET, or its tail call's CALLT, is on the line of the return's
+// last token; an implicit return on the function's `end`.
 SourceRange returnAt(const Index& index, int line) {
   const Index::Exit* found = nullptr;
   for (const auto& e : index.exits) {

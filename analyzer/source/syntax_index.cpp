@@ -52,7 +52,7 @@ class Builder {
   };
   struct PendingReturn {
     std::size_t exit, depth, brackets;  // the open blocks and brackets around it
-    std::size_t token;
+    std::size_t token;                  // the `return`
   };
 
   int function() const { return stack_.empty() ? 0 : stack_.back().function; }

@@ -2,8 +2,9 @@
 // nesting, each with the line LuaJIT gives its instruction. lj_parse.c
 // stamps an instruction with the line of the last token consumed before it
 // is emitted (ls->lastline): FNEW with the closure's `end`, the UCLO at a
-// block's end with the block's last token, RET with the return's last
-// token, a call with the token that opens its arguments.
+// block's end with the block's last token, RET (and a tail call's CALLT)
+// with the return's last token, a call with the token that opens its
+// arguments.
 #pragma once
 
 #include <string_view>
