@@ -5,6 +5,7 @@
 // set of lines the recorder visited, aborting ones included. Each (function,
 // pc) is resolved to its line once with jit.util.funcinfo; the function is
 // anchored in a table so its address cannot be reused while the cache holds it.
+#include <cstdint>
 #include <exception>
 
 #include "lua_api.h"
@@ -13,7 +14,7 @@
 namespace ljcheck {
 namespace {
 
-enum Upvalue { kCaptureUv = 1, kAnchorsUv, kFuncinfoUv };
+enum Upvalue { kCaptureUv = 1, kAnchorsUv, kFuncinfoUv, kFuncbcUv };
 enum Arg { kTrace = 1, kFunc, kPc, kDepth };
 
 void recordVisit(lua_State* L, TraceCapture& c) {
@@ -30,10 +31,17 @@ void recordVisit(lua_State* L, TraceCapture& c) {
   lua_pushinteger(L, pc);
   lua_call(L, 2, 1);
   int line = lua::intField(L, -1, "currentline", -1);
-  if (line >= 0) {
-    lua_getfield(L, -1, "source");
-    c.visited.lines.emplace(c.strings.intern(lua::stringAt(L, -1)), line);
-  }
+  if (line < 0) return;
+  lua_getfield(L, -1, "source");
+  StringId source = c.strings.intern(lua::stringAt(L, -1));
+  c.visited.lines.emplace(source, line);
+  // jit.util.funcbc(func, pc): the instruction, its opcode in the low byte.
+  lua_pushvalue(L, lua_upvalueindex(kFuncbcUv));
+  lua_pushvalue(L, kFunc);
+  lua_pushinteger(L, pc);
+  lua_call(L, 2, 1);
+  if (lua_type(L, -1) == LUA_TNUMBER)
+    c.visited.opcodes.emplace(source, line, static_cast<int>(static_cast<std::uint32_t>(lua_tonumber(L, -1)) & 0xffu));
 }
 
 int recordHandler(lua_State* L) {
@@ -55,7 +63,8 @@ void pushRecordHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
   lua_pushlightuserdata(L, capture);
   lua_newtable(L);
   lua_getfield(L, utilIndex, "funcinfo");
-  lua_pushcclosure(L, recordHandler, 3);
+  lua_getfield(L, utilIndex, "funcbc");
+  lua_pushcclosure(L, recordHandler, 4);
 }
 
 }  // namespace ljcheck

@@ -27,7 +27,10 @@ std::string toJson(const TraceReport& report) {
   doc["totalAborts"] = report.totalAborts;
   doc["blacklisted"] = report.blacklisted;
   doc["sites"] = std::move(sites);
-  if (report.coverage) doc["visited"] = report.visited;
+  if (report.coverage) {
+    doc["visited"] = report.visited;
+    doc["visitedInstructions"] = report.visitedInstructions;
+  }
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <set>
+#include <tuple>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -33,6 +34,10 @@ struct VisitedLines {
   };
   std::unordered_set<std::pair<const void*, int>, PcHash> seenPcs;  // functions anchored
   std::set<std::pair<StringId, int>> lines;                          // (source, line)
+  // (source, line, opcode in the VM's numbering) of every visited instruction:
+  // a line holds code of several functions (a closure's FNEW and its own
+  // return), so verify judges a prediction by its instruction.
+  std::set<std::tuple<StringId, int, int>> opcodes;
 };
 
 class TraceCapture {
@@ -62,7 +67,8 @@ class TraceCapture {
 // traceinfo (the jit.util table must be at utilIndex). jit.attach it as is.
 void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex);
 // Pushes the C handler for jit.attach(handler, "record") that fills
-// capture->visited (record_handler.cpp); same utilIndex convention.
+// capture->visited (record_handler.cpp); same utilIndex convention (it
+// takes funcinfo and funcbc).
 void pushRecordHandler(lua_State* L, TraceCapture* capture, int utilIndex);
 
 }  // namespace ljcheck

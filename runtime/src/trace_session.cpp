@@ -77,6 +77,22 @@ std::vector<std::string> visitedLocations(const VisitedLines& visited, const Str
   return out;
 }
 
+// The visited instructions' bytecode names by "path:line".
+std::map<std::string, std::vector<std::string>> visitedInstructions(const VisitedLines& visited,
+                                                                    const StringPool& strings,
+                                                                    const LocationResolver& locations,
+                                                                    const std::vector<std::string>& bytecodeNames) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [source, line, op] : visited.opcodes) {
+    if (op < 0 || static_cast<std::size_t>(op) >= bytecodeNames.size()) continue;
+    auto& names = out[locations.displayPath(strings.text(source)) + ":" + std::to_string(line)];
+    const std::string& name = bytecodeNames[static_cast<std::size_t>(op)];
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  for (auto& [location, names] : out) std::sort(names.begin(), names.end());
+  return out;
+}
+
 }  // namespace
 
 TraceSession::TraceSession(TraceOptions options, LiveProfile profile)
@@ -170,7 +186,11 @@ TraceReport TraceSession::stop(lua_State* L) {
   AggregationContext context{profile_, ReasonCatalog::builtin(), *locations_, options_.includeBenign};
   aggregateSites(capture_->events, capture_->strings, context, report);
   report.coverage = options_.coverage;
-  if (report.coverage) report.visited = visitedLocations(capture_->visited, capture_->strings, *locations_);
+  if (report.coverage) {
+    report.visited = visitedLocations(capture_->visited, capture_->strings, *locations_);
+    report.visitedInstructions =
+        visitedInstructions(capture_->visited, capture_->strings, *locations_, profile_.facts.bytecodeNames);
+  }
   capture_.reset();
   return report;
 }

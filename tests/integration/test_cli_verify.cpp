@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -177,6 +178,10 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
 
   writeFile(dir + "/lint.json", lint.out);
   std::string hotRun = runFixture(dir, "fixtures/projects/hot_module/main.lua");
+  // The run records the bytecodes the recorder visited, by line: the FNEW itself.
+  const json run = json::parse(readFile(hotRun));
+  const json& ops = run.at("visitedInstructions").at("fixtures/projects/hot_module/shapes.lua:4");
+  CHECK(std::find(ops.begin(), ops.end(), "FNEW") != ops.end());
   ProcessResult joined = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", hotRun});
   INFO(joined.out);
   CHECK(hasRow(joined.out, R"(^confirmed +fixtures/projects/hot_module/shapes\.lua:4 +NYIBC:FNEW +\d+$)"));

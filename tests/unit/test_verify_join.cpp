@@ -125,3 +125,22 @@ TEST_CASE("verify merges several runs, rebases other roots and saturates absurd 
   REQUIRE(find(rebased, "/lib/x.lua:2", "NYIBC:FNEW"));
   CHECK(find(rebased, "/lib/x.lua:2", "NYIBC:FNEW")->status == Status::Missed);
 }
+
+TEST_CASE("verify judges a prediction by its instruction when the runs recorded them", "[verify]") {
+  // Line 7 holds a closure's FNEW and the closure's own return: the recorder
+  // visited the return (the closure runs hot), not the FNEW (run once).
+  SiteReport lint = report("lint.json", "lint", "/proj",
+                           {site("m.lua", 7, "NYIBC:FNEW", "likely"), site("m.lua", 9, "STITCH:string.gsub", "likely"),
+                            site("m.lua", 12, "NYIBC:FNEW", "likely")});
+  SiteReport run = report("run.json", "runtime", "/proj", {});
+  run.hasCoverage = true;
+  run.visited = {"m.lua:7", "m.lua:9", "m.lua:12"};
+  run.visitedInstructions = {{"m.lua:7", {"ADDVN", "RET1"}}, {"m.lua:9", {"CALL", "MOV"}}, {"m.lua:12", {"FNEW"}}};
+  Verification v = verify(lint, {run}, {});
+  CHECK(find(v, "m.lua:7", "NYIBC:FNEW")->status == Status::Unexercised);
+  CHECK(find(v, "m.lua:9", "STITCH:string.gsub")->status == Status::Latent);
+  CHECK(find(v, "m.lua:12", "NYIBC:FNEW")->status == Status::Latent);
+  // A collector that recorded lines only: the line is all there is to judge by.
+  run.visitedInstructions.clear();
+  CHECK(find(verify(lint, {run}, {}), "m.lua:7", "NYIBC:FNEW")->status == Status::Latent);
+}

@@ -117,6 +117,23 @@ bool byPathThenLine(const JoinedSite& a, const JoinedSite& b) {
   return a.reasonId < b.reasonId;
 }
 
+// The bytecodes that can carry a prediction of this reasonId; empty: any.
+// A line holds code of several functions (a closure's FNEW and its own
+// return) and several calls: that the recorder visited the line says nothing
+// about the predicted instruction.
+std::vector<std::string_view> carriers(const std::string& reasonId) {
+  ReasonId id = ReasonId::parse(reasonId);
+  const std::string& code = id.code();
+  static const std::vector<std::string_view> calls = {"CALL", "CALLM", "CALLT", "CALLMT", "ITERC", "ITERN"};
+  if (code == "NYIBC" && !id.subject().empty()) return {id.subject()};
+  if (code == "STITCH" || code == "RETURN" || code == "NYIFFU" || code == "NYICALL" || code == "NYICONV" ||
+      code == "BADTYPE" || code == "CJITOFF")
+    return calls;
+  if (code == "DOWNREC") return {"RET", "RET0", "RET1", "RETM"};
+  if (code == "NYIRETL") return {"RET", "RET0", "RET1", "RETM", "CALLT", "CALLMT"};
+  return {};
+}
+
 void count(Tally& t, JoinedSite::Status status) {
   switch (status) {
     case JoinedSite::Status::Confirmed: ++t.confirmed; break;
@@ -136,11 +153,16 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   v.envelope.kind = "verification";
   std::map<Key, JoinedSite> observed;
   std::set<std::string> visited;  // "path:line" under the lint report's root
+  std::map<std::string, std::set<std::string>> instructions;  // "path:line" -> bytecode names
+  bool byInstruction = !runs.empty();  // every run with coverage says which bytecodes it visited
   for (const auto& run : runs) {
     checkCompatible(lint, run, options);
     Rebase rebase(lint, run, v.warnings);
     v.coverage = v.coverage || run.hasCoverage;
     for (const auto& line : run.visited) visited.insert(rebase.location(line));
+    if (run.hasCoverage && run.visitedInstructions.empty() && !run.visited.empty()) byInstruction = false;
+    for (const auto& [line, names] : run.visitedInstructions)
+      instructions[rebase.location(line)].insert(names.begin(), names.end());
     for (ReportSite s : run.sites) {
       s.path = rebase.path(s.path);
       auto& site = observed[{s.location(), s.reasonId}];
@@ -153,6 +175,17 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       site.observedCount = saturatingAdd(site.observedCount, s.count);
     }
   }
+  // Whether the runs recorded the predicted instruction (or, from older
+  // collectors, its line).
+  auto exercised = [&](const std::string& location, const std::string& reasonId) {
+    if (!visited.count(location)) return false;
+    if (!byInstruction) return true;
+    auto wanted = carriers(reasonId);
+    if (wanted.empty()) return true;
+    auto it = instructions.find(location);
+    if (it == instructions.end()) return false;
+    return std::any_of(wanted.begin(), wanted.end(), [&](std::string_view op) { return it->second.count(std::string(op)) > 0; });
+  };
   std::set<Key> predicted;
   for (const auto& s : lint.sites) {
     Key key{s.location(), s.reasonId};
@@ -171,7 +204,7 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       site.observedCount = it->second.observedCount;
     } else if (s.masked) {
       site.status = JoinedSite::Status::Masked;  // not a finding of its own: the masking site is the one to fix
-    } else if (v.coverage && !visited.count(site.location)) {
+    } else if (v.coverage && !exercised(site.location, site.reasonId)) {
       site.status = JoinedSite::Status::Unexercised;
     } else {
       site.status = JoinedSite::Status::Latent;

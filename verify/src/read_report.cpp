@@ -83,6 +83,8 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
     if (j.contains("visited")) {
       r.hasCoverage = true;
       r.visited = j.at("visited").get<std::vector<std::string>>();
+      if (j.contains("visitedInstructions"))
+        r.visitedInstructions = j.at("visitedInstructions").get<std::map<std::string, std::vector<std::string>>>();
     }
   } catch (const ReportFormatError& e) {
     throw ReportError(e.what());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct TraceReport {
   std::string script;  // the hosted script, when known
   bool coverage = false;             // the session recorded visited lines
   std::vector<std::string> visited;  // "path:line" the recorder visited, by path then line
+  // With coverage: the bytecodes the recorder visited on each such line,
+  // by name ("path:line" -> FNEW, CALL, ...).
+  std::map<std::string, std::vector<std::string>> visitedInstructions;
 };
 
 // Orders sites: blacklist, warn, info; then count (descending), location, reasonId.

@@ -38,6 +38,9 @@ struct SiteReport {
   // default): the "path:line"s the trace recorder visited.
   bool hasCoverage = false;
   std::vector<std::string> visited;
+  // The bytecodes visited on each of those lines ("path:line" -> FNEW, CALL,
+  // ...), from collectors that record them; empty from older ones.
+  std::map<std::string, std::vector<std::string>> visitedInstructions;
 };
 
 // Reads lint JSON or runtime JSON; reasonIds written under an older catalog
