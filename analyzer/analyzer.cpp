@@ -121,7 +121,10 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   result.path = path;
   std::string dump;
   bool isDump = !source.empty() && source[0] == kDumpMagic[0];
-  if (isDump) {
+  bool compiledBefore = project.links && !project.links->dump.empty();
+  if (compiledBefore) {
+    dump = std::move(project.links->dump);  // a second analysis with other files' heat
+  } else if (isDump) {
     dump.assign(source);  // LuaJIT takes any ESC-led chunk for bytecode: read it as a dump
   } else {
     if (source.find('\0') != std::string_view::npos) {
@@ -140,6 +143,7 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   try {
     bytecode::Chunk chunk = bytecode::readDump(dump, embeddedOpcodes(), path);
     result.predictions = runRules(chunk, profile, path, minConfidence, project);
+    if (project.links && !project.links->exports.empty()) project.links->dump = std::move(dump);
     if (!isDump) applySource(source, result.predictions);
   } catch (const bytecode::DumpError& e) {
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});

@@ -21,6 +21,9 @@ namespace ljcheck {
 struct FileLinks {
   std::map<std::string, flow::Heat> exports;  // member -> its heat as this file's analysis saw it
   std::vector<flow::ModuleCall> calls;
+  // The bytecode dump of a file with exports, kept so that analyzing it
+  // again with other files' heat need not compile it again.
+  std::string dump;
 };
 
 // Heats other files give a file's exported functions, by member name.
