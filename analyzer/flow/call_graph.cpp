@@ -2,7 +2,6 @@
 #include "flow/call_graph.h"
 
 #include <algorithm>
-#include <variant>
 
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
@@ -41,13 +40,13 @@ long literalLength(const bytecode::Chunk& chunk, const Value& table) {
   if (!table.is(Value::Kind::Table) || table.proto >= chunk.prototypes.size() || table.pc <= 0) return -1;
   const auto& proto = chunk.prototypes[table.proto];
   const auto& ins = proto.at(table.pc);
-  if (ins.op == Op::TNEW) return 0;
+  // TNEW: every entry is computed ({f()}, {...}); TDUP: the template has a
+  // slot for each positional entry (index 0 unused), constant or filled later.
   if (ins.op != Op::TDUP || ins.d >= proto.gc.size() || proto.gc[ins.d].kind != bytecode::GcConstant::Kind::Table)
     return -1;
   const auto& t = proto.gc[ins.d].table;
-  long n = static_cast<long>(t.hash.size());
-  for (const auto& v : t.array) n += !std::holds_alternative<std::monostate>(v);
-  return n;
+  long positional = t.array.empty() ? 0 : static_cast<long>(t.array.size()) - 1;
+  return positional + static_cast<long>(t.hash.size());
 }
 
 // Iterations of `for ... in ipairs({...})` (or pairs, next) over a table
@@ -68,8 +67,10 @@ long genericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMa
   // A temporary: its constructor is part of this call's own evaluation.
   if (!table.is(Value::Kind::Table) || table.proto != index || table.pc >= call || proto.at(table.pc).a != slot)
     return -1;
-  for (int pc = table.pc + 1; pc < call; ++pc)
+  for (int pc = table.pc + 1; pc < call; ++pc) {
+    if (proto.at(pc).op == Op::TSETM) return -1;  // {a, f()}: f's results are appended
     if (writesOf(proto.at(pc)).first <= slot && slot <= writesOf(proto.at(pc)).last) return -1;
+  }
   return literalLength(chunk, table);
 }
 

@@ -121,3 +121,15 @@ TEST_CASE("code after a hot loop runs in a side trace when its function is enter
   INFO(listed(main));
   CHECK(main.empty());
 }
+
+TEST_CASE("a constructor with computed entries has no known length", "[rules][hotness]") {
+  // {f()} holds as many entries as f returns: the loop over it may be long.
+  auto ps = predict(
+      "local function f(...) return ... end\nlocal t = {}\n"
+      "for _, k in ipairs({f(...)}) do t[k] = function() return k end end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->reasoning.find("whose trip count the bytecode does not show") != std::string::npos);
+}
