@@ -30,15 +30,11 @@ corpus=$root/$corpus_rel
 results=$bench/results
 list=$corpus/files.txt
 
-say() { printf 'bench: %s\n' "$*" >&2; }
-die() { printf 'bench: error: %s\n' "$1" >&2; exit "${2:-1}"; }
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+bench_name=bench
+# shellcheck source=bench/lib.sh
+. "$bench/lib.sh"
 
 reps=5 ljcheck=build/bin/ljcheck luacheck_every=1 luacheck_reps='' skip_luacheck=0
-uint_arg() {  # option value: a positive integer or a usage error
-  [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer" 2
-  printf '%s' "$2"
-}
 while (( $# )); do
   case $1 in
     --reps) reps=$(uint_arg "$1" "${2:-}"); shift ;;
@@ -74,9 +70,6 @@ mkdir -p "$results"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }
 count_lines() { (cd "$corpus" && xargs -r -d '\n' awk 'END { print NR }' < "$1") | awk '{ s += $1 } END { print s + 0 }'; }
 
 # run_timed OUT ERR CMD...: sets run_secs, run_rss_kib, run_rc

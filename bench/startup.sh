@@ -32,20 +32,12 @@ corpus=$root/$corpus_rel
 results=$bench/results
 list=$corpus/files.txt
 
-say() { printf 'startup: %s\n' "$*" >&2; }
-die() { printf 'startup: error: %s\n' "$1" >&2; exit "${2:-1}"; }
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+bench_name=startup
+# shellcheck source=bench/lib.sh
+. "$bench/lib.sh"
 
 reps=40 rss_reps=5 ljcheck=build/bin/ljcheck baseline=''
 file=neovim-runtime/usr/share/nvim/runtime/lua/vim/lsp/util.lua
-uint_arg() {  # option value: a positive integer or a usage error
-  [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer" 2
-  printf '%s' "$2"
-}
-path_arg() {  # option value: a path, made absolute against the caller's directory
-  [[ -n ${2:-} ]] || die "$1 needs a path" 2
-  if [[ $2 = /* ]]; then printf '%s' "$2"; else printf '%s' "$PWD/$2"; fi
-}
 while (( $# )); do
   case $1 in
     --reps) reps=$(uint_arg "$1" "${2:-}"); shift ;;
@@ -75,9 +67,6 @@ mkdir -p "$results"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }
 minof() { printf '%s\n' "$@" | sort -g | head -n 1; }
 
 # ---------------------------------------------------------------- facts

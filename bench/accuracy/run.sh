@@ -30,9 +30,9 @@ workloads_rel=bench/accuracy/workloads
 results=$root/bench/results
 raw=$results/accuracy
 
-say() { printf 'accuracy: %s\n' "$*" >&2; }
-die() { printf 'accuracy: error: %s\n' "$1" >&2; exit "${2:-1}"; }
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+bench_name=accuracy
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 abspath() { if [[ $1 = /* ]]; then printf '%s' "$1"; else printf '%s' "$PWD/$1"; fi; }
 
 ljcheck=build/bin/ljcheck module='' luajit=/usr/bin/luajit luajit2=third_party/luajit2/bin/luajit only=''

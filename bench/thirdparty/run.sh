@@ -49,9 +49,9 @@ src=$here/src
 drivers=$here/drivers
 results=$root/bench/results/thirdparty
 
-say() { printf 'thirdparty: %s\n' "$*" >&2; }
-die() { printf 'thirdparty: error: %s\n' "$1" >&2; exit "${2:-1}"; }
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+bench_name=thirdparty
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # ---------------------------------------------------------------------------
 # The programs. Each spec_<name> sets:

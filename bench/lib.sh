@@ -1,0 +1,19 @@
+# Shared helpers of the benchmark scripts (bench/run.sh, bench/startup.sh,
+# bench/accuracy/run.sh, bench/thirdparty/run.sh). Source it after setting
+# `bench_name`, the prefix of every message.
+
+say() { printf '%s: %s\n' "$bench_name" "$*" >&2; }
+die() { printf '%s: error: %s\n' "$bench_name" "$1" >&2; exit "${2:-1}"; }
+# The calling script's header comment, from its second line to the first line that is no comment.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[${#BASH_SOURCE[@]}-1]}"; }
+uint_arg() {  # option value: a positive integer or a usage error
+  [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer" 2
+  printf '%s' "$2"
+}
+path_arg() {  # option value: a path, made absolute against the caller's directory
+  [[ -n ${2:-} ]] || die "$1 needs a path" 2
+  if [[ $2 = /* ]]; then printf '%s' "$2"; else printf '%s' "$PWD/$2"; fi
+}
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }
