@@ -90,8 +90,15 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return Value::of(Kind::FfiSymbol, intern(key));
     case Kind::Module:
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
-    case Kind::Table:
-      return field(base, key);
+    case Kind::Table: {
+      // A field no store has been seen for yet (the file's stores are
+      // collected prototype by prototype) is looked up when queried.
+      Value known = field(base, key);
+      if (known.kind != Kind::Unknown || base.pc == 0 || fields_.count({{base.proto, base.pc}, key})) return known;
+      return Value::method(base, intern(key));
+    }
+    case Kind::Instance: case Kind::Receiver:
+      return Value::method(base, intern(key));
     default:
       return {};
   }
@@ -122,6 +129,7 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
   switch (callee.kind) {
     case Kind::LibFunction: {
       if (callee.name == "rawget" && arg1.isConstantString()) return rawMember(arg0, arg1.text());
+      if (callee.name == "setmetatable") return objectOf(arg0, arg1);
       Value fn = returnedFunction(callee.name);
       if (fn.known()) return fn;
       if (callee.name == "ffi.load")
@@ -137,6 +145,10 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     }
     case Kind::LuaFunction:
       return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
+    case Kind::Method: {
+      Value f = resolveMethod(callee);
+      return f.is(Kind::LuaFunction) && f.proto < protos_.size() ? protos_[f.proto].returns : Value{};
+    }
     case Kind::CFunction:
       if (callee.name == "require" && arg0.isConstantString()) {
         Value lib = library(arg0.text());

@@ -24,6 +24,10 @@ ValueMap::Metatable ValueMap::metatableOf(const Value& table) const {
 void ValueMap::collectFields() {
   fields_.clear();
   dynamicKeys_.clear();
+  methodOwner_.clear();
+  ownerInDoubt_.clear();
+  metatables_.clear();
+  metatableInDoubt_.clear();
   for (const auto& p : protos_) addFields(p);
 }
 
@@ -33,6 +37,7 @@ void ValueMap::addFields(const TableUses& uses) {
     auto [it, inserted] = fields_.emplace(std::make_pair(w.table, w.key), w.value);
     if (!inserted && !(it->second == w.value)) it->second = Value{};
   }
+  addClassFacts(uses);
 }
 
 std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunctions() const {
@@ -97,6 +102,9 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         Value target = valueAt(first);
         if (target.is(Kind::Table) && target.pc != 0) tables.metatableTargets.push_back({target.proto, target.pc});
         else if (!target.known() || target.is(Kind::Table)) tables.unresolvedSetmetatable = true;
+        Value metatable = count >= 2 ? valueAt(first + 1) : Value{};
+        if (target.is(Kind::Table) && target.pc != 0 && metatable.is(Kind::Table) && metatable.pc != 0)
+          tables.metatables.push_back({{target.proto, target.pc}, {metatable.proto, metatable.pc}});
       }
       if (callee.is(Kind::LibFunction) && callee.name == "ffi.cdef" && count >= 1 && valueAt(first).isConstantString())
         tables.cdefs.push_back(valueAt(first).text());

@@ -34,6 +34,7 @@ bool worthPropagating(const Value& v) {
   switch (v.kind) {
     case Kind::LibTable: case Kind::LibFunction: case Kind::CFunction: case Kind::LuaFunction:
     case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType: case Kind::Module: case Kind::ModuleMember:
+    case Kind::Instance:
       return !v.reassignable;
     default:
       return false;
@@ -138,9 +139,9 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
       const Instruction& ins = p.at(pc);
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
       if (ins.a >= regs.size()) continue;
-      const Value& callee = regs[ins.a];
+      Value callee = resolveMethod(regs[ins.a]);
       if (callee.kind == Kind::LuaFunction && callee.proto < protos_.size() &&
-          worthPropagating(protos_[callee.proto].returns)) {
+          (worthPropagating(protos_[callee.proto].returns) || isObject(protos_[callee.proto].returns))) {
         rerun[i] = true;
         break;
       }
@@ -185,7 +186,10 @@ void ValueMap::summarizeReturns(std::size_t index) {
     Value v;
     if (isTailCall(ins.op)) {
       Value callee = at(index, pc, ins.a);
-      if (callee.is(Kind::LibFunction)) v = returnedFunction(callee.name);
+      if (callee.is(Kind::LibFunction) && callee.name == "setmetatable" && fixedArgs(ins) >= 2)
+        v = objectOf(at(index, pc, argumentSlot(chunk_, ins, 0)), at(index, pc, argumentSlot(chunk_, ins, 1)));
+      else if (callee.is(Kind::LibFunction))
+        v = returnedFunction(callee.name);
     } else if (ins.op == Op::RET1) {
       v = at(index, pc, ins.a);
     } else if (ins.op != Op::RET && ins.op != Op::RET0 && ins.op != Op::RETM) {
@@ -205,13 +209,13 @@ Value ValueMap::at(std::size_t proto, int pc, int slot) const {
   const Registers* regs = protos_.at(proto).before.find(pc);
   if (!regs || slot < 0 || static_cast<std::size_t>(slot) >= regs->size()) return {};
   const Value& v = (*regs)[static_cast<std::size_t>(slot)];
-  return v.reassignable ? Value{} : v;
+  return v.reassignable ? Value{} : resolveMethod(v);
 }
 
 Value ValueMap::upvalue(std::size_t proto, int index) const {
   const auto& uvs = protos_.at(proto).upvalues;
   if (index < 0 || static_cast<std::size_t>(index) >= uvs.size()) return {};
-  return uvs[static_cast<std::size_t>(index)];
+  return resolveMethod(uvs[static_cast<std::size_t>(index)]);
 }
 
 const CDeclarations& ValueMap::cDeclarations() const {
@@ -396,6 +400,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
     pass.escaping.clear();  // snapshots are overwritten in place: reachability only grows
     pass.uses = {};
     Registers regs(framesize);
+    regs[0] = receiverOf(index);
     bool reachable = true;  // pc 1 is the entry
     for (int pc = 1; pc <= p.size(); ++pc) {
       if (isTarget[static_cast<std::size_t>(pc)]) {
@@ -443,14 +448,16 @@ void ValueMap::keepPass(std::size_t index, Pass pass) {
   out.jitOff = std::move(uses.jitOff);
   // The field map changes only when this prototype's stores do: added to
   // on a first pass, rebuilt when a second pass stores something else.
-  bool first = out.fieldWrites.empty() && out.dynamicKeys.empty();
-  bool same = uses.dynamicKeys == out.dynamicKeys && uses.fieldWrites.size() == out.fieldWrites.size() &&
+  bool first = out.fieldWrites.empty() && out.dynamicKeys.empty() && out.metatables.empty();
+  bool same = uses.dynamicKeys == out.dynamicKeys && uses.metatables == out.metatables &&
+              uses.fieldWrites.size() == out.fieldWrites.size() &&
               std::equal(uses.fieldWrites.begin(), uses.fieldWrites.end(), out.fieldWrites.begin(),
                          [](const auto& a, const auto& b) {
                            return a.table == b.table && a.key == b.key && a.value == b.value;
                          });
   out.fieldWrites = std::move(uses.fieldWrites);
   out.dynamicKeys = std::move(uses.dynamicKeys);
+  out.metatables = std::move(uses.metatables);
   if (first) addFields(out);
   else if (!same) collectFields();
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -44,6 +45,11 @@ struct Value {
     CType,        // ffi.typeof/ffi.metatype of a constant declaration: name
     Module,       // require("a.b") of a module that is no library of the profile: name "a.b"
     ModuleMember, // a field of such a module, M.f: name "a.b:f"
+    // Objects and their methods (classes.cpp):
+    Instance,     // setmetatable(t, M) of a t the tracker cannot name: proto and pc of M's constructor
+    Receiver,     // `self` in a function defined as T:m or T.m = function(self): proto and pc of T
+    Method,       // a field read from an Instance, a Receiver, or a table before any store
+                  // to it was seen (name: the key): resolved when queried
   };
   static constexpr std::uint32_t kNoProto = UINT32_MAX;  // proto of a value that names none
 
@@ -113,6 +119,25 @@ struct Value {
     v.pc = pc;
     return v;
   }
+  // An object of a table from a constructor: Instance (origin: its
+  // metatable) or Receiver (origin: the table the method is defined on).
+  static Value object(Kind k, std::size_t proto, int pc) {
+    Value v = table(proto, pc);
+    v.kind = k;
+    return v;
+  }
+  // obj.key, self.key or T.key before the file's stores are all known:
+  // `integer` keeps what it was read from (kMethodOf...).
+  static constexpr std::int32_t kMethodOfInstance = 0, kMethodOfReceiver = 1, kMethodOfTable = 2;
+  static Value method(const Value& object, std::string_view key) {
+    Value v = of(Kind::Method, key);
+    v.proto = object.proto;
+    v.pc = object.pc;
+    v.integer = object.kind == Kind::Receiver ? kMethodOfReceiver
+                : object.kind == Kind::Table  ? kMethodOfTable
+                                              : kMethodOfInstance;
+    return v;
+  }
 };
 static_assert(sizeof(Value) == 32, "a Value is copied for every slot at every kept instruction");
 
@@ -154,6 +179,17 @@ class ValueMap {
   // Prototypes passed to jit.off somewhere in this chunk: calls to them
   // abort with CJITOFF, and their own code is never traced.
   bool jitDisabled(std::size_t proto) const { return jitOff_.count(proto) > 0; }
+
+  // A Method value resolved through the class tables this file builds
+  // (classes.cpp): the function `obj:key()` or `self:key()` calls, or
+  // Unknown when a class, a metatable or an overriding subclass is in doubt.
+  Value resolveMethod(const Value& method) const;
+  // What setmetatable(t, mt) returns: t when it is a table from a
+  // constructor (its metatable is on record), else an Instance of mt.
+  static Value objectOf(const Value& table, const Value& metatable);
+  // A table this file gives a metatable, or an Instance: an object whose
+  // methods resolve (worth a second pass of its callers when returned).
+  bool isObject(const Value& v) const;
 
   // The C declarations of every ffi.cdef call with a constant string in
   // this chunk (parsed on first use).
@@ -197,6 +233,8 @@ class ValueMap {
     };
     std::vector<FieldWrite> fieldWrites;
     std::vector<TableOrigin> dynamicKeys;
+    // setmetatable(T, M) with both from constructors: {T, M}.
+    std::vector<std::pair<TableOrigin, TableOrigin>> metatables;
   };
   struct ProtoValues : TableUses {
     Snapshots before;  // at calls, returns and FNEW
@@ -244,6 +282,18 @@ class ValueMap {
   // known value into (module functions: M.f = function ...).
   std::map<std::pair<TableOrigin, std::string_view>, Value> fields_;
   std::set<TableOrigin> dynamicKeys_;
+  // Classes (classes.cpp): the one table each prototype is stored into as a
+  // field (T.m = function ..., function T:m()), and each table's metatable
+  // when one setmetatable in the file gives it one.
+  std::map<std::size_t, TableOrigin> methodOwner_;
+  std::set<std::size_t> ownerInDoubt_;
+  std::map<TableOrigin, TableOrigin> metatables_;
+  std::set<TableOrigin> metatableInDoubt_;
+  void addClassFacts(const TableUses& uses);
+  std::optional<TableOrigin> classOf(TableOrigin metatable) const;
+  Value lookup(TableOrigin table, std::string_view key, int depth) const;
+  bool overridden(TableOrigin base, std::string_view key) const;
+  Value receiverOf(std::size_t proto) const;
   void collectFields();
   void addFields(const TableUses& uses);
   Value field(const Value& table, std::string_view key) const;

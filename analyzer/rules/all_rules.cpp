@@ -96,8 +96,11 @@ std::string whyHot(const FunctionView& fn, int pc) {
     if (caller.loop && caller.heat > fn.calls.heat(site.proto))
       return inLoop + name + " is called from the loop at line " + std::to_string(caller.loop->line) +
              loopEvidence(fn.calls, caller);
-    return inLoop + name + " is called at line " + std::to_string(line) + " from " +
-           functionName(fn.chunk, site.proto) + ", which runs hot";
+    std::string callerName = functionName(fn.chunk, site.proto);
+    std::string how = fn.calls.heat(site.proto) >= flow::Heat::Likely
+                          ? ", which runs hot"
+                          : ", which escapes, so code elsewhere may call it hot";
+    return inLoop + name + " is called at line " + std::to_string(line) + " from " + callerName + how;
   }
   return inLoop + name + " escapes, so code elsewhere may call it hot";
 }

@@ -41,6 +41,7 @@ std::string describe(const Value& v) {
     case Kind::Number: return v.constant ? "a number constant" : "a number";
     case Kind::String: return v.constant ? "the constant \"" + std::string(v.text()) + "\"" : "a string";
     case Kind::Table: return "a table";
+    case Kind::Instance: case Kind::Receiver: return "an object";
     case Kind::Nil: return "nil";
     case Kind::Boolean: return "a boolean";
     case Kind::LuaFunction: case Kind::LibFunction: case Kind::CFunction: return "a function";

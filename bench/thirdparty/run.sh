@@ -32,6 +32,9 @@
 #   --runs N           runs per program (default 3)
 #   --fetch-only       fetch the sources and stop
 #   --score-only       score the reports already in bench/results/thirdparty/
+#   --relint           lint again with --ljcheck and verify against the runs
+#                      already in bench/results/thirdparty/: a paired
+#                      comparison of two lint builds on the same observations
 #   --list             print the programs and their pinned Debian versions
 #   -h, --help         this text
 # Exit status: 0 when every step ran (missed targets and failing tests of the
@@ -158,6 +161,7 @@ while (( $# )); do
     --runs) (( $# >= 2 )) && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--runs needs a positive number" 2; runs=$2; shift ;;
     --fetch-only) mode=fetch ;;
     --score-only) mode=score ;;
+    --relint) mode=relint ;;
     --list) mode=list ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" 2 ;;
@@ -304,7 +308,11 @@ failed=0
 run_program() {
   local name=$1 dir=$src/$1 out=$results/$1
   reset_spec; "spec_$name"
-  rm -rf "$out"; mkdir -p "$out"
+  if [[ $mode == relint ]]; then
+    [[ -s $out/r1.json ]] || { say "$name: no runtime reports to re-lint against (run without --relint first)"; failed=1; return; }
+  else
+    rm -rf "$out"; mkdir -p "$out"
+  fi
   local lint_files=() f
   mapfile -t lint_files < <(cd "$dir" && for f in "${lint[@]}"; do h=$(compgen -G "$f" | sort); echo "${h:-$f}"; done)
   printf '%s\n' "${lint_files[@]}" > "$out/lint-paths.txt"
@@ -334,8 +342,14 @@ run_program() {
     chown -R 65534:65534 "$dir"
     json_dir=$(mktemp -d); chmod 0777 "$json_dir"
   fi
-  local i start end status runtimes=()
-  for (( i = 1; i <= runs; i++ )); do
+  local i start end status runtimes=() count=$runs
+  if [[ $mode == relint ]]; then  # the runs of the last full run, joined with the new lint
+    for (( i = 1; i <= runs; i++ )); do
+      [[ -s $out/r$i.json ]] && runtimes+=(--runtime "$out/r$i.json")
+    done
+    count=0 status=kept
+  fi
+  for (( i = 1; i <= count; i++ )); do
     start=$EPOCHREALTIME
     status=0
     (cd "$dir/$cwd" && env -u LUA_INIT LUA_PATH="$env_path" LUA_CPATH="$env_cpath" \
@@ -355,9 +369,17 @@ run_program() {
       > "$out/verify$variant.json" 2> "$out/verify$variant.err" || rc=$?
     (( rc == 0 )) || { say "$name: verify failed (exit $rc)"; cat "$out/verify$variant.err" >&2; failed=1; return; }
   done
-  say "$name: done ($runs runs, last exit $status)"
+  say "$name: done ($(( ${#runtimes[@]} / 2 )) runs, last exit $status)"
 }
 
+if [[ $mode == relint ]]; then
+  for p in "${selected[@]}"; do
+    say "$p: lint again, verify against the kept runs"
+    run_program "$p"
+  done
+  score
+  exit "$failed"
+fi
 rm -f "$results/runs.tsv"
 printf 'program\tpackages\twhat\tentry\tcwd\n' > "$results/programs.tsv"
 for p in "${selected[@]}"; do

@@ -1,0 +1,116 @@
+// Objects and methods for the value tracker (values.h): which function
+// `obj:m()` and `self:m()` call, through the class tables a file builds
+// with the usual idioms:
+//
+//   local C = {}; C.__index = C                 -- or setmetatable(o, {__index = C})
+//   function C.new() return setmetatable({}, C) end
+//   function C:m() ... self:other() ... end
+//   local D = setmetatable({}, {__index = C})   -- inheritance
+//
+// setmetatable(t, M) returns t: a table from a constructor keeps its
+// identity, its metatable is on record, and a field it lacks is looked up
+// in M.__index, then along the metatables of that table. Of a table the
+// tracker cannot name, the result is an Instance of M. A Receiver is `self`
+// in a function stored into exactly one table T: its methods are T's, unless
+// a table that inherits from T defines the same name (the object may be of
+// that subclass), in which case the call stays unresolved.
+#include "flow/values.h"
+
+namespace ljcheck::flow {
+
+using Kind = Value::Kind;
+
+namespace {
+constexpr int kMaxInheritance = 8;  // chains longer than this stay unresolved (and cycles end)
+}
+
+void ValueMap::addClassFacts(const TableUses& uses) {
+  for (const auto& w : uses.fieldWrites) {
+    if (!w.value.is(Kind::LuaFunction)) continue;
+    auto [it, inserted] = methodOwner_.emplace(w.value.proto, w.table);
+    if (!inserted && it->second != w.table) ownerInDoubt_.insert(w.value.proto);
+  }
+  for (const auto& [table, metatable] : uses.metatables) {
+    auto [it, inserted] = metatables_.emplace(table, metatable);
+    if (!inserted && it->second != metatable) metatableInDoubt_.insert(table);
+  }
+}
+
+// The table a metatable's __index names, when it is a table from a constructor.
+std::optional<ValueMap::TableOrigin> ValueMap::classOf(TableOrigin metatable) const {
+  Value index = field(Value::table(metatable.first, metatable.second), "__index");
+  if (!index.is(Kind::Table) || index.pc == 0) return std::nullopt;
+  return TableOrigin{index.proto, static_cast<int>(index.pc)};
+}
+
+// table[key] as the VM finds it: the table's own field, else through its
+// metatable's __index table. Unknown when any step is in doubt.
+Value ValueMap::lookup(TableOrigin table, std::string_view key, int depth) const {
+  if (depth > kMaxInheritance || dynamicKeys_.count(table)) return {};
+  auto own = fields_.find(std::make_pair(table, key));
+  if (own != fields_.end()) return own->second;
+  if (metatableInDoubt_.count(table)) return {};
+  auto meta = metatables_.find(table);
+  if (meta == metatables_.end()) return {};
+  auto base = classOf(meta->second);
+  return base ? lookup(*base, key, depth + 1) : Value{};
+}
+
+// Whether some table that inherits from `base` (its metatable's __index is
+// base, directly or further down) defines `key` itself.
+bool ValueMap::overridden(TableOrigin base, std::string_view key) const {
+  std::vector<TableOrigin> frontier{base};
+  std::set<TableOrigin> seen{base};
+  while (!frontier.empty()) {
+    TableOrigin parent = frontier.back();
+    frontier.pop_back();
+    for (const auto& [table, metatable] : metatables_) {
+      auto cls = classOf(metatable);
+      if (!cls || *cls != parent || !seen.insert(table).second) continue;
+      if (fields_.count(std::make_pair(table, key)) || dynamicKeys_.count(table)) return true;
+      frontier.push_back(table);
+    }
+  }
+  return false;
+}
+
+Value ValueMap::resolveMethod(const Value& method) const {
+  if (method.kind != Kind::Method || method.reassignable) return method;
+  TableOrigin origin{method.proto, method.pc};
+  switch (method.integer) {
+    case Value::kMethodOfReceiver:  // self: the table the method was defined on
+      return overridden(origin, method.name) ? Value{} : lookup(origin, method.name, 0);
+    case Value::kMethodOfTable:
+      return lookup(origin, method.name, 0);
+    default: {
+      auto cls = classOf(origin);  // an Instance: its metatable's __index
+      return cls ? lookup(*cls, method.name, 0) : Value{};
+    }
+  }
+}
+
+Value ValueMap::objectOf(const Value& table, const Value& metatable) {
+  if (table.is(Kind::Table) && table.pc != 0) return table;
+  if (metatable.is(Kind::Table) && metatable.pc != 0) return Value::object(Kind::Instance, metatable.proto, metatable.pc);
+  return {};
+}
+
+bool ValueMap::isObject(const Value& v) const {
+  if (v.reassignable) return false;
+  if (v.kind == Kind::Instance) return true;
+  return v.kind == Kind::Table && v.pc != 0 && metatables_.count({v.proto, v.pc}) > 0;
+}
+
+// `self` on entry to a prototype stored as a field of exactly one table,
+// when its first parameter is named self (function T:m() ... end): a
+// Receiver of that table. Unknown in a stripped dump.
+Value ValueMap::receiverOf(std::size_t proto) const {
+  const auto& p = chunk_.prototypes[proto];
+  if (p.numparams < 1 || p.vars.empty() || p.vars[0].name != "self" || p.vars[0].startpc != 0) return {};
+  if (ownerInDoubt_.count(proto)) return {};
+  auto owner = methodOwner_.find(proto);
+  if (owner == methodOwner_.end()) return {};
+  return Value::object(Kind::Receiver, owner->second.first, owner->second.second);
+}
+
+}  // namespace ljcheck::flow
