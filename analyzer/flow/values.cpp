@@ -118,6 +118,15 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
           assigned[child.upvalues[u].index] = true;
     }
   }
+  // The FNEW that creates each closure (the first, if several do).
+  creatingPc_.assign(chunk.prototypes.size(), 0);
+  for (const Prototype& p : chunk.prototypes)
+    for (int pc = 1; pc <= p.size(); ++pc) {
+      const auto& ins = p.at(pc);
+      if (ins.op != Op::FNEW || ins.d >= p.gc.size() || p.gc[ins.d].kind != bytecode::GcConstant::Kind::Child) continue;
+      std::size_t child = p.gc[ins.d].child;
+      if (child < creatingPc_.size() && creatingPc_[child] == 0) creatingPc_[child] = pc;
+    }
   // Parents come after their children in a dump: resolve from the end.
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
   // A second round lets calls see what the Lua functions they call return:
@@ -351,36 +360,26 @@ void ValueMap::resolveUpvalues(std::size_t index) {
 Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv) const {
   const Prototype& p = chunk_.prototypes[index];
   if (p.parent == SIZE_MAX) return {};
-  const Prototype& parent = chunk_.prototypes[p.parent];
   const ProtoValues& parentValues = protos_[p.parent];
   // Only descriptors of a parent's local carry the immutable flag; one
   // that names a parent's upvalue inherits what the parent knows of it.
-  if (uv.parentLocal && !uv.immutable) {
+  if (!uv.parentLocal) return uv.index < parentValues.upvalues.size() ? parentValues.upvalues[uv.index] : Value{};
+  // The FNEW that creates this closure, when the parent's pass reached it.
+  int pc = index < creatingPc_.size() ? creatingPc_[index] : 0;
+  const Registers* regs = pc > 0 ? parentValues.before.find(pc) : nullptr;
+  if (!regs) return {};
+  if (!uv.immutable) {
     // A mutable local of the parent: only a forward-declared function resolves.
-    for (int pc : parentValues.before.pcs) {
-      const auto& ins = parent.at(pc);
-      if (ins.op != Op::FNEW || ins.d >= parent.gc.size() || parent.gc[ins.d].child != index) continue;
-      std::size_t f = forwardDeclaredFunction(chunk_, p.parent, pc, uv.index);
-      if (f != SIZE_MAX && !capturedAndAssigned(p.parent, uv.index)) return Value::luaFunction(f);
-      return {};
-    }
+    std::size_t f = forwardDeclaredFunction(chunk_, p.parent, pc, uv.index);
+    if (f != SIZE_MAX && !capturedAndAssigned(p.parent, uv.index)) return Value::luaFunction(f);
     return {};
   }
-  if (!uv.parentLocal) return uv.index < parentValues.upvalues.size() ? parentValues.upvalues[uv.index] : Value{};
-  const Snapshots& kept = parentValues.before;
-  for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
-    int pc = kept.pcs[k];
-    const Registers& regs = kept.states[k];
-    const auto& ins = parent.at(pc);
-    if (ins.op == Op::FNEW && ins.d < parent.gc.size() && parent.gc[ins.d].child == index &&
-        parent.gc[ins.d].kind == bytecode::GcConstant::Kind::Child && uv.index < regs.size()) {
-      // A local function that calls itself captures its own slot, which the
-      // FNEW writes: the upvalue is the function itself.
-      if (ins.a == uv.index) return Value::luaFunction(index);
-      return regs[uv.index].reassignable ? Value{} : regs[uv.index];
-    }
-  }
-  return {};
+  if (uv.index >= regs->size()) return {};
+  // A local function that calls itself captures its own slot, which the
+  // FNEW writes: the upvalue is the function itself.
+  if (chunk_.prototypes[p.parent].at(pc).a == uv.index) return Value::luaFunction(index);
+  const Value& v = (*regs)[uv.index];
+  return v.reassignable ? Value{} : v;
 }
 
 // Forward dataflow: one pass in pc order per round; the state at a jump

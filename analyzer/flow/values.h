@@ -263,6 +263,7 @@ class ValueMap {
   void resolve(std::size_t proto);
   void resolveUpvalues(std::size_t proto);
   Value capturedValue(std::size_t proto, const bytecode::UpvalueRef& upvalue) const;
+  std::vector<int> creatingPc_;  // per prototype: the pc of the FNEW in its parent that creates it (0: none)
   Pass forwardPass(std::size_t proto);
   void keepPass(std::size_t proto, Pass pass);
   void summarizeReturns(std::size_t proto);
