@@ -237,6 +237,8 @@ void analyzeBatch(const std::vector<std::string>& files, const std::vector<std::
       } catch (const std::exception& e) {  // a bug must not take the other files' results with it
         results[i] = FileResult{
             shown[i], {}, {{FileError::Kind::Input, shown[i], 0, std::string("internal error: ") + e.what()}}};
+      } catch (...) {  // nor may anything else escape the thread (std::terminate)
+        results[i] = FileResult{shown[i], {}, {{FileError::Kind::Input, shown[i], 0, "internal error"}}};
       }
       std::size_t n = ++done;
       if (progress && options.progress) options.progress(n, order.size());

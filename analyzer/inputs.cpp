@@ -85,6 +85,10 @@ InputList collectInputs(const std::vector<std::string>& paths) {
                                              : why));
     } else if (fs::is_directory(status)) {
       walkDirectory(path, out);
+    } else if (fs::is_fifo(status) || fs::is_socket(status)) {
+      // Opening one waits for a writer that may never come; the walk skips them too.
+      out.errors.push_back(ioError(path, fs::is_fifo(status) ? "is a named pipe (FIFO), not a file"
+                                                             : "is a socket, not a file"));
     } else {
       out.files.push_back(shown(path));  // named explicitly: analyzed whatever its extension
     }

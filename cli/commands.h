@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 
 namespace ljcheck::cli {
 
@@ -12,6 +13,9 @@ namespace ljcheck::cli {
 enum ExitCode : int { kClean = 0, kFindings = 1, kUsage = 2, kInputError = 3 };
 
 using Runner = std::function<int()>;
+
+// The directory of the running executable, from /proc/self/exe; "" if unknown.
+std::string executableDirectory();
 
 Runner addLintCommand(CLI::App& app);
 Runner addRunCommand(CLI::App& app);

@@ -2,16 +2,24 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <thread>
+#include <variant>
 
 #include "commands.h"
 #include "ljcheck/analyzer.h"
 #include "ljcheck/lint_report.h"
 #include "ljcheck/project_path.h"
+#include "ljcheck/safe_text.h"
 
 namespace ljcheck::cli {
 namespace {
@@ -23,10 +31,113 @@ struct LintOptions {
   std::string root;
   std::string failOn = "warn";
   std::string confidence = "likely";
+  std::string color = "auto";
+  std::string stdinFilename;
+  std::string docsUrl;
   bool brief = false;
   unsigned jobs = 0;
   bool noProgress = false;
 };
+
+// Where the reason pages are, for the formats that link them (SARIF's
+// helpUri): --docs-url, else LJCHECK_DOCS_URL, else the docs/ folder of the
+// tree this binary was built in (build/bin/ljcheck) or installed with
+// (share/doc/ljcheck/) as a file URI; "" when none is found. Ends in '/'.
+std::string docsBase(const std::string& option) {
+  std::string url = option;
+  if (url.empty())
+    if (const char* env = std::getenv("LJCHECK_DOCS_URL")) url = env;
+  if (url.empty()) {
+    const std::string bin = executableDirectory();
+    for (const char* relative : {"/../../docs", "/../share/doc/ljcheck"}) {
+      std::error_code ec;
+      std::filesystem::path docs = std::filesystem::weakly_canonical(bin + relative, ec);
+      if (!bin.empty() && !ec && std::filesystem::is_directory(docs / "reasons", ec)) {
+        url = "file://" + percentEncodePath(docs.string());
+        break;
+      }
+    }
+  }
+  if (!url.empty() && url.back() != '/') url += '/';
+  return url;
+}
+
+// The path "-" among the inputs: the source comes from standard input.
+constexpr std::string_view kStdinPath = "-";
+// How standard input is reported without --stdin-filename.
+constexpr std::string_view kStdinShown = "<stdin>";
+
+// A buffer read from standard input and reported under `path`.
+struct StdinSource {
+  std::string path;
+  std::string text;
+};
+
+// Reads all of standard input, at most one byte past `limit`: a FileError
+// when it cannot be read or is too large.
+std::variant<std::string, FileError> readStdin(const std::string& shown, std::uintmax_t limit) {
+  std::string text;
+  char buffer[1 << 16];
+  while (text.size() <= limit) {
+    std::size_t n = std::fread(buffer, 1, sizeof buffer, stdin);
+    text.append(buffer, n);
+    if (n < sizeof buffer) break;
+  }
+  if (std::ferror(stdin))
+    return FileError{FileError::Kind::Io, shown, 0, std::string("cannot read standard input: ") + std::strerror(errno)};
+  if (text.size() > limit)
+    return FileError{FileError::Kind::Input, shown, 0,
+                     "file too large (over " + std::to_string(limit) + " bytes; the limit is " +
+                         std::to_string(limit) + ")"};
+  return text;
+}
+
+// Standard input, analyzed on its own under the name it was given; `source`
+// keeps the buffer for the writers that read the text again.
+FileResult analyzeStdin(const std::string& shown, const AnalyzeOptions& options, std::optional<StdinSource>& source) {
+  auto text = readStdin(shown, options.maxFileBytes);
+  if (auto* error = std::get_if<FileError>(&text)) return FileResult{shown, {}, {*error}};
+  source = StdinSource{shown, std::move(std::get<std::string>(text))};
+  try {
+    return analyzeSource(source->text, shown, *options.profile, options.minConfidence);
+  } catch (const std::exception& e) {  // as analyzeFiles does: a bug must not take the other files with it
+    return FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}};
+  }
+}
+
+// Whether text output is coloured: --color always or never, else on a
+// terminal unless NO_COLOR is set to something (no-color.org).
+bool useColor(std::string_view mode) {
+  if (mode != "auto") return mode == "always";
+  const char* noColor = std::getenv("NO_COLOR");
+  return isatty(STDOUT_FILENO) && !(noColor && *noColor);
+}
+
+// The text of a reported file, for the writers that count UTF-16 columns:
+// standard input's buffer, or the file under the root.
+SourceLookup sourceLookup(const std::string& root, const std::optional<StdinSource>& in) {
+  return [root, &in](const std::string& path) -> std::optional<std::string> {
+    if (in && path == in->path) return in->text;
+    std::ifstream file(std::filesystem::path(root) / path, std::ios::binary);
+    if (!file) return std::nullopt;
+    std::ostringstream text;
+    text << file.rdbuf();
+    return std::move(text).str();
+  };
+}
+
+// Appends the Markdown summary to $GITHUB_STEP_SUMMARY when the variable is
+// set (inside a GitHub Actions step). False when the file cannot be written.
+bool appendStepSummary(const LintReport& report) {
+  const char* path = std::getenv("GITHUB_STEP_SUMMARY");
+  if (!path || !*path) return true;
+  std::ofstream summary(path, std::ios::app | std::ios::binary);
+  if (summary) writeGithubSummary(summary, report);
+  summary.flush();
+  if (summary) return true;
+  std::cerr << "ljcheck lint: cannot append the step summary to " << path << ": " << std::strerror(errno) << "\n";
+  return false;
+}
 
 // A progress line on a terminal for long runs; nothing when stderr is not one.
 std::function<void(std::size_t, std::size_t)> progressBar(bool enabled) {
@@ -54,11 +165,14 @@ int runLint(const LintOptions& o) {
     std::cerr << "\n";
     return kUsage;
   }
-  auto threshold = parseSeverity(o.failOn);
+  auto threshold = parseSeverityName(o.failOn);
   if (!threshold && o.failOn != "none") {
-    std::cerr << "ljcheck lint: --fail-on must be info, warn, blacklist or none\n";
+    std::cerr << "ljcheck lint: --fail-on must be error (or blacklist), warning (or warn), note (or info) or none, "
+                 "not '"
+              << o.failOn << "'\n";
     return kUsage;
   }
+  const LintFormat format = parseLintFormat(o.format).value_or(LintFormat::Text);  // CLI11 checked the name
   auto minConfidence = parseConfidence(o.confidence);
   if (!minConfidence) {
     std::cerr << "ljcheck lint: --confidence must be certain, likely or possible\n";
@@ -68,38 +182,65 @@ int runLint(const LintOptions& o) {
     std::cerr << "ljcheck lint: --root " << o.root << ": not a directory\n";
     return kUsage;
   }
-  InputList inputs = collectInputs(o.paths);
+  std::vector<std::string> paths;
+  bool readsStdin = false;
+  for (const auto& p : o.paths) {
+    if (p == kStdinPath) readsStdin = true;
+    else paths.push_back(p);
+  }
+  if (!o.stdinFilename.empty() && !readsStdin) {
+    std::cerr << "ljcheck lint: --stdin-filename names standard input: pass '-' among the paths\n";
+    return kUsage;
+  }
+  InputList inputs = collectInputs(paths);
   AnalyzeOptions options;
   options.profile = profile;
   options.root = o.root;
   options.minConfidence = *minConfidence;
   options.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  options.progress = progressBar(!o.noProgress && o.format == "text");
+  options.progress = progressBar(!o.noProgress && format == LintFormat::Text);
   const ProjectRoot root(o.root);
   LintReport report;
   report.profile = profile;
   report.root = root.path();
+  report.toolVersion = LJCHECK_VERSION;
+  report.docsUrl = docsBase(o.docsUrl);
   report.files = analyzeFiles(inputs.files, options);
   // A path that could not be used is reported in its place among the files.
   for (auto e : inputs.errors) {
     e.path = root.show(e.path);
     report.files.push_back(FileResult{e.path, {}, {e}});
   }
+  std::optional<StdinSource> stdinSource;
+  if (readsStdin) {
+    std::string shown = o.stdinFilename.empty() ? std::string(kStdinShown) : root.show(o.stdinFilename);
+    report.files.push_back(analyzeStdin(shown, options, stdinSource));
+  }
   std::stable_sort(report.files.begin(), report.files.end(),
                    [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
 
-  if (o.format == "json") writeJson(std::cout, report, options.jobs);
-  else if (o.format == "csv") writeCsv(std::cout, report);
-  else writeText(std::cout, report, isatty(STDOUT_FILENO), !o.brief);
+  bool summaryWritten = true;
+  switch (format) {
+    case LintFormat::Text: writeText(std::cout, report, useColor(o.color), !o.brief); break;
+    case LintFormat::Json: writeJson(std::cout, report, options.jobs); break;
+    case LintFormat::Csv: writeCsv(std::cout, report); break;
+    case LintFormat::Sarif: writeSarif(std::cout, report, sourceLookup(report.root, stdinSource)); break;
+    case LintFormat::Junit: writeJunit(std::cout, report, threshold); break;
+    case LintFormat::Github:
+      writeGithubAnnotations(std::cout, report, sourceLookup(report.root, stdinSource));
+      summaryWritten = appendStepSummary(report);
+      break;
+  }
   std::cout.flush();
   if (!std::cout) {
     std::cerr << "ljcheck lint: cannot write the report to standard output\n";
     return kInputError;
   }
+  if (!summaryWritten) return kInputError;
 
-  // CSV has no place for file errors and JSON goes to tools: say them on
-  // stderr too, as text lines.
-  if (o.format != "text") {
+  // CSV has no place for file errors and the other formats go to tools: say
+  // them on stderr too, as text lines.
+  if (format != LintFormat::Text) {
     LintReport errorsOnly;
     for (const auto& f : report.files)
       if (!f.errors.empty()) errorsOnly.files.push_back(FileResult{f.path, {}, f.errors});
@@ -117,14 +258,28 @@ int runLint(const LintOptions& o) {
 Runner addLintCommand(CLI::App& app) {
   auto o = std::make_shared<LintOptions>();
   auto* cmd = app.add_subcommand("lint", "Predict trace aborts and splits in Lua files");
-  cmd->add_option("paths", o->paths, "Lua files and directories (searched recursively for *.lua)")->required();
-  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"text", "json", "csv"}));
+  cmd->add_option("paths", o->paths, "Lua files and directories (searched recursively for *.lua); - reads standard input")
+      ->required();
+  std::vector<std::string> formats;
+  for (LintFormat f : kLintFormats) formats.emplace_back(toString(f));
+  cmd->add_option("--format", o->format, "Output format: text (default), json, csv, sarif, github, junit")
+      ->check(CLI::IsMember(formats));
   cmd->add_option("--profile", o->profile, "Recorder profile id or short name (default: the embedded LuaJIT)");
   cmd->add_option("-j,--jobs", o->jobs, "Parallel jobs (default: number of cores)");
   cmd->add_option("--root", o->root, "Project root; paths are reported relative to it (default: .)");
-  cmd->add_option("--fail-on", o->failOn, "Lowest severity that makes the exit status 1: info, warn, blacklist, none");
+  cmd->add_option("--fail-on", o->failOn,
+                  "Lowest severity that makes the exit status 1: error (blacklist), warning (warn, the default), "
+                  "note (info), or none");
   cmd->add_option("--confidence", o->confidence,
                   "Lowest confidence reported: certain, likely (default) or possible");
+  cmd->add_option("--color", o->color, "Colour text output: auto (default: on a terminal, unless NO_COLOR is set), "
+                                       "always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--stdin-filename", o->stdinFilename,
+                  "The path standard input ('-' among the paths) is reported under");
+  cmd->add_option("--docs-url", o->docsUrl,
+                  "SARIF: base URI of ljcheck's docs/ folder, for links to the reason pages (default: "
+                  "LJCHECK_DOCS_URL, else this installation's docs as a file URI)");
   cmd->add_flag("--brief", o->brief, "Text: one line per prediction, without the confidence and reasoning note");
   cmd->add_flag("--no-progress", o->noProgress, "Never show a progress bar");
   return [o] { return runLint(*o); };

@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   using namespace ljcheck::cli;
   CLI::App app{"ljcheck: finds where LuaJIT's trace compiler gives up on a Lua program"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "ljcheck 0.1.0");
+  app.set_version_flag("--version", "ljcheck " LJCHECK_VERSION);
   std::map<CLI::App*, Runner> runners;
   auto add = [&](Runner (*f)(CLI::App&)) {
     std::size_t before = app.get_subcommands({}).size();

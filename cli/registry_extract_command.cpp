@@ -15,12 +15,7 @@
 #include "registry_subcommands.h"
 
 namespace ljcheck::cli {
-namespace {
 
-constexpr const char* kCalledAs = "ljcheck registry extract";  // the extractor's argv[0], its messages' prefix
-constexpr const char* kExtractorName = "ljcheck-extract";
-
-// The directory of the running executable, from /proc/self/exe; "" if unknown.
 std::string executableDirectory() {
   char path[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
@@ -28,6 +23,11 @@ std::string executableDirectory() {
   const std::string self(path, static_cast<std::size_t>(n));
   return self.substr(0, self.find_last_of('/'));
 }
+
+namespace {
+
+constexpr const char* kCalledAs = "ljcheck registry extract";  // the extractor's argv[0], its messages' prefix
+constexpr const char* kExtractorName = "ljcheck-extract";
 
 // Replaces this process with the extractor; returns only when it cannot start.
 int runExtractor(const std::vector<std::string>& args) {

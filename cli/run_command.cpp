@@ -1,5 +1,6 @@
 // `ljcheck run`: runs a script in the embedded LuaJIT with a trace session
-// around it and writes the TraceReport CSV and the runtime JSON.
+// and a sample session around it, writes the TraceReport CSV, the runtime
+// JSON, collapsed stacks and speedscope JSON, and prints a summary on stderr.
 #include "commands.h"
 #include "ljcheck/script_host.h"
 
@@ -18,6 +19,16 @@ Runner addRunCommand(CLI::App& app) {
   o->coverage = true;  // verify tells unexercised predictions from refuted ones by it
   cmd->add_flag("--coverage,!--no-coverage", o->coverage,
                 "Record the lines the trace recorder visited (\"visited\" in the JSON; on by default)");
+  cmd->add_option("--sample", o->sampleOut, "Write the sampled stacks, collapsed (flamegraph.pl format), to this file");
+  cmd->add_option("--speedscope", o->speedscopeOut,
+                  "Write the samples as speedscope JSON, one profile per VM state, to this file");
+  cmd->add_option("--interval", o->intervalMs, "Sampling interval in milliseconds (default: 10)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--stack-depth", o->stackDepth, "Frames kept per sample (default: 16)")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_flag("--sampling,!--no-sampling", o->sample,
+                "Sample the run with LuaJIT's profiler (on by default; costs per site need it)");
+  cmd->add_flag("--quiet,-q", o->quiet, "Print no summary on stderr");
   cmd->add_option("script", o->script, "The Lua script to run")->required();
   cmd->add_option("args", o->args, "Arguments for the script (after --)");
   cmd->positionals_at_end(false);

@@ -3,7 +3,8 @@
 # grammar (npm, pinned by version and checksum), the Debian sources of LuaJIT and
 # of OpenResty's fork luajit2 (read by the registry extractor and its tests), and
 # a luajit2 VM built from that source into third_party/luajit2 (the fixtures run
-# under it; the package cannot be installed beside Debian's luajit). Safe to run
+# under it; the package cannot be installed beside Debian's luajit), and the SARIF
+# multitool (npm, pinned) that validates `lint --format sarif`. Safe to run
 # again: each step is skipped when its result is already in place. Nothing
 # fetched or built is committed.
 set -euo pipefail
@@ -15,9 +16,10 @@ say() { printf 'setup: %s\n' "$*"; }
 packages=(
   build-essential cmake ninja-build pkg-config git
   libluajit-5.1-dev luajit
-  libtree-sitter-dev libclang-14-dev clang-14
+  libtree-sitter-dev libclang-14-dev clang-14 libclang-rt-14-dev
   catch2 nlohmann-json3-dev libcli11-dev libfmt-dev libtoml11-dev
   dpkg-dev lua-check
+  libxml2-utils  # xmllint: the JUnit output's test checks that it is well-formed XML
 )
 
 install_packages() {
@@ -111,10 +113,33 @@ build_luajit2() {
   rm -rf "$work"
 }
 
+# The Microsoft SARIF multitool, which validates `lint --format sarif` in the
+# tests (tests/integration/test_cli_sarif.cpp). Both packages are pinned: the
+# wrapper names its platform binary only as ^5.7.0. The tests call the Linux
+# binary directly (the wrapper passes its arguments through a shell, which
+# splits "Sarif;Gh").
+sarif_multitool_version=5.7.0
+fetch_sarif_multitool() {
+  local dest="$third/sarif-multitool"
+  local binary="$dest/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool"
+  if [[ -x $binary && -f $dest/.version && $(cat "$dest/.version") == "$sarif_multitool_version" ]]; then
+    say "SARIF multitool $sarif_multitool_version present"
+    return
+  fi
+  say "installing SARIF multitool $sarif_multitool_version"
+  rm -rf "$dest"; mkdir -p "$dest"
+  npm install --silent --no-audit --no-fund --save-exact --prefix "$dest" \
+    "@microsoft/sarif-multitool@$sarif_multitool_version" \
+    "@microsoft/sarif-multitool-linux@$sarif_multitool_version" >/dev/null
+  [[ -x $binary ]] || { say "SARIF multitool binary missing after install: $binary" >&2; return 1; }
+  echo "$sarif_multitool_version" > "$dest/.version"
+}
+
 mkdir -p "$third"
 install_packages
 fetch_grammar
 fetch_debian_source luajit luajit-src
 fetch_debian_source luajit2 luajit2-src
 build_luajit2
+fetch_sarif_multitool
 say "done"

@@ -1,9 +1,11 @@
 // Reads a LuaJIT 2.1 bytecode dump (the format of lj_bcwrite.c / lj_bcread.c,
 // facts sheet §9) into a Chunk. Nothing here trusts a count or a length before
-// checking it against the bytes that are left; every malformed input becomes a
-// DumpError naming the input, what was wrong and the byte offset.
+// checking it against the bytes that are left, nor an operand before checking
+// that the slot, constant, upvalue or pc it names exists; every malformed input
+// becomes a DumpError naming the input, what was wrong and the byte offset.
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 
 #include "ljcheck/bytecode.h"
 
@@ -256,10 +258,12 @@ class DumpReader {
         pt.numline = static_cast<int>(in_.uleb128("numline"));
       }
     }
+    const std::size_t codeAt = in_.offset();
     readInstructions(pt, numbc);
     readUpvalues(pt, numuv);
     readGcConstants(pt, index, numkgc);
     readNumConstants(pt, numkn);
+    checkOperands(pt, index, codeAt);
     if (debugLength != 0) readDebugInfo(pt, index, debugLength, numuv);
     return pt;
   }
@@ -299,7 +303,7 @@ class DumpReader {
   void readGcConstants(Prototype& pt, std::size_t index, std::uint32_t count) {
     in_.need(count, "GC constants");
     pt.gc.resize(count);
-    for (std::size_t i = count; i-- > 0;) readGcConstant(pt.gc[i]);
+    for (std::size_t i = count; i-- > 0;) readGcConstant(pt, index, pt.gc[i]);
     for (const GcConstant& k : pt.gc) {
       if (k.kind != GcConstant::Kind::Child) continue;
       pt.children.push_back(k.child);
@@ -307,7 +311,7 @@ class DumpReader {
     }
   }
 
-  void readGcConstant(GcConstant& k) {
+  void readGcConstant(const Prototype& pt, std::size_t index, GcConstant& k) {
     const std::size_t at = in_.offset();
     const std::uint32_t type = in_.uleb128("GC constant type");
     switch (type) {
@@ -321,6 +325,7 @@ class DumpReader {
         k.kind = GcConstant::Kind::Child;
         k.child = unclaimed_.back();
         unclaimed_.pop_back();
+        checkCaptures(chunk_.prototypes[k.child], k.child, pt, index, at);
         break;
       case kGcTable:
         k.kind = GcConstant::Kind::Table;
@@ -446,6 +451,83 @@ class DumpReader {
       var.endpc = static_cast<int>(end);
       lastStart = start;
       pt.vars.push_back(std::move(var));
+    }
+  }
+
+  // Every operand that names something names something that exists: a slot
+  // of the frame, a constant of the right kind, an upvalue, a pc of this
+  // prototype. LuaJIT trusts its dumps; the analyzer must not.
+  void checkOperands(const Prototype& pt, std::size_t index, std::size_t codeAt) const {
+    for (int pc = 1; pc <= pt.size(); ++pc) {
+      const Instruction& ins = pt.at(pc);
+      const OperandModes modes = operandModes(ins.op);
+      // An instruction has either B and C or one 16-bit D (lj_bc.h).
+      const std::uint16_t cd = modes.b == Operand::None ? ins.d : ins.c;
+      std::string problem = operandProblem(pt, ins, pc, modes.a, ins.a);
+      if (problem.empty()) problem = operandProblem(pt, ins, pc, modes.b, ins.b);
+      if (problem.empty()) problem = operandProblem(pt, ins, pc, modes.cd, cd);
+      if (problem.empty()) continue;
+      in_.failAt("prototype #" + std::to_string(index) + ", pc " + std::to_string(pc) + " (" +
+                     std::string(opName(ins.op)) + "): " + problem,
+                 codeAt + 4 * static_cast<std::size_t>(pc - 1));
+    }
+  }
+
+  // What is wrong with one operand, or "" when it names something that exists.
+  static std::string operandProblem(const Prototype& pt, const Instruction& ins, int pc, Operand mode,
+                                    std::uint32_t value) {
+    using Kind = GcConstant::Kind;
+    const auto outside = [&](const char* what, std::size_t count, const char* unit) {
+      return std::string(what) + " " + std::to_string(value) + " is out of range: the " +
+             (mode == Operand::Slot || mode == Operand::SlotTop ? "frame" : "prototype") + " has " +
+             std::to_string(count) + " " + unit;
+    };
+    const auto gcOfKind = [&](const char* kind, std::initializer_list<Kind> kinds) -> std::string {
+      if (value >= pt.gc.size()) return outside("GC constant", pt.gc.size(), "GC constants");
+      for (Kind k : kinds)
+        if (pt.gc[value].kind == k) return "";
+      return "GC constant " + std::to_string(value) + " is not a " + kind;
+    };
+    switch (mode) {
+      case Operand::None:
+      case Operand::Literal:
+        return "";
+      case Operand::Slot:
+        return value < pt.framesize ? "" : outside("slot", pt.framesize, "slots");
+      case Operand::SlotTop:
+        return value <= pt.framesize ? "" : outside("slot", pt.framesize, "slots");
+      case Operand::String:
+        return gcOfKind("string", {Kind::String});
+      case Operand::Cdata:
+        return gcOfKind("cdata constant", {Kind::Int64, Kind::UInt64, Kind::Complex});
+      case Operand::Function:
+        return gcOfKind("child prototype", {Kind::Child});
+      case Operand::Table:
+        return gcOfKind("template table", {Kind::Table});
+      case Operand::Number:
+        return value < pt.num.size() ? "" : outside("numeric constant", pt.num.size(), "numeric constants");
+      case Operand::Upvalue:
+        return value < pt.upvalues.size() ? "" : outside("upvalue", pt.upvalues.size(), "upvalues");
+      case Operand::Jump: {
+        const int target = ins.jumpTarget(pc);
+        if (target >= 1 && target <= pt.size()) return "";
+        return "jump target pc " + std::to_string(target) + " is outside the prototype's " +
+               std::to_string(pt.size()) + " instructions";
+      }
+    }
+    return "";
+  }
+
+  // A child's upvalues name its parent's slots or upvalues (FNEW copies them).
+  void checkCaptures(const Prototype& child, std::size_t childIndex, const Prototype& parent, std::size_t parentIndex,
+                     std::size_t at) const {
+    for (const UpvalueRef& uv : child.upvalues) {
+      const std::size_t limit = uv.parentLocal ? parent.framesize : parent.upvalues.size();
+      if (uv.index < limit) continue;
+      in_.failAt("prototype #" + std::to_string(childIndex) + " captures " + (uv.parentLocal ? "slot " : "upvalue ") +
+                     std::to_string(uv.index) + " of prototype #" + std::to_string(parentIndex) + ", which has " +
+                     std::to_string(limit) + (uv.parentLocal ? " slots" : " upvalues"),
+                 at);
     }
   }
 

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <string_view>
 
 namespace ljcheck {
 
 // Writes `text` as a JSON string literal; invalid UTF-8 becomes U+FFFD.
 void writeJsonString(std::ostream& out, std::string_view text);
+// The same, appended to `out`: for writers that build many rows in memory.
+void appendJsonString(std::string& out, std::string_view text);
 
 }  // namespace ljcheck

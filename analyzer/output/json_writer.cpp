@@ -1,11 +1,12 @@
 // JSON output: the recorder profile, the catalog version and every
 // prediction with all its fields; file errors separately. Written row by
 // row, never as a document in memory: a large project has many thousands of
-// predictions.
+// predictions. A path that is not UTF-8 cannot be a JSON string as it is:
+// `path` shows it with U+FFFD and `pathBytes` keeps its bytes, percent-encoded.
 #include "ljcheck/lint_report.h"
 
 #include <algorithm>
-#include <sstream>
+#include <charconv>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "ljcheck/reason_docs.h"
 #include "ljcheck/report_envelope.h"
 #include "output/json_text.h"
+#include "ljcheck/safe_text.h"
 
 namespace ljcheck {
 namespace {
@@ -26,27 +28,35 @@ std::string_view errorKind(FileError::Kind k) {
   return "io";
 }
 
-// Writes `"key": value` pairs of one object on one line.
+// Appends `"key": value` pairs of one object on one line to a buffer.
 class ObjectWriter {
  public:
-  explicit ObjectWriter(std::ostream& out) : out_(out) { out_ << '{'; }
-  ~ObjectWriter() { out_ << '}'; }
+  explicit ObjectWriter(std::string& out) : out_(out) { out_ += '{'; }
+  ~ObjectWriter() { out_ += '}'; }
   ObjectWriter(const ObjectWriter&) = delete;
   ObjectWriter& operator=(const ObjectWriter&) = delete;
 
   ObjectWriter& field(std::string_view key, std::string_view value) {
     key_(key);
-    writeJsonString(out_, value);
+    appendJsonString(out_, value);
     return *this;
   }
   ObjectWriter& field(std::string_view key, long long value) {
     key_(key);
-    out_ << value;
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out_.append(digits, static_cast<std::size_t>(end - digits));
     return *this;
   }
   ObjectWriter& field(std::string_view key, bool value) {
     key_(key);
-    out_ << (value ? "true" : "false");
+    out_ += value ? "true" : "false";
+    return *this;
+  }
+  // `path`, and `pathBytes` when the path is not UTF-8.
+  ObjectWriter& path(std::string_view value) {
+    field("path", value);
+    if (!isUtf8(value)) field("pathBytes", percentEncodePath(value));
     return *this;
   }
   // A nested object written by `fill`, only when `present`.
@@ -60,13 +70,15 @@ class ObjectWriter {
   }
 
  private:
+  // Keys are ours, plain ASCII: no escaping needed.
   void key_(std::string_view key) {
-    if (!first_) out_ << ", ";
+    if (!first_) out_ += ", ";
     first_ = false;
-    writeJsonString(out_, key);
-    out_ << ": ";
+    out_ += '"';
+    out_ += key;
+    out_ += "\": ";
   }
-  std::ostream& out_;
+  std::string& out_;
   bool first_ = true;
 };
 
@@ -74,12 +86,12 @@ void writePosition(ObjectWriter& object, SourcePosition at) {
   object.field("line", static_cast<long long>(at.line)).field("column", static_cast<long long>(at.column));
 }
 
-void writePrediction(std::ostream& out, const Prediction& p) {
+void writePrediction(std::string& out, const Prediction& p) {
   ObjectWriter(out)
       .field("reasonId", p.reasonId.str())
       .field("reasonClass", toString(p.reasonClass))
       .field("severity", toString(p.severity))
-      .field("path", p.path)
+      .path(p.path)
       .field("line", static_cast<long long>(p.line))
       .field("column", static_cast<long long>(p.column))
       .field("endColumn", static_cast<long long>(p.endColumn))
@@ -122,10 +134,12 @@ void writeJson(std::ostream& out, const LintReport& report, unsigned jobs) {
   std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(jobs, report.files.size()));
   std::vector<std::string> rendered(parts);
   auto render = [&](std::size_t part) {
-    std::ostringstream rows;
+    std::string& rows = rendered[part];
     for (std::size_t f = part * report.files.size() / parts; f < (part + 1) * report.files.size() / parts; ++f)
-      for (const auto& p : report.files[f].predictions) writePrediction(rows << ",\n  ", p);
-    rendered[part] = std::move(rows).str();
+      for (const auto& p : report.files[f].predictions) {
+        rows += ",\n  ";
+        writePrediction(rows, p);
+      }
   };
   if (parts == 1) {
     render(0);
@@ -141,19 +155,20 @@ void writeJson(std::ostream& out, const LintReport& report, unsigned jobs) {
     first = false;
   }
   out << "\n ],\n \"errors\": [";
+  std::string errors;
   const char* sep = "\n  ";
   for (const auto& file : report.files) {
     for (const auto& e : file.errors) {
-      out << sep;
+      errors += sep;
       sep = ",\n  ";
-      ObjectWriter(out)
-          .field("path", e.path)
+      ObjectWriter(errors)
+          .path(e.path)
           .field("line", static_cast<long long>(e.line))
           .field("kind", errorKind(e.kind))
           .field("message", e.message);
     }
   }
-  out << "\n ]\n}\n";
+  out << errors << "\n ]\n}\n";
 }
 
 }  // namespace ljcheck

@@ -1,7 +1,21 @@
 // Whether an earlier certain abort hides a site (see masking.h).
+//
+// A masker m hides the site at pc when m < pc and
+//   - both are in the same innermost loop (or both in no loop);
+//   - no loop lies wholly in (m, pc) and no call in (m, pc) runs a loop of
+//     this file: m is at or above floor_[pc];
+//   - every path to pc runs through m: no jump from outside [m, pc) lands in
+//     (m, pc]. A test skips only the JMP after it, which never lands past m.
+//     A generic for's iterator call sits after its body and is first reached
+//     by the jump in front of the loop, so a body abort does not hide it.
+// When m fails the last test because of a jump landing on t, every masker
+// below t fails it too, so the search skips to the first masker at t or above.
 #include "rules/masking.h"
 
-#include "flow/call_graph.h"
+#include <algorithm>
+#include <climits>
+#include <set>
+
 #include "flow/instruction_effects.h"
 
 namespace ljcheck::rules {
@@ -32,33 +46,99 @@ int jumpOf(const bytecode::Instruction& ins, int pc) {
   }
 }
 
-// Every path from the function's entry (or a loop's back edge) to pc runs
-// through masker: no jump from outside [masker, pc) lands in (masker, pc].
-// A test skips only the JMP after it, which never lands past the masker.
-// A generic for's iterator call sits after its body and is first reached
-// by the jump in front of the loop, so a body abort does not hide it.
-bool dominates(const bytecode::Prototype& code, int masker, int pc) {
-  for (int q = 1; q <= code.size(); ++q) {
-    if (q >= masker && q < pc) continue;
-    int target = jumpOf(code.at(q), q);
-    if (target > masker && target <= pc) return false;
+// By pc, the index of the innermost loop holding it (LoopMap::innermost: the
+// shortest, the first listed among equals), or -1; one sweep over the pcs.
+std::vector<int> innermostLoops(const std::vector<flow::Loop>& loops, int size) {
+  std::vector<std::vector<int>> opening(static_cast<std::size_t>(size) + 2), closing = opening;
+  for (std::size_t i = 0; i < loops.size(); ++i) {
+    const flow::Loop& l = loops[i];
+    int first = std::max(l.first, 1), last = std::min(l.last, size);
+    if (first > last) continue;  // holds no pc
+    opening[static_cast<std::size_t>(first)].push_back(static_cast<int>(i));
+    closing[static_cast<std::size_t>(last) + 1].push_back(static_cast<int>(i));
   }
-  return true;
+  std::vector<int> innermost(static_cast<std::size_t>(size) + 1, -1);
+  std::set<std::pair<int, int>> open;  // (span, index)
+  auto key = [&](int i) { return std::make_pair(loops[static_cast<std::size_t>(i)].last - loops[static_cast<std::size_t>(i)].first, i); };
+  for (int pc = 1; pc <= size; ++pc) {
+    for (int i : closing[static_cast<std::size_t>(pc)]) open.erase(key(i));
+    for (int i : opening[static_cast<std::size_t>(pc)]) open.insert(key(i));
+    if (!open.empty()) innermost[static_cast<std::size_t>(pc)] = open.begin()->second;
+  }
+  return innermost;
 }
 
 }  // namespace
 
-bool masks(const bytecode::Chunk& chunk, std::size_t proto, const flow::LoopMap& loops,
-           const flow::ValueMap& values, const flow::CallGraph& calls, int masker, int pc) {
-  const auto& code = chunk.prototypes[proto];
-  if (masker <= 0 || masker >= pc) return false;
-  if (loops.innermost(masker) != loops.innermost(pc)) return false;
-  if (!dominates(code, masker, pc)) return false;
-  for (int q = masker + 1; q < pc; ++q)
-    if (flow::isCallOrIterator(code.at(q).op) && runsLoop(chunk, proto, values, calls, q)) return false;
-  for (const auto& inner : loops.loops())
-    if (inner.first > masker && inner.last < pc) return false;
-  return true;
+Masking::Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
+                 const flow::CallGraph& calls, const std::vector<int>& maskers) {
+  const bytecode::Prototype& code = chunk.prototypes[proto];
+  size_ = code.size();
+  const auto n = static_cast<std::size_t>(size_);
+  const flow::LoopMap loops(code);
+  innermost_ = innermostLoops(loops.loops(), size_);
+
+  // floor_[pc]: the highest loop-running call below pc, and the highest first
+  // pc of a loop that ends below pc.
+  floor_.assign(n + 2, 0);
+  for (const flow::Loop& l : loops.loops()) {
+    std::size_t from = static_cast<std::size_t>(std::clamp(l.last + 1, 1, size_ + 1));
+    floor_[from] = std::max(floor_[from], l.first);
+  }
+  for (int pc = 1; pc <= size_; ++pc) {
+    auto at = static_cast<std::size_t>(pc);
+    floor_[at] = std::max(floor_[at], floor_[at - 1]);
+    if (pc > 1 && flow::isCallOrIterator(code.at(pc - 1).op) && runsLoop(chunk, proto, values, calls, pc - 1))
+      floor_[at] = std::max(floor_[at], pc - 1);
+  }
+
+  for (int m : maskers)
+    if (m >= 1 && m <= size_) maskersByLoop_[innermost_[static_cast<std::size_t>(m)]].push_back(m);
+  for (auto& [loop, pcs] : maskersByLoop_) {
+    std::sort(pcs.begin(), pcs.end());
+    pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
+  }
+
+  while (leaves_ < size_ + 1) leaves_ *= 2;
+  lowestSource_.assign(2 * static_cast<std::size_t>(leaves_), INT_MAX);
+  highestSource_.assign(2 * static_cast<std::size_t>(leaves_), INT_MIN);
+  for (int q = 1; q <= size_; ++q) {
+    int t = jumpOf(code.at(q), q);
+    if (t < 1 || t > size_) continue;
+    auto leaf = static_cast<std::size_t>(leaves_ + t);
+    lowestSource_[leaf] = std::min(lowestSource_[leaf], q);
+    highestSource_[leaf] = std::max(highestSource_[leaf], q);
+  }
+  for (auto node = static_cast<std::size_t>(leaves_) - 1; node >= 1; --node) {
+    lowestSource_[node] = std::min(lowestSource_[2 * node], lowestSource_[2 * node + 1]);
+    highestSource_[node] = std::max(highestSource_[2 * node], highestSource_[2 * node + 1]);
+  }
+}
+
+int Masking::entryBehind(int masker, int pc) const { return entryBehind(1, 0, leaves_ - 1, masker, pc); }
+
+// Descends the segment tree over [low, high], right half first.
+int Masking::entryBehind(std::size_t node, int low, int high, int masker, int pc) const {
+  if (high <= masker || low > pc) return 0;
+  if (lowestSource_[node] >= masker && highestSource_[node] < pc) return 0;
+  if (low == high) return low;
+  int mid = low + (high - low) / 2;
+  if (int t = entryBehind(2 * node + 1, mid + 1, high, masker, pc)) return t;
+  return entryBehind(2 * node, low, mid, masker, pc);
+}
+
+int Masking::firstMasker(int pc) const {
+  if (pc < 1 || pc > size_) return 0;
+  auto bucket = maskersByLoop_.find(innermost_[static_cast<std::size_t>(pc)]);
+  if (bucket == maskersByLoop_.end()) return 0;
+  const std::vector<int>& pcs = bucket->second;
+  auto it = std::lower_bound(pcs.begin(), pcs.end(), std::max(floor_[static_cast<std::size_t>(pc)], 1));
+  while (it != pcs.end() && *it < pc) {
+    int entry = entryBehind(*it, pc);
+    if (entry == 0) return *it;
+    it = std::lower_bound(it, pcs.end(), entry);
+  }
+  return 0;
 }
 
 }  // namespace ljcheck::rules

@@ -8,6 +8,9 @@
 // comes after its body in the bytecode but runs first, on loop entry.
 #pragma once
 
+#include <map>
+#include <vector>
+
 #include "flow/call_graph.h"
 #include "flow/loops.h"
 #include "flow/values.h"
@@ -15,7 +18,30 @@
 
 namespace ljcheck::rules {
 
-bool masks(const bytecode::Chunk& chunk, std::size_t proto, const flow::LoopMap& loops,
-           const flow::ValueMap& values, const flow::CallGraph& calls, int masker, int pc);
+// The certain aborts of one prototype and which site each hides. Built with
+// one pass over the prototype; each question then costs about log n, so a
+// loop body with tens of thousands of sites is answered in near-linear time.
+class Masking {
+ public:
+  // `maskers`: the pcs of the prototype's certain aborts, in any order.
+  Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
+          const flow::CallGraph& calls, const std::vector<int>& maskers);
+  // The lowest masker pc that hides the site at `pc`; 0 when none does.
+  int firstMasker(int pc) const;
+
+ private:
+  // The highest pc t in (masker, pc] that a jump from outside [masker, pc)
+  // lands on; 0 when there is none (every path to pc runs through masker).
+  int entryBehind(int masker, int pc) const;
+  int entryBehind(std::size_t node, int low, int high, int masker, int pc) const;
+
+  int size_ = 0;                          // highest pc
+  std::vector<int> innermost_;            // by pc: index of the innermost loop, -1 for none
+  std::vector<int> floor_;                // by pc: the lowest masker pc a trace cannot start behind
+  std::map<int, std::vector<int>> maskersByLoop_;  // by innermost loop, ascending pcs
+  // Over jump targets t, a segment tree of the lowest and highest pc jumping to t.
+  std::vector<int> lowestSource_, highestSource_;
+  int leaves_ = 1;
+};
 
 }  // namespace ljcheck::rules

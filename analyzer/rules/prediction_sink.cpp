@@ -128,18 +128,22 @@ void CollectingSink::markMasked() {
   if (maskers.empty()) return;
   for (auto& [proto, list] : maskers)
     std::sort(list.begin(), list.end(), [](const Pending* a, const Pending* b) { return a->tracePc < b->tracePc; });
-  std::map<std::size_t, flow::LoopMap> loops;
+  std::map<std::size_t, Masking> masking;
   for (auto& site : pending_) {
     auto candidates = maskers.find(site.proto);
     if (candidates == maskers.end() || site.prediction.masked()) continue;
-    auto it = loops.find(site.proto);
-    if (it == loops.end()) it = loops.emplace(site.proto, flow::LoopMap(chunk_->prototypes[site.proto])).first;
-    for (const Pending* m : candidates->second) {
-      if (m->tracePc >= site.tracePc) break;
-      if (!masks(*chunk_, site.proto, it->second, *values_, *calls_, m->tracePc, site.tracePc)) continue;
-      site.prediction.maskedBy = MaskingSite{m->prediction.path, m->prediction.line, m->prediction.reasonId};
-      break;
+    const auto& list = candidates->second;
+    auto it = masking.find(site.proto);
+    if (it == masking.end()) {
+      std::vector<int> pcs;
+      for (const Pending* m : list) pcs.push_back(m->tracePc);
+      it = masking.emplace(site.proto, Masking(*chunk_, site.proto, *values_, *calls_, pcs)).first;
     }
+    int pc = it->second.firstMasker(site.tracePc);
+    if (pc == 0) continue;
+    const Pending* m = *std::lower_bound(list.begin(), list.end(), pc,
+                                         [](const Pending* p, int at) { return p->tracePc < at; });
+    site.prediction.maskedBy = MaskingSite{m->prediction.path, m->prediction.line, m->prediction.reasonId};
   }
 }
 

@@ -54,44 +54,52 @@ bool codeBefore(std::string_view source, std::size_t offset) {
 
 int row(TSPoint p) { return static_cast<int>(p.row) + 1; }
 
-void collect(TSNode node, std::string_view source, std::vector<SourceMap::Allow>& out) {
-  uint32_t n = ts_node_child_count(node);
-  for (uint32_t i = 0; i < n; ++i) {
-    TSNode child = ts_node_child(node, i);
-    if (std::strcmp(ts_node_type(child), "comment") != 0) {
-      collect(child, source, out);
-      continue;
-    }
-    uint32_t start = ts_node_start_byte(child), end = ts_node_end_byte(child);
-    Directive d;
-    if (end > source.size() || !parseDirective(source.substr(start, end - start), d)) continue;
-    SourceMap::Allow allow;
-    allow.ids = std::move(d.ids);
-    if (!d.wholeFile) {
-      allow.firstLine = allow.lastLine = row(ts_node_start_point(child));
-      if (!codeBefore(source, start)) {
-        // The next statement: the next sibling that is not a comment.
-        for (TSNode next = ts_node_next_named_sibling(child); !ts_node_is_null(next);
-             next = ts_node_next_named_sibling(next)) {
-          if (std::strcmp(ts_node_type(next), "comment") == 0) continue;
-          // A comment before a block's first statement is the block's sibling.
-          while (std::strcmp(ts_node_type(next), "block") == 0 && ts_node_named_child_count(next) > 0)
-            next = ts_node_named_child(next, 0);
-          allow.firstLine = row(ts_node_start_point(next));
-          allow.lastLine = row(ts_node_end_point(next));
-          break;
-        }
+// The suppression a comment node holds, if any.
+void readComment(TSNode comment, std::string_view source, std::vector<SourceMap::Allow>& out) {
+  uint32_t start = ts_node_start_byte(comment), end = ts_node_end_byte(comment);
+  Directive d;
+  if (end > source.size() || !parseDirective(source.substr(start, end - start), d)) return;
+  SourceMap::Allow allow;
+  allow.ids = std::move(d.ids);
+  if (!d.wholeFile) {
+    allow.firstLine = allow.lastLine = row(ts_node_start_point(comment));
+    if (!codeBefore(source, start)) {
+      // The next statement: the next sibling that is not a comment.
+      for (TSNode next = ts_node_next_named_sibling(comment); !ts_node_is_null(next);
+           next = ts_node_next_named_sibling(next)) {
+        if (std::strcmp(ts_node_type(next), "comment") == 0) continue;
+        // A comment before a block's first statement is the block's sibling.
+        while (std::strcmp(ts_node_type(next), "block") == 0 && ts_node_named_child_count(next) > 0)
+          next = ts_node_named_child(next, 0);
+        allow.firstLine = row(ts_node_start_point(next));
+        allow.lastLine = row(ts_node_end_point(next));
+        break;
       }
     }
-    out.push_back(std::move(allow));
   }
+  out.push_back(std::move(allow));
 }
 
 }  // namespace
 
+// Walks the tree in document order with a cursor, not by recursion: an
+// expression nested tens of thousands deep must not exhaust the stack.
 std::vector<SourceMap::Allow> allowComments(TSNode root, std::string_view source) {
   std::vector<SourceMap::Allow> out;
-  collect(root, source, out);
+  if (source.find("ljcheck:") == std::string_view::npos) return out;  // no comment can hold one
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  for (bool more = true; more;) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    if (std::strcmp(ts_node_type(node), "comment") == 0) readComment(node, source, out);
+    else if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        more = false;
+        break;
+      }
+    }
+  }
+  ts_tree_cursor_delete(&cursor);
   return out;
 }
 

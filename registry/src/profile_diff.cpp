@@ -3,22 +3,26 @@
 // a shifted number is reported as renumbered, not as a change of meaning.
 #include "ljcheck/profile_diff.h"
 
-#include <algorithm>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace ljcheck {
 namespace {
 
-bool contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
+// Lists can be long (a made-up profile with 100k names): membership by hash.
+std::unordered_set<std::string_view> setOf(const std::vector<std::string>& names) {
+  return {names.begin(), names.end()};
 }
 
 NameChanges compareNames(const std::vector<std::string>& from, const std::vector<std::string>& to) {
   NameChanges changes;
+  const auto inFrom = setOf(from), inTo = setOf(to);
   for (const auto& name : to)
-    if (!contains(from, name)) changes.added.push_back(name);
+    if (!inFrom.count(name)) changes.added.push_back(name);
   for (const auto& name : from)
-    if (!contains(to, name)) changes.removed.push_back(name);
+    if (!inTo.count(name)) changes.removed.push_back(name);
   return changes;
 }
 
@@ -29,10 +33,12 @@ NameChanges compareNames(const std::set<std::string>& from, const std::set<std::
 
 // Names at another index in `to` than in `from`, in `to`'s order.
 std::vector<std::string> renumbered(const std::vector<std::string>& from, const std::vector<std::string>& to) {
+  std::unordered_map<std::string_view, std::size_t> index;  // a name's first index in `from`
+  for (std::size_t i = 0; i < from.size(); ++i) index.emplace(from[i], i);
   std::vector<std::string> moved;
   for (std::size_t i = 0; i < to.size(); ++i) {
-    auto at = std::find(from.begin(), from.end(), to[i]);
-    if (at != from.end() && static_cast<std::size_t>(at - from.begin()) != i) moved.push_back(to[i]);
+    auto at = index.find(to[i]);
+    if (at != index.end() && at->second != i) moved.push_back(to[i]);
   }
   return moved;
 }

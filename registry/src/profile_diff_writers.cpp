@@ -3,6 +3,10 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "ljcheck/profile_diff.h"
 
@@ -82,9 +86,22 @@ namespace {
 
 nlohmann::ordered_json toJson(const NameChanges& c) { return {{"added", c.added}, {"removed", c.removed}}; }
 
+// {name: {from, to}} in the changes' order. ordered_json finds a key by a
+// linear search, so inserting key by key is quadratic (100k parameters took
+// half a minute): the members are collected first, a repeated name keeping
+// its first place and its last value as operator[] would, and set at once.
 nlohmann::ordered_json toJson(const std::vector<ValueChange>& changes) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& c : changes) out[c.name] = {{"from", c.from}, {"to", c.to}};
+  using Json = nlohmann::ordered_json;
+  std::vector<std::pair<std::string, Json>> members;
+  std::unordered_map<std::string_view, std::size_t> place;
+  for (const auto& c : changes) {
+    Json value = {{"from", c.from}, {"to", c.to}};
+    auto [at, fresh] = place.emplace(c.name, members.size());
+    if (fresh) members.emplace_back(c.name, std::move(value));
+    else members[at->second].second = std::move(value);
+  }
+  Json out = Json::object();
+  out.get_ref<Json::object_t&>() = Json::object_t(members.begin(), members.end());
   return out;
 }
 

@@ -14,6 +14,8 @@ extern "C" {
 }
 
 #include "ljcheck/lua_module.h"
+#include "ljcheck/sample_session.h"
+#include "ljcheck/site_cost.h"
 #include "ljcheck/trace_session.h"
 
 namespace ljcheck {
@@ -24,16 +26,24 @@ struct Host {
   const RunOptions& options;
   lua_State* L = nullptr;
   std::unique_ptr<TraceSession> session;
+  std::unique_ptr<SampleSession> sampler;
   bool reported = false;
 
-  // Stops the session and writes the requested files, once; false on an I/O error.
+  // Stops the sessions and writes the requested files, once; false on an I/O error.
   bool finish() {
     if (reported || !session) return true;
     reported = true;
     try {
+      SampleReport samples;
+      if (sampler) samples = sampler->stop(L);
       TraceReport report = session->stop(L);
+      if (sampler) addSiteCosts(report, samples);
+      if (!options.quiet) std::fputs(runSummary(report, samples).c_str(), stderr);
       if (!options.traceCsv.empty()) writeReportFile(options.traceCsv, toCsv(report));
-      if (!options.jsonOut.empty()) writeReportFile(options.jsonOut, toJson(report));
+      if (!options.jsonOut.empty()) writeReportFile(options.jsonOut, toJson(report, sampler ? &samples : nullptr));
+      if (!options.sampleOut.empty()) writeReportFile(options.sampleOut, samples.collapsedText());
+      if (!options.speedscopeOut.empty())
+        writeReportFile(options.speedscopeOut, toSpeedscopeJson(samples, options.script));
       return true;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ljcheck run: %s\n", e.what());
@@ -119,7 +129,7 @@ int runScript(const RunOptions& options) {
   luaL_openlibs(L);
   preloadModule(L);
   setArgTable(L, options);
-  Host host{options, L, nullptr, false};
+  Host host{options, L, nullptr, nullptr, false};
   wrapOsExit(L, &host);
 
   lua_pushcfunction(L, traceback);
@@ -130,6 +140,8 @@ int runScript(const RunOptions& options) {
   try {
     host.session = TraceSession::start(
         L, {options.includeBenign, options.root, options.script, options.coverage});
+    if (options.sample)
+      host.sampler = SampleSession::start(L, {options.intervalMs, options.stackDepth, "", "", options.root});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ljcheck run: %s\n", e.what());
     return kScriptFailed;

@@ -1,16 +1,21 @@
 // The Lua binding of the runtime collector, and nothing else: the module
-// table (ljcheck.trace, ljcheck.profile), the TraceSession userdata (pause,
-// resume, stop) and the TraceReport table (fields, `visited` with coverage,
-// tostring = CSV, report:json()). C++ errors become Lua errors here, raised
-// only after every C++ object is gone.
+// table (ljcheck.trace, ljcheck.sample, ljcheck.zone, ljcheck.profile), the
+// TraceSession userdata (pause, resume, stop) and the TraceReport table
+// (fields, `visited` with coverage, tostring = CSV, report:json()). C++ errors
+// become Lua errors here, raised only after every C++ object is gone; sample
+// sessions live in lua_sample_binding.cpp.
 #include "ljcheck/lua_module.h"
 
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 #include "ljcheck/live_profile.h"
 #include "ljcheck/trace_session.h"
 #include "lua_api.h"
+#include "lua_binding.h"
+#include "lua_sample_binding.h"
+#include "zones.h"
 
 namespace ljcheck {
 namespace {
@@ -18,32 +23,25 @@ namespace {
 constexpr const char* kSessionType = "ljcheck.TraceSession";
 constexpr const char* kReportDataType = "ljcheck.TraceReportData";
 
-// Runs impl; a C++ exception becomes an error message pushed on the stack (-1).
-int callGuarded(lua_State* L, int (*impl)(lua_State*)) {
-  try {
-    return impl(L);
-  } catch (const std::exception& e) {
-    luaL_where(L, 1);
-    lua_pushstring(L, e.what());
-    lua_concat(L, 2);
-    return -1;
-  }
+using binding::guarded;
+using binding::setNumber;
+using binding::setString;
+
+// The userdata: the live session and, after a stop whose file could not be
+// written, the report it built, so the next stop returns it.
+struct TraceSlot {
+  TraceSession* session = nullptr;
+  std::optional<TraceReport> pending;
+};
+
+TraceSlot& slotAt(lua_State* L, const char* method) {
+  return *static_cast<TraceSlot*>(binding::selfArgument(L, kSessionType, "session", method));
 }
 
-template <int (*Impl)(lua_State*)>
-int guarded(lua_State* L) {
-  int results = callGuarded(L, Impl);
-  return results < 0 ? lua_error(L) : results;
-}
-
-TraceSession*& sessionAt(lua_State* L, int idx) {
-  return *static_cast<TraceSession**>(luaL_checkudata(L, idx, kSessionType));
-}
-
-TraceSession& liveSession(lua_State* L) {
-  TraceSession* session = sessionAt(L, 1);
-  if (!session) throw TraceSessionError("trace session already stopped");
-  return *session;
+TraceSession& liveSession(lua_State* L, const char* method) {
+  TraceSlot& slot = slotAt(L, method);
+  if (!slot.session) throw TraceSessionError("trace session already stopped");
+  return *slot.session;
 }
 
 TraceOptions readOptions(lua_State* L, int idx) {
@@ -84,21 +82,20 @@ std::string scriptFromArg(lua_State* L) {
 int trace(lua_State* L) {
   TraceOptions options = readOptions(L, 1);
   options.script = scriptFromArg(L);
-  auto** slot = static_cast<TraceSession**>(lua_newuserdata(L, sizeof(TraceSession*)));
-  *slot = nullptr;
+  auto* slot = new (lua_newuserdata(L, sizeof(TraceSlot))) TraceSlot();
   luaL_getmetatable(L, kSessionType);
   lua_setmetatable(L, -2);
-  *slot = TraceSession::start(L, std::move(options)).release();
+  slot->session = TraceSession::start(L, std::move(options)).release();
   return 1;
 }
 
 int pause(lua_State* L) {
-  liveSession(L).pause();
+  liveSession(L, "pause").pause();
   return 0;
 }
 
 int resume(lua_State* L) {
-  liveSession(L).resume();
+  liveSession(L, "resume").resume();
   return 0;
 }
 
@@ -121,16 +118,6 @@ int reportDataGc(lua_State* L) {
   return 0;
 }
 
-void setString(lua_State* L, const char* key, const std::string& value) {
-  lua_pushlstring(L, value.data(), value.size());
-  lua_setfield(L, -2, key);
-}
-
-void setNumber(lua_State* L, const char* key, double value) {
-  lua_pushnumber(L, value);
-  lua_setfield(L, -2, key);
-}
-
 void pushSite(lua_State* L, const AbortSite& site) {
   lua_createtable(L, 0, 8);
   setString(L, "severity", std::string(toString(site.severity)));
@@ -141,6 +128,7 @@ void pushSite(lua_State* L, const AbortSite& site) {
   setString(L, "rawReason", site.rawReason);
   setString(L, "location", site.location());
   setString(L, "zonePath", site.zonePath);
+  setString(L, "start", site.startLocation());
 }
 
 // The report table; its metatable closes over a userdata holding the C++ report.
@@ -214,28 +202,39 @@ int profile(lua_State* L) {
 }
 
 int stop(lua_State* L) {
-  TraceSession& session = liveSession(L);
-  TraceReport report = session.stop(L);
-  if (lua_type(L, 2) == LUA_TSTRING) writeReportFile(std::string(lua::stringAt(L, 2)), toCsv(report));
-  else if (!lua_isnoneornil(L, 2)) throw std::runtime_error("stop: filename must be a string");
+  TraceSlot& slot = slotAt(L, "stop");
+  if (!slot.session) throw TraceSessionError("trace session already stopped");
+  std::string filename;
+  if (lua_type(L, 2) == LUA_TSTRING) filename = std::string(lua::stringAt(L, 2));
+  else if (!lua_isnoneornil(L, 2))
+    throw std::runtime_error(std::string("session:stop(filename): filename must be a string, got a ") +
+                             luaL_typename(L, 2));
+  if (!slot.pending) slot.pending = slot.session->stop(L);
+  // A failed write raises and keeps the report: the next stop returns it.
+  if (!filename.empty()) writeReportFile(filename, toCsv(*slot.pending));
+  TraceReport report = std::move(*slot.pending);
+  delete slot.session;
+  slot.session = nullptr;
+  slot.pending.reset();
   pushReport(L, std::move(report));
   return 1;
 }
 
 int sessionToString(lua_State* L) {
-  TraceSession* session = sessionAt(L, 1);
+  TraceSession* session = static_cast<TraceSlot*>(luaL_checkudata(L, 1, kSessionType))->session;
   const char* state = !session || session->stopped() ? "stopped" : session->paused() ? "paused" : "running";
   lua_pushfstring(L, "%s (%s)", kSessionType, state);
   return 1;
 }
 
 int sessionGc(lua_State* L) {
-  TraceSession*& session = sessionAt(L, 1);
-  if (session) {
-    session->cancel(L);
-    delete session;
-    session = nullptr;
+  auto& slot = *static_cast<TraceSlot*>(luaL_checkudata(L, 1, kSessionType));
+  if (slot.session) {
+    slot.session->cancel(L);
+    delete slot.session;
+    slot.session = nullptr;
   }
+  slot.~TraceSlot();
   return 0;
 }
 
@@ -260,13 +259,18 @@ void registerMetatables(lua_State* L) {
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
+  registerSampleBinding(L);
 }
 
 }  // namespace
 
 int openLuaModule(lua_State* L) {
   registerMetatables(L);
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 4);
+  pushSampleFunction(L);
+  lua_setfield(L, -2, "sample");
+  pushZoneFunction(L);
+  lua_setfield(L, -2, "zone");
   lua_pushcfunction(L, guarded<trace>);
   lua_setfield(L, -2, "trace");
   lua_pushcfunction(L, guarded<profile>);

@@ -14,7 +14,8 @@
 namespace ljcheck {
 namespace {
 
-enum Upvalue { kCaptureUv = 1, kAnchorsUv, kFuncinfoUv, kFuncbcUv };
+enum Upvalue { kCaptureUv = 1, kAnchorsUv, kFuncinfoUv, kFuncbcUv, kChainUv };
+static_assert(kChainUv == kRecordChainUpvalue);
 enum Arg { kTrace = 1, kFunc, kPc, kDepth };
 
 void recordVisit(lua_State* L, TraceCapture& c) {
@@ -44,15 +45,26 @@ void recordVisit(lua_State* L, TraceCapture& c) {
     c.visited.opcodes.emplace(source, line, static_cast<int>(static_cast<std::uint32_t>(lua_tonumber(L, -1)) & 0xffu));
 }
 
+// The handler this one replaced (-jdump's), called with the same arguments.
+void callChained(lua_State* L) {
+  if (lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return;
+  lua_settop(L, kDepth);
+  lua_pushvalue(L, lua_upvalueindex(kChainUv));
+  for (int i = 1; i <= kDepth; ++i) lua_pushvalue(L, i);
+  if (lua_pcall(L, kDepth, 0, 0) != 0) lua_pop(L, 1);
+}
+
 int recordHandler(lua_State* L) {
   auto* capture = static_cast<TraceCapture*>(lua_touserdata(L, lua_upvalueindex(kCaptureUv)));
-  if (capture->paused) return 0;
   lua_settop(L, kDepth);
-  try {
-    recordVisit(L, *capture);
-  } catch (const std::exception&) {
-    // Out of memory: the line is lost, the VM goes on.
+  if (!capture->paused) {
+    try {
+      recordVisit(L, *capture);
+    } catch (const std::exception&) {
+      // Out of memory: the line is lost, the VM goes on.
+    }
   }
+  callChained(L);
   return 0;
 }
 
@@ -64,7 +76,8 @@ void pushRecordHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
   lua_newtable(L);
   lua_getfield(L, utilIndex, "funcinfo");
   lua_getfield(L, utilIndex, "funcbc");
-  lua_pushcclosure(L, recordHandler, 4);
+  lua_pushnil(L);  // kChainUv
+  lua_pushcclosure(L, recordHandler, kChainUv);
 }
 
 }  // namespace ljcheck

@@ -2,12 +2,41 @@
 // envelope (ljcheck/report_envelope.h), then the sites.
 #include <nlohmann/json.hpp>
 
+#include "ljcheck/sample_report.h"
 #include "ljcheck/trace_report.h"
 
 namespace ljcheck {
 
-std::string toJson(const TraceReport& report) {
-  using Json = nlohmann::ordered_json;
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json stateCounts(const StateCounts& states) {
+  Json out = Json::object();
+  for (int i = 0; i < kVmStateCount; ++i) out[fieldName(static_cast<VmState>(i))] = states.counts[i];
+  return out;
+}
+
+// "samples": totals by VM state and the per-line counts a cost join reads.
+Json samplesJson(const SampleReport& samples) {
+  Json doc = {{"intervalMs", samples.intervalMs}, {"samples", samples.samples}};
+  doc.update(stateCounts(samples.states));
+  Json lines = Json::array();
+  for (const LineSamples& line : samples.lines) {
+    Json row = {{"location", line.location()}, {"path", line.path}, {"line", line.line},
+                {"zonePath", line.zonePath}, {"count", line.states.total()}};
+    row.update(stateCounts(line.states));
+    lines.push_back(std::move(row));
+  }
+  doc["lines"] = std::move(lines);
+  return doc;
+}
+
+}  // namespace
+
+std::string toJson(const TraceReport& report) { return toJson(report, nullptr); }
+
+std::string toJson(const TraceReport& report, const SampleReport* samples) {
   Json sites = Json::array();
   for (const AbortSite& site : report.sites) {
     sites.push_back({{"severity", toString(site.severity)},
@@ -19,7 +48,13 @@ std::string toJson(const TraceReport& report) {
                      {"location", site.location()},
                      {"path", site.path},
                      {"line", site.line},
-                     {"zonePath", site.zonePath}});
+                     {"zonePath", site.zonePath},
+                     {"start", site.startLocation()},
+                     {"extent", {site.extentFirstLine, site.extentLastLine}}});
+    if (report.sampled) {
+      sites.back()["costMs"] = site.costMs;
+      sites.back()["interpretedSamples"] = site.interpretedSamples;
+    }
   }
   Json doc = report.envelope.toJson();
   doc["script"] = report.script;
@@ -27,6 +62,7 @@ std::string toJson(const TraceReport& report) {
   doc["totalAborts"] = report.totalAborts;
   doc["blacklisted"] = report.blacklisted;
   doc["sites"] = std::move(sites);
+  if (samples) doc["samples"] = samplesJson(*samples);
   if (report.coverage) {
     doc["visited"] = report.visited;
     doc["visitedInstructions"] = report.visitedInstructions;

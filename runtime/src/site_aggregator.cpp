@@ -40,6 +40,12 @@ AbortSite newSite(const ResolvedAbort& r, const TraceEvent& ev, const std::strin
   site.path = path;
   site.line = ev.line;
   site.zonePath = strings.text(ev.zone);
+  if (ev.startSource) {
+    site.startPath = ctx.locations.displayPath(strings.text(ev.startSource));
+    site.startLine = ev.startLine;
+    site.extentFirstLine = ev.extentFirstLine;
+    site.extentLastLine = ev.extentLastLine;
+  }
   if (const Reason* reason = ctx.catalog.find(r.reasonId.code())) {
     site.severity = reason->severity;
     site.reasonClass = reason->reasonClass;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -45,6 +46,12 @@ class TraceCapture {
   // demotedOpcodes[op]: the VM's IFORL/IITERL/ILOOP/IFUNCF/IFUNCV, by its numbering.
   TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity);
 
+  // backwardLoopOpcodes[op]: FORL/ITERL and their I/J variants, which jump
+  // back to their loop's first instruction.
+  std::vector<bool> backwardLoopOpcodes;
+  // (start chunk, line, pc) -> the lines its trace would have compiled.
+  std::map<std::tuple<StringId, int, int>, std::pair<int, int>> extents;
+
   bool paused = false;
   std::vector<StartRecord> starts;  // by trace number; grows only past the capacity
   std::vector<TraceEvent> events;
@@ -56,6 +63,10 @@ class TraceCapture {
            demotedOpcodes_[static_cast<std::size_t>(op)];
   }
   std::size_t traceCapacity() const { return traceCapacity_; }
+  bool isBackwardLoopOpcode(int op) const {
+    return op >= 0 && static_cast<std::size_t>(op) < backwardLoopOpcodes.size() &&
+           backwardLoopOpcodes[static_cast<std::size_t>(op)];
+  }
 
  private:
   std::vector<bool> demotedOpcodes_;
@@ -65,7 +76,11 @@ class TraceCapture {
 // Pushes the C trace handler for the capture: a closure over the capture, a
 // preallocated table of start functions and jit.util's funcinfo, funcbc and
 // traceinfo (the jit.util table must be at utilIndex). jit.attach it as is.
+// Upvalue kChainedHandlerUpvalue (nil at first) may be set to the handler it
+// replaced: that one is then called after it with the same arguments.
 void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex);
+inline constexpr int kTraceChainUpvalue = 6;
+inline constexpr int kRecordChainUpvalue = 5;
 // Pushes the C handler for jit.attach(handler, "record") that fills
 // capture->visited (record_handler.cpp); same utilIndex convention (it
 // takes funcinfo and funcbc).

@@ -32,9 +32,13 @@ struct TraceEvent {
   StringId source = 0;               // chunk name of the location's Lua frame (0: unknown)
   std::int32_t line = 0;
   StringId zone = 0;                 // zone path open at the event (zones: later)
-  StringId startSource = 0;          // start site of a blacklisting abort
+  StringId startSource = 0;          // start site of the aborted trace (-jv's "start")
   std::int32_t startLine = 0;
   std::int32_t startPc = 0;
+  // Lines of the code the trace would have compiled: the loop it started at,
+  // or the whole start function (a function trace, a while/repeat loop).
+  std::int32_t extentFirstLine = 0;
+  std::int32_t extentLastLine = 0;
 };
 static_assert(std::is_trivially_copyable_v<TraceEvent>, "events are copied between buffers");
 

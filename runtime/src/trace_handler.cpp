@@ -13,16 +13,21 @@
 // code that triggered the event (verified on Debian's LuaJIT: for a split,
 // level 1 is the callee and the first non-C level is the calling Lua line,
 // also inside a helper inlined into the loop, across pcall and tail calls).
+#include <cstdint>
 #include <cstring>
+#include <tuple>
+#include <utility>
 #include <exception>
 
 #include "lua_api.h"
 #include "trace_capture.h"
+#include "zones.h"
 
 namespace ljcheck {
 namespace {
 
-enum Upvalue { kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv };
+enum Upvalue { kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv, kChainUv };
+static_assert(kChainUv == kTraceChainUpvalue);
 // Handler arguments: what, tr, func, pc, then (parent, exitno) or (code, info).
 enum Arg { kWhat = 1, kTrace, kFunc, kPc, kArg5, kArg6 };
 
@@ -119,28 +124,68 @@ void onStart(lua_State* L, TraceCapture& c) {
   lua_rawseti(L, lua_upvalueindex(kStartFuncsUv), tr);
 }
 
-// After a root trace aborted: the VM penalizes the start pc before the abort
-// event, and on the last penalty rewrites its instruction to the I-variant.
-void checkBlacklisted(lua_State* L, TraceCapture& c, int tr, const StartRecord& start,
-                      TraceEvent& ev) {
+// The zone path open now, as a pool id.
+StringId zoneNow(lua_State* L, TraceCapture& c) { return c.strings.intern(currentZonePath(L)); }
+
+// The instruction at pc of the Lua function at funcIdx (jit.util.funcbc), or -1.
+long long instructionAt(lua_State* L, int funcIdx, int pc) {
+  lua_pushvalue(L, lua_upvalueindex(kFuncbcUv));
+  lua_pushvalue(L, funcIdx);
+  lua_pushinteger(L, pc);
+  lua_call(L, 2, 1);
+  long long ins = lua_type(L, -1) == LUA_TNUMBER
+                      ? static_cast<long long>(static_cast<std::uint32_t>(lua_tointeger(L, -1)))
+                      : -1;
+  lua_pop(L, 1);
+  return ins;
+}
+
+// The lines a trace starting at (func, pc) would have compiled: a FORL or
+// ITERL loop from its jump target (lj_bc.h: D is the offset + BCBIAS_J,
+// 0x8000) to itself; otherwise the whole function.
+std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc, long long ins) {
+  if (ins >= 0 && c.isBackwardLoopOpcode(static_cast<int>(ins & 0xff))) {
+    int target = pc + 1 + static_cast<int>(ins >> 16) - 0x8000;
+    int first = 0, last = 0;
+    for (int at = target > 0 ? target - 1 : 0; at <= pc; ++at) {
+      pushFuncinfo(L, funcIdx, &at);
+      int line = lua::intField(L, -1, "currentline", -1);
+      lua_pop(L, 1);
+      if (line <= 0) continue;
+      if (first == 0 || line < first) first = line;
+      if (line > last) last = line;
+    }
+    if (first > 0) return {first, last};
+  }
+  pushFuncinfo(L, funcIdx, nullptr);
+  int first = lua::intField(L, -1, "linedefined", 0);
+  int last = lua::intField(L, -1, "lastlinedefined", 0);
+  lua_pop(L, 1);
+  return {first > 0 ? first : 1, last >= first ? last : first};
+}
+
+// The start site of trace tr (which loop or function died: -jv's "start"
+// line), the lines it would have compiled, and whether this abort
+// blacklisted it: the VM penalizes the start pc before the abort event, and
+// on the last penalty rewrites its instruction to the I-variant.
+void readStart(lua_State* L, TraceCapture& c, int tr, const StartRecord& start, TraceEvent& ev) {
   lua_rawgeti(L, lua_upvalueindex(kStartFuncsUv), tr);
   int funcIdx = lua_gettop(L);
   if (isLuaFunction(L, funcIdx)) {
-    lua_pushvalue(L, lua_upvalueindex(kFuncbcUv));
-    lua_pushvalue(L, funcIdx);
-    lua_pushinteger(L, start.pc);
-    lua_call(L, 2, 1);
-    bool hasIns = lua_type(L, -1) == LUA_TNUMBER;
-    auto ins = static_cast<long long>(lua_tointeger(L, -1));
-    lua_pop(L, 1);
-    if (hasIns && c.isDemotedOpcode(static_cast<int>(ins & 0xff))) {
-      Where where;
-      luaFunctionLocation(L, c, funcIdx, start.pc, where);
+    Where where;
+    luaFunctionLocation(L, c, funcIdx, start.pc, where);
+    ev.startSource = where.source;
+    ev.startLine = where.line;
+    ev.startPc = start.pc;
+    long long ins = instructionAt(L, funcIdx, start.pc);
+    auto key = std::make_tuple(where.source, where.line, start.pc);
+    auto cached = c.extents.find(key);
+    if (cached == c.extents.end())
+      cached = c.extents.emplace(key, codeExtent(L, c, funcIdx, start.pc, ins)).first;
+    ev.extentFirstLine = cached->second.first;
+    ev.extentLastLine = cached->second.second;
+    if (start.parent == 0 && ins >= 0 && c.isDemotedOpcode(static_cast<int>(ins & 0xff)))
       ev.blacklistedStart = true;
-      ev.startSource = where.source;
-      ev.startLine = where.line;
-      ev.startPc = start.pc;
-    }
   }
   lua_pop(L, 1);
 }
@@ -161,7 +206,8 @@ void onAbort(lua_State* L, TraceCapture& c) {
     if (!luaFunctionLocation(L, c, kFunc, intAt(L, kPc, -1), where)) innermostLuaFrame(L, c, where);
     ev.source = where.source;
     ev.line = where.line;
-    if (start && start->parent == 0) checkBlacklisted(L, c, tr, *start, ev);
+    if (start) readStart(L, c, tr, *start, ev);
+    ev.zone = zoneNow(L, c);
     c.events.push_back(ev);
   }
   forget(L, c, tr);
@@ -194,7 +240,17 @@ void onStop(lua_State* L, TraceCapture& c) {
   innermostLuaFrame(L, c, where);
   ev.source = where.source;
   ev.line = where.line;
+  ev.zone = zoneNow(L, c);
   c.events.push_back(ev);
+}
+
+// The handler this one replaced (-jv's, -jdump's), called with the same arguments.
+void callChained(lua_State* L, int nargs) {
+  if (lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return;
+  lua_settop(L, nargs);
+  lua_pushvalue(L, lua_upvalueindex(kChainUv));
+  for (int i = 1; i <= nargs; ++i) lua_pushvalue(L, i);
+  if (lua_pcall(L, nargs, 0, 0) != 0) lua_pop(L, 1);
 }
 
 int traceHandler(lua_State* L) {
@@ -208,6 +264,7 @@ int traceHandler(lua_State* L) {
   } catch (const std::exception&) {
     // Out of memory while recording an event: the event is lost, the VM goes on.
   }
+  callChained(L, kArg6);
   return 0;
 }
 
@@ -220,7 +277,8 @@ void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
   lua_getfield(L, utilIndex, "funcinfo");
   lua_getfield(L, utilIndex, "funcbc");
   lua_getfield(L, utilIndex, "traceinfo");
-  lua_pushcclosure(L, traceHandler, 5);
+  lua_pushnil(L);  // kChainUv
+  lua_pushcclosure(L, traceHandler, kChainUv);
 }
 
 }  // namespace ljcheck

@@ -13,6 +13,10 @@ std::string AbortSite::location() const {
   return path.empty() ? std::string("?") : path + ":" + std::to_string(line);
 }
 
+std::string AbortSite::startLocation() const {
+  return startPath.empty() ? std::string() : startPath + ":" + std::to_string(startLine);
+}
+
 void sortSites(std::vector<AbortSite>& sites) {
   std::stable_sort(sites.begin(), sites.end(), [](const AbortSite& a, const AbortSite& b) {
     if (a.severity != b.severity) return a.severity > b.severity;

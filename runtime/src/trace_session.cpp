@@ -28,6 +28,17 @@ std::vector<bool> demotedOpcodes(const LiveProfile& profile) {
   return demoted;
 }
 
+// FORL and ITERL in their three forms: loop ends that jump back to the loop's start.
+std::vector<bool> backwardLoopOpcodes(const LiveProfile& profile) {
+  static constexpr std::string_view kLoops[] = {"FORL", "IFORL", "JFORL", "ITERL", "IITERL", "JITERL"};
+  const auto& names = profile.facts.bytecodeNames;
+  std::vector<bool> loops(names.size(), false);
+  for (std::size_t op = 0; op < names.size(); ++op)
+    for (std::string_view name : kLoops)
+      if (names[op] == name) loops[op] = true;
+  return loops;
+}
+
 // Calls jit.attach with the function at fnIndex and, when given, the event name.
 void callJitAttach(lua_State* L, int fnIndex, const char* event) {
   lua::pushRequired(L, "jit");
@@ -43,22 +54,77 @@ void callJitAttach(lua_State* L, int fnIndex, const char* event) {
   if (!error.empty()) throw TraceSessionError("jit.attach: " + error);
 }
 
-// Attaches the function on top of the stack to event and pops it; ref keeps
-// it for detachHandler (set before attaching, so a failed attach is released too).
-void attachHandler(lua_State* L, const char* event, int& ref) {
-  lua_pushvalue(L, -1);
-  ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  callJitAttach(L, lua_gettop(L), event);
+// A copy of the VM's event handler table (registry._VMEVENTS, where
+// jit.attach keeps one handler per event), pushed; an empty table when none.
+void pushEventHandlersCopy(lua_State* L) {
+  lua_newtable(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, "_VMEVENTS");
+  if (lua_istable(L, -1))
+    for (lua_pushnil(L); lua_next(L, -2);) {
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, -5);
+    }
   lua_pop(L, 1);
 }
 
-// Detaches the handler held by ref (jit.attach without an event) and drops ref.
-void detachHandler(lua_State* L, int& ref) {
+// After jit.attach(handler): the function handler replaced, found as the old
+// value of the slot that now holds handler; pushed, or nil. This reads which
+// slot changed instead of recomputing LuaJIT's event hash.
+void pushReplacedHandler(lua_State* L, int handlerIdx, int beforeIdx) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "_VMEVENTS");
+  if (lua_istable(L, -1))
+    for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+      if (!lua_rawequal(L, -1, handlerIdx)) continue;
+      lua_pushvalue(L, -2);
+      lua_rawget(L, beforeIdx);
+      if (lua_isfunction(L, -1) && !lua_rawequal(L, -1, handlerIdx)) {
+        lua_replace(L, -4);
+        lua_pop(L, 2);
+        return;
+      }
+      lua_pop(L, 1);
+    }
+  lua_pop(L, 1);
+  lua_pushnil(L);
+}
+
+// Attaches the function on top of the stack to event and pops it; ref keeps
+// it for detachHandler (set before attaching, so a failed attach is released
+// too). The handler it replaces (-jv's) is kept in chainedRef and becomes the
+// handler's upvalue chainUpvalue, which calls it on.
+void attachHandler(lua_State* L, const char* event, int& ref, int chainUpvalue, int& chainedRef) {
+  int handlerIdx = lua_gettop(L);
+  lua_pushvalue(L, handlerIdx);
+  ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  pushEventHandlersCopy(L);
+  int beforeIdx = lua_gettop(L);
+  callJitAttach(L, handlerIdx, event);
+  pushReplacedHandler(L, handlerIdx, beforeIdx);
+  if (lua_isfunction(L, -1)) {
+    lua_pushvalue(L, -1);
+    chainedRef = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_setupvalue(L, handlerIdx, chainUpvalue);
+  } else {
+    lua_pop(L, 1);
+  }
+  lua_settop(L, handlerIdx - 1);
+}
+
+// Detaches the handler held by ref (jit.attach without an event) and drops
+// ref; then gives event back to the handler it had replaced, if any.
+void detachHandler(lua_State* L, int& ref, const char* event, int& chainedRef) {
   if (ref == LUA_NOREF) return;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   luaL_unref(L, LUA_REGISTRYINDEX, ref);
   ref = LUA_NOREF;
   callJitAttach(L, lua_gettop(L), nullptr);
+  lua_pop(L, 1);
+  if (chainedRef == LUA_NOREF) return;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, chainedRef);
+  luaL_unref(L, LUA_REGISTRYINDEX, chainedRef);
+  chainedRef = LUA_NOREF;
+  callJitAttach(L, lua_gettop(L), event);
   lua_pop(L, 1);
 }
 
@@ -112,18 +178,18 @@ std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions opt
       capacity = static_cast<std::size_t>(session->profile_.registered->param("maxtrace", 1000));
     session->capture_ = std::make_unique<TraceCapture>(demotedOpcodes(session->profile_), capacity);
     lua::pushRequired(L, "jit.util");
+    session->capture_->backwardLoopOpcodes = backwardLoopOpcodes(session->profile_);
     pushTraceHandler(L, session->capture_.get(), -1);
-    attachHandler(L, "trace", session->handlerRef_);
+    attachHandler(L, "trace", session->handlerRef_, kTraceChainUpvalue, session->chainedRef_);
     if (session->options_.coverage) {
       pushRecordHandler(L, session->capture_.get(), -1);
-      attachHandler(L, "record", session->recordHandlerRef_);
+      attachHandler(L, "record", session->recordHandlerRef_, kRecordChainUpvalue, session->recordChainedRef_);
     }
   } catch (const std::exception& e) {
     lua_settop(L, top);
     if (session) {
       try {  // the trace handler may be attached already
-        detachHandler(L, session->handlerRef_);
-        detachHandler(L, session->recordHandlerRef_);
+        session->detachHandlers(L);
         session->stopped_ = true;  // nothing attached any more: the capture can go
       } catch (const std::exception&) {  // still attached: keep the capture alive, muted
         if (session->capture_) session->capture_.release()->paused = true;
@@ -165,14 +231,18 @@ void TraceSession::detach(lua_State* L) {
   gTraceSessionActive = false;
   int top = lua_gettop(L);
   try {
-    detachHandler(L, handlerRef_);
-    detachHandler(L, recordHandlerRef_);
+    detachHandlers(L);
   } catch (const std::exception&) {
     lua_settop(L, top);
     capture_.release()->paused = true;  // still attached: keep the capture alive, muted
     throw;
   }
   lua_settop(L, top);
+}
+
+void TraceSession::detachHandlers(lua_State* L) {
+  detachHandler(L, handlerRef_, "trace", chainedRef_);
+  detachHandler(L, recordHandlerRef_, "record", recordChainedRef_);
 }
 
 TraceReport TraceSession::stop(lua_State* L) {

@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -85,7 +87,7 @@ bool runningAsRoot() { return geteuid() == 0; }
 
 }  // namespace
 
-TEST_CASE("a syntax error is reported with LuaJIT's message and line; other files are still linted", "[cli][bad-input]") {
+TEST_CASE("a syntax error is reported with LuaJIT's message and line, and other files are still linted", "[cli][bad-input]") {
   std::string dir = project("syntax-error");
   writeFile(dir + "/broken.lua", "local t = {\n  1,\n  2\nprint(t)\n");
   ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "."});
@@ -156,7 +158,7 @@ TEST_CASE("a 50 MB file is refused as too large, quickly and without reading it"
   fs::remove(dir + "/huge.lua");
 }
 
-TEST_CASE("a path that does not exist is named; the others are still linted", "[cli][bad-input]") {
+TEST_CASE("a path that does not exist is named, and the others are still linted", "[cli][bad-input]") {
   std::string dir = project("missing-path");
   ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "good.lua", "missing.lua", "no/such/dir"});
   checkRefusedBesideGoodFile(r, "missing.lua", "no such file or directory");
@@ -240,7 +242,7 @@ TEST_CASE("a file name that is not UTF-8 is reported, and JSON output stays vali
   writeFile(dir + "/" + name, kClosureLoop);
   ProcessResult text = ljcheckIn(dir, {"lint", "--brief", "."});
   CHECK(text.exitCode == 1);
-  CHECK(text.out.find(name + ":4:") != std::string::npos);  // the bytes as they are, like ls prints them
+  CHECK(text.out.find("caf\\xff\\xfe.lua:4:") != std::string::npos);  // bytes that are not UTF-8 as \xHH (docs/ci.md)
 
   ProcessResult j = ljcheckIn(dir, {"lint", "--brief", "--format", "json", "."});
   CHECK(j.exitCode == 1);
@@ -356,4 +358,133 @@ TEST_CASE("ljcheck verify names a report it cannot use", "[cli][bad-input][verif
     CHECK(allowed.out.find("confirmed") != std::string::npos);
     CHECK(allowed.out.find("good.lua:4") != std::string::npos);
   }
+}
+
+namespace {
+
+// The opcode number of `name` in the system LuaJIT (jit.vmdef), which wrote the dump; -1 when unknown.
+int opcodeNumber(const std::string& name) {
+  ProcessResult r = ljcheck::testing::runProcess(
+      {"luajit", "-e",
+       "local names = require('jit.vmdef').bcnames for i = 0, #names / 6 - 1 do "
+       "if names:sub(i * 6 + 1, i * 6 + 6):match('^%S+') == '" + name + "' then io.write(i) end end"});
+  return r.exitedNormally() && r.exitCode == 0 && !r.out.empty() ? std::stoi(r.out) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("a dump whose loop jumps out of its prototype is refused by name, at -j 1 and -j 2", "[cli][bad-input][forged]") {
+  std::string dir = project("forged-dump");
+  ProcessResult dumped = ljcheck::testing::runProcess({"luajit", "-b", "-g", "good.lua", "dump.lua"}, dir);
+  int forl = opcodeNumber("FORL");
+  if (!dumped.exitedNormally() || dumped.exitCode != 0 || forl < 0) {
+    WARN("luajit -b or jit.vmdef is not available here: " << dumped.err);
+    return;
+  }
+  // The main chunk's FORL jumps back (D below 0x8000): point it 32767 instructions back.
+  std::string dump = readFile(dir + "/dump.lua");
+  std::size_t at = std::string::npos;
+  for (std::size_t i = 0; i + 3 < dump.size(); ++i)
+    if (static_cast<unsigned char>(dump[i]) == forl && static_cast<unsigned char>(dump[i + 3]) == 0x7f) {
+      at = i;
+      break;
+    }
+  REQUIRE(at != std::string::npos);
+  dump[at + 2] = dump[at + 3] = '\0';
+  fs::remove(dir + "/dump.lua");
+  writeFile(dir + "/forged.lua", dump);
+
+  for (const std::string jobs : {"1", "2"}) {
+    INFO("-j " << jobs);
+    ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "-j", jobs, "."});
+    INFO(r.out << r.err);
+    CHECK(r.exitCode == 3);
+    CHECK(count(r.out, kGoodFinding) == 1);
+    std::string refusal = linesWith(r.out, "forged.lua");
+    CHECK(refusal.rfind("forged.lua: error: cannot read bytecode dump: prototype #1, pc ", 0) == 0);
+    CHECK(refusal.find("(FORL): jump target pc -") != std::string::npos);
+    CHECK(refusal.find("internal error") == std::string::npos);
+    CHECK(count(r.out, "\n") == 2);
+
+    ProcessResult j = ljcheckIn(dir, {"lint", "--brief", "-j", jobs, "--format", "json", "."});
+    json report;
+    REQUIRE_NOTHROW(report = json::parse(j.out));
+    REQUIRE(report.at("errors").size() == 1);
+    CHECK(report["errors"][0].at("path") == "forged.lua");
+    CHECK(report.at("predictions").size() == 1);
+  }
+}
+
+TEST_CASE("a FIFO named on the command line is refused, not waited on", "[cli][bad-input][fifo]") {
+  std::string dir = project("fifo");
+  REQUIRE(mkfifo((dir + "/pipe.lua").c_str(), 0644) == 0);
+  ProcessResult named = ljcheckIn(dir, {"lint", "--brief", "pipe.lua", "good.lua"}, 30);
+  checkRefusedBesideGoodFile(named, "pipe.lua", "is a named pipe (FIFO), not a file");
+  // Walking the directory skips it without a word, as it skips devices.
+  ProcessResult walked = ljcheckIn(dir, {"lint", "--brief", "."}, 30);
+  CHECK(walked.exitCode == 1);
+  CHECK(count(walked.out, kGoodFinding) == 1);
+  CHECK(walked.out.find("pipe.lua") == std::string::npos);
+  fs::remove(dir + "/pipe.lua");
+}
+
+TEST_CASE("an expression nested 60,000 deep beside an ljcheck comment does not overflow the stack", "[cli][bad-input][deep]") {
+  std::string dir = project("deep-expression");
+  std::string deep = "local x = 1";
+  for (int i = 0; i < 60000; ++i) deep += "+1";
+  deep += "\n-- ljcheck: allow(NYIBC:UCLO)\nfor i = 1, 3000 do\n  local f = function() return i + x end\n  x = f()\nend\n"
+          "return x\n";
+  writeFile(dir + "/deep.lua", deep);
+  ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "deep.lua", "good.lua"}, 120);
+  INFO(r.out << r.err);
+  CHECK(r.exitCode == 1);
+  CHECK(count(r.out, kGoodFinding) == 1);
+  CHECK(count(r.out, "deep.lua:4:") == 1);  // the closure, still found
+  CHECK(r.out.find("NYIBC:FNEW") != std::string::npos);
+  CHECK(r.out.find("deep.lua:6") == std::string::npos);  // the UCLO at the loop's end, allowed by the comment
+  CHECK(r.out.find("NYIBC:UCLO") == std::string::npos);
+}
+
+TEST_CASE("ljcheck verify: counts near 2^63 from two runs saturate, and a negative count is refused by name", "[cli][bad-input][verify]") {
+  std::string dir = project("verify-counts");
+  ProcessResult lint = ljcheckIn(dir, {"lint", "--brief", "--format", "json", "good.lua"});
+  REQUIRE(lint.exitCode == 1);
+  writeFile(dir + "/lint.json", lint.out);
+  REQUIRE(ljcheckIn(dir, {"run", "--json", "run.json", "--", "good.lua"}).exitCode == 0);
+  json run = json::parse(readFile(dir + "/run.json"));
+  REQUIRE(!run.at("sites").empty());
+  const std::int64_t nearMax = std::numeric_limits<std::int64_t>::max() - 10;
+  for (auto& site : run["sites"]) site["count"] = nearMax;
+  writeFile(dir + "/a.json", run.dump());
+  writeFile(dir + "/b.json", run.dump());
+
+  ProcessResult joined =
+      ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "a.json", "--runtime", "b.json", "--format", "json"});
+  INFO(joined.out << joined.err);
+  CHECK(joined.exitCode == 0);
+  json v = json::parse(joined.out);
+  std::size_t observed = 0;
+  for (const auto& site : v.at("sites")) {
+    if (!site.contains("observedCount") || site["observedCount"].get<std::int64_t>() == 0) continue;
+    ++observed;
+    CHECK(site["observedCount"].get<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
+  }
+  CHECK(observed > 0);
+
+  run["sites"][0]["count"] = -5;
+  writeFile(dir + "/negative.json", run.dump());
+  ProcessResult refused = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "negative.json"});
+  CHECK(refused.exitCode != 0);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.rfind("ljcheck verify: negative.json: site ", 0) == 0);
+  CHECK(refused.err.find("has a negative count (-5)") != std::string::npos);
+  CHECK(count(refused.err, "\n") == 1);
+  CHECK(refused.exitCode == 3);  // an input that cannot be used, as for any malformed report
+
+  run["sites"][0]["count"] = 1e300;  // no longer a whole number the join can add
+  writeFile(dir + "/huge.json", run.dump());
+  ProcessResult huge = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "huge.json"});
+  CHECK(huge.exitCode == 3);
+  CHECK(huge.err.find("huge.json: site ") != std::string::npos);
+  CHECK(huge.err.find("has a count that is not a whole number") != std::string::npos);
 }

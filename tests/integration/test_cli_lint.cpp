@@ -8,61 +8,21 @@
 #include <sstream>
 
 #include "../support/cli.h"
+#include "lint_output.h"
 
 using ljcheck::testing::ProcessResult;
 using nlohmann::json;
 
 using ljcheck::testing::runLjcheck;
 
+using ljcheck::testing::lines;
+using ljcheck::testing::parseCsv;
+
 namespace {
 
-const std::string kFnew = "fixtures/nyibc_fnew_in_loop.lua";     // NYIBC:FNEW on line 4
-const std::string kGsub = "fixtures/stitch_string_gsub.lua";     // STITCH:string.gsub on line 5
-const std::string kClean = "fixtures/clean_numeric_loop.lua";
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string line; std::getline(ss, line);) out.push_back(line);
-  return out;
-}
-
-// RFC 4180: records end in CRLF, fields are quoted when they hold a comma,
-// a quote or a line break, and a quote inside a quoted field is doubled.
-std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
-  std::vector<std::vector<std::string>> records;
-  std::vector<std::string> record;
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += text[++i];
-      else if (c == '"') quoted = false;
-      else field += c;
-    } else if (c == '"') {
-      REQUIRE(field.empty());  // a quote only opens a field
-      quoted = true;
-    } else if (c == ',') {
-      record.push_back(std::move(field));
-      field.clear();
-    } else if (c == '\r') {
-      REQUIRE((i + 1 < text.size() && text[i + 1] == '\n'));
-      record.push_back(std::move(field));
-      field.clear();
-      records.push_back(std::move(record));
-      record.clear();
-      ++i;
-    } else {
-      REQUIRE(c != '\n');  // a bare LF never ends a record
-      field += c;
-    }
-  }
-  REQUIRE(!quoted);
-  REQUIRE(field.empty());
-  REQUIRE(record.empty());  // the last record ends in CRLF too
-  return records;
-}
+const std::string& kFnew = ljcheck::testing::kFnewFixture;  // NYIBC:FNEW on line 4
+const std::string& kGsub = ljcheck::testing::kGsubFixture;  // STITCH:string.gsub on line 5
+const std::string& kClean = ljcheck::testing::kCleanFixture;
 
 }  // namespace
 
@@ -302,4 +262,84 @@ TEST_CASE("lint -j 2 predicts exactly what -j 1 does over every fixture", "[cli]
   CHECK(a.at("files") == b.at("files"));
   CHECK(one.out == two.out);  // byte for byte: rows rendered by two threads come out in file order
   CHECK(runLjcheck({"lint", "--format", "json", "-j", "3", "fixtures/"}).out == one.out);
+}
+
+TEST_CASE("lint --fail-on takes the words text prints as well as the catalog's", "[cli][lint]") {
+  // error = blacklist, warning = warn, note = info: each pair decides alike.
+  for (auto [printed, catalog] : {std::pair{"error", "blacklist"}, {"warning", "warn"}, {"note", "info"}}) {
+    INFO(printed << " / " << catalog);
+    for (const std::string& file : {kFnew, kGsub, kClean}) {
+      int a = runLjcheck({"lint", "--fail-on", printed, file}).exitCode;
+      int b = runLjcheck({"lint", "--fail-on", catalog, file}).exitCode;
+      CHECK(a == b);
+    }
+  }
+  CHECK(runLjcheck({"lint", "--fail-on", "error", kFnew}).exitCode == 1);  // the FNEW line reads "error:"
+  CHECK(runLjcheck({"lint", "--fail-on", "error", kGsub}).exitCode == 0);  // the gsub line reads "note:"
+  CHECK(runLjcheck({"lint", "--fail-on", "note", kGsub}).exitCode == 1);
+  ProcessResult bad = runLjcheck({"lint", "--fail-on", "fatal", kFnew});
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.err.find("'fatal'") != std::string::npos);
+  CHECK(bad.err.find("error (or blacklist)") != std::string::npos);
+}
+
+TEST_CASE("lint - reads standard input and reports it under --stdin-filename", "[cli][lint][stdin]") {
+  using ljcheck::testing::shellQuote;
+  std::string dir = ljcheck::testing::scratchDirectory("stdin");
+  std::string exe = shellQuote(LJCHECK_EXE);
+  std::string fixture = shellQuote(std::string(LJCHECK_SOURCE_DIR) + "/" + kFnew);
+  // The buffer is not on disk under that name: an editor's unsaved buffer.
+  ProcessResult named = ljcheck::testing::runShell("cd " + shellQuote(dir) + " && " + exe +
+                                                  " lint --brief --stdin-filename src/world.lua - < " + fixture);
+  CHECK(named.exitCode == 1);
+  CHECK(named.out == "src/world.lua:4:13: error: closure created in a loop body: the recorder cannot compile FNEW "
+                     "[NYIBC:FNEW]\n");
+  CHECK(named.err.empty());
+
+  // The same predictions as from the file, in every format.
+  ProcessResult fromFile = runLjcheck({"lint", "--format", "csv", kFnew});
+  ProcessResult fromStdin = ljcheck::testing::runShell("cd " + shellQuote(LJCHECK_SOURCE_DIR) + " && " + exe +
+                                                      " lint --format csv --stdin-filename " + kFnew + " - < " +
+                                                      fixture);
+  CHECK(fromStdin.out == fromFile.out);
+
+  ProcessResult unnamed = ljcheck::testing::runShell("cd " + shellQuote(dir) + " && " + exe + " lint --brief - < " + fixture);
+  CHECK(unnamed.out.rfind("<stdin>:4:13: error: ", 0) == 0);
+
+  // A syntax error on stdin is a file error under that name, exit 3.
+  ProcessResult broken = ljcheck::testing::runShell("cd " + shellQuote(dir) + " && printf 'for i = 1 do\\n' | " + exe +
+                                                   " lint --stdin-filename broken.lua -");
+  CHECK(broken.exitCode == 3);
+  CHECK(broken.out.rfind("broken.lua:", 0) == 0);
+
+  // --stdin-filename without '-' is a usage error.
+  ProcessResult noDash = runLjcheck({"lint", "--stdin-filename", "x.lua", kFnew});
+  CHECK(noDash.exitCode == 2);
+  CHECK(noDash.err.find("'-'") != std::string::npos);
+}
+
+TEST_CASE("lint --color: always, never, and auto honours NO_COLOR", "[cli][lint][color]") {
+  const std::string esc = "\x1b[";
+  ProcessResult always = runLjcheck({"lint", "--brief", "--color", "always", kFnew});
+  CHECK(always.out.find(esc + "1;31merror" + esc + "0m: ") != std::string::npos);
+  ProcessResult never = runLjcheck({"lint", "--brief", "--color", "never", kFnew});
+  CHECK(never.out.find(esc) == std::string::npos);
+  // auto: a pipe is not a terminal.
+  CHECK(runLjcheck({"lint", "--brief", kFnew}).out == never.out);
+  // On a terminal (script(1) gives the command one), auto colours unless NO_COLOR is set.
+  std::string command = ljcheck::testing::shellQuote(LJCHECK_EXE) + " lint --brief " + kFnew;
+  std::string cd = "cd " + ljcheck::testing::shellQuote(LJCHECK_SOURCE_DIR) + " && ";
+  ProcessResult tty = ljcheck::testing::runShell(cd + "script -qec " + ljcheck::testing::shellQuote(command) + " /dev/null");
+  ProcessResult noColor = ljcheck::testing::runShell(cd + "NO_COLOR=1 script -qec " +
+                                                    ljcheck::testing::shellQuote(command) + " /dev/null");
+  if (tty.exitCode == 127) {
+    WARN("script(1) is not installed: the terminal half of this test is skipped");
+    return;
+  }
+  CHECK(tty.out.find(esc + "1;31merror") != std::string::npos);
+  CHECK(noColor.out.find(esc + "1;31m") == std::string::npos);
+  CHECK(noColor.out.find("error: closure created") != std::string::npos);
+  ProcessResult bad = runLjcheck({"lint", "--color", "sometimes", kFnew});
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.err.find("sometimes") != std::string::npos);
 }

@@ -9,9 +9,11 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
+#include "ljcheck/profile.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -697,4 +699,186 @@ TEST_CASE("random bytes, bit flips and cuts of real dumps only ever throw DumpEr
   }
   CHECK(refused > 0);
   CHECK(read + refused == 2600);
+}
+
+// ---- Forged operands: a dump is checked before any analysis indexes with it -
+
+namespace {
+
+// A compiled chunk with every operand kind: slots, strings, numbers, a
+// template table, a child that captures a slot and an upvalue, jumps.
+const char* const kOperandSource =
+    "local up = 0\n"
+    "local function f(a, b)\n"
+    "  local s = 'str'\n"
+    "  local t = {1, 2, x = 3}\n"
+    "  for i = 1, a do\n"
+    "    up = up + i * 1.5\n"
+    "    if s == b then t[i] = 7.25 end\n"
+    "  end\n"
+    "  local g = function() return up + a end\n"
+    "  return g, t\n"
+    "end\n"
+    "return f\n";
+
+Chunk operandChunk() { return readDump(compileOrFail(kOperandSource, "forge.lua"), opcodes(), "forge.lua"); }
+
+// The prototype of `f` (its child g is #0, f #1, main #2) and the pc of its first `op`.
+Prototype& protoF(Chunk& chunk) { return chunk.prototypes.at(1); }
+Instruction& first(Prototype& pt, Op op) {
+  for (Instruction& ins : pt.code)
+    if (ins.op == op) return ins;
+  FAIL("no " << opName(op) << " in the prototype");
+  throw std::logic_error("unreachable");
+}
+
+std::uint16_t gcIndexOf(const Prototype& pt, GcConstant::Kind kind) {
+  for (std::size_t i = 0; i < pt.gc.size(); ++i)
+    if (pt.gc[i].kind == kind) return static_cast<std::uint16_t>(i);
+  FAIL("no GC constant of that kind");
+  return 0;
+}
+
+// The reader's refusal of `chunk` re-encoded, byte for byte as LuaJIT would write it.
+std::string refusalOf(const Chunk& chunk) { return dumpErrorOf(Encoder(false).encode(chunk), "forged.luac"); }
+
+void setD(Instruction& ins, std::uint16_t d) {
+  ins.d = d;
+  ins.b = static_cast<std::uint8_t>(d >> 8);
+  ins.c = static_cast<std::uint8_t>(d & 0xff);
+}
+
+// D for a jump from `pc` to `target` (lj_bc.h: BCBIAS_J).
+std::uint16_t jumpTo(int pc, int target) { return static_cast<std::uint16_t>(target - (pc + 1) + 0x8000); }
+
+int pcOf(const Prototype& pt, const Instruction& ins) { return static_cast<int>(&ins - pt.code.data()) + 1; }
+
+}  // namespace
+
+TEST_CASE("the unforged chunk reads, and every forged operand is refused by name", "[bytecode][errors][forged]") {
+  REQUIRE(refusalOf(operandChunk()).empty());
+  const auto refused = [](const Chunk& chunk, const std::string& what) {
+    const std::string message = refusalOf(chunk);
+    INFO(message);
+    CHECK_THAT(message, Contains("forged.luac: prototype #1, pc ") && Contains(what) && Contains(" at byte "));
+  };
+
+  SECTION("a loop's back edge that jumps out of the prototype") {
+    Chunk chunk = operandChunk();
+    Prototype& f = protoF(chunk);
+    Instruction& forl = first(f, Op::FORL);
+    setD(forl, 0);  // 32767 instructions back
+    refused(chunk, "(FORL): jump target pc " + std::to_string(pcOf(f, forl) + 1 - 0x8000) + " is outside");
+    setD(forl, jumpTo(pcOf(f, forl), f.size() + 1));
+    refused(chunk, "is outside the prototype's " + std::to_string(f.size()) + " instructions");
+    setD(forl, jumpTo(pcOf(f, forl), 0));  // pc 0 is the function header, never a target
+    refused(chunk, "(FORL): jump target pc 0 ");
+  }
+  SECTION("a forward jump past the end") {
+    Chunk chunk = operandChunk();
+    Prototype& f = protoF(chunk);
+    Instruction& jmp = first(f, Op::JMP);
+    setD(jmp, 0xffff);
+    refused(chunk, "(JMP): jump target pc ");
+  }
+  SECTION("a constant index past the prototype's constants, or naming a constant of another kind") {
+    Chunk chunk = operandChunk();
+    Prototype& f = protoF(chunk);
+    Instruction& kstr = first(f, Op::KSTR);
+    const std::uint16_t kept = kstr.d;
+    setD(kstr, static_cast<std::uint16_t>(f.gc.size()));
+    refused(chunk, "(KSTR): GC constant " + std::to_string(f.gc.size()) + " is out of range: the prototype has " +
+                       std::to_string(f.gc.size()) + " GC constants");
+    setD(kstr, gcIndexOf(f, GcConstant::Kind::Table));
+    refused(chunk, "(KSTR): GC constant " + std::to_string(kstr.d) + " is not a string");
+    setD(kstr, kept);
+    setD(first(f, Op::TDUP), kept);
+    refused(chunk, "(TDUP): GC constant " + std::to_string(kept) + " is not a template table");
+  }
+  SECTION("a closure whose constant is not a child prototype") {
+    Chunk chunk = operandChunk();
+    Prototype& f = protoF(chunk);
+    setD(first(f, Op::FNEW), gcIndexOf(f, GcConstant::Kind::String));
+    refused(chunk, "(FNEW): GC constant ");
+    CHECK_THAT(refusalOf(chunk), Contains("is not a child prototype"));
+  }
+  SECTION("a numeric constant index, as a D operand and as a C operand") {
+    Chunk chunk = operandChunk();
+    Prototype& f = protoF(chunk);
+    Instruction& knum = first(f, Op::KNUM);
+    const std::uint16_t kept = knum.d;
+    setD(knum, static_cast<std::uint16_t>(f.num.size() + 3));
+    refused(chunk, "(KNUM): numeric constant " + std::to_string(f.num.size() + 3) + " is out of range");
+    setD(knum, kept);
+    Instruction& mulvn = first(f, Op::MULVN);
+    setD(mulvn, static_cast<std::uint16_t>(mulvn.b << 8 | 200));
+    refused(chunk, "(MULVN): numeric constant 200 is out of range");
+  }
+  SECTION("an upvalue index") {
+    Chunk chunk = operandChunk();
+    Prototype& f = protoF(chunk);
+    setD(first(f, Op::UGET), static_cast<std::uint16_t>(f.upvalues.size()));
+    refused(chunk, "(UGET): upvalue " + std::to_string(f.upvalues.size()) + " is out of range: the prototype has " +
+                       std::to_string(f.upvalues.size()) + " upvalues");
+  }
+  SECTION("a register outside the frame, as A, B and D") {
+    Chunk chunk = operandChunk();
+    Prototype& f = protoF(chunk);
+    Instruction& mov = first(f, Op::MOV);
+    const Instruction kept = mov;
+    mov.a = f.framesize;
+    refused(chunk, "(MOV): slot " + std::to_string(f.framesize) + " is out of range: the frame has " +
+                       std::to_string(f.framesize) + " slots");
+    mov = kept;
+    setD(mov, 250);
+    refused(chunk, "(MOV): slot 250 is out of range");
+    mov = kept;
+    Instruction& tsetv = first(f, Op::TSETV);
+    setD(tsetv, static_cast<std::uint16_t>(201 << 8 | tsetv.c));
+    refused(chunk, "(TSETV): slot 201 is out of range");
+  }
+  SECTION("a child that captures a slot or an upvalue its parent does not have") {
+    Chunk chunk = operandChunk();
+    Prototype& g = chunk.prototypes.at(0);
+    REQUIRE(g.upvalues.size() == 2);
+    UpvalueRef& local = g.upvalues[0].parentLocal ? g.upvalues[0] : g.upvalues[1];
+    UpvalueRef& outer = g.upvalues[0].parentLocal ? g.upvalues[1] : g.upvalues[0];
+    const UpvalueRef kept = local;
+    local.index = protoF(chunk).framesize;
+    CHECK_THAT(refusalOf(chunk), Contains("forged.luac: prototype #0 captures slot ") &&
+                                     Contains(" of prototype #1, which has ") && Contains(" at byte "));
+    local = kept;
+    outer.index = 5;
+    CHECK_THAT(refusalOf(chunk), Contains("prototype #0 captures upvalue 5 of prototype #1, which has 1 upvalues"));
+  }
+}
+
+TEST_CASE("the reader's operand modes are the registry's, bytecode by bytecode", "[bytecode][forged]") {
+  const auto modeOf = [](const std::string& mode) {
+    if (mode == "dst" || mode == "var" || mode == "base") return Operand::Slot;
+    if (mode == "rbase") return Operand::SlotTop;
+    if (mode == "lit" || mode == "lits" || mode == "pri") return Operand::Literal;
+    if (mode == "str") return Operand::String;
+    if (mode == "num") return Operand::Number;
+    if (mode == "cdata") return Operand::Cdata;
+    if (mode == "func") return Operand::Function;
+    if (mode == "tab") return Operand::Table;
+    if (mode == "uv") return Operand::Upvalue;
+    if (mode == "jump") return Operand::Jump;
+    return Operand::None;
+  };
+  for (const ljcheck::RecorderProfile& profile : ljcheck::builtinProfiles()) {
+    REQUIRE(profile.bytecodes.size() > 90);
+    for (const ljcheck::BytecodeDef& def : profile.bytecodes) {
+      INFO(profile.name << " " << def.name << ": " << def.a << " " << def.b << " " << def.cd);
+      const Op op = opFromName(def.name);
+      REQUIRE(op != Op::Unknown);
+      const OperandModes modes = operandModes(op);
+      CHECK(modes.a == modeOf(def.a));
+      CHECK(modes.b == modeOf(def.b));
+      // A JIT-patched loop's D is a trace number in a running VM; the analyzer reads it as the jump it replaced.
+      const bool patchedLoop = op == Op::JFORL || op == Op::JITERL || op == Op::JLOOP;
+      CHECK(modes.cd == (patchedLoop ? Operand::Jump : modeOf(def.cd)));
+    }
+  }
 }

@@ -42,7 +42,7 @@ TEST_CASE("every prediction carries a confidence and one sentence of reasoning",
   REQUIRE(find(ps, 1, "CUNROLL")->confidence == Confidence::Possible);
 }
 
-TEST_CASE("minConfidence leaves out less sure predictions; Likely is the default", "[rules][confidence]") {
+TEST_CASE("minConfidence leaves out less sure predictions, and Likely is the default", "[rules][confidence]") {
   REQUIRE(find(predict(kRecursion, Confidence::Possible), 1, "CUNROLL"));
   auto likely = analyzeSource(kRecursion, "snippet.lua", defaultProfile()).predictions;
   REQUIRE_FALSE(find(likely, 1, "CUNROLL"));

@@ -2,6 +2,13 @@
 // reported with maskedBy naming that abort, not as a finding of its own.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "flow/instruction_effects.h"
+#include "ljcheck/compile.h"
+#include "rules/masking.h"
 #include "test_rules_support.h"
 
 using namespace ljcheck;
@@ -26,7 +33,7 @@ TEST_CASE("an UCLO after an FNEW in the same loop body is masked by the FNEW", "
   REQUIRE(maskedBy(*uclo) == "snippet.lua:4 NYIBC:FNEW");
 }
 
-TEST_CASE("a stitch after a closure in the loop body is masked; one before it is not", "[rules][masking]") {
+TEST_CASE("a stitch after a closure in the loop body is masked, and one before it is not", "[rules][masking]") {
   auto ps = predict(
       "local n = 0\n"
       "for i = 1, 3000 do\n"
@@ -122,4 +129,173 @@ TEST_CASE("a closure in a generic for's body does not mask the iterator call", "
   REQUIRE(maskedBy(*find(ps, 3, "STITCH:string.gmatch_aux")).empty());
   REQUIRE(find(ps, 5, "NYIBC:UCLO"));
   REQUIRE_FALSE(maskedBy(*find(ps, 5, "NYIBC:UCLO")).empty());
+}
+
+TEST_CASE("a closure on a branch is passed over for the first one every path runs through", "[rules][masking]") {
+  auto ps = predict(
+      "local f, g\n"
+      "for i = 1, 3000 do\n"
+      "  if i == 0 then f = function() return i end end\n"
+      "  g = function() return i end\n"
+      "  local s = string.gsub('abc', 'b', 'c')\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 4, "NYIBC:FNEW"));
+  REQUIRE(maskedBy(*find(ps, 4, "NYIBC:FNEW")).empty());
+  REQUIRE(find(ps, 5, "STITCH:string.gsub"));
+  REQUIRE(maskedBy(*find(ps, 5, "STITCH:string.gsub")) == "snippet.lua:4 NYIBC:FNEW");
+}
+
+TEST_CASE("an abort masks sites in its own loop only, loop after loop", "[rules][masking]") {
+  auto ps = predict(
+      "local f\n"
+      "for i = 1, 3000 do\n"
+      "  f = function() return i end\n"
+      "  f = function() return i + 1 end\n"
+      "end\n"
+      "for j = 1, 3000 do\n"
+      "  local s = string.gsub('abc', 'b', 'c')\n"
+      "  f = function() return j end\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 4, "NYIBC:FNEW"));
+  REQUIRE(maskedBy(*find(ps, 4, "NYIBC:FNEW")) == "snippet.lua:3 NYIBC:FNEW");
+  REQUIRE(find(ps, 7, "STITCH:string.gsub"));
+  REQUIRE(maskedBy(*find(ps, 7, "STITCH:string.gsub")).empty());
+  REQUIRE(find(ps, 8, "NYIBC:FNEW"));
+  const std::string eighth = maskedBy(*find(ps, 8, "NYIBC:FNEW"));
+  REQUIRE((eighth.find("snippet.lua:3 ") == std::string::npos && eighth.find("snippet.lua:4 ") == std::string::npos));
+}
+
+namespace {
+
+// `closures` closures in the body of each of `loops` numeric for loops. They
+// capture nothing: resolving what 60,000 captures hold is a cost of its own
+// (flow/values.cpp), not the masking's.
+std::string closureLoops(int loops, int closures) {
+  std::string source = "local f\n";
+  for (int l = 0; l < loops; ++l) {
+    source += "for i = 1, 3000 do\n";
+    for (int c = 0; c < closures; ++c) source += "  f = function() return 1 end\n";
+    source += "end\n";
+  }
+  return source;
+}
+
+}  // namespace
+
+TEST_CASE("60,000 closures in loop bodies: every one after a loop's first is masked by it", "[rules][masking][large]") {
+  // A loop body holds at most 32767 instructions (the jump's 16-bit offset):
+  // LuaJIT refuses 60,000 closures in one loop, so the analyzer reports that.
+  FileResult refused = analyzeSource(closureLoops(1, 60000), "one-loop.lua", defaultProfile());
+  REQUIRE(refused.errors.size() == 1);
+  CHECK(refused.errors[0].kind == FileError::Kind::Syntax);
+  CHECK_THAT(refused.errors[0].message, Catch::Matchers::Contains("control structure too long"));
+
+  // Two loops of 30,000, close to the limit. Masking used to compare every
+  // site with every earlier abort: this took minutes.
+  const int perLoop = 30000;
+  auto ps = predict(closureLoops(2, perLoop));
+  std::size_t closures = 0, masked = 0, wrong = 0;
+  for (const auto& p : ps) {
+    if (p.reasonId.str() != "NYIBC:FNEW") continue;
+    ++closures;
+    const int firstOfLoop = p.line <= perLoop + 2 ? 3 : perLoop + 5;
+    if (p.line == firstOfLoop) {
+      wrong += p.masked();
+      continue;
+    }
+    ++masked;
+    if (maskedBy(p) != "snippet.lua:" + std::to_string(firstOfLoop) + " NYIBC:FNEW") ++wrong;
+  }
+  CHECK(closures == 2 * perLoop);
+  CHECK(masked == 2 * perLoop - 2);
+  CHECK(wrong == 0);
+}
+
+namespace {
+
+// masks() as masking.h defines it, one pair at a time and in linear time: the
+// index must answer exactly as this does.
+bool masksByDefinition(const bytecode::Chunk& chunk, std::size_t proto, const flow::LoopMap& loops,
+                       const flow::ValueMap& values, const flow::CallGraph& calls, int masker, int pc) {
+  using bytecode::Op;
+  const auto& code = chunk.prototypes[proto];
+  if (masker <= 0 || masker >= pc) return false;
+  if (loops.innermost(masker) != loops.innermost(pc)) return false;
+  for (int q = 1; q <= code.size(); ++q) {
+    if (q >= masker && q < pc) continue;
+    const auto& ins = code.at(q);
+    switch (ins.op) {
+      case Op::JMP: case Op::UCLO: case Op::ISNEXT: case Op::FORI: case Op::JFORI: case Op::FORL:
+      case Op::IFORL: case Op::JFORL: case Op::ITERL: case Op::IITERL: case Op::JITERL: {
+        int target = ins.jumpTarget(q);
+        if (target > masker && target <= pc) return false;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (int q = masker + 1; q < pc; ++q) {
+    if (!flow::isCallOrIterator(code.at(q).op)) continue;
+    flow::Value callee = values.at(proto, q, flow::calleeSlot(code.at(q)));
+    if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size() &&
+        calls.hasLoop(callee.proto))
+      return false;
+  }
+  for (const auto& inner : loops.loops())
+    if (inner.first > masker && inner.last < pc) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the masking index answers as the definition does, for every pc pair of every fixture", "[rules][masking]") {
+  namespace fs = std::filesystem;
+  const RecorderProfile& profile = defaultProfile();
+  LuaCompiler compiler;
+  const bytecode::OpcodeTable opcodes(compiler.bytecodeNames());
+  std::size_t prototypes = 0, masked = 0, questions = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(LJCHECK_SOURCE_DIR) + "/fixtures")) {
+    if (entry.path().extension() != ".lua") continue;
+    std::ifstream in(entry.path());
+    std::stringstream source;
+    source << in.rdbuf();
+    CompileResult compiled = compiler.compile(source.str(), entry.path().filename().string());
+    if (!compiled.ok()) continue;
+    const bytecode::Chunk chunk = bytecode::readDump(compiled.dump, opcodes, entry.path().string());
+    flow::ValueMap values(chunk, profile);
+    flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10));
+    for (std::size_t proto = 0; proto < chunk.prototypes.size(); ++proto) {
+      const auto& code = chunk.prototypes[proto];
+      if (code.size() > 400) continue;  // the definition is cubic over all pairs
+      flow::LoopMap loops(code);
+      // Every pc is a masker: the index must find, for each site, the lowest one the definition accepts.
+      std::vector<int> every(static_cast<std::size_t>(code.size()));
+      for (int pc = 1; pc <= code.size(); ++pc) every[static_cast<std::size_t>(pc - 1)] = pc;
+      const rules::Masking index(chunk, proto, values, calls, every);
+      // And only the odd pcs, so that a masker the definition rejects is passed over.
+      std::vector<int> odd;
+      for (int pc = 1; pc <= code.size(); pc += 2) odd.push_back(pc);
+      const rules::Masking oddIndex(chunk, proto, values, calls, odd);
+      for (int pc = 1; pc <= code.size(); ++pc) {
+        int expected = 0, expectedOdd = 0;
+        for (int m = 1; m < pc && (expected == 0 || expectedOdd == 0); ++m) {
+          if (!masksByDefinition(chunk, proto, loops, values, calls, m, pc)) continue;
+          if (expected == 0) expected = m;
+          if (expectedOdd == 0 && m % 2 == 1) expectedOdd = m;
+        }
+        INFO(entry.path().filename().string() << " prototype " << proto << " pc " << pc);
+        REQUIRE(index.firstMasker(pc) == expected);
+        REQUIRE(oddIndex.firstMasker(pc) == expectedOdd);
+        masked += expected != 0;
+        ++questions;
+      }
+      ++prototypes;
+    }
+  }
+  CHECK(prototypes > 100);
+  CHECK(masked > 100);
+  CHECK(masked < questions);
 }

@@ -57,7 +57,7 @@ TEST_CASE("LINNER in a callback that C calls back", "[rules][structural]") {
   REQUIRE(find(ps, 5, "LINNER")->reasoning.find("string.gsub") != std::string::npos);
 }
 
-TEST_CASE("DOWNREC at the return after a non-tail self-call; none for tail recursion", "[rules][structural]") {
+TEST_CASE("DOWNREC at the return after a non-tail self-call, and none for tail recursion", "[rules][structural]") {
   auto ps = predict(
       "local function fib(n)\n"
       "  if n < 2 then return n end\n"

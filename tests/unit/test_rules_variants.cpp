@@ -85,7 +85,7 @@ TEST_CASE("string.find with a pattern built by concatenation", "[rules][variants
   REQUIRE_FALSE(find(ps, 4, "STITCH:string.find"));
 }
 
-TEST_CASE("select(i, ...) in a loop of the vararg function is recorded; inlined, it splits", "[rules][variants]") {
+TEST_CASE("select(i, ...) in a loop of the vararg function is recorded, and inlined it splits", "[rules][variants]") {
   auto ps = predict(
       "local function max(...)\n"
       "  local m = ...\n"
@@ -106,7 +106,7 @@ TEST_CASE("select(i, ...) in a loop of the vararg function is recorded; inlined,
   REQUIRE(find(ps, 10, "STITCH:select"));
 }
 
-TEST_CASE("select with an index computed from select('#', ...) is recorded; with a table field, it splits",
+TEST_CASE("select with an index computed from select('#', ...) is recorded, and with a table field it splits",
           "[rules][variants]") {
   // Inlined into the loop's trace, the vararg frame's count is a constant
   // (recff_select: lj_ir_kint(J, J->maxslot - 1)), and so is n - 2.

@@ -1,9 +1,11 @@
 // Reads lint and runtime JSON reports for the join (see verify.h).
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "ljcheck/reason.h"
@@ -38,6 +40,28 @@ void splitLocation(const std::string& location, ReportSite& site) {
   }
 }
 
+// A site's `count`: how often it was seen, a whole number from 0 up (1
+// when absent). A negative, fractional or non-numeric count is a forged or
+// broken report, refused by name; a count past 2^63 - 1 saturates there.
+long siteCount(const nlohmann::json& s, const std::string& path, const ReportSite& site) {
+  if (!s.contains("count")) return 1;
+  const auto& c = s.at("count");
+  auto refuse = [&](const std::string& what) {
+    return ReportError(path + ": site " + site.location() + " " + site.reasonId + " has " + what);
+  };
+  if (c.is_number_unsigned()) {
+    auto n = c.get<std::uint64_t>();
+    return n > static_cast<std::uint64_t>(std::numeric_limits<long>::max()) ? std::numeric_limits<long>::max()
+                                                                            : static_cast<long>(n);
+  }
+  if (c.is_number_integer()) {
+    auto n = c.get<std::int64_t>();
+    if (n < 0) throw refuse("a negative count (" + std::to_string(n) + ")");
+    return static_cast<long>(n);
+  }
+  throw refuse("a count that is not a whole number (" + c.dump() + ")");
+}
+
 }  // namespace
 
 SiteReport readReport(const std::string& path, const std::string& expectedKind) {
@@ -48,7 +72,7 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     throw ReportError(path + ": not valid JSON (" + e.what() + ")");
   }
   SiteReport r;
@@ -75,7 +99,7 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
         if (const Reason* reason = catalog.find(ReasonId::parse(site.reasonId).code()))
           site.reasonClass = std::string(toString(reason->reasonClass));
       site.severity = s.value("severity", "");
-      site.count = s.value("count", 1L);
+      site.count = siteCount(s, path, site);
       site.confidence = s.value("confidence", "");
       site.masked = s.contains("maskedBy");
       r.sites.push_back(std::move(site));

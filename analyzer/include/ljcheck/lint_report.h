@@ -1,8 +1,13 @@
-// Writers for lint results: gcc-style text, JSON, CSV. They read the
-// results and never reach back into the analyzer.
+// Writers for lint results: gcc-style text, JSON, CSV, SARIF, GitHub
+// workflow commands, JUnit XML. They read the results and never reach back
+// into the analyzer.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "ljcheck/prediction.h"
@@ -13,6 +18,10 @@ namespace ljcheck {
 struct LintReport {
   const RecorderProfile* profile = nullptr;
   std::string root;  // absolute directory the paths are relative to
+  std::string toolVersion;  // ljcheck's version, for the formats that name the tool
+  // Where the reason pages (docs/reasons/) are published, ending in '/': an
+  // absolute URI the SARIF rules link (helpUri). Empty: the pages are named, not linked.
+  std::string docsUrl;
   std::vector<FileResult> files;
   std::size_t predictionCount() const;
   std::size_t errorCount() const;
@@ -20,16 +29,54 @@ struct LintReport {
   bool hasFindingAtLeast(Severity threshold) const;
 };
 
+enum class LintFormat { Text, Json, Csv, Sarif, Github, Junit };
+std::string_view toString(LintFormat f);
+std::optional<LintFormat> parseLintFormat(std::string_view text);  // "text", "json", ...
+inline constexpr LintFormat kLintFormats[] = {LintFormat::Text,  LintFormat::Json,   LintFormat::Csv,
+                                              LintFormat::Sarif, LintFormat::Github, LintFormat::Junit};
+
+// One severity vocabulary in two spellings: the catalog's (blacklist, warn,
+// info) and the words diagnostics print (error, warning, note), which are
+// also SARIF's levels. parseSeverityName takes either; "none" is not a severity.
+std::string_view diagnosticLevel(Severity s);
+std::optional<Severity> parseSeverityName(std::string_view text);
+
+// The severity a prediction is shown with: a masked site is a note, whatever
+// its own severity (it is not a finding of its own).
+Severity shownSeverity(const Prediction& p);
+
+// The text of a reported file by its reported path, for writers that count
+// columns in other units than bytes (SARIF and GitHub count UTF-16 code
+// units); nullopt when it cannot be read, and the byte columns are kept.
+using SourceLookup = std::function<std::optional<std::string>(const std::string& path)>;
+
 // `path:line:col: severity: message [reasonId]`; severities read as editors
 // expect them: blacklist -> error, warn -> warning, info -> note. A masked
 // prediction is a note naming its masking site. With `explain`, each
 // prediction is followed by a note at the same place: its confidence and the
 // analyzer's reasoning.
+// Control characters and bytes that are not UTF-8 in paths and messages are
+// shown as \xHH, so a file name cannot move the cursor or forge a line.
 void writeText(std::ostream& out, const LintReport& report, bool color, bool explain = true);
-// `jobs` threads render the prediction rows; the bytes are the same for any number.
+// `jobs` threads render the prediction rows; the bytes are the same for any
+// number. A path that is not UTF-8 is also written losslessly as `pathBytes`.
 void writeJson(std::ostream& out, const LintReport& report, unsigned jobs = 1);
 // path,line,reasonId,class,severity,context,column,confidence,masked with a header (RFC 4180).
 void writeCsv(std::ostream& out, const LintReport& report);
+
+// SARIF 2.1.0 for GitHub code scanning and other SARIF viewers: one rule
+// per reasonId reported (texts from the reason catalog), results with a
+// region, repo-relative URIs under %SRCROOT%, UTF-16 columns and
+// line-independent partialFingerprints.
+void writeSarif(std::ostream& out, const LintReport& report, const SourceLookup& source);
+// GitHub Actions workflow commands (::error file=...::message), the most
+// severe first, then one summary line.
+void writeGithubAnnotations(std::ostream& out, const LintReport& report, const SourceLookup& source);
+// A Markdown summary of the run, for $GITHUB_STEP_SUMMARY.
+void writeGithubSummary(std::ostream& out, const LintReport& report);
+// JUnit XML: one testcase per file; one failure per finding at or above
+// `threshold` (none: no failures), one error per file error.
+void writeJunit(std::ostream& out, const LintReport& report, std::optional<Severity> threshold);
 
 // RFC 4180 field: quoted when it holds a comma, quote or line break.
 std::string csvField(std::string_view text);

@@ -1,6 +1,8 @@
 // The script host behind `ljcheck run`: runs a Lua script in the LuaJIT this
-// library links, with a trace session around it, then writes the TraceReport
-// CSV and the runtime JSON. The one part of the runtime that links a VM.
+// library links, with a trace session and a sample session around it, then
+// writes the TraceReport CSV, the runtime JSON, the collapsed stacks and the
+// speedscope JSON, and prints a short summary on stderr. The one part of the
+// runtime that links a VM.
 #pragma once
 
 #include <string>
@@ -16,6 +18,12 @@ struct RunOptions {
   std::string root;      // locations relative to it ("" = working directory)
   bool includeBenign = false;
   bool coverage = false;  // record the lines the trace recorder visited ("visited" in the JSON)
+  bool sample = true;     // run a sample session beside the trace session
+  std::string sampleOut;      // write collapsed stacks here ("" = no)
+  std::string speedscopeOut;  // write speedscope JSON here ("" = no)
+  int intervalMs = 10;
+  int stackDepth = 16;
+  bool quiet = false;  // no summary on stderr
 };
 
 // The host's exit statuses, as luajit's and the CLI's: the script ran, it

@@ -23,8 +23,19 @@ struct AbortSite {
   std::string path;       // relative to the report root when inside it; "" when unknown
   int line = 0;
   std::string zonePath;
+  // Where the aborted trace started (the loop or function that died), and
+  // the lines of code it kept out of traces (that loop, or that function).
+  std::string startPath;
+  int startLine = 0;
+  int extentFirstLine = 0;
+  int extentLastLine = 0;
+  // Interpreter time spent in those lines while sampling: interpreted
+  // samples whose innermost Lua frame lay there, times the interval.
+  double costMs = 0;
+  std::uint64_t interpretedSamples = 0;
 
   std::string location() const;  // path:line, or "?" when unknown
+  std::string startLocation() const;  // startPath:startLine, or "" when unknown
 };
 
 struct TraceReport {
@@ -41,6 +52,7 @@ struct TraceReport {
   // With coverage: the bytecodes the recorder visited on each such line,
   // by name ("path:line" -> FNEW, CALL, ...).
   std::map<std::string, std::vector<std::string>> visitedInstructions;
+  bool sampled = false;  // costs were joined from a sample session (addSiteCosts)
 };
 
 // Orders sites: blacklist, warn, info; then count (descending), location, reasonId.
@@ -52,6 +64,10 @@ std::string toCsv(const TraceReport& report);
 // The runtime JSON that `ljcheck verify` reads (formatVersion 1); with
 // coverage it also holds "visited".
 std::string toJson(const TraceReport& report);
+// The same with "samples" (totals and per-line counts by VM state) from a
+// sample session that ran beside the trace session.
+struct SampleReport;
+std::string toJson(const TraceReport& report, const SampleReport* samples);
 // Writes text to a file; throws std::runtime_error naming the file.
 void writeReportFile(const std::string& filename, const std::string& text);
 

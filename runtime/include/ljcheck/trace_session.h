@@ -57,6 +57,7 @@ class TraceSession {
  private:
   TraceSession(TraceOptions options, LiveProfile profile);
   void detach(lua_State* L);
+  void detachHandlers(lua_State* L);
 
   TraceOptions options_;
   LiveProfile profile_;
@@ -64,6 +65,8 @@ class TraceSession {
   std::unique_ptr<TraceCapture> capture_;
   int handlerRef_ = -2;        // LUA_NOREF
   int recordHandlerRef_ = -2;  // LUA_NOREF unless options_.coverage
+  int chainedRef_ = -2;        // the "trace" handler ours replaced (-jv's), restored at stop
+  int recordChainedRef_ = -2;  // the "record" handler ours replaced (-jdump's)
   bool stopped_ = false;
   std::chrono::steady_clock::time_point startedAt_;
 };

@@ -51,6 +51,20 @@ class OpcodeTable {
   std::vector<Op> ops_;
 };
 
+// What an operand of an instruction names, after lj_bc.h's operand modes
+// (BCDEF): a frame slot (dst, var, base), the top of the live slots (rbase,
+// may equal the frame size), a constant of the prototype by kind, an upvalue,
+// a jump, or a number that names nothing (lit, lits, pri). The reader checks
+// every operand that names something against the prototype.
+enum class Operand : std::uint8_t { None, Slot, SlotTop, Literal, String, Number, Cdata, Function, Table, Upvalue, Jump };
+struct OperandModes {
+  Operand a = Operand::None, b = Operand::None, cd = Operand::None;
+};
+// As lj_bc.h, except that JFORL, JITERL and JLOOP (whose D is a trace number in
+// a running VM; lj_bcwrite.c writes them back as FORL, ITERL and LOOP) count
+// as jumps, because the analyzer reads them as the loops they were patched from.
+OperandModes operandModes(Op op);
+
 struct Instruction {
   Op op = Op::Unknown;
   std::uint8_t raw = 0;  // the build's opcode number

@@ -1,0 +1,168 @@
+// SARIF 2.1.0 output, for GitHub code scanning and other SARIF viewers. One
+// rule per reasonId the run reports, its texts from the reason catalog; one
+// result per prediction, with a region in UTF-16 columns on a URI relative to
+// the project root (%SRCROOT%), and a fingerprint that does not move with
+// the line: reasonId, path, enclosing function and occurrence. Files that
+// could not be analyzed are tool execution notifications. No
+// security-severity: these are performance findings, not security alerts.
+#include "ljcheck/lint_report.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "ljcheck/reason_docs.h"
+#include "ljcheck/safe_text.h"
+#include "output/source_columns.h"
+
+namespace ljcheck {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kSchema = "https://json.schemastore.org/sarif-2.1.0.json";
+constexpr std::string_view kRootBase = "%SRCROOT%";
+// The partialFingerprints key; the version changes when the recipe does.
+constexpr std::string_view kFingerprintKey = "ljcheckSite/v1";
+
+// A reason page's absolute URI under the docs base (report.docsUrl names
+// the folder holding reasons/); "" when no base is known. SARIF requires
+// absolute URIs in helpUri.
+std::string docsUri(const std::string& docsUrl, const std::string& page) {
+  const std::string_view prefix = "docs/";
+  if (docsUrl.empty()) return "";
+  std::string_view relative = page;
+  if (relative.substr(0, prefix.size()) == prefix) relative.remove_prefix(prefix.size());
+  return docsUrl + std::string(relative);
+}
+
+Json text(std::string_view s) { return Json{{"text", s}}; }
+
+// A rule descriptor for one reasonId, from the catalog entry of its code.
+Json ruleFor(const ReasonId& id, const std::string& docsUrl) {
+  Json rule{{"id", id.str()}};
+  const Reason* reason = ReasonCatalog::builtin().find(id.code());
+  if (!reason) {  // a code from another build's catalog: no texts to give
+    rule["shortDescription"] = text(id.str());
+    return rule;
+  }
+  std::string page = reasonDocsPage(id.str());
+  rule["shortDescription"] = text(id.subject().empty() ? reason->title : reason->title + ": " + id.subject());
+  rule["fullDescription"] = text(reason->explanation);
+  std::string uri = page.empty() ? "" : docsUri(docsUrl, page);
+  if (!uri.empty()) rule["helpUri"] = uri;
+  std::string markdown = reason->explanation + "\n\n**What to do:** " + reason->advice;
+  if (!uri.empty()) markdown += "\n\nSee [" + page + "](" + uri + ").";
+  else if (!page.empty()) markdown += "\n\nSee `" + page + "` in ljcheck's documentation.";
+  rule["help"] = Json{{"text", reason->advice}, {"markdown", markdown}};
+  rule["defaultConfiguration"] = Json{{"level", diagnosticLevel(reason->severity)}};
+  rule["properties"] = Json{{"tags", Json::array({"luajit", "performance", toString(reason->reasonClass)})}};
+  return rule;
+}
+
+// A reported path as an artifact location: relative paths under the root's
+// base id, absolute ones (outside the root) as file URIs.
+Json artifactLocation(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return Json{{"uri", "file://" + percentEncodePath(path)}};
+  return Json{{"uri", percentEncodePath(path)}, {"uriBaseId", kRootBase}};
+}
+
+// FNV-1a, 64 bits, as 16 hex digits: stable across runs and machines.
+std::string fingerprint(std::initializer_list<std::string_view> parts) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (std::string_view part : parts) {
+    for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0u) * 1099511628211ull;  // a separator no part contains
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// The enclosing function without a line number: "<anonymous:12>" moves
+// with the code above it, so anonymous functions are told apart by occurrence.
+std::string_view stableFunction(std::string_view function) {
+  return function.rfind("<anonymous", 0) == 0 ? std::string_view("<anonymous>") : function;
+}
+
+Json region(const Prediction& p, Utf16Columns& columns) {
+  if (!p.range.found()) return Json{{"startLine", p.line}};
+  Json r{{"startLine", p.range.start.line},
+         {"startColumn", columns.convert(p.path, p.range.start.line, p.range.start.column)}};
+  if (p.range.end.line > 0 && p.range.end.column > 0) {
+    r["endLine"] = p.range.end.line;
+    r["endColumn"] = columns.convert(p.path, p.range.end.line, p.range.end.column);
+  }
+  return r;
+}
+
+std::string messageOf(const Prediction& p) {
+  std::string m = p.message;
+  if (p.masked()) m += " (masked by " + p.maskedBy->location() + ' ' + p.maskedBy->reasonId.str() + ")";
+  return m;
+}
+
+}  // namespace
+
+void writeSarif(std::ostream& out, const LintReport& report, const SourceLookup& source) {
+  std::map<std::string, std::size_t> ruleIndex;  // by reasonId, in id order
+  for (const auto& file : report.files)
+    for (const auto& p : file.predictions) ruleIndex.emplace(p.reasonId.str(), 0);
+  Json rules = Json::array();
+  for (auto& [id, index] : ruleIndex) {
+    index = rules.size();
+    rules.push_back(ruleFor(ReasonId::parse(id), report.docsUrl));
+  }
+
+  Utf16Columns columns(source);
+  Json results = Json::array();
+  Json notifications = Json::array();
+  for (const auto& file : report.files) {
+    std::map<std::string, int> occurrences;  // per (reasonId, function) in this file
+    for (const auto& p : file.predictions) {
+      std::string id = p.reasonId.str();
+      std::string_view function = stableFunction(p.function);
+      int occurrence = occurrences[id + '\n' + std::string(function)]++;
+      Json result{{"ruleId", id},
+                  {"ruleIndex", ruleIndex.at(id)},
+                  {"level", diagnosticLevel(shownSeverity(p))},
+                  {"message", text(messageOf(p))}};
+      result["locations"] = Json::array(
+          {Json{{"physicalLocation", Json{{"artifactLocation", artifactLocation(p.path)}, {"region", region(p, columns)}}}}});
+      result["partialFingerprints"] =
+          Json{{kFingerprintKey, fingerprint({id, p.path, function, std::to_string(occurrence)})}};
+      result["properties"] = Json{{"confidence", toString(p.confidence)},
+                                  {"reasonClass", toString(p.reasonClass)},
+                                  {"context", toString(p.context)},
+                                  {"masked", p.masked()}};
+      results.push_back(std::move(result));
+    }
+    for (const auto& e : file.errors) {
+      Json location{{"artifactLocation", artifactLocation(e.path)}};
+      if (e.line > 0) location["region"] = Json{{"startLine", e.line}};
+      notifications.push_back(Json{{"level", "error"},
+                                   {"message", text(e.message)},
+                                   {"locations", Json::array({Json{{"physicalLocation", location}}})}});
+    }
+  }
+
+  Json driver{{"name", "ljcheck"}};
+  if (!report.toolVersion.empty()) driver["semanticVersion"] = report.toolVersion;
+  driver["rules"] = std::move(rules);
+  Json run{{"tool", Json{{"driver", std::move(driver)}}}};
+  run["invocations"] = Json::array(
+      {Json{{"executionSuccessful", notifications.empty()}, {"toolExecutionNotifications", std::move(notifications)}}});
+  if (!report.root.empty())
+    run["originalUriBaseIds"] = Json{{kRootBase, Json{{"uri", "file://" + percentEncodePath(report.root) + "/"}}}};
+  run["columnKind"] = "utf16CodeUnits";
+  if (report.profile)
+    run["properties"] = Json{{"traceProfile", Json{{"id", report.profile->id}, {"name", report.profile->name}}},
+                             {"reasonCatalogId", ReasonCatalog::builtin().id()},
+                             {"reasonCatalogVersion", ReasonCatalog::builtin().version()}};
+  run["results"] = std::move(results);
+  Json log{{"$schema", kSchema}, {"version", "2.1.0"}, {"runs", Json::array({std::move(run)})}};
+  out << log.dump(1, ' ', false, Json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace ljcheck

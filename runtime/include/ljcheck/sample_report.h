@@ -1,0 +1,68 @@
+// The sample report: what a sample session saw, as collapsed stacks with the
+// VM state of every sample (compiled, interpreted, C code, garbage collector,
+// JIT compiler), per zone, and per source line. Plain C++, no Lua: the `ljcheck
+// run` host, the Lua module and later `ljcheck verify` share it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ljcheck {
+
+// LuaJIT's profiler VM states: 'N', 'I', 'C', 'G', 'J'.
+enum class VmState : std::uint8_t { Compiled, Interpreted, CCode, Collecting, Compiling };
+inline constexpr int kVmStateCount = 5;
+// "compiled", "interpreted", "cCode", "collecting", "compiling": report field names.
+const char* fieldName(VmState state);
+// The state LuaJIT's profiler callback names by its letter; Compiling for an unknown letter.
+VmState vmStateFromLetter(int letter);
+
+struct StateCounts {
+  std::uint64_t counts[kVmStateCount] = {};
+  std::uint64_t& operator[](VmState s) { return counts[static_cast<int>(s)]; }
+  std::uint64_t operator[](VmState s) const { return counts[static_cast<int>(s)]; }
+  std::uint64_t total() const;
+  StateCounts& operator+=(const StateCounts& other);
+};
+
+// One Sample record: a stack in a zone, with its count by VM state.
+struct SampleRecord {
+  std::string zonePath;             // "" when no zone was open
+  std::vector<std::string> frames;  // root frame first
+  StateCounts states;
+  std::uint64_t count() const { return states.total(); }
+  std::string stack() const;  // frames joined by ';'
+};
+
+// Samples whose innermost Lua frame was on one line.
+struct LineSamples {
+  std::string path;  // as report paths are shown (project_path.h)
+  int line = 0;
+  std::string zonePath;
+  StateCounts states;
+  std::string location() const { return path + ":" + std::to_string(line); }
+};
+
+struct SampleReport {
+  int intervalMs = 10;
+  std::uint64_t samples = 0;        // after the zone filter
+  StateCounts states;               // the same samples by VM state
+  std::vector<SampleRecord> rows;   // by count, descending
+  std::vector<LineSamples> lines;   // by path, then line, then zone
+  std::string zoneFilter;           // the zone prefix applied ("" = none)
+  std::string rootModule;           // the root module applied ("" = none)
+
+  // Collapsed stacks ("a;b;c 12"), one line per distinct stack across zones,
+  // by count descending, then stack; the flamegraph.pl / speedscope format.
+  std::string collapsedText() const;
+  // Distinct stacks in collapsedText().
+  std::size_t stackCount() const;
+  double millisecondsOf(std::uint64_t sampleCount) const { return static_cast<double>(sampleCount) * intervalMs; }
+};
+
+// speedscope's JSON file format: one sampled profile per VM state that has
+// samples, over one shared frame table (weights in milliseconds).
+std::string toSpeedscopeJson(const SampleReport& report, const std::string& name);
+
+}  // namespace ljcheck

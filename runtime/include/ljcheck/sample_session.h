@@ -1,0 +1,62 @@
+// A sample session: LuaJIT's own low-overhead profiler (luaJIT_profile_start,
+// taken from the host process) samples the running VM every intervalMs; each
+// sample keeps its stack, the zone path open and the VM state. At most one
+// sample session per process (LuaJIT's profiler is process-wide); it may run
+// beside a trace session.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ljcheck/sample_report.h"
+#include "ljcheck/trace_session.h"
+
+struct lua_State;
+
+namespace ljcheck {
+
+class SampleCapture;
+class LocationResolver;
+
+struct SampleOptions {
+  int intervalMs = 10;
+  int stackDepth = 16;
+  std::string zone;        // keep only samples whose zone path starts with it ("" = all)
+  std::string rootModule;  // drop the callers of this module's outermost frame ("" = none)
+  std::string root;        // directory paths are shown relative to ("" = cwd)
+};
+
+class SampleSession {
+ public:
+  // Starts LuaJIT's profiler on L's VM. Throws TraceSessionError when a sample
+  // session is already running or the host exports no profiler.
+  static std::unique_ptr<SampleSession> start(lua_State* L, SampleOptions options);
+  ~SampleSession();
+  SampleSession(const SampleSession&) = delete;
+  SampleSession& operator=(const SampleSession&) = delete;
+
+  // While paused the timer keeps firing and samples are dropped. Idempotent.
+  void pause();
+  void resume();
+  bool paused() const;
+  bool stopped() const { return stopped_; }
+  // The coroutine that started the session.
+  lua_State* owner() const { return owner_; }
+  const SampleOptions& options() const { return options_; }
+
+  // Stops the profiler and builds the report. Throws when already stopped.
+  SampleReport stop(lua_State* L);
+  // Stops the profiler without a report (finalizers); never throws.
+  void cancel(lua_State* L) noexcept;
+
+ private:
+  explicit SampleSession(SampleOptions options);
+
+  SampleOptions options_;
+  std::unique_ptr<LocationResolver> locations_;
+  std::unique_ptr<SampleCapture> capture_;
+  lua_State* owner_ = nullptr;
+  bool stopped_ = false;
+};
+
+}  // namespace ljcheck

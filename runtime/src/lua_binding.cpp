@@ -1,0 +1,48 @@
+// Helpers shared by the Lua bindings (see lua_binding.h).
+#include "lua_binding.h"
+
+#include <stdexcept>
+
+namespace ljcheck::binding {
+
+int callGuarded(lua_State* L, int (*impl)(lua_State*)) {
+  try {
+    return impl(L);
+  } catch (const std::exception& e) {
+    luaL_where(L, 1);
+    lua_pushstring(L, e.what());
+    lua_concat(L, 2);
+    return -1;
+  }
+}
+
+void* selfArgument(lua_State* L, const char* type, const char* what, const char* method) {
+  void* self = lua_touserdata(L, 1);
+  if (self && lua_getmetatable(L, 1)) {
+    luaL_getmetatable(L, type);
+    bool same = lua_rawequal(L, -1, -2) != 0;
+    lua_pop(L, 2);
+    if (same) return self;
+  }
+  std::string got = lua_isnone(L, 1) ? std::string("nothing") : std::string("a ") + luaL_typename(L, 1);
+  throw std::runtime_error(std::string(what) + "." + method + " was called without its " + what +
+                           " (argument #1 is " + got + "): call it with a colon, " + what + ":" +
+                           method + "(...)");
+}
+
+void setString(lua_State* L, const char* key, const std::string& value) {
+  lua_pushlstring(L, value.data(), value.size());
+  lua_setfield(L, -2, key);
+}
+
+void setNumber(lua_State* L, const char* key, double value) {
+  lua_pushnumber(L, value);
+  lua_setfield(L, -2, key);
+}
+
+void setBoolean(lua_State* L, const char* key, bool value) {
+  lua_pushboolean(L, value);
+  lua_setfield(L, -2, key);
+}
+
+}  // namespace ljcheck::binding

@@ -1,0 +1,29 @@
+// Helpers shared by the Lua bindings (lua_module.cpp, lua_sample_binding.cpp):
+// C++ exceptions become Lua errors only after every C++ object is gone, and a
+// method called with a dot instead of a colon gets an error that says so.
+#pragma once
+
+#include <string>
+
+#include "lua_api.h"
+
+namespace ljcheck::binding {
+
+// Runs impl; a C++ exception becomes an error message pushed on the stack (-1).
+int callGuarded(lua_State* L, int (*impl)(lua_State*));
+
+template <int (*Impl)(lua_State*)>
+int guarded(lua_State* L) {
+  int results = callGuarded(L, Impl);
+  return results < 0 ? lua_error(L) : results;
+}
+
+// The userdata of metatable `type` at argument 1, or a std::runtime_error that
+// names the method and shows the colon call ("session:stop()").
+void* selfArgument(lua_State* L, const char* type, const char* what, const char* method);
+
+void setString(lua_State* L, const char* key, const std::string& value);
+void setNumber(lua_State* L, const char* key, double value);
+void setBoolean(lua_State* L, const char* key, bool value);
+
+}  // namespace ljcheck::binding

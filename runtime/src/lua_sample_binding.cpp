@@ -1,0 +1,217 @@
+// The Lua binding of sample sessions: ljcheck.sample(opts), the SampleSession
+// userdata (fields intervalMs, zoneFilter, root, paused, stopped; methods
+// pause, resume, stop) and the SampleReport table (tostring = collapsed text).
+#include "lua_sample_binding.h"
+
+#include <new>
+#include <optional>
+#include <stdexcept>
+
+#include "ljcheck/sample_session.h"
+#include "lua_binding.h"
+#include "zones.h"
+
+namespace ljcheck {
+namespace {
+
+using binding::setNumber;
+using binding::setString;
+
+constexpr const char* kSessionType = "ljcheck.SampleSession";
+constexpr const char* kWhat = "session";
+
+// The userdata: the live session and, after a stop whose file could not be
+// written, the report it built, so the next stop returns it.
+struct SampleSlot {
+  SampleSession* session = nullptr;
+  std::optional<SampleReport> pending;
+};
+
+SampleSlot& slotAt(lua_State* L, const char* method) {
+  return *static_cast<SampleSlot*>(binding::selfArgument(L, kSessionType, kWhat, method));
+}
+
+SampleSession& liveSession(lua_State* L, const char* method) {
+  SampleSlot& slot = slotAt(L, method);
+  if (!slot.session) throw TraceSessionError("sample session already stopped");
+  return *slot.session;
+}
+
+int intOption(lua_State* L, const std::string& key) {
+  if (lua_type(L, -1) != LUA_TNUMBER)
+    throw std::runtime_error("ljcheck.sample: option '" + key + "' must be a number, got a " +
+                             luaL_typename(L, -1));
+  lua_Number value = lua_tonumber(L, -1);
+  if (value < 1 || value > 1e6 || value != static_cast<lua_Number>(static_cast<int>(value)))
+    throw std::runtime_error("ljcheck.sample: option '" + key + "' must be a whole number from 1 to 1000000");
+  return static_cast<int>(value);
+}
+
+std::string stringOption(lua_State* L, const std::string& key) {
+  if (lua_type(L, -1) != LUA_TSTRING)
+    throw std::runtime_error("ljcheck.sample: option '" + key + "' must be a string, got a " +
+                             luaL_typename(L, -1));
+  return std::string(lua::stringAt(L, -1));
+}
+
+SampleOptions readOptions(lua_State* L, int idx) {
+  SampleOptions options;
+  if (lua_isnoneornil(L, idx)) return options;
+  if (!lua_istable(L, idx))
+    throw std::runtime_error(std::string("ljcheck.sample: options must be a table, got a ") + luaL_typename(L, idx));
+  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING) throw std::runtime_error("ljcheck.sample: option names must be strings");
+    std::string key(lua::stringAt(L, -2));
+    if (key == "intervalMs") options.intervalMs = intOption(L, key);
+    else if (key == "stackDepth") options.stackDepth = intOption(L, key);
+    else if (key == "zone") options.zone = stringOption(L, key);
+    else if (key == "root") options.rootModule = stringOption(L, key);
+    else
+      throw std::runtime_error("ljcheck.sample: unknown option '" + key +
+                               "' (known: intervalMs, stackDepth, zone, root)");
+  }
+  return options;
+}
+
+int sample(lua_State* L) {
+  SampleOptions options = readOptions(L, 1);
+  auto* slot = new (lua_newuserdata(L, sizeof(SampleSlot))) SampleSlot();
+  luaL_getmetatable(L, kSessionType);
+  lua_setmetatable(L, -2);
+  slot->session = SampleSession::start(L, std::move(options)).release();
+  return 1;
+}
+
+int pause(lua_State* L) {
+  liveSession(L, "pause").pause();
+  return 0;
+}
+
+int resume(lua_State* L) {
+  liveSession(L, "resume").resume();
+  return 0;
+}
+
+void setStates(lua_State* L, const StateCounts& states) {
+  for (int i = 0; i < kVmStateCount; ++i)
+    setNumber(L, fieldName(static_cast<VmState>(i)), static_cast<double>(states.counts[i]));
+}
+
+int reportText(lua_State* L) {
+  lua_getfield(L, 1, "text");
+  return 1;
+}
+
+void pushReport(lua_State* L, const SampleReport& report) {
+  lua_createtable(L, 0, 12);
+  setNumber(L, "intervalMs", report.intervalMs);
+  setNumber(L, "samples", static_cast<double>(report.samples));
+  setNumber(L, "stacks", static_cast<double>(report.stackCount()));
+  setString(L, "text", report.collapsedText());
+  setString(L, "zoneFilter", report.zoneFilter);
+  setString(L, "root", report.rootModule);
+  setStates(L, report.states);
+  lua_createtable(L, static_cast<int>(report.rows.size()), 0);
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const SampleRecord& row = report.rows[i];
+    lua_createtable(L, 0, 8);
+    setString(L, "zonePath", row.zonePath);
+    setString(L, "stack", row.stack());
+    setNumber(L, "count", static_cast<double>(row.count()));
+    setStates(L, row.states);
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_setfield(L, -2, "rows");
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, reportText);
+  lua_setfield(L, -2, "__tostring");
+  lua_setmetatable(L, -2);
+}
+
+int stop(lua_State* L) {
+  SampleSlot& slot = slotAt(L, "stop");
+  if (!slot.session) throw TraceSessionError("sample session already stopped");
+  if (!slot.pending) {
+    if (slot.session->owner() != L)
+      throw TraceSessionError(
+          "sample session: stop() must run in the coroutine that started the session; "
+          "this one is another coroutine (or the main one)");
+    std::string zone = zoneStackOf(L).path();
+    if (!zone.empty())
+      throw TraceSessionError("sample session: stop() called inside zone '" + zone +
+                              "'; close it with ljcheck.zone() first");
+  }
+  std::string filename;
+  if (lua_type(L, 2) == LUA_TSTRING) filename = std::string(lua::stringAt(L, 2));
+  else if (!lua_isnoneornil(L, 2))
+    throw std::runtime_error(std::string("session:stop(filename): filename must be a string, got a ") +
+                             luaL_typename(L, 2));
+  if (!slot.pending) slot.pending = slot.session->stop(L);
+  // A failed write raises and keeps the report: the next stop returns it.
+  if (!filename.empty()) writeReportFile(filename, slot.pending->collapsedText());
+  pushReport(L, *slot.pending);
+  delete slot.session;
+  slot.session = nullptr;
+  slot.pending.reset();
+  return 1;
+}
+
+// Fields first, then methods.
+int sessionIndex(lua_State* L) {
+  auto& slot = *static_cast<SampleSlot*>(luaL_checkudata(L, 1, kSessionType));
+  std::string_view key = lua::stringAt(L, 2);
+  const SampleSession* s = slot.session;
+  if (key == "stopped") lua_pushboolean(L, !s);
+  else if (key == "paused") lua_pushboolean(L, s && !slot.pending && s->paused());
+  else if (key == "intervalMs") s ? lua_pushinteger(L, s->options().intervalMs) : lua_pushnil(L);
+  else if (key == "zoneFilter") s ? (void)lua_pushstring(L, s->options().zone.c_str()) : lua_pushnil(L);
+  else if (key == "root") s ? (void)lua_pushstring(L, s->options().rootModule.c_str()) : lua_pushnil(L);
+  else {
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+  }
+  return 1;
+}
+
+int sessionToString(lua_State* L) {
+  auto& slot = *static_cast<SampleSlot*>(luaL_checkudata(L, 1, kSessionType));
+  const char* state = !slot.session ? "stopped" : slot.session->paused() ? "paused" : "running";
+  lua_pushfstring(L, "%s (%s)", kSessionType, state);
+  return 1;
+}
+
+int sessionGc(lua_State* L) {
+  auto& slot = *static_cast<SampleSlot*>(luaL_checkudata(L, 1, kSessionType));
+  if (slot.session) {
+    slot.session->cancel(L);
+    delete slot.session;
+    slot.session = nullptr;
+  }
+  slot.~SampleSlot();
+  return 0;
+}
+
+}  // namespace
+
+void registerSampleBinding(lua_State* L) {
+  if (luaL_newmetatable(L, kSessionType)) {
+    lua_createtable(L, 0, 3);
+    lua_pushcfunction(L, binding::guarded<pause>);
+    lua_setfield(L, -2, "pause");
+    lua_pushcfunction(L, binding::guarded<resume>);
+    lua_setfield(L, -2, "resume");
+    lua_pushcfunction(L, binding::guarded<stop>);
+    lua_setfield(L, -2, "stop");
+    lua_pushcclosure(L, sessionIndex, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, binding::guarded<sessionToString>);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, sessionGc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+}
+
+void pushSampleFunction(lua_State* L) { lua_pushcfunction(L, binding::guarded<sample>); }
+
+}  // namespace ljcheck

@@ -1,0 +1,13 @@
+// The Lua binding of sample sessions (lua_sample_binding.cpp), opened by the module table.
+#pragma once
+
+#include "lua_api.h"
+
+namespace ljcheck {
+
+// Registers the SampleSession metatable in L's registry.
+void registerSampleBinding(lua_State* L);
+// Pushes ljcheck.sample.
+void pushSampleFunction(lua_State* L);
+
+}  // namespace ljcheck

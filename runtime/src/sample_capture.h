@@ -1,0 +1,66 @@
+// The capture of one sample session, filled by the profiler callback inside
+// the VM (sampler.cpp) and read once at stop (sample_session.cpp). Samples are
+// aggregated as they come: by (zone, stack) and by (zone, innermost Lua line),
+// so memory grows with distinct stacks, not with run time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "ljcheck/sample_report.h"
+#include "trace_event.h"
+
+struct lua_State;
+
+namespace ljcheck {
+
+// One stack frame as lua_getinfo saw it.
+struct SampledFrame {
+  StringId source = 0;  // chunk name; 0 for a C function
+  int lineDefined = 0;  // 0: a main chunk
+  StringId name = 0;    // the name the caller used, when known
+  bool isC = false;
+  auto key() const { return std::tie(source, lineDefined, name, isC); }
+  bool operator<(const SampledFrame& o) const { return key() < o.key(); }
+};
+using FrameId = std::uint32_t;
+
+class SampleCapture {
+ public:
+  explicit SampleCapture(int stackDepth) : stackDepth_(stackDepth) {}
+
+  bool paused = false;
+  StringPool strings;
+  std::vector<SampledFrame> frames;  // by FrameId
+  // (zone, frames innermost first) -> counts by VM state.
+  std::map<std::pair<StringId, std::vector<FrameId>>, StateCounts> stacks;
+  // (zone, chunk, line) of the innermost Lua frame -> counts by VM state.
+  std::map<std::tuple<StringId, StringId, int>, StateCounts> lines;
+
+  // The profiler callback's work: one call for `samples` samples in `state`.
+  void record(lua_State* L, int samples, VmState state);
+
+ private:
+  FrameId frameId(const SampledFrame& frame);
+
+  int stackDepth_;
+  std::map<SampledFrame, FrameId> frameIds_;
+  std::vector<FrameId> scratch_;
+};
+
+// LuaJIT's profiler C API, resolved in the host process (dlsym), so the
+// module works in a host whose VM is linked statically.
+struct ProfilerApi {
+  using Callback = void (*)(void* data, lua_State* L, int samples, int vmstate);
+  void (*start)(lua_State* L, const char* mode, Callback cb, void* data) = nullptr;
+  void (*stop)(lua_State* L) = nullptr;
+};
+// The host's profiler; throws TraceSessionError when the host exports none.
+const ProfilerApi& hostProfiler();
+// The callback to hand luaJIT_profile_start with a SampleCapture as data.
+void onProfilerSample(void* data, lua_State* L, int samples, int vmstate);
+
+}  // namespace ljcheck

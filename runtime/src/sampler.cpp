@@ -1,0 +1,75 @@
+// The profiler callback and LuaJIT's profiler API as the host exports it.
+// LuaJIT calls the callback at a safe point after its timer fired (not in a
+// signal handler), with the VM state the timer saw and the number of ticks
+// since the last callback; the stack is walked there with lua_getstack and
+// lua_getinfo, which are safe inside the profiler hook.
+#include <dlfcn.h>
+
+#include <exception>
+
+#include "ljcheck/trace_session.h"
+#include "lua_api.h"
+#include "sample_capture.h"
+#include "zones.h"
+
+namespace ljcheck {
+
+const ProfilerApi& hostProfiler() {
+  static const ProfilerApi api = [] {
+    ProfilerApi found;
+    found.start = reinterpret_cast<decltype(found.start)>(dlsym(RTLD_DEFAULT, "luaJIT_profile_start"));
+    found.stop = reinterpret_cast<decltype(found.stop)>(dlsym(RTLD_DEFAULT, "luaJIT_profile_stop"));
+    return found;
+  }();
+  if (!api.start || !api.stop)
+    throw TraceSessionError(
+        "this LuaJIT host exports no luaJIT_profile_start/luaJIT_profile_stop: sampling needs "
+        "LuaJIT 2.1's profiler");
+  return api;
+}
+
+FrameId SampleCapture::frameId(const SampledFrame& frame) {
+  auto [it, fresh] = frameIds_.try_emplace(frame, static_cast<FrameId>(frames.size()));
+  if (fresh) frames.push_back(frame);
+  return it->second;
+}
+
+void SampleCapture::record(lua_State* L, int samples, VmState state) {
+  scratch_.clear();
+  StringId lineSource = 0;
+  int line = -1;
+  lua_Debug ar;
+  for (int level = 0; level < stackDepth_ && lua_getstack(L, level, &ar); ++level) {
+    if (!lua_getinfo(L, "Sln", &ar)) break;
+    SampledFrame frame;
+    frame.isC = ar.what && ar.what[0] == 'C';
+    if (!frame.isC) {
+      frame.source = strings.intern(ar.source ? ar.source : "");
+      frame.lineDefined = ar.linedefined;
+      if (line < 0 && ar.currentline >= 0) {
+        lineSource = frame.source;
+        line = ar.currentline;
+      }
+    }
+    if (ar.name) frame.name = strings.intern(ar.name);
+    scratch_.push_back(frameId(frame));
+  }
+  StringId zone = strings.intern(currentZonePath(L));
+  auto count = static_cast<std::uint64_t>(samples > 0 ? samples : 1);
+  stacks[{zone, scratch_}][state] += count;
+  if (line >= 0) lines[{zone, lineSource, line}][state] += count;
+}
+
+void onProfilerSample(void* data, lua_State* L, int samples, int vmstate) {
+  auto* capture = static_cast<SampleCapture*>(data);
+  if (capture->paused) return;
+  int top = lua_gettop(L);
+  try {
+    capture->record(L, samples, vmStateFromLetter(vmstate));
+  } catch (const std::exception&) {
+    // Out of memory while recording a sample: the sample is lost, the VM goes on.
+  }
+  lua_settop(L, top);
+}
+
+}  // namespace ljcheck

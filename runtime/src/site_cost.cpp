@@ -1,0 +1,58 @@
+// Cost per abort site and the run summary (see ljcheck/site_cost.h).
+#include "ljcheck/site_cost.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ljcheck {
+
+void addSiteCosts(TraceReport& report, const SampleReport& samples) {
+  report.sampled = true;
+  for (AbortSite& site : report.sites) {
+    site.interpretedSamples = 0;
+    if (site.startPath.empty() || site.extentFirstLine <= 0) continue;
+    for (const LineSamples& line : samples.lines)
+      if (line.path == site.startPath && line.line >= site.extentFirstLine && line.line <= site.extentLastLine)
+        site.interpretedSamples += line.states[VmState::Interpreted];
+    site.costMs = samples.millisecondsOf(site.interpretedSamples);
+  }
+}
+
+namespace {
+
+std::string percent(std::uint64_t part, std::uint64_t whole) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.0f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return text;
+}
+
+}  // namespace
+
+std::string runSummary(const TraceReport& report, const SampleReport& samples, std::size_t topSites) {
+  const StateCounts& s = samples.states;
+  std::string out = "ljcheck: " + std::to_string(samples.samples) + " samples every " +
+                    std::to_string(samples.intervalMs) + " ms: " + percent(s[VmState::Compiled], samples.samples) +
+                    " compiled, " + percent(s[VmState::Interpreted], samples.samples) + " interpreted, " +
+                    percent(s[VmState::CCode], samples.samples) + " C code, " +
+                    percent(s[VmState::Collecting], samples.samples) + " GC, " +
+                    percent(s[VmState::Compiling], samples.samples) + " JIT compiler\n";
+  out += "ljcheck: " + std::to_string(report.totalAborts) + " trace aborts, " + std::to_string(report.sites.size()) +
+         " sites, " + std::to_string(report.blacklisted) + " blacklisted\n";
+  std::vector<const AbortSite*> sites;
+  for (const AbortSite& site : report.sites) sites.push_back(&site);
+  std::stable_sort(sites.begin(), sites.end(),
+                   [](const AbortSite* a, const AbortSite* b) { return a->costMs > b->costMs; });
+  if (sites.size() > topSites) sites.resize(topSites);
+  if (!sites.empty()) out += "ljcheck: top sites by interpreter cost:\n";
+  for (const AbortSite* site : sites) {
+    char cost[32];
+    std::snprintf(cost, sizeof cost, "%9.1f ms", site->costMs);
+    out += std::string("  ") + cost + "  " + site->reasonId.str() + "  " + site->location() + "  x" +
+           std::to_string(site->count);
+    if (!site->startPath.empty()) out += "  (trace started at " + site->startLocation() + ")";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace ljcheck

@@ -1,0 +1,50 @@
+// Zones: named regions a program opens with ljcheck.zone(name) and closes with
+// ljcheck.zone(). One zone stack per VM, in memory the FFI writes directly, so
+// a push and a pop inside a compiled loop are a table lookup and plain stores
+// the JIT compiles into the loop's trace (no Lua-to-C call, which would
+// stitch it). Samples and aborts read the path open at the time; zones opened
+// with LuaJIT's own jit.zone count too.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct lua_State;
+
+namespace ljcheck {
+
+// The part the FFI sees; its layout is spelled again in zones.cpp's Lua chunk.
+struct ZoneStackData {
+  static constexpr int kMaxDepth = 32;  // deeper zones count, but are not named
+  std::int32_t depth = 0;
+  std::int32_t ids[kMaxDepth] = {};     // 1-based ids of zone names
+};
+
+// One VM's zone stack and the names its ids stand for.
+class ZoneStack {
+ public:
+  ZoneStackData data;
+
+  // The id of a zone name (1-based), registered on first sight.
+  int intern(std::string_view name);
+  // "frame/render": the open zones, outermost first; "" when none.
+  std::string path() const;
+
+ private:
+  mutable std::mutex mutex_;  // a name may be registered while another thread's sample reads
+  std::vector<std::string> names_;
+};
+
+// The VM's zone stack, created on first use and kept in the registry for the
+// VM's life. Never null.
+ZoneStack& zoneStackOf(lua_State* L);
+// The zone path open now in L's VM: jit.zone's zones (outermost), then ljcheck's.
+std::string currentZonePath(lua_State* L);
+// Pushes ljcheck.zone: a vararg Lua function over the FFI, or a C function
+// with the same behaviour when the VM has no FFI (that one stitches).
+void pushZoneFunction(lua_State* L);
+
+}  // namespace ljcheck

@@ -1,0 +1,117 @@
+// Sampling and zones in foreign hosts: Debian's luajit and OpenResty's
+// luajit2 load ljcheck.so through require; zones in a hot loop leave its
+// trace whole; a session under `luajit -jv` keeps -jv's output going and
+// gives it back at stop; `ljcheck run` writes stacks, speedscope JSON and a
+// summary.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "../support/process.h"
+
+using ljcheck::testing::ProcessResult;
+
+namespace {
+
+std::string scratchDir(const std::string& name) {
+  return ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/module-sampler/" + name);
+}
+
+// Runs fixtures/clean_zone_push_pop_loop.lua under a trace session in `luajit`
+// and returns the runtime JSON.
+nlohmann::json zoneFixtureReport(const std::string& luajit, const std::string& dir) {
+  std::string json = dir + "/zones.json";
+  std::string wrapper = dir + "/wrapper.lua";
+  ljcheck::testing::writeFile(wrapper,
+                              "local ljcheck = require('ljcheck')\n"
+                              "local session = ljcheck.trace({includeBenign = true})\n"
+                              "assert(loadfile('fixtures/clean_zone_push_pop_loop.lua'))()\n"
+                              "local report = session:stop()\n"
+                              "local f = assert(io.open('" + json + "', 'w'))\n"
+                              "f:write(report:json())\nf:close()\n");
+  ProcessResult run = ljcheck::testing::runInLuajitHost(luajit, wrapper, LJCHECK_SOURCE_DIR);
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  return nlohmann::json::parse(ljcheck::testing::readFile(json));
+}
+
+}  // namespace
+
+TEST_CASE("zone push and pop in a hot loop: no abort and no stitch in Debian's luajit", "[module][zones]") {
+  nlohmann::json report = zoneFixtureReport("/usr/bin/luajit", scratchDir("zones-debian"));
+  CHECK(report["totalAborts"] == 0);
+  CHECK(report["sites"].empty());
+  INFO(report["sites"].dump());
+}
+
+TEST_CASE("zone push and pop in a hot loop: no abort and no stitch in OpenResty's luajit2", "[module][zones][openresty]") {
+  if (access(LJCHECK_LUAJIT2, X_OK) != 0) {
+    WARN("skipped: " LJCHECK_LUAJIT2 " does not exist (scripts/setup.sh builds it)");
+    return;
+  }
+  nlohmann::json report = zoneFixtureReport(LJCHECK_LUAJIT2, scratchDir("zones-openresty"));
+  CHECK(report["totalAborts"] == 0);
+  CHECK(report["sites"].empty());
+  INFO(report["sites"].dump());
+}
+
+TEST_CASE("a trace session under luajit -jv chains to -jv and gives it back at stop", "[module][jv]") {
+  std::string dir = scratchDir("jv");
+  std::string script = dir + "/jv.lua";
+  ljcheck::testing::writeFile(script,
+                              "local ljcheck = require('ljcheck')\n"
+                              "local session = ljcheck.trace()\n"
+                              "local n = 0\n"
+                              "for i = 1, 300 do local f = function() return i end; n = n + f() end\n"
+                              "local report = session:stop()\n"
+                              "print('ljcheck sites', #report.sites, report.sites[1].reasonId)\n"
+                              "for i = 1, 300 do n = n + i end\n");
+  ProcessResult run = ljcheck::testing::runProcess(
+      {"env", std::string("LUA_CPATH=") + LJCHECK_MODULE_DIR + "/?.so", "/usr/bin/luajit", "-jv", script}, dir);
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  CHECK(run.out.find("ljcheck sites\t1\tNYIBC:FNEW") != std::string::npos);
+  // -jv saw the abort while the session ran, and the loop after stop.
+  CHECK(run.err.find("jv.lua:4 -- NYI: bytecode") != std::string::npos);
+  CHECK(run.err.find("jv.lua:7 loop]") != std::string::npos);
+}
+
+TEST_CASE("ljcheck run: collapsed stacks, speedscope JSON, sample lines and a summary", "[cli][run][sampler]") {
+  std::string dir = scratchDir("run");
+  ljcheck::testing::writeFile(dir + "/busy.lua",
+                              "local n = 0\n"
+                              "local stop = os.clock() + 0.15\n"
+                              "while os.clock() < stop do\n"
+                              "  for i = 1, 1000 do\n"
+                              "    local f = function() return i end\n"
+                              "    n = n + f()\n"
+                              "  end\n"
+                              "end\n");
+  ProcessResult run = ljcheck::testing::runProcess({LJCHECK_EXE, "run", "--sample", "stacks.txt", "--speedscope",
+                                                    "profile.json", "--interval", "2", "--json", "run.json",
+                                                    "--", "busy.lua"},
+                                                   dir);
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  CHECK(run.err.find("samples every 2 ms:") != std::string::npos);
+  CHECK(run.err.find("NYIBC:FNEW  busy.lua:5") != std::string::npos);
+  CHECK(run.err.find("(trace started at busy.lua:4)") != std::string::npos);
+  std::string stacks = ljcheck::testing::readFile(dir + "/stacks.txt");
+  CHECK(stacks.rfind("main@busy.lua", 0) == 0);
+  auto speedscope = nlohmann::json::parse(ljcheck::testing::readFile(dir + "/profile.json"));
+  CHECK(speedscope["shared"]["frames"][0]["name"] == "main@busy.lua");
+  CHECK(speedscope["profiles"].size() >= 2);
+  auto report = nlohmann::json::parse(ljcheck::testing::readFile(dir + "/run.json"));
+  CHECK(report["samples"]["intervalMs"] == 2);
+  CHECK(report["samples"]["interpreted"].get<int>() > 0);
+  bool costed = false;
+  for (const auto& site : report["sites"])
+    if (site["location"] == "busy.lua:5") costed = site["costMs"].get<double>() > 0;
+  CHECK(costed);
+
+  ProcessResult quiet = ljcheck::testing::runProcess({LJCHECK_EXE, "run", "--quiet", "--", "busy.lua"}, dir);
+  CHECK(quiet.exitCode == 0);
+  CHECK(quiet.err.empty());
+}

@@ -1,0 +1,99 @@
+// A trace session and a sample session side by side: aborts carry the zone
+// path and the trace's start, and each site's cost is the interpreter time
+// of the loop it kept out of traces.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "../support/embedded_vm.h"
+#include "ljcheck/sample_session.h"
+#include "ljcheck/site_cost.h"
+#include "ljcheck/trace_session.h"
+
+using namespace ljcheck;
+
+namespace {
+
+const AbortSite* findSite(const TraceReport& report, const std::string& reasonId, const std::string& location) {
+  for (const AbortSite& site : report.sites)
+    if (site.reasonId.str() == reasonId && site.location() == location) return &site;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("an abort site's cost is the interpreted samples of its loop", "[runtime][sampler][cost]") {
+  testing::EmbeddedVm vm;
+  auto trace = TraceSession::start(vm.L, {false, "/proj", ""});
+  auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
+  REQUIRE(vm.run("local ljcheck = require('ljcheck')\n"
+                 "local n = 0\n"
+                 "ljcheck.zone('hot')\n"
+                 "local stop = os.clock() + 0.4\n"
+                 "while os.clock() < stop do\n"
+                 "  for i = 1, 1000 do\n"
+                 "    local f = function() return i end\n"
+                 "    n = n + f()\n"
+                 "  end\n"
+                 "end\n"
+                 "ljcheck.zone()\n")
+              .empty());
+  SampleReport samples = sampler->stop(vm.L);
+  TraceReport report = trace->stop(vm.L);
+  addSiteCosts(report, samples);
+
+  const AbortSite* site = findSite(report, "NYIBC:FNEW", "snippet.lua:7");
+  REQUIRE(site);
+  CHECK(site->zonePath == "hot");
+  CHECK(site->startLocation() == "snippet.lua:6");  // the for loop whose trace died
+  CHECK(site->extentFirstLine == 6);
+  CHECK(site->extentLastLine >= 8);
+  CHECK(site->extentLastLine <= 9);
+  CHECK(site->interpretedSamples > 20);
+  CHECK(site->costMs == Approx(static_cast<double>(site->interpretedSamples) * 1.0));
+  CHECK(samples.states[VmState::Interpreted] >= site->interpretedSamples);
+
+  auto json = nlohmann::json::parse(toJson(report, &samples));
+  CHECK(json["samples"]["intervalMs"] == 1);
+  CHECK(json["samples"]["samples"].get<std::uint64_t>() == samples.samples);
+  bool line7 = false;
+  for (const auto& line : json["samples"]["lines"])
+    if (line["location"] == "snippet.lua:7") line7 = line["interpreted"].get<int>() > 0;
+  CHECK(line7);
+  for (const auto& s : json["sites"])
+    if (s["location"] == "snippet.lua:7") {
+      CHECK(s["start"] == "snippet.lua:6");
+      CHECK(s["costMs"].get<double>() == Approx(site->costMs));
+    }
+
+  std::string summary = runSummary(report, samples);
+  CHECK(summary.find("NYIBC:FNEW  snippet.lua:7") != std::string::npos);
+  CHECK(summary.find("(trace started at snippet.lua:6)") != std::string::npos);
+}
+
+TEST_CASE("speedscope JSON: one sampled profile per VM state over one frame table", "[runtime][sampler]") {
+  SampleReport report;
+  report.intervalMs = 10;
+  SampleRecord a;
+  a.frames = {"main@app.lua", "draw@app.lua:4"};
+  a.states[VmState::Compiled] = 3;
+  a.states[VmState::Interpreted] = 1;
+  SampleRecord b;
+  b.frames = {"main@app.lua", "gsub@[C]"};
+  b.states[VmState::CCode] = 2;
+  report.rows = {a, b};
+  auto json = nlohmann::json::parse(toSpeedscopeJson(report, "app.lua"));
+  CHECK(json["$schema"] == "https://www.speedscope.app/file-format-schema.json");
+  const auto& frames = json["shared"]["frames"];
+  REQUIRE(frames.size() == 3);
+  CHECK(frames[1]["name"] == "draw@app.lua:4");
+  CHECK(frames[1]["file"] == "app.lua");
+  CHECK(frames[1]["line"] == 4);
+  REQUIRE(json["profiles"].size() == 3);  // compiled, interpreted, cCode
+  CHECK(json["profiles"][0]["name"] == "app.lua (compiled)");
+  CHECK(json["profiles"][0]["samples"][0] == nlohmann::json({0, 1}));
+  CHECK(json["profiles"][0]["weights"][0] == 30.0);
+  CHECK(json["profiles"][2]["name"] == "app.lua (cCode)");
+  CHECK(json["profiles"][2]["endValue"] == 20.0);
+}
