@@ -183,3 +183,15 @@ TEST_CASE("lint --format sarif passes the SARIF multitool's SARIF and GitHub rul
   for (const auto& e : errors) UNSCOPED_INFO(e);
   CHECK(errors.empty());
 }
+
+TEST_CASE("lint --format sarif links the reason pages under --docs-url, or this build's docs", "[cli][sarif]") {
+  json own = lintSarif({"fixtures/nyibc_fnew_in_loop.lua"});
+  const json& rule = own.at("runs")[0].at("tool").at("driver").at("rules")[0];
+  CHECK(rule.at("helpUri").get<std::string>() == "file://" + std::string(LJCHECK_SOURCE_DIR) + "/docs/reasons/NYIBC.md");
+
+  json published = lintSarif({"--docs-url", "https://docs.example/ljcheck", "fixtures/nyibc_fnew_in_loop.lua"});
+  const json& linked = published.at("runs")[0].at("tool").at("driver").at("rules")[0];
+  CHECK(linked.at("helpUri").get<std::string>() == "https://docs.example/ljcheck/reasons/NYIBC.md");
+  CHECK(linked.at("help").at("markdown").get<std::string>().find("(https://docs.example/ljcheck/reasons/NYIBC.md)") !=
+        std::string::npos);
+}
