@@ -344,8 +344,10 @@ class CParser {
   Declarator declarator() {
     Declarator d;
     skipAttributes();
-    while (accept("*") || accept("&") || (isIdent() && isQualifier(peek()))) {
-      if (t_[pos_ - 1].text == "*" || t_[pos_ - 1].text == "&") ++d.pointers;
+    for (;;) {
+      if (accept("*") || accept("&")) ++d.pointers;
+      else if (isIdent() && isQualifier(peek())) ++pos_;  // const, volatile, restrict: consumed
+      else break;
       skipAttributes();
     }
     if (peek() == "(" && (peek(1) == "*" || peek(1) == "(" || peek(1) == "^" || isAttribute(peek(1)))) {

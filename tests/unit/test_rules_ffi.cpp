@@ -87,3 +87,14 @@ TEST_CASE("FFI refusals at the calling line", "[rules][ffi]") {
   REQUIRE(find(ps, 8, "NYICALL")->reasoning.find("div_t") != std::string::npos);
   for (const auto& p : ps) CHECK(p.line != 11);
 }
+
+TEST_CASE("cdef parser: qualifiers after a pointer star are consumed (a fuzzer found a hang here)",
+          "[rules][ffi][cdef]") {
+  CDeclarations d;
+  d.add("int * const limit; char * volatile * restrict names;\n"
+        "struct s { short __thiscall; int * const __restrict p; };\n"
+        "void *const take(int * const a, char * __restrict b);\n");
+  REQUIRE(d.function("take"));
+  CHECK(d.function("take")->params.size() == 2);
+  CHECK(d.function("take")->result.pass == CPass::Scalar);
+}
