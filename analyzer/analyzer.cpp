@@ -12,6 +12,8 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <set>
+#include <tuple>
 #include <vector>
 #include <thread>
 
@@ -101,10 +103,18 @@ std::string dumpMessage(const std::string& message, const std::string& path) {
 void applySource(std::string_view source, std::vector<Prediction>& predictions) {
   if (predictions.empty()) return;
   SourceMap map(source);
+  // A suppressed site takes the "masked by" notes it causes with it: the
+  // user accepted the abort that hides them.
+  std::set<std::tuple<std::string, int, std::string>> suppressedSites;
+  for (const auto& p : predictions)
+    if (map.suppressed(p.line, p.reasonId)) suppressedSites.emplace(p.path, p.line, p.reasonId.str());
+  auto maskedBySuppressed = [&](const Prediction& p) {
+    return p.maskedBy && suppressedSites.count({p.maskedBy->path, p.maskedBy->line, p.maskedBy->reasonId.str()});
+  };
   std::vector<Prediction> kept;
   kept.reserve(predictions.size());
   for (auto& p : predictions) {
-    if (map.suppressed(p.line, p.reasonId)) continue;
+    if (map.suppressed(p.line, p.reasonId) || maskedBySuppressed(p)) continue;
     p.range = map.locate({p.line, p.construct, p.callee, p.occurrence, p.context == Context::Loop, p.functionLine});
     // column and endColumn pair with `line`: only a range on that line gives them.
     bool onLine = p.range.found() && p.range.start.line == p.line && p.range.end.line == p.line;

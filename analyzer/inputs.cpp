@@ -1,10 +1,15 @@
 // Expands the paths given on the command line into the Lua files to analyze.
 // Every path that cannot be used becomes a FileError naming it; the walk goes
 // on with the rest.
+#include <fnmatch.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 #include <system_error>
+#include <utility>
 
 #include "ljcheck/analyzer.h"
 
@@ -41,11 +46,46 @@ FileError ioError(const fs::path& p, const std::string& message) {
   return {FileError::Kind::Io, shown(p), 0, message};
 }
 
+// `path` relative to `base` when it lies under it (lexically, after making
+// both absolute), else the path as given.
+std::string relativeTo(const std::string& base, const std::string& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  fs::path from = fs::absolute(base.empty() ? fs::path(".") : fs::path(base), ec).lexically_normal();
+  if (ec) return path;
+  fs::path relative = absolute.lexically_relative(from);
+  if (relative.empty() || *relative.begin() == "..") return path;
+  return relative.string();
+}
+
+bool globMatches(const std::string& glob, const std::string& path) {
+  std::string_view g = glob;
+  while (g.size() > 1 && g.back() == '/') g.remove_suffix(1);  // "vendor/" names the folder
+  while (g.substr(0, 2) == "./") g.remove_prefix(2);
+  std::string pattern(g);
+  if (fnmatch(pattern.c_str(), path.c_str(), 0) == 0) return true;
+  return pattern.rfind("**/", 0) == 0 && fnmatch(pattern.c_str() + 3, path.c_str(), 0) == 0;
+}
+
+// The walk and the command-line inputs, filtered.
+struct Walk {
+  const InputFilter& filter;
+  InputList& out;
+  bool excluded(const fs::path& p) const {
+    return !filter.exclude.empty() && pathMatchesGlobs(filter.exclude, filter.base, p.string());
+  }
+  bool taken(const fs::path& p) const {
+    if (filter.include.empty()) return isLuaFile(p);
+    return pathMatchesGlobs(filter.include, filter.base, p.string());
+  }
+};
+
 // One directory level at a time, so that a directory that cannot be opened is
 // reported and skipped while its siblings are still walked. Directory
 // symlinks are not followed (a link to a parent cannot trap the walk); file
 // symlinks are, and a broken or looping one is reported when named *.lua.
-void walkDirectory(const fs::path& dir, InputList& out) {
+void walkDirectory(const fs::path& dir, const Walk& walk) {
+  InputList& out = walk.out;
   std::error_code ec;
   fs::directory_iterator it(dir, ec), end;
   if (ec) {
@@ -58,22 +98,57 @@ void walkDirectory(const fs::path& dir, InputList& out) {
     std::error_code lec, sec;
     bool isLink = it->is_symlink(lec);
     auto status = it->status(sec);
+    if (walk.excluded(p)) continue;
     if (!isLink && fs::is_directory(status)) {
       if (!isHidden(p)) subdirectories.push_back(p);  // .git and friends are skipped
-    } else if (isLuaFile(p)) {
+    } else if (walk.taken(p)) {
       if (sec) out.errors.push_back(ioError(p, "cannot read: " + describe(sec)));
       else if (fs::is_regular_file(status)) out.files.push_back(shown(p));
     }
   }
   if (ec) out.errors.push_back(ioError(dir, "cannot read directory: " + describe(ec)));
-  for (const auto& sub : subdirectories) walkDirectory(sub, out);
+  for (const auto& sub : subdirectories) walkDirectory(sub, walk);
 }
 
 }  // namespace
 
-InputList collectInputs(const std::vector<std::string>& paths) {
+bool pathMatchesGlobs(const std::vector<std::string>& globs, const std::string& base, const std::string& path) {
+  // An absolute glob (a config file's, anchored at its folder) is matched
+  // against the absolute path, a relative one against the path under `base`.
+  std::error_code ec;
+  const fs::path relative = shown(relativeTo(base, path));
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  for (const auto& glob : globs) {
+    const bool anchored = !glob.empty() && glob[0] == '/';
+    for (fs::path p = anchored ? absolute : relative; !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (globMatches(glob, p.string())) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Drops the later paths of a file already listed under another (same device
+// and inode): `src` and a symlink to it, or a bind mount, are linted once.
+void dropSecondPaths(std::vector<std::string>& files) {
+  std::set<std::pair<dev_t, ino_t>> seen;
+  std::vector<std::string> kept;
+  kept.reserve(files.size());
+  for (auto& f : files) {
+    struct stat st;
+    if (::stat(f.c_str(), &st) == 0 && !seen.insert({st.st_dev, st.st_ino}).second) continue;
+    kept.push_back(std::move(f));
+  }
+  files = std::move(kept);
+}
+
+}  // namespace
+
+InputList collectInputs(const std::vector<std::string>& paths, const InputFilter& filter) {
   InputList out;
+  const Walk walk{filter, out};
   for (const auto& path : paths) {
+    if (walk.excluded(path)) continue;
     std::error_code ec;
     auto status = fs::status(path, ec);
     if (ec || !fs::exists(status)) {
@@ -84,7 +159,7 @@ InputList collectInputs(const std::vector<std::string>& paths) {
                                              ? why + " (broken symbolic link)"
                                              : why));
     } else if (fs::is_directory(status)) {
-      walkDirectory(path, out);
+      walkDirectory(path, walk);
     } else if (fs::is_fifo(status) || fs::is_socket(status)) {
       // Opening one waits for a writer that may never come; the walk skips them too.
       out.errors.push_back(ioError(path, fs::is_fifo(status) ? "is a named pipe (FIFO), not a file"
@@ -95,6 +170,7 @@ InputList collectInputs(const std::vector<std::string>& paths) {
   }
   std::sort(out.files.begin(), out.files.end());
   out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
+  dropSecondPaths(out.files);
   std::stable_sort(out.errors.begin(), out.errors.end(),
                    [](const FileError& a, const FileError& b) { return a.path < b.path; });
   return out;

@@ -17,9 +17,15 @@ using Runner = std::function<int()>;
 // The directory of the running executable, from /proc/self/exe; "" if unknown.
 std::string executableDirectory();
 
+// Where the reason pages are as a URI ending in '/' (lint_command.cpp): the
+// option, else LJCHECK_DOCS_URL, else the docs/ folder beside the binary.
+std::string docsBase(const std::string& option);
+
 Runner addLintCommand(CLI::App& app);
 Runner addRunCommand(CLI::App& app);
 Runner addVerifyCommand(CLI::App& app);
+Runner addReportCommand(CLI::App& app);
 Runner addRegistryCommand(CLI::App& app);
+Runner addLspCommand(CLI::App& app);
 
 }  // namespace ljcheck::cli

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,29 +16,15 @@
 #include <thread>
 #include <variant>
 
+#include "baseline.h"
 #include "commands.h"
+#include "config.h"
 #include "ljcheck/analyzer.h"
 #include "ljcheck/lint_report.h"
 #include "ljcheck/project_path.h"
 #include "ljcheck/safe_text.h"
 
 namespace ljcheck::cli {
-namespace {
-
-struct LintOptions {
-  std::vector<std::string> paths;
-  std::string format = "text";
-  std::string profile;
-  std::string root;
-  std::string failOn = "warn";
-  std::string confidence = "likely";
-  std::string color = "auto";
-  std::string stdinFilename;
-  std::string docsUrl;
-  bool brief = false;
-  unsigned jobs = 0;
-  bool noProgress = false;
-};
 
 // Where the reason pages are, for the formats that link them (SARIF's
 // helpUri): --docs-url, else LJCHECK_DOCS_URL, else the docs/ folder of the
@@ -60,6 +47,58 @@ std::string docsBase(const std::string& option) {
   }
   if (!url.empty() && url.back() != '/') url += '/';
   return url;
+}
+
+namespace {
+
+struct LintOptions {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::string profile;
+  std::string root;
+  std::string failOn = "warn";
+  std::string confidence = "likely";
+  std::string color = "auto";
+  std::string stdinFilename;
+  std::string docsUrl;
+  bool brief = false;
+  unsigned jobs = 0;
+  bool noProgress = false;
+  std::string config;  // --config FILE
+  bool noConfig = false;
+  std::vector<std::string> exclude;
+  std::string baseline, writeBaseline;
+  // The options a config file may set, to tell whether the command line did.
+  CLI::Option *profileOption = nullptr, *failOnOption = nullptr, *confidenceOption = nullptr,
+              *rootOption = nullptr, *jobsOption = nullptr;
+};
+
+// The config file in effect: --config, else .ljcheck.toml from the working
+// directory upward, none with --no-config. Its settings fill the options the
+// command line left unset. False after printing an error.
+bool applyConfig(LintOptions& o, std::optional<LintConfig>& config) {
+  if (o.noConfig) return true;
+  std::optional<std::string> path = o.config.empty() ? findConfig(".") : std::optional<std::string>(o.config);
+  if (!path) return true;
+  auto loaded = loadConfig(*path);
+  if (auto* error = std::get_if<std::string>(&loaded)) {
+    std::cerr << "ljcheck lint: " << *error << "\n";
+    return false;
+  }
+  config = std::move(std::get<LintConfig>(loaded));
+  auto fill = [](CLI::Option* option, std::string& value, const std::optional<std::string>& fromFile) {
+    if (fromFile && option->count() == 0) value = *fromFile;
+  };
+  fill(o.profileOption, o.profile, config->profile);
+  fill(o.failOnOption, o.failOn, config->failOn);
+  fill(o.confidenceOption, o.confidence, config->confidence);
+  fill(o.rootOption, o.root, config->root);
+  if (config->jobs && o.jobsOption->count() == 0) o.jobs = *config->jobs;
+  if (!config->stdNames.empty())
+    std::cerr << "ljcheck lint: " << config->stdPosition
+              << ": warning: 'std'/'globals' is read but not applied yet: the analyzer has no hook for "
+                 "standard-library names under other names\n";
+  return true;
 }
 
 // The path "-" among the inputs: the source comes from standard input.
@@ -139,25 +178,60 @@ bool appendStepSummary(const LintReport& report) {
   return false;
 }
 
-// A progress line on a terminal for long runs; nothing when stderr is not one.
-std::function<void(std::size_t, std::size_t)> progressBar(bool enabled) {
-  if (!enabled || !isatty(STDERR_FILENO)) return nullptr;
-  auto mutex = std::make_shared<std::mutex>();
-  return [mutex](std::size_t done, std::size_t total) {
-    if (total < 20) return;
-    std::lock_guard<std::mutex> lock(*mutex);
-    std::size_t width = 30, filled = width * done / total;
-    std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done << '/'
-              << total << (done == total ? "\r\x1b[K" : "") << std::flush;
-  };
-}
+// A progress line on stderr, only on a terminal and only once the run has
+// taken a quarter second (a short run would just flicker). Workers report
+// out of order: the counter shown never goes backwards. finish() erases the
+// line, so no diagnostic is printed after part of a bar.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)) {}
+  std::function<void(std::size_t, std::size_t)> callback() {
+    if (!enabled_) return nullptr;
+    return [this](std::size_t done, std::size_t total) { update(done, total); };
+  }
+  void finish() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (drawn_) std::cerr << "\r\x1b[K" << std::flush;
+    drawn_ = false;
+    finished_ = true;
+  }
+
+ private:
+  static constexpr std::chrono::milliseconds kDelay{250};
+  void update(std::size_t done, std::size_t total) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_ || done <= shown_ || total == 0) return;
+    shown_ = done;
+    if (std::chrono::steady_clock::now() - start_ < kDelay) return;
+    const std::size_t width = 30, filled = width * done / total;
+    std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done << '/' << total
+              << std::flush;
+    drawn_ = true;
+  }
+  const bool enabled_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::mutex mutex_;
+  std::size_t shown_ = 0;
+  bool drawn_ = false, finished_ = false;
+};
 
 // A path relative to the project root when it lies inside it, as analyzeFiles
 // shows the files it analyzed; so an input that could not be used reads the same.
-int runLint(const LintOptions& o) {
+int runLint(LintOptions& o) {
   // Reports run to megabytes: let std::cout buffer instead of passing every
   // write through to C stdio. Nothing else in lint writes to stdout.
   std::ios::sync_with_stdio(false);
+  std::optional<LintConfig> config;
+  if (!applyConfig(o, config)) return kUsage;
+  std::optional<Baseline> baseline;
+  if (!o.baseline.empty()) {
+    auto read = readBaseline(o.baseline);
+    if (auto* error = std::get_if<std::string>(&read)) {
+      std::cerr << "ljcheck lint: --baseline " << *error << "\n";
+      return kUsage;
+    }
+    baseline = std::move(std::get<Baseline>(read));
+  }
   const RecorderProfile* profile = o.profile.empty() ? &defaultProfile() : findProfile(o.profile);
   if (!profile) {
     std::cerr << "ljcheck lint: unknown recorder profile '" << o.profile << "'; known:";
@@ -192,13 +266,21 @@ int runLint(const LintOptions& o) {
     std::cerr << "ljcheck lint: --stdin-filename names standard input: pass '-' among the paths\n";
     return kUsage;
   }
-  InputList inputs = collectInputs(paths);
+  InputFilter filter;
+  filter.exclude = o.exclude;  // command-line globs are relative to the working directory
+  if (config) {
+    // The file's globs are relative to its folder: matched there, as absolute paths.
+    for (const auto& g : config->exclude) filter.exclude.push_back((std::filesystem::path(config->directory) / g).string());
+    for (const auto& g : config->include) filter.include.push_back((std::filesystem::path(config->directory) / g).string());
+  }
+  InputList inputs = collectInputs(paths, filter);
   AnalyzeOptions options;
   options.profile = profile;
   options.root = o.root;
   options.minConfidence = *minConfidence;
   options.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  options.progress = progressBar(!o.noProgress && format == LintFormat::Text);
+  ProgressBar progress(!o.noProgress && format == LintFormat::Text);
+  options.progress = progress.callback();
   const ProjectRoot root(o.root);
   LintReport report;
   report.profile = profile;
@@ -216,8 +298,23 @@ int runLint(const LintOptions& o) {
     std::string shown = o.stdinFilename.empty() ? std::string(kStdinShown) : root.show(o.stdinFilename);
     report.files.push_back(analyzeStdin(shown, options, stdinSource));
   }
+  progress.finish();
   std::stable_sort(report.files.begin(), report.files.end(),
                    [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
+  if (config) applyReasonLevels(report, *config, report.root);
+  if (!o.writeBaseline.empty()) {
+    if (auto error = writeBaseline(o.writeBaseline, report)) {
+      std::cerr << "ljcheck lint: --write-baseline " << *error << "\n";
+      return kInputError;
+    }
+    std::cerr << "ljcheck lint: wrote " << report.predictionCount() << " findings to the baseline "
+              << o.writeBaseline << "\n";
+  }
+  if (baseline) {
+    BaselineOutcome outcome = applyBaseline(report, *baseline);
+    std::cerr << "ljcheck lint: baseline " << o.baseline << ": " << outcome.baselined << " findings baselined, "
+              << outcome.stale << " baseline entries no longer occur\n";
+  }
 
   bool summaryWritten = true;
   switch (format) {
@@ -264,13 +361,13 @@ Runner addLintCommand(CLI::App& app) {
   for (LintFormat f : kLintFormats) formats.emplace_back(toString(f));
   cmd->add_option("--format", o->format, "Output format: text (default), json, csv, sarif, github, junit")
       ->check(CLI::IsMember(formats));
-  cmd->add_option("--profile", o->profile, "Recorder profile id or short name (default: the embedded LuaJIT)");
-  cmd->add_option("-j,--jobs", o->jobs, "Parallel jobs (default: number of cores)");
-  cmd->add_option("--root", o->root, "Project root; paths are reported relative to it (default: .)");
-  cmd->add_option("--fail-on", o->failOn,
+  o->profileOption = cmd->add_option("--profile", o->profile, "Recorder profile id or short name (default: the embedded LuaJIT)");
+  o->jobsOption = cmd->add_option("-j,--jobs", o->jobs, "Parallel jobs (default: number of cores)");
+  o->rootOption = cmd->add_option("--root", o->root, "Project root; paths are reported relative to it (default: .)");
+  o->failOnOption = cmd->add_option("--fail-on", o->failOn,
                   "Lowest severity that makes the exit status 1: error (blacklist), warning (warn, the default), "
                   "note (info), or none");
-  cmd->add_option("--confidence", o->confidence,
+  o->confidenceOption = cmd->add_option("--confidence", o->confidence,
                   "Lowest confidence reported: certain, likely (default) or possible");
   cmd->add_option("--color", o->color, "Colour text output: auto (default: on a terminal, unless NO_COLOR is set), "
                                        "always, never")
@@ -282,6 +379,15 @@ Runner addLintCommand(CLI::App& app) {
                   "LJCHECK_DOCS_URL, else this installation's docs as a file URI)");
   cmd->add_flag("--brief", o->brief, "Text: one line per prediction, without the confidence and reasoning note");
   cmd->add_flag("--no-progress", o->noProgress, "Never show a progress bar");
+  cmd->add_option("--config", o->config, "Read settings from this file instead of the nearest .ljcheck.toml");
+  cmd->add_flag("--no-config", o->noConfig, "Ignore .ljcheck.toml");
+  cmd->add_option("--exclude", o->exclude,
+                  "Leave out files and folders matching this glob (repeatable; relative to the working directory)")
+      ->allow_extra_args(false);
+  cmd->add_option("--baseline", o->baseline,
+                  "Report only findings not recorded in this baseline file; the exit status counts them alone");
+  cmd->add_option("--write-baseline", o->writeBaseline,
+                  "Record today's findings in this baseline file (entries no longer found are dropped)");
   return [o] { return runLint(*o); };
 }
 

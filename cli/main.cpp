@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
   add(addLintCommand);
   add(addRunCommand);
   add(addVerifyCommand);
+  add(addReportCommand);
   add(addRegistryCommand);
+  add(addLspCommand);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

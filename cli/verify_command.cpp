@@ -12,6 +12,7 @@ struct VerifyCommandOptions {
   std::vector<std::string> runtimeJson;
   std::string format = "text";
   std::string failOn = "none";
+  std::string sort = "status";
   bool allowProfileMismatch = false;
   bool includeBenign = false;
 };
@@ -34,6 +35,7 @@ int runVerify(const VerifyCommandOptions& o) {
     return kUsage;
   }
   for (const auto& warning : v.warnings) std::cerr << "ljcheck verify: warning: " << warning << "\n";
+  if (o.sort == "cost") sortByCost(v);
   if (o.format == "json") writeVerificationJson(std::cout, v);
   else writeVerificationText(std::cout, v);
   if (o.failOn == "missed" && v.total.missed > 0) return kFindings;
@@ -49,6 +51,8 @@ Runner addVerifyCommand(CLI::App& app) {
   cmd->add_option("--static", o->lintJson, "Lint JSON (ljcheck lint --format json)")->required();
   cmd->add_option("--runtime", o->runtimeJson, "Runtime JSON (ljcheck run --json), one or more")->required();
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--sort", o->sort, "Order of the sites: by status, path and line, or by cost (most costly first)")
+      ->check(CLI::IsMember({"status", "cost"}));
   cmd->add_option("--fail-on", o->failOn, "Exit 1 on: missed sites, missed or latent sites, or none")
       ->check(CLI::IsMember({"none", "missed", "latent"}));
   cmd->add_flag("--allow-profile-mismatch", o->allowProfileMismatch,

@@ -4,7 +4,8 @@
 # of OpenResty's fork luajit2 (read by the registry extractor and its tests), and
 # a luajit2 VM built from that source into third_party/luajit2 (the fixtures run
 # under it; the package cannot be installed beside Debian's luajit), and the SARIF
-# multitool (npm, pinned) that validates `lint --format sarif`. Safe to run
+# multitool (npm, pinned) that validates `lint --format sarif`, and the browser
+# test tools (Debian chromium; npm puppeteer-core, speedscope, ajv). Safe to run
 # again: each step is skipped when its result is already in place. Nothing
 # fetched or built is committed.
 set -euo pipefail
@@ -20,6 +21,8 @@ packages=(
   catch2 nlohmann-json3-dev libcli11-dev libfmt-dev libtoml11-dev
   dpkg-dev lua-check
   libxml2-utils  # xmllint: the JUnit output's test checks that it is well-formed XML
+  neovim  # the language server's headless editor test (tests/lsp/neovim_test.lua)
+  chromium  # headless, for the browser tests of the HTML report and speedscope (tests/browser/)
 )
 
 install_packages() {
@@ -135,6 +138,41 @@ fetch_sarif_multitool() {
   echo "$sarif_multitool_version" > "$dest/.version"
 }
 
+# The language server's test client (tests/lsp/lsp.test.mjs), pinned.
+vscode_jsonrpc_version=8.2.1
+fetch_lsp_client() {
+  local dest="$third/lsp-client"
+  if [[ -f $dest/node_modules/vscode-jsonrpc/package.json && -f $dest/.version &&
+        $(cat "$dest/.version") == "$vscode_jsonrpc_version" ]]; then
+    say "vscode-jsonrpc $vscode_jsonrpc_version present"
+    return
+  fi
+  say "installing vscode-jsonrpc $vscode_jsonrpc_version"
+  rm -rf "$dest"; mkdir -p "$dest"
+  npm install --silent --no-audit --no-fund --save-exact --prefix "$dest" \
+    "vscode-jsonrpc@$vscode_jsonrpc_version" >/dev/null
+  echo "$vscode_jsonrpc_version" > "$dest/.version"
+}
+
+# The browser tests' tools (tests/browser/), npm, pinned: puppeteer-core drives
+# Debian's /usr/bin/chromium (it downloads no browser), speedscope is loaded
+# from node_modules over file://, ajv validates against speedscope's schema.
+# puppeteer-core 24 is the last line that runs on Node 20.
+browser_test_packages=(puppeteer-core@24.43.1 speedscope@1.25.0 ajv@8.20.0)
+fetch_browser_test_tools() {
+  local dest="$third/browser-test"
+  local want="${browser_test_packages[*]}"
+  if [[ -d $dest/node_modules/puppeteer-core && -f $dest/.version && $(cat "$dest/.version") == "$want" ]]; then
+    say "browser test tools present ($want)"
+    return
+  fi
+  say "installing browser test tools ($want)"
+  rm -rf "$dest"; mkdir -p "$dest"
+  PUPPETEER_SKIP_DOWNLOAD=1 npm install --silent --no-audit --no-fund --save-exact --prefix "$dest" \
+    "${browser_test_packages[@]}" >/dev/null
+  echo "$want" > "$dest/.version"
+}
+
 mkdir -p "$third"
 install_packages
 fetch_grammar
@@ -142,4 +180,6 @@ fetch_debian_source luajit luajit-src
 fetch_debian_source luajit2 luajit2-src
 build_luajit2
 fetch_sarif_multitool
+fetch_lsp_client
+fetch_browser_test_tools
 say "done"

@@ -463,6 +463,9 @@ class DumpReader {
       const OperandModes modes = operandModes(ins.op);
       // An instruction has either B and C or one 16-bit D (lj_bc.h).
       const std::uint16_t cd = modes.b == Operand::None ? ins.d : ins.c;
+      if (operandOk(pt, ins, pc, modes.a, ins.a) && operandOk(pt, ins, pc, modes.b, ins.b) &&
+          operandOk(pt, ins, pc, modes.cd, cd))
+        continue;  // the common case, without building a message
       std::string problem = operandProblem(pt, ins, pc, modes.a, ins.a);
       if (problem.empty()) problem = operandProblem(pt, ins, pc, modes.b, ins.b);
       if (problem.empty()) problem = operandProblem(pt, ins, pc, modes.cd, cd);
@@ -471,6 +474,32 @@ class DumpReader {
                      std::string(opName(ins.op)) + "): " + problem,
                  codeAt + 4 * static_cast<std::size_t>(pc - 1));
     }
+  }
+
+  // Whether one operand names something that exists (operandProblem says what is wrong).
+  static bool operandOk(const Prototype& pt, const Instruction& ins, int pc, Operand mode, std::uint32_t value) {
+    using Kind = GcConstant::Kind;
+    const auto gcIs = [&](Kind a, Kind b = Kind::Child, Kind c = Kind::Child) {
+      if (value >= pt.gc.size()) return false;
+      Kind k = pt.gc[value].kind;
+      return k == a || k == b || k == c;
+    };
+    switch (mode) {
+      case Operand::None: case Operand::Literal: return true;
+      case Operand::Slot: return value < pt.framesize;
+      case Operand::SlotTop: return value <= pt.framesize;
+      case Operand::String: return gcIs(Kind::String, Kind::String, Kind::String);
+      case Operand::Cdata: return gcIs(Kind::Int64, Kind::UInt64, Kind::Complex);
+      case Operand::Function: return gcIs(Kind::Child);
+      case Operand::Table: return gcIs(Kind::Table, Kind::Table, Kind::Table);
+      case Operand::Number: return value < pt.num.size();
+      case Operand::Upvalue: return value < pt.upvalues.size();
+      case Operand::Jump: {
+        const int target = ins.jumpTarget(pc);
+        return target >= 1 && target <= pt.size();
+      }
+    }
+    return true;
   }
 
   // What is wrong with one operand, or "" when it names something that exists.

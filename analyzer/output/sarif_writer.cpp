@@ -7,8 +7,6 @@
 // security-severity: these are performance findings, not security alerts.
 #include "ljcheck/lint_report.h"
 
-#include <cstdint>
-#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -68,24 +66,6 @@ Json artifactLocation(const std::string& path) {
   return Json{{"uri", percentEncodePath(path)}, {"uriBaseId", kRootBase}};
 }
 
-// FNV-1a, 64 bits, as 16 hex digits: stable across runs and machines.
-std::string fingerprint(std::initializer_list<std::string_view> parts) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (std::string_view part : parts) {
-    for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
-    h = (h ^ 0u) * 1099511628211ull;  // a separator no part contains
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
-// The enclosing function without a line number: "<anonymous:12>" moves
-// with the code above it, so anonymous functions are told apart by occurrence.
-std::string_view stableFunction(std::string_view function) {
-  return function.rfind("<anonymous", 0) == 0 ? std::string_view("<anonymous>") : function;
-}
-
 Json region(const Prediction& p, Utf16Columns& columns) {
   if (!p.range.found()) return Json{{"startLine", p.line}};
   Json r{{"startLine", p.range.start.line},
@@ -119,11 +99,10 @@ void writeSarif(std::ostream& out, const LintReport& report, const SourceLookup&
   Json results = Json::array();
   Json notifications = Json::array();
   for (const auto& file : report.files) {
-    std::map<std::string, int> occurrences;  // per (reasonId, function) in this file
-    for (const auto& p : file.predictions) {
-      std::string id = p.reasonId.str();
-      std::string_view function = stableFunction(p.function);
-      int occurrence = occurrences[id + '\n' + std::string(function)]++;
+    const std::vector<SiteFingerprint> fingerprints = siteFingerprints(file);
+    for (std::size_t i = 0; i < file.predictions.size(); ++i) {
+      const Prediction& p = file.predictions[i];
+      const std::string& id = fingerprints[i].reasonId;
       Json result{{"ruleId", id},
                   {"ruleIndex", ruleIndex.at(id)},
                   {"level", diagnosticLevel(shownSeverity(p))},
@@ -131,7 +110,7 @@ void writeSarif(std::ostream& out, const LintReport& report, const SourceLookup&
       result["locations"] = Json::array(
           {Json{{"physicalLocation", Json{{"artifactLocation", artifactLocation(p.path)}, {"region", region(p, columns)}}}}});
       result["partialFingerprints"] =
-          Json{{kFingerprintKey, fingerprint({id, p.path, function, std::to_string(occurrence)})}};
+          Json{{kFingerprintKey, fingerprints[i].hash}};
       result["properties"] = Json{{"confidence", toString(p.confidence)},
                                   {"reasonClass", toString(p.reasonClass)},
                                   {"context", toString(p.context)},

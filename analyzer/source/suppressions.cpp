@@ -1,4 +1,5 @@
-// `-- ljcheck: allow(ID, ...)` comments (see source_map.h). A comment after
+// `-- ljcheck: allow(ID, ...)` comments (see source_map.h); an ID is a
+// reasonId, its code alone (NYIBC) or its subject alone (FNEW). A comment after
 // code covers its own line; a comment on a line of its own covers the next
 // statement, all its lines; `allow-file(...)` covers the whole file.
 #include "source/suppressions.h"
@@ -106,11 +107,13 @@ std::vector<SourceMap::Allow> allowComments(TSNode root, std::string_view source
 bool SourceMap::suppressed(int line, const ReasonId& reasonId) const {
   const std::string text = reasonId.str();
   const std::string& code = reasonId.code();
+  // The short form names the subject alone: allow(FNEW) is allow(NYIBC:FNEW).
+  const std::string subject(reasonId.subject());
   for (const auto& a : allows_) {
     bool covers = a.firstLine == 0 || (line >= a.firstLine && line <= a.lastLine);
     if (!covers) continue;
     for (const auto& id : a.ids)
-      if (id == text || id == code || id == "*") return true;
+      if (id == text || id == code || id == "*" || (!subject.empty() && id == subject)) return true;
   }
   return false;
 }

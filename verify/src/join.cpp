@@ -147,6 +147,11 @@ void count(Tally& t, JoinedSite::Status status) {
 
 }  // namespace
 
+void sortByCost(Verification& v) {
+  std::stable_sort(v.sites.begin(), v.sites.end(),
+                   [](const JoinedSite& a, const JoinedSite& b) { return a.costMs > b.costMs; });
+}
+
 Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs, const VerifyOptions& options) {
   Verification v;
   v.envelope = lint.envelope;
@@ -173,6 +178,8 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       site.reasonClass = classOf(s.reasonId, s.reasonClass);
       if (site.severity.empty() || s.severity == "blacklist") site.severity = s.severity;
       site.observedCount = saturatingAdd(site.observedCount, s.count);
+      site.costMs += s.costMs;
+      if (site.zonePath.empty()) site.zonePath = s.zonePath;
     }
   }
   // Whether the runs recorded the predicted instruction (or, from older
@@ -199,9 +206,12 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     site.reasonClass = classOf(s.reasonId, s.reasonClass);
     site.severity = s.severity;
     site.confidence = s.confidence;
+    site.maskedBy = s.maskedBy;
     if (it != observed.end()) {
       site.status = JoinedSite::Status::Confirmed;
       site.observedCount = it->second.observedCount;
+      site.costMs = it->second.costMs;
+      site.zonePath = it->second.zonePath;
     } else if (s.masked) {
       site.status = JoinedSite::Status::Masked;  // not a finding of its own: the masking site is the one to fix
     } else if (v.coverage && !exercised(site.location, site.reasonId)) {

@@ -62,7 +62,39 @@ long siteCount(const nlohmann::json& s, const std::string& path, const ReportSit
   throw refuse("a count that is not a whole number (" + c.dump() + ")");
 }
 
+StateSamples stateSamples(const nlohmann::json& j) {
+  StateSamples s;
+  s.compiled = j.value("compiled", 0L);
+  s.interpreted = j.value("interpreted", 0L);
+  s.cCode = j.value("cCode", 0L);
+  s.collecting = j.value("collecting", 0L);
+  s.compiling = j.value("compiling", 0L);
+  return s;
+}
+
+// The run's duration and, from a sampled run, its samples in all and per zone.
+void readRun(const nlohmann::json& j, SiteReport& r) {
+  r.durationSec = j.value("durationSec", 0.0);
+  r.totalAborts = j.value("totalAborts", 0L);
+  if (!j.contains("samples")) return;
+  const auto& samples = j.at("samples");
+  r.sampled = true;
+  r.intervalMs = samples.value("intervalMs", 0.0);
+  r.samples = stateSamples(samples);
+  for (const auto& line : samples.value("lines", nlohmann::json::array()))
+    r.samplesByZone[line.value("zonePath", "")] += stateSamples(line);
+}
+
 }  // namespace
+
+StateSamples& StateSamples::operator+=(const StateSamples& other) {
+  compiled += other.compiled;
+  interpreted += other.interpreted;
+  cCode += other.cCode;
+  collecting += other.collecting;
+  compiling += other.compiling;
+  return *this;
+}
 
 SiteReport readReport(const std::string& path, const std::string& expectedKind) {
   std::error_code ec;
@@ -102,8 +134,14 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       site.count = siteCount(s, path, site);
       site.confidence = s.value("confidence", "");
       site.masked = s.contains("maskedBy");
+      if (site.masked && s.at("maskedBy").is_object())
+        site.maskedBy = MaskedBy{s.at("maskedBy").value("location", ""), s.at("maskedBy").value("reasonId", "")};
+      site.zonePath = s.value("zonePath", "");
+      site.costMs = s.value("costMs", 0.0);
+      site.interpretedSamples = s.value("interpretedSamples", 0L);
       r.sites.push_back(std::move(site));
     }
+    if (expectedKind == "runtime") readRun(j, r);
     if (j.contains("visited")) {
       r.hasCoverage = true;
       r.visited = j.at("visited").get<std::vector<std::string>>();

@@ -27,10 +27,10 @@ nlohmann::ordered_json tallyJson(const Tally& t) {
 void writeVerificationText(std::ostream& out, const Verification& v) {
   const ProfileRef& profile = v.envelope.traceProfile;
   out << "recorder profile: " << (profile.name.empty() ? profile.id : profile.name) << "\n\n";
-  out << fmt::format("{:<12} {:<40} {:<28} {:>8}\n", "status", "location", "reasonId", "observed");
+  out << fmt::format("{:<12} {:<40} {:<28} {:>8} {:>10}\n", "status", "location", "reasonId", "observed", "cost ms");
   for (const auto& s : v.sites)
-    out << fmt::format("{:<12} {:<40} {:<28} {:>8}\n", toString(s.status), s.location, s.reasonId,
-                       s.observedCount);
+    out << fmt::format("{:<12} {:<40} {:<28} {:>8} {:>10.1f}\n", toString(s.status), s.location, s.reasonId,
+                       s.observedCount, s.costMs);
   out << '\n';
   writeTallies(out, "reason", v.byReason);
   out << '\n';
@@ -54,7 +54,7 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
     sites.push_back({{"status", toString(s.status)}, {"location", s.location}, {"path", s.path}, {"line", s.line},
                      {"reasonId", s.reasonId},
                      {"reasonClass", s.reasonClass}, {"severity", s.severity}, {"confidence", s.confidence},
-                     {"observedCount", s.observedCount}});
+                     {"observedCount", s.observedCount}, {"zonePath", s.zonePath}, {"costMs", s.costMs}});
   for (const auto& [name, t] : v.byReason) j["byReason"][name] = tallyJson(t);
   for (const auto& [name, t] : v.byClass) j["byClass"][name] = tallyJson(t);
   for (const auto& [name, t] : v.byConfidence) j["byConfidence"][name] = tallyJson(t);

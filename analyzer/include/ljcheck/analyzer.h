@@ -24,11 +24,27 @@ struct AnalyzeOptions {
 
 // Expands files and directories (recursively, *.lua, following no symlink
 // loops) into a sorted list of files. Unreadable inputs become FileErrors.
+// A file reached through two paths (a directory symlink named as an input,
+// a bind mount) is listed once, under the first of its paths.
 struct InputList {
   std::vector<std::string> files;
   std::vector<FileError> errors;
 };
-InputList collectInputs(const std::vector<std::string>& paths);
+// Which files a directory walk takes. Globs are matched against a path
+// relative to `base` (empty: the working directory) and against each of its
+// parent folders, so `vendor` and `vendor/*` both leave out all of vendor/.
+// `*` crosses '/', a leading `**/` also matches nothing; an absolute glob
+// is matched against the absolute path. Excluded paths are
+// left out wherever they come from; with `include` set, a walk takes the
+// files it matches (any extension) instead of *.lua.
+struct InputFilter {
+  std::string base;
+  std::vector<std::string> include, exclude;
+};
+InputList collectInputs(const std::vector<std::string>& paths, const InputFilter& filter = {});
+// Whether `path` (relative to the working directory, or absolute) matches
+// one of `globs`, as InputFilter matches them.
+bool pathMatchesGlobs(const std::vector<std::string>& globs, const std::string& base, const std::string& path);
 
 // Analyzes one Lua source held in memory; `path` is how it is reported.
 FileResult analyzeSource(std::string_view source, const std::string& path,

@@ -29,6 +29,19 @@ struct LintReport {
   bool hasFindingAtLeast(Severity threshold) const;
 };
 
+// A prediction's identity that does not move with its line: reasonId,
+// reported path, enclosing function (anonymous ones without their line) and
+// which occurrence of that (reasonId, function) pair in the file it is,
+// 0-based. `hash` joins them (FNV-1a, 16 hex digits): SARIF's
+// partialFingerprints and the lint baseline both match by it.
+struct SiteFingerprint {
+  std::string reasonId, path, function;
+  int occurrence = 0;
+  std::string hash;
+};
+// One per prediction of `file`, in the same order.
+std::vector<SiteFingerprint> siteFingerprints(const FileResult& file);
+
 enum class LintFormat { Text, Json, Csv, Sarif, Github, Junit };
 std::string_view toString(LintFormat f);
 std::optional<LintFormat> parseLintFormat(std::string_view text);  // "text", "json", ...

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,12 @@ class ReportError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The site a masked prediction is hidden behind (lint's maskedBy).
+struct MaskedBy {
+  std::string location;  // path:line
+  std::string reasonId;
+};
+
 struct ReportSite {
   std::string reasonId;
   std::string path;  // as the report shows it: relative to its root, or absolute
@@ -27,7 +34,20 @@ struct ReportSite {
   long count = 1;
   std::string confidence;  // of a prediction: certain, likely, possible ("" in older reports)
   bool masked = false;  // a prediction an earlier certain abort hides (lint's maskedBy)
+  std::optional<MaskedBy> maskedBy;
+  std::string zonePath;  // of an observation: the zone open when it happened
+  // Of an observation from a sampled run: the interpreter time its abort cost
+  // (costMs, the interpreted samples in the trace's extent times the interval).
+  double costMs = 0;
+  long interpretedSamples = 0;
   std::string location() const;  // path:line
+};
+
+// Samples by VM state, as the runtime JSON's "samples" counts them.
+struct StateSamples {
+  long compiled = 0, interpreted = 0, cCode = 0, collecting = 0, compiling = 0;
+  long total() const { return compiled + interpreted + cCode + collecting + compiling; }
+  StateSamples& operator+=(const StateSamples& other);
 };
 
 struct SiteReport {
@@ -41,6 +61,14 @@ struct SiteReport {
   // The bytecodes visited on each of those lines ("path:line" -> FNEW, CALL,
   // ...), from collectors that record them; empty from older ones.
   std::map<std::string, std::vector<std::string>> visitedInstructions;
+  // A runtime report's run: its wall time and, when it was sampled, the
+  // samples by VM state in all and per zone path ("" outside any zone).
+  double durationSec = 0;
+  long totalAborts = 0;
+  bool sampled = false;
+  double intervalMs = 0;
+  StateSamples samples;
+  std::map<std::string, StateSamples> samplesByZone;
 };
 
 // Reads lint JSON or runtime JSON; reasonIds written under an older catalog
@@ -71,6 +99,9 @@ struct JoinedSite {
   int line = 0;
   long observedCount = 0;
   std::string confidence;  // of the prediction, when there is one
+  std::string zonePath;    // of the observation ("" when none or not observed)
+  double costMs = 0;       // interpreter time the runs spent in its trace's extent, summed over runs
+  std::optional<MaskedBy> maskedBy;
 };
 
 struct Verification {
@@ -97,6 +128,9 @@ struct VerifyOptions {
 // Throws ReportError when the reports come from different recorder profiles
 // (unless allowed) or different catalogs.
 Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs, const VerifyOptions& options);
+
+// Most costly sites first (ties keep their order): `verify --sort cost`.
+void sortByCost(Verification& v);
 
 std::string_view toString(JoinedSite::Status s);
 void writeVerificationText(std::ostream& out, const Verification& v);

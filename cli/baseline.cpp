@@ -1,0 +1,75 @@
+// `ljcheck lint --write-baseline FILE` and `--baseline FILE` (baseline.h).
+// The file is JSON: a format tag and one entry per finding, its fingerprint
+// with the parts it was made of, for people reading the file.
+#include "baseline.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace ljcheck::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr std::string_view kFormat = "ljcheck-baseline/v1";
+
+}  // namespace
+
+std::variant<Baseline, std::string> readBaseline(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return path + ": cannot read the baseline: " + std::strerror(errno);
+  Json doc = Json::parse(in, nullptr, false);
+  if (doc.is_discarded()) return path + ": not a baseline file: not valid JSON";
+  if (!doc.is_object() || doc.value("format", "") != kFormat || !doc.contains("entries") ||
+      !doc["entries"].is_array())
+    return path + ": not a baseline file: expected {\"format\": \"" + std::string(kFormat) + "\", \"entries\": [...]}";
+  Baseline baseline;
+  std::size_t index = 0;
+  for (const auto& entry : doc["entries"]) {
+    if (!entry.is_object() || !entry.contains("fingerprint") || !entry["fingerprint"].is_string())
+      return path + ": entry " + std::to_string(index) + " has no \"fingerprint\" string";
+    baseline.fingerprints.insert(entry["fingerprint"].get<std::string>());
+    ++index;
+  }
+  return baseline;
+}
+
+std::optional<std::string> writeBaseline(const std::string& path, const LintReport& report) {
+  Json entries = Json::array();
+  for (const auto& file : report.files)
+    for (const auto& f : siteFingerprints(file))
+      entries.push_back(Json{{"fingerprint", f.hash},
+                             {"reasonId", f.reasonId},
+                             {"path", f.path},
+                             {"function", f.function},
+                             {"occurrence", f.occurrence}});
+  Json doc{{"format", kFormat}, {"entries", std::move(entries)}};
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << doc.dump(1, ' ', false, Json::error_handler_t::replace) << '\n';
+  out.flush();
+  if (!out) return path + ": cannot write the baseline: " + std::strerror(errno);
+  return std::nullopt;
+}
+
+BaselineOutcome applyBaseline(LintReport& report, const Baseline& baseline) {
+  BaselineOutcome outcome;
+  std::set<std::string> seen;
+  for (auto& file : report.files) {
+    const std::vector<SiteFingerprint> fingerprints = siteFingerprints(file);
+    std::vector<Prediction> kept;
+    for (std::size_t i = 0; i < file.predictions.size(); ++i) {
+      if (baseline.fingerprints.count(fingerprints[i].hash)) {
+        seen.insert(fingerprints[i].hash);
+        ++outcome.baselined;
+      } else {
+        kept.push_back(std::move(file.predictions[i]));
+      }
+    }
+    file.predictions = std::move(kept);
+  }
+  outcome.stale = baseline.fingerprints.size() - seen.size();
+  return outcome;
+}
+
+}  // namespace ljcheck::cli

@@ -1,0 +1,206 @@
+// Reads `.ljcheck.toml` with toml11 (config.h). Unknown keys and wrong
+// types are errors with the position toml11 keeps for every value.
+#include "config.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <set>
+#include <tuple>
+#include <toml.hpp>
+
+#include "ljcheck/analyzer.h"
+
+namespace fs = std::filesystem;
+
+namespace ljcheck::cli {
+namespace {
+
+// Thrown inside this file only: one error line for loadConfig to return.
+struct ConfigError {
+  std::string message;
+};
+
+std::string position(const toml::value& v) {
+  auto loc = v.location();
+  return loc.file_name() + ":" + std::to_string(loc.line()) + ":" + std::to_string(loc.column());
+}
+
+[[noreturn]] void fail(const toml::value& at, const std::string& what) { throw ConfigError{position(at) + ": " + what}; }
+
+std::string typeName(const toml::value& v) {
+  std::ostringstream out;
+  out << v.type();
+  return out.str();
+}
+
+std::string asString(const toml::value& v, const std::string& key) {
+  if (!v.is_string()) fail(v, "'" + key + "' must be a string, not " + typeName(v));
+  return v.as_string().str;
+}
+
+std::vector<std::string> asStrings(const toml::value& v, const std::string& key) {
+  if (v.is_string()) return {v.as_string().str};
+  if (!v.is_array()) fail(v, "'" + key + "' must be an array of strings, not " + typeName(v));
+  std::vector<std::string> out;
+  for (const auto& item : v.as_array()) out.push_back(asString(item, key + " item"));
+  return out;
+}
+
+const toml::table& asTable(const toml::value& v, const std::string& key) {
+  if (!v.is_table()) fail(v, "'" + key + "' must be a table, not " + typeName(v));
+  return v.as_table();
+}
+
+[[noreturn]] void unknownKey(const toml::value& at, const std::string& key, const std::string& where,
+                             const std::set<std::string>& known) {
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  fail(at, "unknown key '" + key + "'" + where + "; known: " + list);
+}
+
+std::vector<ReasonLevel> readReasons(const toml::value& v) {
+  std::vector<ReasonLevel> out;
+  for (const auto& [id, level] : asTable(v, "reasons")) {
+    std::string text = asString(level, "reasons." + id);
+    if (text == "off") {
+      out.push_back({id, std::nullopt});
+    } else if (auto s = parseSeverityName(text)) {
+      out.push_back({id, *s});
+    } else {
+      fail(level, "reasons.\"" + id + "\" must be off, error, warning or note, not '" + text + "'");
+    }
+  }
+  return out;
+}
+
+ConfigOverride readOverride(const toml::value& v) {
+  static const std::set<std::string> known{"files", "reasons"};
+  ConfigOverride out;
+  for (const auto& [key, value] : asTable(v, "overrides")) {
+    if (key == "files") out.files = asStrings(value, "overrides.files");
+    else if (key == "reasons") out.reasons = readReasons(value);
+    else unknownKey(value, key, " in [[overrides]]", known);
+  }
+  if (out.files.empty()) fail(v, "an [[overrides]] entry needs 'files'");
+  return out;
+}
+
+LintConfig read(const toml::value& doc, const std::string& path) {
+  static const std::set<std::string> known{"profile", "fail-on", "confidence", "root",   "jobs",      "include",
+                                           "exclude", "reasons", "overrides",  "std",    "globals"};
+  LintConfig c;
+  c.path = path;
+  c.directory = fs::absolute(path).lexically_normal().parent_path().string();
+  for (const auto& [key, value] : asTable(doc, "the document")) {
+    if (key == "profile") c.profile = asString(value, key);
+    else if (key == "fail-on") c.failOn = asString(value, key);
+    else if (key == "confidence") c.confidence = asString(value, key);
+    else if (key == "root") c.root = (fs::path(c.directory) / asString(value, key)).lexically_normal().string();
+    else if (key == "jobs") {
+      if (!value.is_integer() || value.as_integer() < 1 || value.as_integer() > 1024)
+        fail(value, "'jobs' must be an integer from 1 to 1024");
+      c.jobs = static_cast<unsigned>(value.as_integer());
+    } else if (key == "include") c.include = asStrings(value, key);
+    else if (key == "exclude") c.exclude = asStrings(value, key);
+    else if (key == "reasons") c.reasons = readReasons(value);
+    else if (key == "overrides") {
+      if (!value.is_array()) fail(value, "'overrides' must be an array of tables ([[overrides]])");
+      for (const auto& item : value.as_array()) c.overrides.push_back(readOverride(item));
+    } else if (key == "std" || key == "globals") {
+      for (auto& name : asStrings(value, key)) c.stdNames.push_back(std::move(name));
+      c.stdPosition = position(value);
+    } else unknownKey(value, key, "", known);
+  }
+  return c;
+}
+
+// The level a reasonId gets from a list; later entries do not matter: a
+// full reasonId wins over its code, the code over the subject.
+const ReasonLevel* levelFor(const std::vector<ReasonLevel>& levels, const ReasonId& id) {
+  const ReasonLevel *byCode = nullptr, *bySubject = nullptr;
+  const std::string full = id.str();
+  for (const auto& l : levels) {
+    if (l.id == full) return &l;
+    if (l.id == id.code()) byCode = &l;
+    else if (!id.subject().empty() && l.id == id.subject()) bySubject = &l;
+  }
+  return byCode ? byCode : bySubject;
+}
+
+}  // namespace
+
+std::optional<std::string> findConfig(const std::string& start) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec);
+  if (ec) return std::nullopt;
+  dir = dir.lexically_normal();
+  if (!dir.has_filename() && dir.has_relative_path()) dir = dir.parent_path();  // "/a/b/" -> "/a/b"
+  const fs::path cwd = fs::current_path(ec);
+  for (;;) {
+    fs::path candidate = dir / kConfigName;
+    if (fs::is_regular_file(candidate, ec)) {
+      // Named as the user would from here: ".ljcheck.toml", "../.ljcheck.toml".
+      fs::path relative = cwd.empty() ? fs::path() : candidate.lexically_relative(cwd);
+      return relative.empty() ? candidate.string() : relative.string();
+    }
+    if (!dir.has_relative_path()) return std::nullopt;
+    dir = dir.parent_path();
+  }
+}
+
+std::variant<LintConfig, std::string> loadConfig(const std::string& path) {
+  if (!std::ifstream(path)) return path + ": cannot read the config file: " + std::strerror(errno);
+  try {
+    return read(toml::parse(path), path);
+  } catch (const ConfigError& e) {
+    return e.message;
+  } catch (const toml::exception& e) {
+    // toml11's own text spans several lines; the position leads the first.
+    const auto& loc = e.location();
+    std::string what = e.what();
+    auto firstLine = what.substr(0, what.find('\n'));
+    if (firstLine.rfind("[error] ", 0) == 0) firstLine.erase(0, 8);
+    return path + ":" + std::to_string(loc.line()) + ":" + std::to_string(loc.column()) + ": " + firstLine;
+  } catch (const std::exception& e) {
+    return path + ": " + e.what();
+  }
+}
+
+void applyReasonLevels(LintReport& report, const LintConfig& config, const std::string& root) {
+  if (config.reasons.empty() && config.overrides.empty()) return;
+  for (auto& file : report.files) {
+    // A site turned off takes the "masked by" notes it causes with it, as a
+    // suppression comment does.
+    std::set<std::tuple<std::string, int, std::string>> off;
+    std::string absolute = (fs::path(root) / file.path).string();
+    std::vector<const ConfigOverride*> overrides;
+    for (const auto& o : config.overrides)
+      if (pathMatchesGlobs(o.files, config.directory, absolute)) overrides.push_back(&o);
+    std::vector<Prediction> kept;
+    for (auto& p : file.predictions) {
+      const ReasonLevel* level = nullptr;
+      for (auto it = overrides.rbegin(); it != overrides.rend() && !level; ++it) level = levelFor((*it)->reasons, p.reasonId);
+      if (!level) level = levelFor(config.reasons, p.reasonId);
+      if (level && !level->level) {
+        off.emplace(p.path, p.line, p.reasonId.str());
+        continue;
+      }
+      if (level) p.severity = *level->level;
+      kept.push_back(std::move(p));
+    }
+    kept.erase(std::remove_if(kept.begin(), kept.end(),
+                              [&](const Prediction& p) {
+                                return p.maskedBy &&
+                                       off.count({p.maskedBy->path, p.maskedBy->line, p.maskedBy->reasonId.str()});
+                              }),
+               kept.end());
+    file.predictions = std::move(kept);
+  }
+}
+
+}  // namespace ljcheck::cli

@@ -1,0 +1,54 @@
+// `.ljcheck.toml`: the lint settings a project keeps in its tree. Found
+// from the working directory upward, or named with --config; command-line
+// flags override it. Every error names file:line:column.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ljcheck/lint_report.h"
+
+namespace ljcheck::cli {
+
+inline constexpr std::string_view kConfigName = ".ljcheck.toml";
+
+// A level for the predictions of one reasonId ("STITCH:print"), code
+// ("NYIBC") or subject ("FNEW"): a severity, or nullopt for "off".
+struct ReasonLevel {
+  std::string id;
+  std::optional<Severity> level;
+};
+
+// `[[overrides]]`: reason levels for the files its globs match.
+struct ConfigOverride {
+  std::vector<std::string> files;
+  std::vector<ReasonLevel> reasons;
+};
+
+struct LintConfig {
+  std::string path;       // the file read
+  std::string directory;  // globs are relative to it
+  std::optional<std::string> profile, failOn, confidence, root;
+  std::optional<unsigned> jobs;
+  std::vector<std::string> include, exclude;
+  std::vector<ReasonLevel> reasons;
+  std::vector<ConfigOverride> overrides;
+  // `std` / `globals`: read and checked, not yet applied (the analyzer has
+  // no hook for standard-library names under other names).
+  std::vector<std::string> stdNames;
+  std::string stdPosition;  // file:line:column of the key, for the warning
+};
+
+// The nearest .ljcheck.toml from `start` upward; nullopt when none.
+std::optional<std::string> findConfig(const std::string& start);
+// Reads and checks a config file: the config, or one error line
+// "file:line:column: what is wrong".
+std::variant<LintConfig, std::string> loadConfig(const std::string& path);
+// Applies the reason levels to `report` (paths relative to `root`): the
+// overrides whose files match a prediction's file win over the top-level
+// [reasons]; "off" drops the prediction.
+void applyReasonLevels(LintReport& report, const LintConfig& config, const std::string& root);
+
+}  // namespace ljcheck::cli

@@ -1,0 +1,49 @@
+// Suppression quickfixes. The line form goes at the end of the prediction's
+// `line` (the VM line, which is the line the analyzer checks: a closure's
+// FNEW sits on its `end`); the file form goes first, after a shebang line.
+#include "code_actions.h"
+
+#include <set>
+
+namespace ljcheck::lsp {
+namespace {
+
+using Json = nlohmann::json;
+
+Json insertAt(Position at, const std::string& text) {
+  return Json{{"range", {{"start", toJson(at)}, {"end", toJson(at)}}}, {"newText", text}};
+}
+
+Json quickfix(const std::string& title, const Document& document, Json edit, const Json& diagnostic) {
+  return Json{{"title", title},
+              {"kind", "quickfix"},
+              {"diagnostics", Json::array({diagnostic})},
+              {"edit", {{"changes", {{document.uri, Json::array({std::move(edit)})}}}}}};
+}
+
+}  // namespace
+
+Json codeActionsFor(const Document& document, int firstLine, int lastLine, const DiagnosticStyle& style) {
+  LineIndex lines(document.text);
+  Json actions = Json::array();
+  std::set<std::string> fileWide;  // one file-level action per reasonId
+  const bool shebang = document.text.rfind("#!", 0) == 0;
+  for (const auto& p : document.result.predictions) {
+    Json diagnostic = diagnosticFor(p, document, lines, style);
+    int start = diagnostic["range"]["start"]["line"].get<int>(), end = diagnostic["range"]["end"]["line"].get<int>();
+    if (end < firstLine || start > lastLine) continue;
+    const std::string id = p.reasonId.str();
+    const int vmLine0 = p.line - 1;
+    const bool blank = lines.line(vmLine0).empty();
+    actions.push_back(quickfix("Allow " + id + " on this line (ljcheck)", document,
+                               insertAt(lines.endOfLine(vmLine0, style.encoding),
+                                        std::string(blank ? "" : " ") + "-- ljcheck: allow(" + id + ")"),
+                               diagnostic));
+    if (fileWide.insert(id).second)
+      actions.push_back(quickfix("Allow " + id + " in this file (ljcheck)", document,
+                                 insertAt({shebang ? 1 : 0, 0}, "-- ljcheck: allow-file(" + id + ")\n"), diagnostic));
+  }
+  return actions;
+}
+
+}  // namespace ljcheck::lsp

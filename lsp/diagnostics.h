@@ -1,0 +1,28 @@
+// An analysis as LSP diagnostics: one per prediction (masked ones as hints
+// pointing at the masking site), one per file error (a syntax error).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "documents.h"
+#include "positions.h"
+
+namespace ljcheck::lsp {
+
+struct DiagnosticStyle {
+  PositionEncoding encoding = PositionEncoding::Utf16;
+  std::string docsUrl;  // the folder holding reasons/, ending in '/'; "" for no links
+};
+
+// The LSP range of a prediction: its construct, else its whole line.
+nlohmann::json predictionRange(const Prediction& p, const LineIndex& lines, PositionEncoding encoding);
+nlohmann::json toJson(Position p);
+
+nlohmann::json diagnosticFor(const Prediction& p, const Document& document, const LineIndex& lines,
+                             const DiagnosticStyle& style);
+
+// The params of textDocument/publishDiagnostics for a document's analysis.
+nlohmann::json publishParams(const Document& document, const DiagnosticStyle& style);
+
+}  // namespace ljcheck::lsp

@@ -1,0 +1,15 @@
+// textDocument/hover: on a diagnostic's range, the reason's explanation and
+// advice from the catalog.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "documents.h"
+#include "positions.h"
+
+namespace ljcheck::lsp {
+
+// The Hover result at `at`, or null when no prediction covers it.
+nlohmann::json hoverAt(const Document& document, Position at, PositionEncoding encoding);
+
+}  // namespace ljcheck::lsp

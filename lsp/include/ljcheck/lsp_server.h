@@ -1,0 +1,30 @@
+// The language server: LSP over JSON-RPC on a pair of streams (stdio for
+// `ljcheck lsp`). Pushes ljcheck's predictions as diagnostics for open
+// documents, analyzed from their unsaved text.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include "ljcheck/prediction.h"
+#include "ljcheck/profile.h"
+
+namespace ljcheck {
+
+struct LanguageServerOptions {
+  const RecorderProfile* profile = nullptr;  // null: defaultProfile()
+  // The folder holding reasons/ as a URI ending in '/', for codeDescription.href;
+  // empty: diagnostics carry no link.
+  std::string docsUrl;
+  Confidence minConfidence = Confidence::Likely;
+  // Applied to each analysis before it is published (the project's
+  // configured reason levels); none when empty.
+  std::function<void(FileResult&)> adjust;
+};
+
+// Serves until `exit` or the end of `in`. Returns the process exit code the
+// protocol names: 0 after shutdown then exit, 1 otherwise.
+int serveLanguageServer(std::istream& in, std::ostream& out, const LanguageServerOptions& options);
+
+}  // namespace ljcheck

@@ -1,0 +1,125 @@
+// `.ljcheck.toml`: found upward from the working directory or named with
+// --config, ignored with --no-config; flags win over it; errors name
+// file:line:column. Also --exclude and files reached through two paths.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include "../support/cli.h"
+
+using ljcheck::testing::ProcessResult;
+using ljcheck::testing::runLjcheck;
+using ljcheck::testing::scratchDirectory;
+using ljcheck::testing::writeFile;
+
+namespace {
+
+// NYIBC:FNEW (blacklist, "error") on line 3 and STITCH:print (a note) on line 4.
+const std::string kTwoReasons = R"(local t = {}
+for i = 1, 100 do
+  t[i] = function() return i end
+  print(i)
+end
+return t
+)";
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("config: found upward, [reasons] levels, overrides per path, flags win", "[cli][config]") {
+  std::string dir = scratchDirectory("config-levels");
+  writeFile(dir + "/src/a.lua", kTwoReasons);
+  writeFile(dir + "/tests/t.lua", kTwoReasons);
+  writeFile(dir + "/.ljcheck.toml", R"(fail-on = "error"
+[reasons]
+"STITCH:print" = "off"
+NYIBC = "warning"
+
+[[overrides]]
+files = ["tests"]
+reasons = { FNEW = "off" }
+)");
+  // Run from a subfolder: the file is found upward, its globs are relative to it.
+  ProcessResult r = runLjcheck({"lint", "--brief", "../src", "../tests"}, dir + "/tests");
+  INFO(r.out << r.err);
+  CHECK(r.exitCode == 0);  // FNEW is a warning now, below fail-on = error
+  CHECK(has(r.out, "src/a.lua:3:"));  // outside the root (tests/): shown absolute
+  CHECK(has(r.out, "warning: "));
+  CHECK_FALSE(has(r.out, "[STITCH:print]"));
+  CHECK_FALSE(has(r.out, "tests/t.lua"));  // the override turns FNEW off there
+
+  SECTION("a flag overrides the file") {
+    ProcessResult flag = runLjcheck({"lint", "--brief", "--fail-on", "warning", "src"}, dir);
+    CHECK(flag.exitCode == 1);
+  }
+  SECTION("--no-config ignores it") {
+    ProcessResult none = runLjcheck({"lint", "--brief", "--no-config", "src"}, dir);
+    CHECK(none.exitCode == 1);
+    CHECK(has(none.out, "[STITCH:print]"));
+    CHECK(has(none.out, "error: "));
+  }
+  SECTION("--config names another file") {
+    writeFile(dir + "/other.toml", "[reasons]\nUCLO = \"off\"\n");
+    ProcessResult other = runLjcheck({"lint", "--brief", "--config", "other.toml", "src"}, dir);
+    CHECK(other.exitCode == 1);  // NYIBC:FNEW is an error again
+    CHECK_FALSE(has(other.out, "[NYIBC:UCLO]"));
+    CHECK(has(other.out, "[NYIBC:FNEW]"));
+    CHECK(has(other.out, "[STITCH:print]"));
+  }
+}
+
+TEST_CASE("config errors name file:line:column and exit 2", "[cli][config]") {
+  std::string dir = scratchDirectory("config-errors");
+  writeFile(dir + "/src/a.lua", kTwoReasons);
+  auto run = [&](const std::string& toml) {
+    writeFile(dir + "/.ljcheck.toml", toml);
+    return runLjcheck({"lint", "--brief", "src"}, dir);
+  };
+  ProcessResult unknown = run("profile = \"luajit\"\nfail_on = \"error\"\n");
+  CHECK(unknown.exitCode == 2);
+  CHECK(has(unknown.err, ".ljcheck.toml:2:11: unknown key 'fail_on'"));
+  ProcessResult type = run("\n\njobs = \"four\"\n");
+  CHECK(type.exitCode == 2);
+  CHECK(has(type.err, ".ljcheck.toml:3:8: 'jobs' must be an integer"));
+  ProcessResult level = run("[reasons]\nNYIBC = \"loud\"\n");
+  CHECK(level.exitCode == 2);
+  CHECK(has(level.err, ".ljcheck.toml:2:9: reasons.\"NYIBC\" must be off, error, warning or note"));
+  ProcessResult syntax = run("exclude = [\"a\"\n");
+  CHECK(syntax.exitCode == 2);
+  CHECK(has(syntax.err, ".ljcheck.toml:"));
+  CHECK(syntax.out.empty());
+  ProcessResult missing = runLjcheck({"lint", "--config", "absent.toml", "src"}, dir);
+  CHECK(missing.exitCode == 2);
+  CHECK(has(missing.err, "absent.toml: cannot read the config file: No such file or directory"));
+}
+
+TEST_CASE("exclude globs from the file and --exclude leave files out", "[cli][config][exclude]") {
+  std::string dir = scratchDirectory("config-exclude");
+  writeFile(dir + "/src/a.lua", kTwoReasons);
+  writeFile(dir + "/src/vendor/v.lua", kTwoReasons);
+  writeFile(dir + "/src/gen/g.lua", kTwoReasons);
+  ProcessResult all = runLjcheck({"lint", "--brief", "--no-config", "src"}, dir);
+  CHECK(has(all.out, "src/vendor/v.lua"));
+  ProcessResult cli = runLjcheck({"lint", "--brief", "--no-config", "--exclude", "src/vendor", "--exclude",
+                                  "*/g.lua", "src"},
+                                 dir);
+  CHECK(has(cli.out, "src/a.lua"));
+  CHECK_FALSE(has(cli.out, "vendor"));
+  CHECK_FALSE(has(cli.out, "g.lua"));
+  writeFile(dir + "/.ljcheck.toml", "exclude = [\"src/vendor/\"]\n");
+  ProcessResult file = runLjcheck({"lint", "--brief", "src"}, dir);
+  CHECK(has(file.out, "src/gen/g.lua"));
+  CHECK_FALSE(has(file.out, "vendor"));
+}
+
+TEST_CASE("a file reached through two paths is linted once", "[cli][exclude]") {
+  std::string dir = scratchDirectory("two-paths");
+  writeFile(dir + "/src/a.lua", kTwoReasons);
+  REQUIRE(::symlink("src", (dir + "/alias").c_str()) == 0);
+  ProcessResult r = runLjcheck({"lint", "--brief", "--no-config", "src", "alias"}, dir);
+  std::size_t count = 0;
+  for (std::size_t at = r.out.find("[NYIBC:FNEW]"); at != std::string::npos; at = r.out.find("[NYIBC:FNEW]", at + 1))
+    ++count;
+  CHECK(count == 1);
+}

@@ -1,0 +1,257 @@
+// End-to-end tests of `ljcheck lsp` with a real LSP client library (npm
+// vscode-jsonrpc, pinned by scripts/setup.sh into third_party/lsp-client).
+// Run: LJCHECK_EXE=build/bin/ljcheck node --test tests/lsp/lsp.test.mjs
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const require = createRequire(resolve(root, 'third_party/lsp-client/package.json'));
+const rpc = require('vscode-jsonrpc/node');
+
+const exe = process.env.LJCHECK_EXE || resolve(root, 'build/bin/ljcheck');
+const fixturePath = resolve(here, 'fixture.lua');
+const fixtureUri = pathToFileURL(fixturePath).href;
+const fixture = readFileSync(fixturePath, 'utf8');
+
+// The LSP position of the first `needle` in `text`. JavaScript strings index
+// UTF-16 code units, so this is the client's own count, not the server's.
+function positionOf(text, needle) {
+  const at = text.indexOf(needle);
+  assert.notEqual(at, -1, `'${needle}' not in the text`);
+  const before = text.slice(0, at).split('\n');
+  return { line: before.length - 1, character: before[before.length - 1].length };
+}
+
+function offsetOf(text, position) {
+  const lines = text.split('\n');
+  let offset = 0;
+  for (let i = 0; i < position.line; i++) offset += lines[i].length + 1;
+  return offset + position.character;
+}
+
+// Applies TextEdits (UTF-16 positions) the way an editor does, last first.
+function applyEdits(text, edits) {
+  const sorted = [...edits].sort((a, b) => offsetOf(text, b.range.start) - offsetOf(text, a.range.start));
+  for (const e of sorted)
+    text = text.slice(0, offsetOf(text, e.range.start)) + e.newText + text.slice(offsetOf(text, e.range.end));
+  return text;
+}
+
+// A server process and a client connection; `diagnostics(version)` waits for
+// the publishDiagnostics of that document version.
+function startServer(cwd) {
+  const server = spawn(exe, ['lsp'], { cwd, stdio: ['pipe', 'pipe', 'inherit'] });
+  const connection = rpc.createMessageConnection(
+    new rpc.StreamMessageReader(server.stdout), new rpc.StreamMessageWriter(server.stdin));
+  const published = [];
+  const waiters = [];
+  connection.onNotification('textDocument/publishDiagnostics', (params) => {
+    published.push(params);
+    for (const w of waiters.splice(0)) w();
+  });
+  connection.listen();
+  const exited = new Promise((done) => server.on('exit', (code) => done(code)));
+  async function diagnostics(version) {
+    for (;;) {
+      const found = published.find((p) => p.version === version);
+      if (found) return found;
+      let timer;
+      await Promise.race([
+        new Promise((done) => waiters.push(done)),
+        new Promise((_, fail) => { timer = setTimeout(() => fail(new Error(`no diagnostics for version ${version}`)), 10000); }),
+      ]).finally(() => clearTimeout(timer));
+    }
+  }
+  return { server, connection, diagnostics, exited };
+}
+
+async function initialize(connection, positionEncodings) {
+  const capabilities = positionEncodings ? { general: { positionEncodings } } : {};
+  const result = await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities });
+  connection.sendNotification('initialized', {});
+  return result;
+}
+
+async function shutdown({ connection, exited }) {
+  await connection.sendRequest('shutdown');
+  connection.sendNotification('exit');
+  assert.equal(await exited, 0, 'the server exits 0 after shutdown and exit');
+  connection.dispose();
+}
+
+function byCode(published, code) {
+  return published.diagnostics.filter((d) => d.code === code);
+}
+
+test('diagnostics, incremental edits, quickfix and hover', async () => {
+  const s = startServer();
+  const { connection, diagnostics } = s;
+  const init = await initialize(connection);
+  assert.equal(init.capabilities.positionEncoding, 'utf-16');
+  assert.equal(init.capabilities.textDocumentSync.change, 2, 'incremental sync');
+
+  connection.sendNotification('textDocument/didOpen',
+    { textDocument: { uri: fixtureUri, languageId: 'lua', version: 1, text: fixture } });
+  const first = await diagnostics(1);
+  assert.equal(first.uri, fixtureUri);
+  const [fnew] = byCode(first, 'NYIBC:FNEW');
+  assert.ok(fnew, `a NYIBC:FNEW diagnostic in ${JSON.stringify(first.diagnostics)}`);
+  const start = positionOf(fixture, 'function()');
+  assert.deepEqual(fnew.range, { start, end: { line: start.line, character: start.character + 'function'.length } });
+  assert.equal(fnew.source, 'ljcheck');
+  assert.equal(fnew.severity, 1, 'a blocker in a loop body predicts blacklist: an error');
+  assert.match(fnew.codeDescription.href, /^file:\/\/.*\/reasons\/NYIBC\.md$/);
+  assert.equal(fnew.data.confidence, 'certain');
+  assert.match(fnew.message, /confidence: certain/);
+  const [uclo] = byCode(first, 'NYIBC:UCLO');
+  assert.ok(uclo, 'the masked upvalue close is shown too');
+  assert.equal(uclo.severity, 4, 'a masked site is a hint');
+  assert.equal(uclo.relatedInformation[0].location.uri, fixtureUri);
+  assert.equal(uclo.relatedInformation[0].location.range.start.line, fnew.range.start.line);
+
+  // Incremental edit: the closure becomes a plain expression; nothing is left.
+  const closure = 'function() return label .. i end';
+  const at = positionOf(fixture, closure);
+  const closureRange = { start: at, end: { line: at.line, character: at.character + closure.length } };
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: fixtureUri, version: 2 },
+    contentChanges: [{ range: closureRange, text: 'label .. i' }],
+  });
+  assert.deepEqual((await diagnostics(2)).diagnostics, []);
+
+  // And back: the diagnostic returns where it was.
+  connection.sendNotification('textDocument/didChange', {
+    textDocument: { uri: fixtureUri, version: 3 },
+    contentChanges: [{ range: { start: at, end: { line: at.line, character: at.character + 'label .. i'.length } }, text: closure }],
+  });
+  const third = await diagnostics(3);
+  assert.deepEqual(byCode(third, 'NYIBC:FNEW')[0].range, fnew.range);
+
+  // Hover on the construct explains the reason from the catalog.
+  const hover = await connection.sendRequest('textDocument/hover',
+    { textDocument: { uri: fixtureUri }, position: { line: start.line, character: start.character + 2 } });
+  assert.equal(hover.contents.kind, 'markdown');
+  assert.match(hover.contents.value, /NYIBC:FNEW/);
+  assert.match(hover.contents.value, /What to do:/);
+  const elsewhere = await connection.sendRequest('textDocument/hover',
+    { textDocument: { uri: fixtureUri }, position: { line: 0, character: 0 } });
+  assert.equal(elsewhere, null);
+
+  // The line quickfix, applied as an incremental change, silences FNEW.
+  const actions = await connection.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: fixtureUri }, range: fnew.range, context: { diagnostics: [fnew] },
+  });
+  const lineFix = actions.find((a) => a.kind === 'quickfix' && a.title.includes('NYIBC:FNEW on this line'));
+  const fileFix = actions.find((a) => a.kind === 'quickfix' && a.title.includes('NYIBC:FNEW in this file'));
+  assert.ok(lineFix && fileFix, `both quickfixes in ${JSON.stringify(actions.map((a) => a.title))}`);
+  const edits = lineFix.edit.changes[fixtureUri];
+  assert.match(edits[0].newText, /-- ljcheck: allow\(NYIBC:FNEW\)$/);
+  assert.equal(fileFix.edit.changes[fixtureUri][0].newText, '-- ljcheck: allow-file(NYIBC:FNEW)\n');
+  const fixed = applyEdits(fixture, edits);
+  connection.sendNotification('textDocument/didChange',
+    { textDocument: { uri: fixtureUri, version: 4 }, contentChanges: edits.map((e) => ({ range: e.range, text: e.newText })) });
+  assert.deepEqual(byCode(await diagnostics(4), 'NYIBC:FNEW'), [], `no FNEW left in:\n${fixed}`);
+
+  // The file-wide quickfix too, from the original text (full-text change).
+  const fileWide = applyEdits(fixture, fileFix.edit.changes[fixtureUri]);
+  connection.sendNotification('textDocument/didChange',
+    { textDocument: { uri: fixtureUri, version: 5 }, contentChanges: [{ text: fileWide }] });
+  assert.deepEqual(byCode(await diagnostics(5), 'NYIBC:FNEW'), []);
+
+  connection.sendNotification('textDocument/didClose', { textDocument: { uri: fixtureUri } });
+  await shutdown(s);
+});
+
+test('utf-8 positions when the client offers them', async () => {
+  const s = startServer();
+  const init = await initialize(s.connection, ['utf-8', 'utf-16']);
+  assert.equal(init.capabilities.positionEncoding, 'utf-8');
+  s.connection.sendNotification('textDocument/didOpen',
+    { textDocument: { uri: fixtureUri, languageId: 'lua', version: 1, text: fixture } });
+  const [fnew] = byCode(await s.diagnostics(1), 'NYIBC:FNEW');
+  const line = fixture.split('\n')[fnew.range.start.line];
+  const byteColumn = Buffer.byteLength(line.slice(0, line.indexOf('function()')), 'utf8');
+  assert.equal(fnew.range.start.character, byteColumn);
+  assert.notEqual(byteColumn, positionOf(fixture, 'function()').character, 'the fixture tells the encodings apart');
+  await shutdown(s);
+});
+
+test('reason levels from .ljcheck.toml apply', async () => {
+  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-'));
+  writeFileSync(resolve(project, '.ljcheck.toml'), '[reasons]\nFNEW = "note"\n');
+  const s = startServer(project);
+  await initialize(s.connection);
+  const uri = pathToFileURL(resolve(project, 'fixture.lua')).href;
+  s.connection.sendNotification('textDocument/didOpen',
+    { textDocument: { uri, languageId: 'lua', version: 1, text: fixture } });
+  const [fnew] = byCode(await s.diagnostics(1), 'NYIBC:FNEW');
+  assert.equal(fnew.severity, 3, 'FNEW = "note" in the config: information, not error');
+  await shutdown(s);
+});
+
+test('a document that does not compile gets one syntax diagnostic', async () => {
+  const s = startServer();
+  await initialize(s.connection);
+  const uri = pathToFileURL(resolve(here, 'broken.lua')).href;
+  s.connection.sendNotification('textDocument/didOpen',
+    { textDocument: { uri, languageId: 'lua', version: 7, text: 'local x = 1\nfor i = 1, do\nend\n' } });
+  const published = await s.diagnostics(7);
+  assert.equal(published.diagnostics.length, 1);
+  assert.equal(published.diagnostics[0].code, 'syntax');
+  assert.equal(published.diagnostics[0].range.start.line, 1);
+  await shutdown(s);
+});
+
+test('requests before initialize and unknown methods get JSON-RPC errors', async () => {
+  const s = startServer();
+  await assert.rejects(s.connection.sendRequest('textDocument/hover', {}), (e) => e.code === -32002);
+  await initialize(s.connection);
+  await assert.rejects(s.connection.sendRequest('ljcheck/noSuchMethod', {}), (e) => e.code === -32601);
+  await assert.rejects(s.connection.sendRequest('textDocument/hover', { position: 3 }), (e) => e.code === -32602);
+  await shutdown(s);
+});
+
+// Raw bytes, for what a well-behaved client library cannot send.
+function frame(body) {
+  return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+function rawSession(input) {
+  return new Promise((done) => {
+    const server = spawn(exe, ['lsp'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let output = '';
+    server.stdout.on('data', (d) => { output += d; });
+    server.on('exit', (code) => {
+      const messages = [];
+      const re = /Content-Length: (\d+)\r\n\r\n/g;
+      let m;
+      while ((m = re.exec(output))) {
+        const body = Buffer.from(output.slice(m.index + m[0].length)).subarray(0, Number(m[1])).toString();
+        messages.push(JSON.parse(body));
+      }
+      done({ code, messages });
+    });
+    server.stdin.end(input);  // then stdin ends: the client is gone
+  });
+}
+
+test('bad framing and bad JSON get parse errors and the server keeps serving', async () => {
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {} } });
+  const { code, messages } = await rawSession(
+    'Content-Length: twelve\r\n\r\n{"jsonrpc":"2.0"}' +
+    frame('{"jsonrpc": "2.0", "id": 9, "method": ') +
+    frame(init) +
+    frame(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'shutdown' })));
+  const errors = messages.filter((m) => m.error).map((m) => m.error.code);
+  assert.deepEqual(errors, [-32700, -32700]);
+  assert.ok(messages.find((m) => m.id === 1 && m.result && m.result.capabilities), 'initialize answered after the errors');
+  assert.ok(messages.find((m) => m.id === 2 && m.result === null), 'shutdown answered');
+  assert.equal(code, 1, 'stdin ended without exit: exit code 1, and no hang');
+});
