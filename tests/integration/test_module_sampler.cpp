@@ -68,8 +68,7 @@ TEST_CASE("a trace session under luajit -jv chains to -jv and gives it back at s
                               "local report = session:stop()\n"
                               "print('ljcheck sites', #report.sites, report.sites[1].reasonId)\n"
                               "for i = 1, 300 do n = n + i end\n");
-  ProcessResult run = ljcheck::testing::runProcess(
-      {"env", std::string("LUA_CPATH=") + LJCHECK_MODULE_DIR + "/?.so", "/usr/bin/luajit", "-jv", script}, dir);
+  ProcessResult run = ljcheck::testing::runInLuajitHost("/usr/bin/luajit", script, dir, 120, {"-jv"});
   INFO(run.out << run.err);
   REQUIRE(run.exitCode == 0);
   CHECK(run.out.find("ljcheck sites\t1\tNYIBC:FNEW") != std::string::npos);

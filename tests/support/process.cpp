@@ -124,10 +124,11 @@ std::string shellQuote(const std::string& text) {
 }
 
 ProcessResult runInLuajitHost(const std::string& luajit, const std::string& script, const std::string& workingDir,
-                              int timeoutSeconds) {
+                              int timeoutSeconds, const std::vector<std::string>& hostOptions) {
   std::vector<std::string> argv{"env", std::string("LUA_CPATH=") + LJCHECK_MODULE_DIR + "/?.so"};
   if (std::string preload = LJCHECK_HOST_PRELOAD; !preload.empty()) argv.push_back("LD_PRELOAD=" + preload);
   argv.push_back(luajit);
+  argv.insert(argv.end(), hostOptions.begin(), hostOptions.end());
   argv.push_back(script);
   return runProcess(argv, workingDir, timeoutSeconds);
 }

@@ -33,9 +33,11 @@ std::string shellQuote(const std::string& text);
 // the way a user's host loads our module: LUA_CPATH points at the build's
 // module directory, and in a sanitizer build the sanitizer runtime is
 // preloaded, because an uninstrumented host cannot load it later.
-// `workingDir` as for runProcess.
+// `workingDir` as for runProcess; `hostOptions` go to the host before the
+// script (luajit's own -jv, -jdump).
 ProcessResult runInLuajitHost(const std::string& luajit, const std::string& script,
-                              const std::string& workingDir = "", int timeoutSeconds = 120);
+                              const std::string& workingDir = "", int timeoutSeconds = 120,
+                              const std::vector<std::string>& hostOptions = {});
 
 // Inputs and outputs of a child process, in a test's own scratch directory.
 // freshDirectory removes `path` and creates it empty; writeFile creates the
