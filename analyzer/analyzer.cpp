@@ -184,19 +184,25 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
   std::error_code ec;
   auto status = fs::status(file, ec);
   if (!ec && fs::is_directory(status)) return refuse(FileError::Kind::Io, "is a directory, not a file");
+  std::uintmax_t expected = 0;  // a regular file's size: read in one go
   if (!ec && fs::is_regular_file(status)) {
     auto size = fs::file_size(file, ec);
     if (!ec && size > options.maxFileBytes)
       return refuse(FileError::Kind::Input, tooLarge(size, options.maxFileBytes, false));
+    if (!ec) expected = size;
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) return refuse(FileError::Kind::Io, "cannot open file: " + systemError(errno));
-  // Read at most one byte past the limit: a device or pipe has no size to check up front.
+  // Read at most one byte past the limit: a device or pipe has no size to
+  // check up front, and a regular file may grow after its size was read.
   std::string content;
-  std::vector<char> buffer(1 << 16);
+  std::size_t chunk = static_cast<std::size_t>(expected) + 1;
   while (content.size() <= options.maxFileBytes && in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    content.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
+    std::size_t have = content.size();
+    content.resize(have + chunk);
+    in.read(content.data() + have, static_cast<std::streamsize>(chunk));
+    content.resize(have + static_cast<std::size_t>(in.gcount()));
+    chunk = std::size_t{1} << 16;
   }
   if (in.bad()) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
   if (content.size() > options.maxFileBytes)

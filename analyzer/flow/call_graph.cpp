@@ -343,6 +343,15 @@ HeatEvidence CallGraph::evidenceAt(std::size_t proto, int pc) const {
     else if (e.unknownTrips && iterations > 0) loopHeat = Heat::Likely;
   }
   e.heat = std::max(heat_.at(proto), loopHeat);
+  if (!inLoop && e.heat == Heat::Known) {
+    for (const auto& loop : loops_.at(proto)) {
+      // A short constant loop is unrolled into the root trace once its
+      // own traces keep leaving it (lj_record.c innerloopleft).
+      if (pc <= loop.last || (loop.known && loop.count < hotloop_)) continue;
+      e.pastLoop = &loop;  // it still runs as often: its callees' heat is unchanged
+      break;
+    }
+  }
   if (settled_ && e.heat < Heat::Likely && reentered_.at(proto)) {
     for (const auto& loop : loops_.at(proto)) {
       if (pc <= loop.last || !loop.known || loop.count < hotloop_) continue;

@@ -53,6 +53,13 @@ struct HeatEvidence {
   // After a hot loop in a function entered at least `hotexit` times: the
   // loop's exit gets hot, and a side trace from it records this code.
   const LoopTrips* afterLoop = nullptr;
+  // Outside every loop of its function, after one: a root trace that enters
+  // the function (from a hot caller, or at its own entry) stops at that
+  // loop (lj_record.c rec_loop_interp: LINNER), so only side traces record
+  // this code, and their aborts do not blacklist. The heat stays: the code
+  // runs as often as its function is entered. The side trace may come from
+  // a later loop: one in a function called after this loop returns here.
+  const LoopTrips* pastLoop = nullptr;
 };
 
 // A call from this file into another module of the project:

@@ -66,18 +66,8 @@ std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence&
   return ", whose trip count the bytecode does not show";
 }
 
-}  // namespace
-
-std::string whyHot(const FunctionView& fn, int pc) {
-  flow::HeatEvidence e = fn.calls.evidenceAt(fn.index, pc);
-  std::string name = functionName(fn.chunk, fn.index);
-  if (e.onceOnlyLine)
-    return "it initializes a value once (the test at line " + std::to_string(e.onceOnlyLine) +
-           " skips it when the value is set), so it runs once per key, not on every pass";
-  if (e.afterLoop)
-    return "it runs after the loop at line " + std::to_string(e.afterLoop->line) + ", which runs " +
-           std::to_string(e.afterLoop->count) + " times, and " + name + " is entered at least " +
-           std::to_string(fn.calls.hotexit()) + " times (hotexit): a side trace from the loop's exit records it";
+// Why the function around the instruction runs hot: its own loop, or its hottest caller.
+std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, const std::string& name) {
   std::string inLoop;
   if (e.loop) {
     inLoop = "it runs in the loop at line " + std::to_string(e.loop->line) + loopEvidence(fn.calls, e);
@@ -103,6 +93,25 @@ std::string whyHot(const FunctionView& fn, int pc) {
     return inLoop + name + " is called at line " + std::to_string(line) + " from " + callerName + how;
   }
   return inLoop + name + " escapes, so code elsewhere may call it hot";
+}
+
+}  // namespace
+
+std::string whyHot(const FunctionView& fn, int pc) {
+  flow::HeatEvidence e = fn.calls.evidenceAt(fn.index, pc);
+  std::string name = functionName(fn.chunk, fn.index);
+  if (e.onceOnlyLine)
+    return "it initializes a value once (the test at line " + std::to_string(e.onceOnlyLine) +
+           " skips it when the value is set), so it runs once per key, not on every pass";
+  if (e.afterLoop)
+    return "it runs after the loop at line " + std::to_string(e.afterLoop->line) + ", which runs " +
+           std::to_string(e.afterLoop->count) + " times, and " + name + " is entered at least " +
+           std::to_string(fn.calls.hotexit()) + " times (hotexit): a side trace from the loop's exit records it";
+  std::string reasons = whyFunctionHot(fn, e, name);
+  if (e.pastLoop)
+    reasons += "; it runs after the loop at line " + std::to_string(e.pastLoop->line) + ", where a root trace entering " +
+               name + " stops (inner loop, LINNER): only side traces record it, and their aborts do not blacklist";
+  return reasons;
 }
 
 }  // namespace ljcheck::rules

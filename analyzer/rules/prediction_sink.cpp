@@ -86,13 +86,20 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // trip count of at least hotloop, or a caller that has one) predicts it.
   // Without it (a loop over a parameter, a while loop, code only called from
   // one) the site is a warning and one step less sure.
-  if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker) p.severity = Severity::Blacklist;
+  // Code after a loop of its function is recorded by side traces only
+  // (HeatEvidence::pastLoop): hot, but an abort there never blacklists.
+  std::size_t heatProto = finding.tracePc > 0 ? fn.index : proto;
+  int heatPc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
+  const flow::LoopTrips* pastLoop = heatPc > 0 ? fn.calls.evidenceAt(heatProto, heatPc).pastLoop : nullptr;
+  if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop)
+    p.severity = Severity::Blacklist;
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
   // Structural predictions are calibrated as they stand (how often the
   // shape shows at run time), hotness included.
   bool evidence = finding.hotByEvidence || finding.structural;
   p.confidence = finding.confidence;
-  if (heat == flow::Heat::Likely && !evidence) p.confidence = std::min(p.confidence, Confidence::Likely);
+  if ((heat == flow::Heat::Likely && !evidence) || (pastLoop && !finding.structural))
+    p.confidence = std::min(p.confidence, Confidence::Likely);
   if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
   p.path = path_;
   p.line = finding.pc > 0 ? code.at(finding.pc).line : code.firstline;

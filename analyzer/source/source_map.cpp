@@ -14,8 +14,8 @@ namespace ljcheck {
 SourceMap::SourceMap(std::string_view source)
     : source_(source), syntax_(std::make_unique<const SyntaxIndex>(source)) {
   lineStarts_.push_back(0);
-  for (std::size_t i = 0; i < source.size(); ++i)
-    if (source[i] == '\n') lineStarts_.push_back(i + 1);
+  for (std::size_t i = source.find('\n'); i != std::string_view::npos; i = source.find('\n', i + 1))
+    lineStarts_.push_back(i + 1);
   // Suppressions need statements delimited exactly: tree-sitter, only in
   // the files that have an allow comment at all.
   if (source.find("ljcheck:") == std::string_view::npos) return;

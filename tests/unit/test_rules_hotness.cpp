@@ -133,3 +133,42 @@ TEST_CASE("a constructor with computed entries has no known length", "[rules][ho
   CHECK(fnew->severity == Severity::Warn);
   CHECK(fnew->reasoning.find("whose trip count the bytecode does not show") != std::string::npos);
 }
+
+// A root trace that enters a function stops at its loop (LINNER): code after
+// the loop is recorded by side traces only, whose aborts never blacklist.
+TEST_CASE("an abort after a loop of a hot function is a warning, likely, and says why", "[rules][hotness]") {
+  auto ps = predict(
+      "local function step(xs, n)\n"                            // 1
+      "  for i = 1, n do\n"                                     // 2
+      "    local f = function() return xs[i] + n end\n"         // 3
+      "    xs[i] = f()\n"                                       // 4
+      "  end\n"                                                 // 5
+      "end\n"                                                   // 6
+      "local xs = {}\n"                                         // 7
+      "for _ = 1, 300 do step(xs, 10) end\n");                  // 8
+  INFO(listed(ps));
+  const Prediction* uclo = find(ps, 6, "NYIBC:UCLO");
+  REQUIRE(uclo);
+  CHECK(uclo->severity == Severity::Warn);
+  CHECK(uclo->confidence == Confidence::Likely);
+  CHECK(uclo->reasoning.find("after the loop at line 2") != std::string::npos);
+  CHECK(uclo->reasoning.find("only side traces record it") != std::string::npos);
+  // The closure in the loop itself still blacklists: a root trace records it.
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+}
+
+TEST_CASE("an abort in a hot function with no loop before it still blacklists", "[rules][hotness]") {
+  auto ps = predict(
+      "local function make(n)\n"                                // 1
+      "  return function() return n end\n"                      // 2
+      "end\n"                                                   // 3
+      "for i = 1, 300 do make(i) end\n");                       // 4
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 2, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+  CHECK(fnew->confidence == Confidence::Certain);
+  CHECK(fnew->reasoning.find("only side traces") == std::string::npos);
+}
