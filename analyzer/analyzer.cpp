@@ -47,7 +47,17 @@ const bytecode::OpcodeTable& embeddedOpcodes() {
 struct ProjectView {
   const IncomingHeat* incoming = nullptr;  // other files' calls into this one
   FileLinks* links = nullptr;              // this file's exports and calls out
+  std::atomic<std::size_t>* dumpBudget = nullptr;  // bytes of dumps that may still be kept
 };
+
+// Takes `bytes` from the budget of kept dumps; false when they do not fit.
+bool reserveDump(std::atomic<std::size_t>* budget, std::size_t bytes) {
+  if (!budget) return false;
+  std::size_t left = budget->load();
+  while (left >= bytes)
+    if (budget->compare_exchange_weak(left, left - bytes)) return true;
+  return false;
+}
 
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
                                  const std::string& path, Confidence minConfidence, ProjectView project) {
@@ -134,6 +144,8 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   bool compiledBefore = project.links && !project.links->dump.empty();
   if (compiledBefore) {
     dump = std::move(project.links->dump);  // a second analysis with other files' heat
+    project.links->dump.clear();
+    if (project.dumpBudget) *project.dumpBudget += dump.size();
   } else if (isDump) {
     dump.assign(source);  // LuaJIT takes any ESC-led chunk for bytecode: read it as a dump
   } else {
@@ -153,7 +165,8 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   try {
     bytecode::Chunk chunk = bytecode::readDump(dump, embeddedOpcodes(), path);
     result.predictions = runRules(chunk, profile, path, minConfidence, project);
-    if (project.links && !project.links->exports.empty()) project.links->dump = std::move(dump);
+    if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
+      project.links->dump = std::move(dump);
     if (!isDump) applySource(source, result.predictions);
   } catch (const bytecode::DumpError& e) {
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
@@ -239,7 +252,8 @@ namespace {
 void analyzeBatch(const std::vector<std::string>& files, const std::vector<std::size_t>& which,
                   const std::vector<std::string>& shown, const AnalyzeOptions& options,
                   const RecorderProfile& profile, const std::map<std::size_t, IncomingHeat>& incoming,
-                  std::vector<FileResult>& results, std::vector<FileLinks>& links, bool progress) {
+                  std::vector<FileResult>& results, std::vector<FileLinks>& links,
+                  std::atomic<std::size_t>& dumpBudget, bool progress) {
   std::vector<std::size_t> order = largestFirst(files, which);
   std::atomic<std::size_t> next{0}, done{0};
   auto worker = [&] {
@@ -247,7 +261,7 @@ void analyzeBatch(const std::vector<std::string>& files, const std::vector<std::
     for (std::size_t k = next++; k < order.size(); k = next++) {
       std::size_t i = order[k];
       auto in = incoming.find(i);
-      ProjectView project{in == incoming.end() ? nullptr : &in->second, &links[i]};
+      ProjectView project{in == incoming.end() ? nullptr : &in->second, &links[i], &dumpBudget};
       try {
         results[i] = analyzeFile(compiler, files[i], shown[i], options, profile, project);
       } catch (const std::exception& e) {  // a bug must not take the other files' results with it
@@ -292,7 +306,8 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
   std::vector<std::size_t> all(files.size());
   std::iota(all.begin(), all.end(), std::size_t{0});
   std::map<std::size_t, IncomingHeat> used;  // what each file's latest analysis was given
-  analyzeBatch(files, all, shown, options, profile, used, results, links, true);
+  std::atomic<std::size_t> dumpBudget{options.keptDumpBytes};
+  analyzeBatch(files, all, shown, options, profile, used, results, links, dumpBudget, true);
   // A file whose exported functions other files call hotter than its own
   // analysis assumed is analyzed again with those heats; that may make its
   // own calls out hotter in turn, so repeat a few rounds (chains of modules).
@@ -308,7 +323,7 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
     for (std::size_t i : again)  // seeds only grow: keep what earlier rounds gave
       for (auto& [member, caller] : incoming[i])
         if (caller.heat > used[i][member].heat) used[i][member] = std::move(caller);
-    analyzeBatch(files, again, shown, options, profile, used, results, links, false);
+    analyzeBatch(files, again, shown, options, profile, used, results, links, dumpBudget, false);
   }
   return results;
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <set>
@@ -14,6 +15,7 @@
 #include <toml.hpp>
 
 #include "ljcheck/analyzer.h"
+#include "toml_nesting.h"
 
 namespace fs = std::filesystem;
 
@@ -154,9 +156,25 @@ std::optional<std::string> findConfig(const std::string& start) {
 }
 
 std::variant<LintConfig, std::string> loadConfig(const std::string& path) {
-  if (!std::ifstream(path)) return path + ": cannot read the config file: " + std::strerror(errno);
+  // A directory or a FIFO would read as empty or never end.
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) return path + ": the config is not a regular file";
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return path + ": cannot read the config file: " + std::strerror(errno);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (file.bad()) return path + ": cannot read the config file: " + std::strerror(errno);
+  return parseConfig(text, path);
+}
+
+std::variant<LintConfig, std::string> parseConfig(std::string_view text, const std::string& name) {
+  // toml11 parses arrays and inline tables recursively: refuse a nesting no
+  // config needs before it can exhaust the stack.
+  if (auto deep = tooDeeplyNested(text, kMaxTomlNesting))
+    return name + ":" + std::to_string(deep->line) + ":" + std::to_string(deep->column) +
+           ": arrays and inline tables nested more than " + std::to_string(kMaxTomlNesting) + " deep";
   try {
-    return read(toml::parse(path), path);
+    std::istringstream in{std::string(text)};
+    return read(toml::parse(in, name), name);
   } catch (const ConfigError& e) {
     return e.message;
   } catch (const toml::exception& e) {
@@ -165,9 +183,9 @@ std::variant<LintConfig, std::string> loadConfig(const std::string& path) {
     std::string what = e.what();
     auto firstLine = what.substr(0, what.find('\n'));
     if (firstLine.rfind("[error] ", 0) == 0) firstLine.erase(0, 8);
-    return path + ":" + std::to_string(loc.line()) + ":" + std::to_string(loc.column()) + ": " + firstLine;
+    return name + ":" + std::to_string(loc.line()) + ":" + std::to_string(loc.column()) + ": " + firstLine;
   } catch (const std::exception& e) {
-    return path + ": " + e.what();
+    return name + ": " + e.what();
   }
 }
 

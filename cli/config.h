@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -46,6 +47,9 @@ std::optional<std::string> findConfig(const std::string& start);
 // Reads and checks a config file: the config, or one error line
 // "file:line:column: what is wrong".
 std::variant<LintConfig, std::string> loadConfig(const std::string& path);
+// The same for TOML text held in memory; `name` is the file it is reported
+// as (and globs are relative to its folder).
+std::variant<LintConfig, std::string> parseConfig(std::string_view text, const std::string& name);
 // Applies the reason levels to `report` (paths relative to `root`): the
 // overrides whose files match a prediction's file win over the top-level
 // [reasons]; "off" drops the prediction.

@@ -11,6 +11,7 @@
 #include "documents.h"
 #include "framing.h"
 #include "hover.h"
+#include "json_nesting.h"
 #include "ljcheck/analyzer.h"
 #include "ljcheck/lsp_server.h"
 
@@ -68,6 +69,11 @@ class Server {
   bool handle(const lsp::Frame& frame) {
     if (frame.status == lsp::Frame::Status::BadHeader) {
       replyError(nullptr, kParseError, frame.error);
+      return true;
+    }
+    if (lsp::nestedDeeperThan(frame.body, lsp::kMaxJsonNesting)) {
+      replyError(nullptr, kInvalidRequest,
+                 "message nested more than " + std::to_string(lsp::kMaxJsonNesting) + " levels deep");
       return true;
     }
     Json message = Json::parse(frame.body, nullptr, false);

@@ -123,3 +123,23 @@ TEST_CASE("a file reached through two paths is linted once", "[cli][exclude]") {
     ++count;
   CHECK(count == 1);
 }
+
+TEST_CASE("config nested 50,000 deep or not a file is a config error, not a crash", "[cli][config]") {
+  // Found by fuzz/fuzz_config: toml11 descends recursively and ran out of stack.
+  std::string dir = scratchDirectory("config-deep");
+  writeFile(dir + "/src/a.lua", kTwoReasons);
+  writeFile(dir + "/.ljcheck.toml", "a = " + std::string(50000, '[') + std::string(50000, ']') + "\n");
+  ProcessResult arrays = runLjcheck({"lint", "--brief", "src"}, dir);
+  CHECK(arrays.exitCode == 2);
+  CHECK(has(arrays.err, ".ljcheck.toml:1:69: arrays and inline tables nested more than 64 deep"));
+  std::string tables = "[reasons]\nk = ";
+  for (int i = 0; i < 50000; ++i) tables += "{a=";
+  writeFile(dir + "/.ljcheck.toml", "# brackets in comments [[[ and strings do not count\nx = \"[[[[\"\n" + tables + "\n");
+  ProcessResult inline_ = runLjcheck({"lint", "--brief", "src"}, dir);
+  CHECK(inline_.exitCode == 2);
+  CHECK(has(inline_.err, ".ljcheck.toml:4:"));
+  CHECK(has(inline_.err, "nested more than 64 deep"));
+  ProcessResult folder = runLjcheck({"lint", "--brief", "--config", "src", "src"}, dir);
+  CHECK(folder.exitCode == 2);
+  CHECK(has(folder.err, "src: the config is not a regular file"));
+}

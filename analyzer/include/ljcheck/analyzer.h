@@ -20,6 +20,11 @@ struct AnalyzeOptions {
   // has evidence for; Possible adds the speculative ones.
   Confidence minConfidence = Confidence::Likely;
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Bytecode dumps kept between call-graph rounds, at most: a module whose
+  // exports other files call hot is analyzed again, from its kept dump when
+  // it fits and compiled again otherwise. The bound keeps memory per file to
+  // the report once a tree holds more code than this.
+  std::size_t keptDumpBytes = std::size_t{32} << 20;
 };
 
 // Expands files and directories (recursively, *.lua, following no symlink
