@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "ljcheck/analyzer.h"
 #include "ljcheck/lint_report.h"
 
 namespace ljcheck::cli {
@@ -46,6 +47,9 @@ std::optional<std::string> findConfig(const std::string& start);
 // Reads and checks a config file: the config, or one error line
 // "file:line:column: what is wrong".
 std::variant<LintConfig, std::string> loadConfig(const std::string& path);
+// Adds the file's include and exclude globs to `filter`: they are relative
+// to the file's folder, so they are matched there, as absolute paths.
+void addConfigGlobs(InputFilter& filter, const LintConfig& config);
 // Applies the reason levels to `report` (paths relative to `root`): the
 // overrides whose files match a prediction's file win over the top-level
 // [reasons]; "off" drops the prediction.
