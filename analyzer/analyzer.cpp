@@ -24,6 +24,7 @@
 #include "ljcheck/compile.h"
 #include "ljcheck/project_path.h"
 #include "project.h"
+#include "project_batch.h"
 #include "ljcheck/source_map.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
@@ -245,15 +246,14 @@ FileResult analyzeSource(std::string_view source, const std::string& path, const
   return analyzeWith(compiler, source, path, profile, minConfidence);
 }
 
-namespace {
-
 // Analyzes the files at `which` (indices into `files`) on `options.jobs`
 // threads, largest first; each result and its links land at its index.
-void analyzeBatch(const std::vector<std::string>& files, const std::vector<std::size_t>& which,
-                  const std::vector<std::string>& shown, const AnalyzeOptions& options,
-                  const RecorderProfile& profile, const std::map<std::size_t, IncomingHeat>& incoming,
-                  std::vector<FileResult>& results, std::vector<FileLinks>& links,
-                  std::atomic<std::size_t>& dumpBudget, bool progress) {
+void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& which,
+                  const std::map<std::size_t, IncomingHeat>& incoming, std::vector<FileResult>& results,
+                  std::vector<FileLinks>& links, bool progress) {
+  const std::vector<std::string>& files = project.files;
+  const AnalyzeOptions& options = project.options;
+  const RecorderProfile& profile = options.profile ? *options.profile : defaultProfile();
   std::vector<std::size_t> order = largestFirst(files, which);
   std::atomic<std::size_t> next{0}, done{0};
   auto worker = [&] {
@@ -261,14 +261,18 @@ void analyzeBatch(const std::vector<std::string>& files, const std::vector<std::
     for (std::size_t k = next++; k < order.size(); k = next++) {
       std::size_t i = order[k];
       auto in = incoming.find(i);
-      ProjectView project{in == incoming.end() ? nullptr : &in->second, &links[i], &dumpBudget};
+      ProjectView view{in == incoming.end() ? nullptr : &in->second, &links[i], project.dumpBudget};
+      const std::string& shown = project.shown[i];
       try {
-        results[i] = analyzeFile(compiler, files[i], shown[i], options, profile, project);
+        if (const std::string* unsaved = project.unsavedText(i))
+          results[i] = analyzeWith(compiler, *unsaved, shown, profile, options.minConfidence, view);
+        else
+          results[i] = analyzeFile(compiler, files[i], shown, options, profile, view);
       } catch (const std::exception& e) {  // a bug must not take the other files' results with it
         results[i] = FileResult{
-            shown[i], {}, {{FileError::Kind::Input, shown[i], 0, std::string("internal error: ") + e.what()}}};
+            shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}};
       } catch (...) {  // nor may anything else escape the thread (std::terminate)
-        results[i] = FileResult{shown[i], {}, {{FileError::Kind::Input, shown[i], 0, "internal error"}}};
+        results[i] = FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, "internal error"}}};
       }
       std::size_t n = ++done;
       if (progress && options.progress) options.progress(n, order.size());
@@ -284,6 +288,8 @@ void analyzeBatch(const std::vector<std::string>& files, const std::vector<std::
   }
 }
 
+namespace {
+
 // Whether `now` makes some exported function hotter than `before` did.
 bool hotter(const IncomingHeat& now, const IncomingHeat* before) {
   for (const auto& [member, caller] : now) {
@@ -296,22 +302,12 @@ bool hotter(const IncomingHeat& now, const IncomingHeat* before) {
 
 }  // namespace
 
-std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, const AnalyzeOptions& options) {
-  const RecorderProfile& profile = options.profile ? *options.profile : defaultProfile();
-  const ProjectRoot root(options.root);
-  std::vector<std::string> shown;
-  for (const auto& f : files) shown.push_back(root.show(f));
-  std::vector<FileResult> results(files.size());
-  std::vector<FileLinks> links(files.size());
-  std::vector<std::size_t> all(files.size());
-  std::iota(all.begin(), all.end(), std::size_t{0});
-  std::map<std::size_t, IncomingHeat> used;  // what each file's latest analysis was given
-  std::atomic<std::size_t> dumpBudget{options.keptDumpBytes};
-  analyzeBatch(files, all, shown, options, profile, used, results, links, dumpBudget, true);
+void settleProject(const ProjectIndex& index, const std::vector<FileLinks>& links,
+                   std::map<std::size_t, IncomingHeat>& used,
+                   const std::function<void(const std::vector<std::size_t>&)>& analyzeAgain) {
   // A file whose exported functions other files call hotter than its own
   // analysis assumed is analyzed again with those heats; that may make its
   // own calls out hotter in turn, so repeat a few rounds (chains of modules).
-  const ProjectIndex index(shown);
   for (int round = 0; round < 4; ++round) {
     std::map<std::size_t, IncomingHeat> incoming = index.incoming(links);
     std::vector<std::size_t> again;
@@ -323,8 +319,24 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
     for (std::size_t i : again)  // seeds only grow: keep what earlier rounds gave
       for (auto& [member, caller] : incoming[i])
         if (caller.heat > used[i][member].heat) used[i][member] = std::move(caller);
-    analyzeBatch(files, again, shown, options, profile, used, results, links, dumpBudget, false);
+    analyzeAgain(again);
   }
+}
+
+std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, const AnalyzeOptions& options) {
+  const ProjectRoot root(options.root);
+  std::atomic<std::size_t> dumpBudget{options.keptDumpBytes};
+  ProjectFiles project{files, {}, options, nullptr, &dumpBudget};
+  for (const auto& f : files) project.shown.push_back(root.show(f));
+  std::vector<FileResult> results(files.size());
+  std::vector<FileLinks> links(files.size());
+  std::vector<std::size_t> all(files.size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  std::map<std::size_t, IncomingHeat> used;  // what each file's latest analysis was given
+  analyzeBatch(project, all, used, results, links, true);
+  settleProject(ProjectIndex(project.shown), links, used, [&](const std::vector<std::size_t>& again) {
+    analyzeBatch(project, again, used, results, links, false);
+  });
   return results;
 }
 

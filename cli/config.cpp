@@ -221,4 +221,9 @@ void applyReasonLevels(LintReport& report, const LintConfig& config, const std::
   }
 }
 
+void addConfigGlobs(InputFilter& filter, const LintConfig& config) {
+  for (const auto& g : config.exclude) filter.exclude.push_back((std::filesystem::path(config.directory) / g).string());
+  for (const auto& g : config.include) filter.include.push_back((std::filesystem::path(config.directory) / g).string());
+}
+
 }  // namespace ljcheck::cli

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "ljcheck/analyzer.h"
 #include "ljcheck/lint_report.h"
 
 namespace ljcheck::cli {
@@ -50,6 +51,9 @@ std::variant<LintConfig, std::string> loadConfig(const std::string& path);
 // The same for TOML text held in memory; `name` is the file it is reported
 // as (and globs are relative to its folder).
 std::variant<LintConfig, std::string> parseConfig(std::string_view text, const std::string& name);
+// Adds the file's include and exclude globs to `filter`: they are relative
+// to the file's folder, so they are matched there, as absolute paths.
+void addConfigGlobs(InputFilter& filter, const LintConfig& config);
 // Applies the reason levels to `report` (paths relative to `root`): the
 // overrides whose files match a prediction's file win over the top-level
 // [reasons]; "off" drops the prediction.

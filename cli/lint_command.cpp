@@ -268,11 +268,7 @@ int runLint(LintOptions& o) {
   }
   InputFilter filter;
   filter.exclude = o.exclude;  // command-line globs are relative to the working directory
-  if (config) {
-    // The file's globs are relative to its folder: matched there, as absolute paths.
-    for (const auto& g : config->exclude) filter.exclude.push_back((std::filesystem::path(config->directory) / g).string());
-    for (const auto& g : config->include) filter.include.push_back((std::filesystem::path(config->directory) / g).string());
-  }
+  if (config) addConfigGlobs(filter, *config);
   InputList inputs = collectInputs(paths, filter);
   AnalyzeOptions options;
   options.profile = profile;

@@ -52,13 +52,15 @@ int runLsp(LspOptions o) {
   options.profile = profile;
   options.minConfidence = *confidence;
   options.docsUrl = docsBase(o.docsUrl);
-  if (config)
-    options.adjust = [config](FileResult& result) {
+  if (config) {
+    options.adjust = [config](FileResult& result, const std::string& root) {
       LintReport report;
       report.files.push_back(std::move(result));
-      applyReasonLevels(report, *config, "/");  // document paths are absolute
+      applyReasonLevels(report, *config, root);
       result = std::move(report.files.front());
     };
+    addConfigGlobs(options.projectFilter, *config);
+  }
   std::ios::sync_with_stdio(false);
   return serveLanguageServer(std::cin, std::cout, options);
 }

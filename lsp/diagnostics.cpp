@@ -4,7 +4,11 @@
 // reason page; `data` carries what a client or a code action may want back.
 #include "diagnostics.h"
 
+#include <string_view>
+#include <utility>
+
 #include "ljcheck/reason_docs.h"
+#include "output/json_text.h"
 #include "ljcheck/safe_text.h"
 
 namespace ljcheck::lsp {
@@ -24,7 +28,34 @@ int severityOf(const Prediction& p) {
   return kWarning;
 }
 
-Json rangeJson(Position start, Position end) { return Json{{"start", toJson(start)}, {"end", toJson(end)}}; }
+// The JSON text is written directly, keys in the order nlohmann::json
+// sorts them: a 5,000-line file has hundreds of diagnostics, and building
+// them as json values and dumping them cost more than analyzing the file.
+void appendInt(std::string& out, long long n) { out += std::to_string(n); }
+
+void appendPosition(std::string& out, Position p) {
+  out += "{\"character\":";
+  appendInt(out, p.character);
+  out += ",\"line\":";
+  appendInt(out, p.line);
+  out += '}';
+}
+
+void appendRange(std::string& out, Position start, Position end) {
+  out += "{\"end\":";
+  appendPosition(out, end);
+  out += ",\"start\":";
+  appendPosition(out, start);
+  out += '}';
+}
+
+// "key":"value", with a comma before it unless it opens the object.
+void appendField(std::string& out, std::string_view key, std::string_view value, bool first = false) {
+  if (!first) out += ',';
+  appendJsonString(out, key);
+  out += ':';
+  appendJsonString(out, value);
+}
 
 // The URI of a path the analyzer reported: the document's own, or a file URI.
 std::string uriOf(const std::string& path, const Document& document) {
@@ -40,68 +71,118 @@ std::string messageOf(const Prediction& p) {
   return message;
 }
 
-Json fileErrorDiagnostic(const FileError& e, const LineIndex& lines, PositionEncoding encoding) {
+void appendFileError(std::string& out, const FileError& e, const LineIndex& lines, PositionEncoding encoding) {
   int line0 = e.line > 0 ? e.line - 1 : 0;
-  Json d{{"range", rangeJson({line0, 0}, lines.endOfLine(line0, encoding))},
-         {"severity", kError},
-         {"source", "ljcheck"},
-         {"message", e.message}};
-  d["code"] = e.kind == FileError::Kind::Syntax ? "syntax" : "input";
-  return d;
+  appendField(out, "code", e.kind == FileError::Kind::Syntax ? "syntax" : "input", true);
+  appendField(out, "message", e.message);
+  out += ",\"range\":";
+  appendRange(out, {line0, 0}, lines.endOfLine(line0, encoding));
+  out += ",\"severity\":";
+  appendInt(out, kError);
+  appendField(out, "source", "ljcheck");
+}
+
+void appendRelatedMask(std::string& out, const MaskingSite& m, const Document& document, const LineIndex& lines,
+                       PositionEncoding encoding) {
+  int line0 = m.line > 0 ? m.line - 1 : 0;
+  LineIndex none("");
+  const LineIndex& maskLines = m.path == document.path ? lines : none;
+  out += ",\"relatedInformation\":[{\"location\":{\"range\":";
+  appendRange(out, {line0, 0}, maskLines.endOfLine(line0, encoding));
+  appendField(out, "uri", uriOf(m.path, document));
+  out += '}';
+  appendField(out, "message", "masked by " + m.reasonId.str() + ": fix this site first");
+  out += "}]";
 }
 
 }  // namespace
 
 Json toJson(Position p) { return Json{{"line", p.line}, {"character", p.character}}; }
 
-Json predictionRange(const Prediction& p, const LineIndex& lines, PositionEncoding encoding) {
+namespace {
+
+std::pair<Position, Position> rangeOf(const Prediction& p, const LineIndex& lines, PositionEncoding encoding) {
   if (p.range.found())
-    return rangeJson(lines.position(p.range.start.line, p.range.start.column, encoding),
-                     lines.position(p.range.end.line, p.range.end.column, encoding));
+    return {lines.position(p.range.start.line, p.range.start.column, encoding),
+            lines.position(p.range.end.line, p.range.end.column, encoding)};
   int line0 = p.line > 0 ? p.line - 1 : 0;
-  return rangeJson({line0, 0}, lines.endOfLine(line0, encoding));
+  return {{line0, 0}, lines.endOfLine(line0, encoding)};
+}
+
+}  // namespace
+
+Json predictionRange(const Prediction& p, const LineIndex& lines, PositionEncoding encoding) {
+  auto [start, end] = rangeOf(p, lines, encoding);
+  return Json{{"start", toJson(start)}, {"end", toJson(end)}};
+}
+
+void appendDiagnostic(std::string& out, const Prediction& p, const Document& document, const LineIndex& lines,
+                      const DiagnosticStyle& style) {
+  const std::string id = p.reasonId.str();
+  out += '{';
+  appendField(out, "code", id, true);
+  std::string page = reasonDocsPage(id);
+  constexpr std::string_view docsPrefix = "docs/";
+  if (!style.docsUrl.empty() && page.compare(0, docsPrefix.size(), docsPrefix) == 0) {
+    out += ",\"codeDescription\":{";
+    appendField(out, "href", style.docsUrl + page.substr(docsPrefix.size()), true);
+    out += '}';
+  }
+  out += ",\"data\":{";
+  appendField(out, "class", toString(p.reasonClass), true);
+  appendField(out, "confidence", toString(p.confidence));
+  out += ",\"line\":";
+  appendInt(out, p.line);
+  if (p.masked()) {
+    out += ",\"maskedBy\":{";
+    appendField(out, "location", p.maskedBy->location(), true);
+    appendField(out, "reasonId", p.maskedBy->reasonId.str());
+    out += '}';
+  }
+  appendField(out, "reasonId", id);
+  appendField(out, "reasoning", p.reasoning);
+  appendField(out, "severity", toString(p.severity));
+  out += '}';
+  appendField(out, "message", messageOf(p));
+  out += ",\"range\":";
+  auto [start, end] = rangeOf(p, lines, style.encoding);
+  appendRange(out, start, end);
+  if (p.masked()) appendRelatedMask(out, *p.maskedBy, document, lines, style.encoding);
+  out += ",\"severity\":";
+  appendInt(out, severityOf(p));
+  appendField(out, "source", "ljcheck");
+  out += '}';
 }
 
 Json diagnosticFor(const Prediction& p, const Document& document, const LineIndex& lines,
                    const DiagnosticStyle& style) {
-  const std::string id = p.reasonId.str();
-  Json d{{"range", predictionRange(p, lines, style.encoding)},
-         {"severity", severityOf(p)},
-         {"code", id},
-         {"source", "ljcheck"},
-         {"message", messageOf(p)}};
-  std::string page = reasonDocsPage(id);
-  constexpr std::string_view docsPrefix = "docs/";
-  if (!style.docsUrl.empty() && page.compare(0, docsPrefix.size(), docsPrefix) == 0)
-    d["codeDescription"] = Json{{"href", style.docsUrl + page.substr(docsPrefix.size())}};
-  Json data{{"reasonId", id},
-            {"class", toString(p.reasonClass)},
-            {"severity", toString(p.severity)},
-            {"confidence", toString(p.confidence)},
-            {"reasoning", p.reasoning},
-            {"line", p.line}};
-  if (p.masked()) {
-    const MaskingSite& m = *p.maskedBy;
-    int line0 = m.line > 0 ? m.line - 1 : 0;
-    LineIndex none("");
-    const LineIndex& maskLines = m.path == document.path ? lines : none;
-    d["relatedInformation"] = Json::array(
-        {Json{{"location",
-               Json{{"uri", uriOf(m.path, document)},
-                    {"range", rangeJson({line0, 0}, maskLines.endOfLine(line0, style.encoding))}}},
-              {"message", "masked by " + m.reasonId.str() + ": fix this site first"}}});
-    data["maskedBy"] = Json{{"reasonId", m.reasonId.str()}, {"location", m.location()}};
-  }
-  d["data"] = std::move(data);
-  return d;
+  std::string text;
+  appendDiagnostic(text, p, document, lines, style);
+  return Json::parse(text);
 }
 
-Json publishParams(const Document& document, const DiagnosticStyle& style) {
+std::string publishParams(const Document& document, const DiagnosticStyle& style) {
   LineIndex lines(document.text);
-  Json diagnostics = Json::array();
-  for (const auto& e : document.result.errors) diagnostics.push_back(fileErrorDiagnostic(e, lines, style.encoding));
-  for (const auto& p : document.result.predictions) diagnostics.push_back(diagnosticFor(p, document, lines, style));
-  return Json{{"uri", document.uri}, {"version", document.version}, {"diagnostics", std::move(diagnostics)}};
+  std::string out = "{\"diagnostics\":[";
+  bool first = true;
+  for (const auto& e : document.result.errors) {
+    if (!first) out += ',';
+    first = false;
+    out += '{';
+    appendFileError(out, e, lines, style.encoding);
+    out += '}';
+  }
+  for (const auto& p : document.result.predictions) {
+    if (!first) out += ',';
+    first = false;
+    appendDiagnostic(out, p, document, lines, style);
+  }
+  out += ']';
+  appendField(out, "uri", document.uri);
+  out += ",\"version\":";
+  appendInt(out, document.version);
+  out += '}';
+  return out;
 }
 
 }  // namespace ljcheck::lsp

@@ -19,10 +19,14 @@ struct DiagnosticStyle {
 nlohmann::json predictionRange(const Prediction& p, const LineIndex& lines, PositionEncoding encoding);
 nlohmann::json toJson(Position p);
 
+// One Diagnostic as JSON text appended to `out`, and as a json value.
+void appendDiagnostic(std::string& out, const Prediction& p, const Document& document, const LineIndex& lines,
+                      const DiagnosticStyle& style);
 nlohmann::json diagnosticFor(const Prediction& p, const Document& document, const LineIndex& lines,
                              const DiagnosticStyle& style);
 
-// The params of textDocument/publishDiagnostics for a document's analysis.
-nlohmann::json publishParams(const Document& document, const DiagnosticStyle& style);
+// The params of textDocument/publishDiagnostics for a document's analysis,
+// as JSON text.
+std::string publishParams(const Document& document, const DiagnosticStyle& style);
 
 }  // namespace ljcheck::lsp

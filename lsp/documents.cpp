@@ -40,7 +40,8 @@ std::string uriToPath(const std::string& uri) {
 
 Document& DocumentStore::open(const std::string& uri, int version, std::string text) {
   Document& d = documents_[uri];
-  d = Document{uri, uriToPath(uri), version, std::move(text), {}};
+  std::string file = uriToPath(uri);
+  d = Document{uri, file, file, version, std::move(text), {}};
   return d;
 }
 
@@ -77,6 +78,12 @@ void DocumentStore::close(const std::string& uri) { documents_.erase(uri); }
 Document* DocumentStore::find(const std::string& uri) {
   auto it = documents_.find(uri);
   return it == documents_.end() ? nullptr : &it->second;
+}
+
+std::vector<Document*> DocumentStore::all() {
+  std::vector<Document*> out;
+  for (auto& [uri, d] : documents_) out.push_back(&d);
+  return out;
 }
 
 }  // namespace ljcheck::lsp

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "ljcheck/prediction.h"
 #include "positions.h"
@@ -13,7 +14,8 @@ namespace ljcheck::lsp {
 
 struct Document {
   std::string uri;
-  std::string path;  // the file path the URI names, as the analyzer reports it
+  std::string file;  // the file path the URI names
+  std::string path;  // that file as the analyzer reports it (relative to the workspace root in a project)
   int version = 0;
   std::string text;
   FileResult result;  // the analysis of `text`
@@ -32,6 +34,7 @@ class DocumentStore {
                    PositionEncoding encoding);
   void close(const std::string& uri);
   Document* find(const std::string& uri);
+  std::vector<Document*> all();
 
  private:
   std::map<std::string, Document> documents_;

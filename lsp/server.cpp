@@ -3,7 +3,10 @@
 // Every bad message gets the error the JSON-RPC and LSP specs name and the
 // server reads on; only the end of input or `exit` ends it.
 #include <exception>
+#include <filesystem>
 #include <istream>
+#include <optional>
+#include <set>
 #include <ostream>
 
 #include "code_actions.h"
@@ -14,6 +17,7 @@
 #include "json_nesting.h"
 #include "ljcheck/analyzer.h"
 #include "ljcheck/lsp_server.h"
+#include "ljcheck/project_analysis.h"
 
 namespace ljcheck {
 namespace {
@@ -130,6 +134,7 @@ class Server {
       const Json& item = member(params, "textDocument");
       lsp::Document& d = documents_.open(stringMember(item, "uri"), intMember(item, "version"),
                                          stringMember(item, "text"));
+      if (inProject(d)) d.path = project_->shown(d.file);
       return analyzeAndPublish(d);
     }
     if (method == "textDocument/didChange") {
@@ -152,8 +157,14 @@ class Server {
     }
     if (method == "textDocument/didClose") {
       std::string uri = stringMember(member(params, "textDocument"), "uri");
+      std::optional<std::string> file;
+      if (lsp::Document* d = documents_.find(uri); d && inProject(*d)) file = d->file;
       documents_.close(uri);
       notify("textDocument/publishDiagnostics", Json{{"uri", uri}, {"diagnostics", Json::array()}});
+      if (file) {  // the file on disk counts again, unsaved changes gone
+        project_->useDisk(*file);
+        publishChanged(project_->update(), nullptr);
+      }
     }
   }
 
@@ -169,6 +180,7 @@ class Server {
     if (offered && offered->is_array())
       for (const auto& e : *offered)
         if (e == "utf-8") style_.encoding = PositionEncoding::Utf8;
+    openProject(params);
     Json capabilities{
         {"positionEncoding", lsp::toString(style_.encoding)},
         {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
@@ -191,14 +203,71 @@ class Server {
     reply(id, lsp::codeActionsFor(*d, positionMember(range, "start").line, positionMember(range, "end").line, style_));
   }
 
+  // The workspace root the client names (rootUri, else the first workspace
+  // folder, else rootPath): its files are the project. None: each document
+  // is analyzed on its own.
+  void openProject(const Json& params) {
+    if (!params.is_object()) return;
+    std::string root;
+    if (params.contains("rootUri") && params["rootUri"].is_string()) {
+      root = lsp::uriToPath(params["rootUri"].get<std::string>());
+    } else if (params.contains("workspaceFolders") && params["workspaceFolders"].is_array() &&
+               !params["workspaceFolders"].empty() && params["workspaceFolders"][0].is_object() &&
+               params["workspaceFolders"][0].contains("uri") && params["workspaceFolders"][0]["uri"].is_string()) {
+      root = lsp::uriToPath(params["workspaceFolders"][0]["uri"].get<std::string>());
+    } else if (params.contains("rootPath") && params["rootPath"].is_string()) {
+      root = params["rootPath"].get<std::string>();
+    }
+    std::error_code ec;
+    if (root.empty() || !std::filesystem::is_directory(root, ec)) return;
+    AnalyzeOptions analyze;
+    analyze.profile = &profile_;
+    analyze.root = root;
+    analyze.minConfidence = options_.minConfidence;
+    InputList inputs = collectInputs({root}, options_.projectFilter);
+    project_.emplace(std::move(inputs.files), analyze);
+    projectRoot_ = root;
+  }
+
+  // A document under the workspace root is analyzed as part of the project.
+  bool inProject(const lsp::Document& d) const {
+    if (!project_) return false;
+    if (project_->contains(d.file)) return true;
+    std::string shown = project_->shown(d.file);
+    return !shown.empty() && shown[0] != '/';
+  }
+
   void analyzeAndPublish(lsp::Document& d) {
+    if (inProject(d)) {
+      project_->setText(d.file, d.text);
+      return publishChanged(project_->update(), &d);
+    }
     try {
       d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence);
-      if (options_.adjust) options_.adjust(d.result);
+      if (options_.adjust) options_.adjust(d.result, "/");  // the document's path is absolute
     } catch (const std::exception& e) {  // a bug in one file must not end the session
       d.result = FileResult{d.path, {}, {{FileError::Kind::Input, d.path, 0, std::string("internal error: ") + e.what()}}};
     }
-    notify("textDocument/publishDiagnostics", lsp::publishParams(d, style_));
+    publish(d);
+  }
+
+  // After a project update: `edited` (always: its version moved on) and every
+  // other open document of the project whose analysis the update changed.
+  void publishChanged(const std::vector<std::string>& changedFiles, lsp::Document* edited) {
+    std::set<std::string> changed(changedFiles.begin(), changedFiles.end());
+    for (lsp::Document* d : documents_.all()) {
+      if (d != edited && (!changed.count(d->file) || !inProject(*d))) continue;
+      if (const FileResult* result = project_->result(d->file)) d->result = *result;
+      if (options_.adjust) options_.adjust(d->result, projectRoot_);
+      publish(*d);
+    }
+  }
+
+  void publish(const lsp::Document& d) {
+    // The params are JSON text already: a big file's diagnostics cost more
+    // to build as json values than to analyze.
+    lsp::writeFrame(out_, R"({"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":)" +
+                              lsp::publishParams(d, style_) + "}");
   }
 
   void reply(const Json& id, Json result) {
@@ -223,6 +292,8 @@ class Server {
   const LanguageServerOptions& options_;
   lsp::DiagnosticStyle style_;
   lsp::DocumentStore documents_;
+  std::optional<ProjectAnalysis> project_;  // with a workspace root
+  std::string projectRoot_;
   bool initialized_ = false;
   bool shutdown_ = false;
 };

@@ -86,7 +86,7 @@ std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, 
     if (caller.loop && caller.heat > fn.calls.heat(site.proto))
       return inLoop + name + " is called from the loop at line " + std::to_string(caller.loop->line) +
              loopEvidence(fn.calls, caller);
-    std::string callerName = functionName(fn.chunk, site.proto);
+    std::string callerName = functionName(fn, site.proto);
     std::string how = fn.calls.heat(site.proto) >= flow::Heat::Likely
                           ? ", which runs hot"
                           : ", which escapes, so code elsewhere may call it hot";
@@ -99,7 +99,7 @@ std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, 
 
 std::string whyHot(const FunctionView& fn, int pc) {
   flow::HeatEvidence e = fn.calls.evidenceAt(fn.index, pc);
-  std::string name = functionName(fn.chunk, fn.index);
+  std::string name = functionName(fn, fn.index);
   if (e.onceOnlyLine)
     return "it initializes a value once (the test at line " + std::to_string(e.onceOnlyLine) +
            " skips it when the value is set), so it runs once per key, not on every pass";

@@ -64,7 +64,7 @@ class CallSplitRule final : public Rule {
           bool ends = neverStitches || site.protectedCall || nextFeedsVariableCount(caller, site.pc);
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends,
                                    whyEnds(neverStitches, false));
-          f.reasoning = functionName(fn.chunk, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
+          f.reasoning = functionName(fn, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
                         unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call";
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver) f.confidence = Confidence::Likely;

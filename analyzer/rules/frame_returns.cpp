@@ -50,7 +50,7 @@ class FrameReturnRule final : public Rule {
     if (protectedAt.empty() && !vararg) return;
     int after = afterFirstLoop(fn);
     if (!after) return;
-    std::string name = functionName(fn.chunk, fn.index);
+    std::string name = functionName(fn, fn.index);
     for (int pc = after + 1; pc <= fn.proto.size(); ++pc) {
       Op op = fn.proto.at(pc).op;
       if (fn.loops.inLoop(pc)) continue;

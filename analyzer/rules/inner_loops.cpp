@@ -87,7 +87,7 @@ flow::Value calleeAt(const bytecode::Chunk& chunk, const flow::ValueMap& values,
 // it; empty when nothing in this file says so. One level of plain calls is
 // followed: a function called from such a function is traced with it.
 std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) {
-  std::string name = functionName(fn.chunk, proto);
+  std::string name = functionName(fn, proto);
   for (const auto& site : fn.calls.callers(proto)) {
     const auto& caller = fn.chunk.prototypes[site.proto];
     int line = caller.at(site.pc).line;
@@ -150,7 +150,7 @@ class InnerLoopRule final : public Rule {
           why = hotHeader + "; a trace started at its header runs into this loop";
           hotByEvidence = true;
         } else if (fn.calls.heat(fn.index) != flow::Heat::Cold && leavesEarly(fn.proto, loop)) {
-          why = functionName(fn.chunk, fn.index) +
+          why = functionName(fn, fn.index) +
                 " runs hot and this loop is left from the middle of its body, so its trace has several exits; "
                 "a trace of the calling code may meet it before every exit has a side trace";
         } else {

@@ -22,7 +22,7 @@ class JitOffRule final : public Rule {
       Callee callee = resolveCallee(fn, pc);
       if (!callee.value.is(flow::Value::Kind::LuaFunction) || !fn.values.jitDisabled(callee.value.proto)) continue;
       if (!runsHot(fn, pc)) continue;
-      std::string name = functionName(fn.chunk, callee.value.proto);
+      std::string name = functionName(fn, callee.value.proto);
       Finding f;
       f.pc = 0;  // the callee's header
       f.proto = callee.value.proto;

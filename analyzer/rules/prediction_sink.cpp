@@ -28,31 +28,29 @@ std::string localNameAt(const bytecode::Prototype& p, int pc, int slot) {
 
 }  // namespace
 
-std::string functionName(const bytecode::Chunk& chunk, std::size_t index) {
+std::string functionName(const FunctionView& fn, std::size_t index) {
+  const bytecode::Chunk& chunk = fn.chunk;
   if (index + 1 == chunk.prototypes.size()) return "<main>";
   const auto& proto = chunk.prototypes[index];
   std::string anonymous = "<anonymous:" + std::to_string(proto.firstline) + ">";
   if (proto.parent == SIZE_MAX) return anonymous;
   const auto& parent = chunk.prototypes[proto.parent];
-  for (int pc = 1; pc <= parent.size(); ++pc) {
-    const auto& ins = parent.at(pc);
-    if (ins.op != Op::FNEW || ins.d >= parent.gc.size()) continue;
-    const auto& k = parent.gc[ins.d];
-    if (k.kind != bytecode::GcConstant::Kind::Child || k.child != index) continue;
-    if (pc < parent.size()) {
-      const auto& next = parent.at(pc + 1);
-      auto key = [&](std::uint16_t d) -> std::string {
-        return d < parent.gc.size() && parent.gc[d].kind == bytecode::GcConstant::Kind::String
-                   ? parent.gc[d].str
-                   : std::string();
-      };
-      if (next.op == Op::GSET && next.a == ins.a && !key(next.d).empty()) return key(next.d);
-      if (next.op == Op::TSETS && next.a == ins.a && !key(next.c).empty()) return key(next.c);
-    }
-    std::string local = localNameAt(parent, pc, ins.a);
-    return local.empty() || local[0] == '(' ? anonymous : local;
+  // The FNEW that creates it, found once per chunk: a scan of the parent
+  // per name made a file of many functions quadratic.
+  int pc = fn.values.creatingPc(index);
+  if (pc <= 0 || pc > parent.size()) return anonymous;
+  const auto& ins = parent.at(pc);
+  if (pc < parent.size()) {
+    const auto& next = parent.at(pc + 1);
+    auto key = [&](std::uint16_t d) -> std::string {
+      return d < parent.gc.size() && parent.gc[d].kind == bytecode::GcConstant::Kind::String ? parent.gc[d].str
+                                                                                             : std::string();
+    };
+    if (next.op == Op::GSET && next.a == ins.a && !key(next.d).empty()) return key(next.d);
+    if (next.op == Op::TSETS && next.a == ins.a && !key(next.c).empty()) return key(next.c);
   }
-  return anonymous;
+  std::string local = localNameAt(parent, pc, ins.a);
+  return local.empty() || local[0] == '(' ? anonymous : local;
 }
 
 namespace {
@@ -111,7 +109,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     for (int pc = 1; pc <= finding.pc; ++pc)
       if (flow::isCall(code.at(pc).op) && code.at(pc).line == p.line) ++p.occurrence;
   p.callee = std::move(finding.callee);
-  p.function = functionName(fn.chunk, proto);
+  p.function = functionName(fn, proto);
   p.message = std::move(finding.message);
   p.reasoning = std::move(finding.reasoning);
   p.advice = reason->advice;

@@ -34,6 +34,6 @@ class CollectingSink final : public PredictionSink {
 };
 
 // "name" for a named function, "<main>" for the chunk, "<anonymous:LINE>".
-std::string functionName(const bytecode::Chunk& chunk, std::size_t index);
+std::string functionName(const FunctionView& fn, std::size_t index);
 
 }  // namespace ljcheck::rules

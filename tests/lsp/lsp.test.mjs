@@ -3,7 +3,7 @@
 // Run: LJCHECK_EXE=build/bin/ljcheck node --test tests/lsp/lsp.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -254,4 +254,106 @@ test('bad framing and bad JSON get parse errors and the server keeps serving', a
   assert.ok(messages.find((m) => m.id === 1 && m.result && m.result.capabilities), 'initialize answered after the errors');
   assert.ok(messages.find((m) => m.id === 2 && m.result === null), 'shutdown answered');
   assert.equal(code, 1, 'stdin ended without exit: exit code 1, and no hang');
+});
+
+// What a fresh `ljcheck lint` says of each file of a project directory, in
+// the terms a diagnostic carries (data), to compare the server against.
+function lintProject(dir) {
+  const run = spawnSync(exe, ['lint', '--no-config', '--format', 'json', '.'], { cwd: dir, encoding: 'utf8' });
+  assert.ok(run.status === 0 || run.status === 1, `lint exits 0 or 1 (findings), not ${run.status}: ${run.stderr}`);
+  const out = run.stdout;
+  const byPath = {};
+  for (const p of JSON.parse(out).predictions)
+    (byPath[p.path] ||= []).push([p.line, p.reasonId, p.severity, p.confidence, p.reasoning, p.maskedBy?.location ?? null]);
+  return byPath;
+}
+const asLinted = (published) => published.diagnostics.map((d) =>
+  [d.data.line, d.code, d.data.severity, d.data.confidence, d.data.reasoning, d.data.maskedBy?.location ?? null]);
+
+test('cross-file: an edit to the caller re-publishes the module it makes hot, as lint sees it', async () => {
+  // A copy of the two-module fixture: the buffers' unsaved text is written
+  // to it only to ask a fresh lint what the server should have said.
+  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-project-'));
+  const fixtureDir = resolve(root, 'fixtures/projects/hot_module');
+  const texts = {};
+  for (const name of ['main.lua', 'shapes.lua']) {
+    texts[name] = readFileSync(resolve(fixtureDir, name), 'utf8');
+    writeFileSync(resolve(project, name), texts[name]);
+  }
+  const uri = (name) => pathToFileURL(resolve(project, name)).href;
+  const s = startServer(project);
+  const { connection } = s;
+  await connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href, capabilities: {} });
+  connection.sendNotification('initialized', {});
+
+  // The next diagnostics published for `name` after the `seen` already received.
+  const published = [];
+  const waiters = [];
+  connection.onNotification('textDocument/publishDiagnostics', (p) => { published.push(p); waiters.splice(0).forEach((w) => w()); });
+  async function next(name, seen) {
+    const deadline = Date.now() + 10000;
+    for (;;) {
+      const found = published.slice(seen).find((p) => p.uri === uri(name));
+      if (found) return found;
+      assert.ok(Date.now() < deadline, `no diagnostics for ${name}`);
+      await new Promise((done) => { waiters.push(done); setTimeout(done, 200); });
+    }
+  }
+  // The server's view of both files, and lint's of the same texts on disk.
+  async function expectAsLint(published, name) {
+    for (const [n, t] of Object.entries(texts)) writeFileSync(resolve(project, n), t);
+    assert.deepEqual(asLinted(published), lintProject(project)[name] || [], `${name} as lint sees it`);
+  }
+  const fnewIn = (p) => p.diagnostics.filter((d) => d.code === 'NYIBC:FNEW');
+
+  let seen = published.length;
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: uri('shapes.lua'), languageId: 'lua', version: 1, text: texts['shapes.lua'] } });
+  const shapes1 = await next('shapes.lua', seen);
+  const [hot] = fnewIn(shapes1);
+  assert.equal(hot.severity, 1, 'the loop in main.lua (on disk) makes area hot: an error');
+  assert.match(hot.message, /main\.lua/);
+  await expectAsLint(shapes1, 'shapes.lua');
+  seen = published.length;
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: uri('main.lua'), languageId: 'lua', version: 1, text: texts['main.lua'] } });
+  await next('main.lua', seen);
+
+  // Edit the caller, unsaved: its loop now runs 5 times. shapes.lua is re-published without the error.
+  const loop = positionOf(texts['main.lua'], '2000 do');
+  const edit = (name, version, at, length, text) => {
+    const lines = texts[name].split('\n');
+    const line = lines[at.line];
+    lines[at.line] = line.slice(0, at.character) + text + line.slice(at.character + length);
+    texts[name] = lines.join('\n');
+    connection.sendNotification('textDocument/didChange', { textDocument: { uri: uri(name), version },
+      contentChanges: [{ range: { start: at, end: { line: at.line, character: at.character + length } }, text }] });
+  };
+  seen = published.length;
+  edit('main.lua', 2, loop, 4, '5');
+  const shapes2 = await next('shapes.lua', seen);
+  assert.ok(fnewIn(shapes2).every((d) => d.severity !== 1), `no error left in ${JSON.stringify(fnewIn(shapes2))}`);
+  await expectAsLint(shapes2, 'shapes.lua');
+
+  // And back: the error returns.
+  seen = published.length;
+  edit('main.lua', 3, loop, 1, '2000');
+  const shapes3 = await next('shapes.lua', seen);
+  assert.equal(fnewIn(shapes3)[0].severity, 1);
+  await expectAsLint(shapes3, 'shapes.lua');
+
+  // The callee loses its closure, then gains it back: its own diagnostics follow,
+  // the heat still coming from main.lua's buffer.
+  const closure = 'local scale = function(x) return x * 3 end';
+  const at = positionOf(texts['shapes.lua'], closure);
+  seen = published.length;
+  edit('shapes.lua', 2, at, closure.length, 'local scale = 3');
+  const shapes4 = await next('shapes.lua', seen);
+  assert.equal(shapes4.version, 2);
+  assert.deepEqual(fnewIn(shapes4), []);
+  seen = published.length;
+  edit('shapes.lua', 3, at, 'local scale = 3'.length, closure);
+  const shapes5 = await next('shapes.lua', seen);
+  assert.equal(fnewIn(shapes5)[0].severity, 1);
+  assert.match(fnewIn(shapes5)[0].message, /main\.lua/);
+  await expectAsLint(shapes5, 'shapes.lua');
+  await shutdown(s);
 });

@@ -1,12 +1,15 @@
 // The language server: LSP over JSON-RPC on a pair of streams (stdio for
 // `ljcheck lsp`). Pushes ljcheck's predictions as diagnostics for open
-// documents, analyzed from their unsaved text.
+// documents, analyzed from their unsaved text. With a workspace root, the
+// files under it are one project, as `ljcheck lint ROOT` sees it: an edit to
+// one file re-publishes the open files whose analysis it changes.
 #pragma once
 
 #include <functional>
 #include <iosfwd>
 #include <string>
 
+#include "ljcheck/analyzer.h"
 #include "ljcheck/prediction.h"
 #include "ljcheck/profile.h"
 
@@ -19,8 +22,12 @@ struct LanguageServerOptions {
   std::string docsUrl;
   Confidence minConfidence = Confidence::Likely;
   // Applied to each analysis before it is published (the project's
-  // configured reason levels); none when empty.
-  std::function<void(FileResult&)> adjust;
+  // configured reason levels), with the folder its paths are relative to
+  // ("/" for absolute paths); none when empty.
+  std::function<void(FileResult&, const std::string& root)> adjust;
+  // Which files under the client's workspace root make up the project whose
+  // cross-file calls are followed (the config's include and exclude).
+  InputFilter projectFilter;
 };
 
 // Serves until `exit` or the end of `in`. Returns the process exit code the

@@ -1,0 +1,49 @@
+// The project pass shared by `ljcheck lint` (analyzeFiles) and the language
+// server's ProjectAnalysis: a batch of files analyzed in parallel, then the
+// rounds that carry heat from calls in one file to functions of another.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ljcheck/analyzer.h"
+#include "project.h"
+
+namespace ljcheck {
+
+struct ProjectFiles {
+  const std::vector<std::string>& files;  // as given: read from here
+  std::vector<std::string> shown;          // as reports show them, by index
+  const AnalyzeOptions& options;
+  // Unsaved text by file (as given in `files`): analyzed instead of the
+  // file on disk. Null: every file is read.
+  const std::map<std::string, std::string>* overlay = nullptr;
+  // Bytes of bytecode dumps that may still be kept for a second analysis;
+  // null: none is kept, a file analyzed again is compiled again.
+  std::atomic<std::size_t>* dumpBudget = nullptr;
+
+  const std::string* unsavedText(std::size_t i) const {
+    if (!overlay) return nullptr;
+    auto it = overlay->find(files[i]);
+    return it == overlay->end() ? nullptr : &it->second;
+  }
+};
+
+// Analyzes the files at `which` on `options.jobs` threads, each with the
+// heat `incoming` gives it; its result and links land at its index.
+void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& which,
+                  const std::map<std::size_t, IncomingHeat>& incoming, std::vector<FileResult>& results,
+                  std::vector<FileLinks>& links, bool progress);
+
+// The rounds after a first pass: while other files' calls make some file's
+// exported functions hotter than its latest analysis was told (`used`),
+// adds those heats to `used` and calls `analyzeAgain` on those files, which
+// must update `links` for them.
+void settleProject(const ProjectIndex& index, const std::vector<FileLinks>& links,
+                   std::map<std::size_t, IncomingHeat>& used,
+                   const std::function<void(const std::vector<std::size_t>&)>& analyzeAgain);
+
+}  // namespace ljcheck

@@ -1,0 +1,126 @@
+// The language server's project: kept analyzed between edits, it must say
+// what a fresh analyzeFiles (`ljcheck lint`) of the same texts says, and
+// analyze again only the files an edit can change.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <unistd.h>
+#include <vector>
+
+#include "ljcheck/analyzer.h"
+#include "ljcheck/project_analysis.h"
+
+namespace fs = std::filesystem;
+using namespace ljcheck;
+
+namespace {
+
+const std::string kMain =
+    "local shapes = require(\"shapes\")\n"
+    "local total = 0\n"
+    "for i = 1, 2000 do total = total + shapes.area(i) end\n"
+    "return total\n";
+const std::string kShapes =
+    "local M = {}\n"
+    "function M.area(r)\n"
+    "  local scale = function(x) return x * 3 end\n"
+    "  return scale(r * r)\n"
+    "end\n"
+    "return M\n";
+
+using Row = std::tuple<std::string, int, std::string, std::string, std::string, std::string, std::string>;
+
+std::vector<Row> rows(const FileResult& r) {
+  std::vector<Row> out;
+  for (const auto& p : r.predictions)
+    out.emplace_back(p.path, p.line, p.reasonId.str(), std::string(toString(p.severity)),
+                     std::string(toString(p.confidence)), p.reasoning, p.masked() ? p.maskedBy->location() : "");
+  return out;
+}
+
+struct Project {
+  fs::path dir = fs::temp_directory_path() / ("ljcheck-project-" + std::to_string(::getpid()));
+  std::string main = (dir / "main.lua").string(), shapes = (dir / "shapes.lua").string();
+  Project() {
+    fs::create_directories(dir);
+    write(main, kMain);
+    write(shapes, kShapes);
+  }
+  ~Project() { fs::remove_all(dir); }
+  static void write(const std::string& file, const std::string& text) { std::ofstream(file) << text; }
+  AnalyzeOptions options() const {
+    AnalyzeOptions o;
+    o.root = dir.string();
+    return o;
+  }
+  // What a fresh lint of these texts says of each file.
+  std::vector<std::vector<Row>> lint(const std::string& mainText, const std::string& shapesText) const {
+    write(main, mainText);
+    write(shapes, shapesText);
+    std::vector<std::vector<Row>> out;
+    for (const auto& r : analyzeFiles({main, shapes}, options())) out.push_back(rows(r));
+    write(main, kMain);
+    write(shapes, kShapes);
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a project kept between edits says what a fresh lint of the same texts says", "[project]") {
+  Project p;
+  ProjectAnalysis project({p.main, p.shapes}, p.options());
+  auto same = [&](const std::string& mainText, const std::string& shapesText) {
+    auto fresh = p.lint(mainText, shapesText);
+    CHECK(rows(*project.result(p.main)) == fresh[0]);
+    CHECK(rows(*project.result(p.shapes)) == fresh[1]);
+  };
+  CHECK(project.update().size() == 2);
+  REQUIRE_FALSE(project.result(p.shapes)->predictions.empty());
+  CHECK(project.result(p.shapes)->predictions.front().severity == Severity::Blacklist);
+  same(kMain, kShapes);
+
+  // The caller's loop, unsaved, runs 5 times: the callee changes with it.
+  std::string coldMain = kMain;
+  coldMain.replace(coldMain.find("2000"), 4, "5");
+  project.setText(p.main, coldMain);
+  CHECK(project.update() == std::vector<std::string>{p.main, p.shapes});
+  same(coldMain, kShapes);
+
+  project.setText(p.main, kMain);
+  CHECK(project.update() == std::vector<std::string>{p.main, p.shapes});
+  same(kMain, kShapes);
+
+  // An edit to the caller that gives the callee the same heat (from the
+  // same line): the callee is not analyzed again.
+  std::string edited = kMain;
+  edited.replace(edited.find("total = 0"), 9, "total = 1");
+  project.setText(p.main, edited);
+  CHECK(project.update() == std::vector<std::string>{p.main});
+  same(edited, kShapes);
+
+  // The callee loses its closure, then reverts to its file on disk.
+  std::string plain = kShapes;
+  plain.replace(plain.find("function(x) return x * 3 end"), 28, "3");
+  project.setText(p.shapes, plain);
+  CHECK(project.update() == std::vector<std::string>{p.shapes});
+  CHECK(project.result(p.shapes)->predictions.empty());
+  same(edited, plain);
+  project.useDisk(p.shapes);
+  project.update();
+  same(edited, kShapes);
+}
+
+TEST_CASE("a buffer that is no file of the project yet joins it", "[project]") {
+  Project p;
+  ProjectAnalysis project({p.main}, p.options());
+  project.update();
+  CHECK_FALSE(project.contains(p.shapes));
+  project.setText(p.shapes, kShapes);
+  CHECK(project.contains(p.shapes));
+  project.update();
+  CHECK(rows(*project.result(p.shapes)) == p.lint(kMain, kShapes)[1]);
+  CHECK(project.result(p.dir.string() + "/none.lua") == nullptr);
+}
