@@ -5,7 +5,8 @@
 #                    (bench/corpus/, when bench/corpus.sh has built it), and
 #                    their bytecode dumps (lint reads an ESC-led file as a dump)
 #   bytecode_reader  those dumps, compiled by the real luajit (`luajit -bg`)
-#   reports          the lint, run and verify JSON ljcheck writes per fixture
+#   reports          the lint, run and verify JSON ljcheck writes per fixture,
+#                    and one sampled run whose JSON carries stacks
 #   registry_data    registry/profiles, registry/catalog, registry/overlays
 # Usage: fuzz/make_seeds.sh OUT_DIR LJCHECK_BINARY
 # OUT_DIR is emptied first. A fixture that does not compile or run still
@@ -64,6 +65,11 @@ for fixture in "$root"/fixtures/*.lua; do
     [[ -s $out/reports/$name.verify.json ]] || rm -f "$out/reports/$name.verify.json"
   fi
 done
+
+# A sampled run long enough to have stacks by VM state ("samples.stacks").
+(cd "$work" && cp "$root/tests/browser/workload.lua" app.lua &&
+  timeout 20 "$ljcheck" run --quiet --interval 1 --json "$out/reports/sampled.run.json" -- app.lua >/dev/null 2>&1) || true
+[[ -s $out/reports/sampled.run.json ]] || rm -f "$out/reports/sampled.run.json"
 
 for file in "$root"/registry/profiles/*.json "$root"/registry/catalog/*.json "$root"/registry/overlays/*.json; do
   cp "$file" "$out/registry_data/$(basename "$(dirname "$file")")-$(basename "$file")"

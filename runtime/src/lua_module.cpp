@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "ljcheck/live_profile.h"
+#include "ljcheck/sample_report.h"
+#include "ljcheck/site_cost.h"
 #include "ljcheck/trace_session.h"
 #include "lua_api.h"
 #include "lua_binding.h"
@@ -106,9 +108,23 @@ int reportCsv(lua_State* L) {
   return 1;
 }
 
+// report:json([samples]): the runtime JSON; with the SampleReport of a
+// sample session that ran beside, also site costs and the samples (stacks
+// by VM state included), as `ljcheck run --json --sample` writes.
 int reportJson(lua_State* L) {
   const auto* report = static_cast<const TraceReport*>(lua_touserdata(L, lua_upvalueindex(1)));
-  std::string json = toJson(*report);
+  if (lua_isnoneornil(L, 2)) {
+    std::string json = toJson(*report);
+    lua_pushlstring(L, json.data(), json.size());
+    return 1;
+  }
+  const SampleReport* samples = sampleReportAt(L, 2);
+  if (!samples)
+    throw std::runtime_error(std::string("report:json(samples): samples must be the report a sample session's "
+                                         "stop() returned, got a ") + luaL_typename(L, 2));
+  TraceReport costed = *report;
+  addSiteCosts(costed, *samples);
+  std::string json = toJson(costed, samples);
   lua_pushlstring(L, json.data(), json.size());
   return 1;
 }

@@ -18,6 +18,10 @@ using binding::setNumber;
 using binding::setString;
 
 constexpr const char* kSessionType = "ljcheck.SampleSession";
+// The userdata in a SampleReport table's metatable that holds the C++ report
+// (a trace report's json(samples) reads it).
+constexpr const char* kReportDataType = "ljcheck.SampleReportData";
+constexpr const char* kReportDataKey = "__ljcheck_samples";
 constexpr const char* kWhat = "session";
 
 // The userdata: the live session and, after a stop whose file could not be
@@ -122,10 +126,19 @@ void pushReport(lua_State* L, const SampleReport& report) {
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
   lua_setfield(L, -2, "rows");
-  lua_createtable(L, 0, 1);
+  lua_createtable(L, 0, 2);
   lua_pushcfunction(L, reportText);
   lua_setfield(L, -2, "__tostring");
+  new (lua_newuserdata(L, sizeof(SampleReport))) SampleReport(report);
+  luaL_getmetatable(L, kReportDataType);
   lua_setmetatable(L, -2);
+  lua_setfield(L, -2, kReportDataKey);
+  lua_setmetatable(L, -2);
+}
+
+int reportDataGc(lua_State* L) {
+  static_cast<SampleReport*>(luaL_checkudata(L, 1, kReportDataType))->~SampleReport();
+  return 0;
 }
 
 int stop(lua_State* L) {
@@ -210,6 +223,24 @@ void registerSampleBinding(lua_State* L) {
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
+  if (luaL_newmetatable(L, kReportDataType)) {
+    lua_pushcfunction(L, reportDataGc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+}
+
+const SampleReport* sampleReportAt(lua_State* L, int idx) {
+  if (!lua_getmetatable(L, idx)) return nullptr;
+  lua_getfield(L, -1, kReportDataKey);
+  const SampleReport* report = nullptr;
+  if (lua_getmetatable(L, -1)) {
+    luaL_getmetatable(L, kReportDataType);
+    if (lua_rawequal(L, -1, -2)) report = static_cast<const SampleReport*>(lua_touserdata(L, -3));
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 2);
+  return report;
 }
 
 void pushSampleFunction(lua_State* L) { lua_pushcfunction(L, binding::guarded<sample>); }

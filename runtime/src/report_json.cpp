@@ -17,7 +17,31 @@ Json stateCounts(const StateCounts& states) {
   return out;
 }
 
-// "samples": totals by VM state and the per-line counts a cost join reads.
+// The sampled stacks for a flame graph: the most frequent kMaxJsonStacks
+// (zone, stack) rows, root frame first, with their counts by VM state; the
+// rows past the cap are counted in droppedStacks and droppedSamples.
+void addStacks(Json& doc, const SampleReport& samples) {
+  Json stacks = Json::array();
+  std::uint64_t droppedStacks = 0, droppedSamples = 0;
+  for (const SampleRecord& row : samples.rows) {  // by count, descending
+    if (stacks.size() >= kMaxJsonStacks) {
+      ++droppedStacks;
+      droppedSamples += row.count();
+      continue;
+    }
+    Json entry = {{"zonePath", row.zonePath}, {"frames", row.frames}, {"count", row.count()}};
+    entry.update(stateCounts(row.states));
+    stacks.push_back(std::move(entry));
+  }
+  doc["stackDepth"] = samples.stackDepth;
+  doc["maxStacks"] = kMaxJsonStacks;
+  doc["droppedStacks"] = droppedStacks;
+  doc["droppedSamples"] = droppedSamples;
+  doc["stacks"] = std::move(stacks);
+}
+
+// "samples": totals by VM state, the per-line counts a cost join reads and
+// the stacks a flame graph draws.
 Json samplesJson(const SampleReport& samples) {
   Json doc = {{"intervalMs", samples.intervalMs}, {"samples", samples.samples}};
   doc.update(stateCounts(samples.states));
@@ -29,6 +53,7 @@ Json samplesJson(const SampleReport& samples) {
     lines.push_back(std::move(row));
   }
   doc["lines"] = std::move(lines);
+  addStacks(doc, samples);
   return doc;
 }
 

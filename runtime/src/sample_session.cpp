@@ -50,6 +50,7 @@ class ReportBuilder {
   SampleReport build() {
     SampleReport report;
     report.intervalMs = options_.intervalMs;
+    report.stackDepth = options_.stackDepth;
     report.zoneFilter = options_.zone;
     report.rootModule = options_.rootModule;
     std::map<std::pair<std::string, std::vector<FrameId>>, StateCounts> merged;

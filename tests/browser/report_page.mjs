@@ -31,6 +31,13 @@ try {
   if (rows.length !== Number(expectedRows)) fail(`expected ${expectedRows} site rows, found ${rows.length}`);
   if (!rows.some((r) => r.reasonId === 'NYIBC:FNEW' && r.cost > 0)) fail('no costed NYIBC:FNEW row');
   if (!(await page.$('#flame svg.flame g.frame'))) fail('no flame graph frames');
+  // The flame graph comes from the runtime JSON alone: its frames are
+  // coloured by VM state, not the grey of a frame without one.
+  const fills = await page.$$eval('#flame svg.flame g.frame rect', (rects) => rects.map((r) => getComputedStyle(r).fill));
+  const grey = (fill) => { const m = fill.match(/\d+/g); return !m || (m[0] === m[1] && m[1] === m[2]); };
+  const coloured = fills.filter((f) => !grey(f));
+  if (coloured.length === 0) fail('no coloured flame graph frames: fills ' + [...new Set(fills)].join(' '));
+  if (coloured.length < fills.length / 2) fail(`only ${coloured.length} of ${fills.length} flame graph frames are coloured`);
 
   const costs = async () => page.$$eval('#sites tbody tr', (trs) => trs.map((tr) => parseFloat(tr.cells[7].getAttribute('data-value'))));
   const sorted = (xs, desc) => xs.every((x, i) => i === 0 || (desc ? xs[i - 1] >= x : xs[i - 1] <= x));

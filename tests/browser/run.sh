@@ -22,7 +22,8 @@ cd "$work"
 "$ljcheck" run --quiet --json run.json --sample stacks.txt --speedscope prof.json --interval 1 -- app.lua
 case $what in
   report)
-    "$ljcheck" report --static lint.json --runtime run.json --stacks prof.json --out report.html
+    # No --stacks: the flame graph comes from the runtime JSON's own stacks.
+    "$ljcheck" report --static lint.json --runtime run.json --out report.html
     rows=$("$ljcheck" verify --static lint.json --runtime run.json --format json |
            node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).sites.length))')
     timeout 120 node "$here/report_page.mjs" "$modules" report.html "$build/report-screenshot.png" "$rows" ;;

@@ -156,3 +156,72 @@ TEST_CASE("report misuse: profile mismatch refused, missing source said, bad sta
   CHECK(absent.exitCode == 3);
   CHECK(absent.err.find("none.txt: cannot open") != std::string::npos);
 }
+
+namespace {
+
+// The total weight the flame graph says it draws: "flame graph of 46 ms".
+double flameTotal(const std::string& html) {
+  std::smatch m;
+  if (!std::regex_search(html, m, std::regex(R"re(aria-label="flame graph of ([0-9.e+]+) ms")re"))) return -1;
+  return std::stod(m[1]);
+}
+
+double sampledMs(const json& run) {
+  return run.at("samples").at("samples").get<double>() * run.at("samples").at("intervalMs").get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("report draws the flame graph coloured by VM state from the runtime JSON alone", "[cli][report][stacks]") {
+  std::string dir = prepare("report-runtime-stacks");
+  json run = json::parse(readFile(dir + "/run.json"));
+  REQUIRE_FALSE(run.at("samples").at("stacks").empty());
+  ProcessResult r = runLjcheck({"report", "--static", "lint.json", "--runtime", "run.json"}, dir);
+  INFO(r.err);
+  REQUIRE(r.exitCode == 0);
+  CHECK(std::regex_search(r.out, std::regex(R"re(<rect class="s-(interpreted|compiled|cCode|collecting|compiling)")re")));
+  CHECK(r.out.find("<rect class=\"s-unknown\"") == std::string::npos);
+  CHECK(flameTotal(r.out) == Approx(sampledMs(run)));
+
+  // A second run merges its stacks into the same graph.
+  ProcessResult again = runLjcheck({"run", "--json", "run2.json", "--interval", "2", "--quiet", "--", "app.lua"}, dir);
+  REQUIRE(again.exitCode == 0);
+  json run2 = json::parse(readFile(dir + "/run2.json"));
+  ProcessResult merged = runLjcheck({"report", "--static", "lint.json", "--runtime", "run.json", "--runtime",
+                                     "run2.json"}, dir);
+  INFO(merged.err);
+  REQUIRE(merged.exitCode == 0);
+  CHECK(flameTotal(merged.out) == Approx(sampledMs(run) + sampledMs(run2)));
+  CHECK(merged.out.find("run.json, run2.json (ms)") != std::string::npos);
+
+  // --stacks still takes precedence: collapsed text draws frames without a state.
+  ProcessResult collapsed = runLjcheck({"report", "--static", "lint.json", "--runtime", "run.json", "--stacks",
+                                        "stacks.txt"}, dir);
+  REQUIRE(collapsed.exitCode == 0);
+  CHECK(collapsed.out.find("<rect class=\"s-unknown\"") != std::string::npos);
+}
+
+TEST_CASE("report: stacks left out past the cap are said, malformed stacks are named", "[cli][report][stacks]") {
+  std::string dir = prepare("report-runtime-stacks-bad");
+  json run = json::parse(readFile(dir + "/run.json"));
+  run["samples"]["droppedStacks"] = 4;
+  run["samples"]["droppedSamples"] = 9;
+  writeFile(dir + "/capped.json", run.dump());
+  ProcessResult capped = runLjcheck({"report", "--static", "lint.json", "--runtime", "capped.json"}, dir);
+  REQUIRE(capped.exitCode == 0);
+  CHECK(capped.err.find("capped.json: 4 rarer stacks (9 samples) past the collector's cap") != std::string::npos);
+
+  run["samples"]["stacks"][0]["frames"] = "main@app.lua";
+  writeFile(dir + "/bad.json", run.dump());
+  ProcessResult bad = runLjcheck({"report", "--static", "lint.json", "--runtime", "bad.json"}, dir);
+  CHECK(bad.exitCode == 3);
+  CHECK(bad.err.find("bad.json: malformed report") != std::string::npos);
+
+  json old = json::parse(readFile(dir + "/run.json"));
+  old["samples"].erase("stacks");
+  writeFile(dir + "/old.json", old.dump());
+  ProcessResult older = runLjcheck({"report", "--static", "lint.json", "--runtime", "old.json"}, dir);
+  REQUIRE(older.exitCode == 0);
+  CHECK(older.err.find("old.json was sampled but holds no stacks") != std::string::npos);
+  CHECK(older.out.find("No sampled stacks") != std::string::npos);
+}

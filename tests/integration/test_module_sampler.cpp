@@ -114,3 +114,72 @@ TEST_CASE("ljcheck run: collapsed stacks, speedscope JSON, sample lines and a su
   CHECK(quiet.exitCode == 0);
   CHECK(quiet.err.empty());
 }
+
+namespace {
+
+// A trace and a sample session side by side in a foreign host; the trace
+// report's json(samples) is the runtime JSON with the stacks.
+nlohmann::json sampledRuntimeJson(const std::string& luajit, const std::string& dir) {
+  std::string json = dir + "/run.json";
+  std::string script = dir + "/sampled.lua";
+  ljcheck::testing::writeFile(script,
+                              "local ljcheck = require('ljcheck')\n"
+                              "local trace = ljcheck.trace()\n"
+                              "local sampler = ljcheck.sample({ intervalMs = 1 })\n"
+                              "local n = 0\n"
+                              "ljcheck.zone('busy')\n"
+                              "local stop = os.clock() + 0.15\n"
+                              "while os.clock() < stop do\n"
+                              "  for i = 1, 1000 do local f = function() return i end; n = n + f() end\n"
+                              "end\n"
+                              "ljcheck.zone()\n"
+                              "local samples = sampler:stop()\n"
+                              "local report = trace:stop()\n"
+                              "assert(not pcall(report.json, report, 'x'))\n"
+                              "local f = assert(io.open('" + json + "', 'w'))\n"
+                              "f:write(report:json(samples))\nf:close()\n");
+  ProcessResult run = ljcheck::testing::runInLuajitHost(luajit, script, dir);
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  return nlohmann::json::parse(ljcheck::testing::readFile(json));
+}
+
+// Stacks with frames, zone paths and five VM-state counts that add up.
+void checkStacks(const nlohmann::json& report) {
+  const auto& samples = report.at("samples");
+  REQUIRE(samples.at("stacks").is_array());
+  REQUIRE_FALSE(samples.at("stacks").empty());
+  CHECK(samples.at("droppedStacks") == 0);
+  CHECK(samples.at("stackDepth") == 16);
+  long total = 0;
+  bool busy = false;
+  for (const auto& stack : samples.at("stacks")) {
+    long states = 0;
+    for (const char* state : {"compiled", "interpreted", "cCode", "collecting", "compiling"})
+      states += stack.at(state).get<long>();
+    CHECK(states == stack.at("count").get<long>());
+    total += states;
+    busy = busy || (stack.at("zonePath") == "busy" && stack.at("frames").at(0) == "main@sampled.lua");
+  }
+  CHECK(busy);
+  CHECK(total == samples.at("samples").get<long>());
+  bool costed = false;
+  for (const auto& site : report.at("sites"))
+    if (site.at("location") == "sampled.lua:8") costed = site.at("costMs").get<double>() > 0;
+  CHECK(costed);
+}
+
+}  // namespace
+
+TEST_CASE("report:json(samples) carries the stacks by VM state in Debian's luajit", "[module][sampler][stacks]") {
+  checkStacks(sampledRuntimeJson("/usr/bin/luajit", scratchDir("stacks-debian")));
+}
+
+TEST_CASE("report:json(samples) carries the stacks by VM state in OpenResty's luajit2",
+          "[module][sampler][stacks][openresty]") {
+  if (access(LJCHECK_LUAJIT2, X_OK) != 0) {
+    WARN("skipped: " LJCHECK_LUAJIT2 " does not exist (scripts/setup.sh builds it)");
+    return;
+  }
+  checkStacks(sampledRuntimeJson(LJCHECK_LUAJIT2, scratchDir("stacks-openresty")));
+}

@@ -97,3 +97,37 @@ TEST_CASE("speedscope JSON: one sampled profile per VM state over one frame tabl
   CHECK(json["profiles"][2]["name"] == "app.lua (cCode)");
   CHECK(json["profiles"][2]["endValue"] == 20.0);
 }
+
+TEST_CASE("runtime JSON: the most frequent stacks with their VM states, the rest counted as dropped",
+          "[runtime][sampler][stacks]") {
+  TraceReport trace;
+  SampleReport samples;
+  samples.intervalMs = 5;
+  samples.stackDepth = 8;
+  std::size_t rows = kMaxJsonStacks + 3;
+  for (std::size_t i = 0; i < rows; ++i) {  // by count, descending, as the session orders them
+    SampleRecord row;
+    row.zonePath = i == 0 ? "frame/render" : "";
+    row.frames = {"main@app.lua", "f" + std::to_string(i) + "@app.lua:3"};
+    row.states[VmState::Compiled] = i == 0 ? 7 : 1;
+    row.states[VmState::Interpreted] = i == 0 ? 2 : 1;
+    samples.rows.push_back(row);
+  }
+  auto json = nlohmann::json::parse(toJson(trace, &samples));
+  const auto& s = json.at("samples");
+  CHECK(s.at("stackDepth") == 8);
+  CHECK(s.at("maxStacks") == kMaxJsonStacks);
+  REQUIRE(s.at("stacks").size() == kMaxJsonStacks);
+  CHECK(s.at("droppedStacks") == 3);
+  CHECK(s.at("droppedSamples") == 6);
+  const auto& first = s.at("stacks").at(0);
+  CHECK(first.at("zonePath") == "frame/render");
+  CHECK(first.at("frames") == nlohmann::json({"main@app.lua", "f0@app.lua:3"}));
+  CHECK(first.at("count") == 9);
+  CHECK(first.at("compiled") == 7);
+  CHECK(first.at("interpreted") == 2);
+  CHECK(first.at("cCode") == 0);
+  CHECK(first.at("collecting") == 0);
+  CHECK(first.at("compiling") == 0);
+  CHECK(s.at("stacks").back().at("frames").at(1) == "f" + std::to_string(kMaxJsonStacks - 1) + "@app.lua:3");
+}

@@ -83,6 +83,11 @@ void readRun(const nlohmann::json& j, SiteReport& r) {
   r.samples = stateSamples(samples);
   for (const auto& line : samples.value("lines", nlohmann::json::array()))
     r.samplesByZone[line.value("zonePath", "")] += stateSamples(line);
+  for (const auto& stack : samples.value("stacks", nlohmann::json::array()))
+    r.stacks.push_back({stack.value("zonePath", ""), stack.at("frames").get<std::vector<std::string>>(),
+                        stateSamples(stack)});
+  r.droppedStacks = samples.value("droppedStacks", 0L);
+  r.droppedSamples = samples.value("droppedSamples", 0L);
 }
 
 }  // namespace

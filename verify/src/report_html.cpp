@@ -213,8 +213,8 @@ void writeFlameGraph(std::ostream& out, const VerificationReport& r) {
   out << "<h2>Flame graph</h2><div id=\"flame\">";
   std::string svg = flameGraphSvg(r.stacks, 1240);
   if (svg.empty())
-    out << "<p>No sampled stacks: pass <code>--stacks</code> with the file <code>ljcheck run --sample</code> or "
-           "<code>--speedscope</code> wrote.</p>";
+    out << "<p>No sampled stacks: run with <code>ljcheck run --json FILE --sample STACKS</code> (the runtime JSON "
+           "then carries the stacks), or pass <code>--stacks</code> with a collapsed or speedscope file.</p>";
   else
     out << fmt::format("<p>{} ({}); the root is at the bottom, hover a frame for its share.</p>",
                        htmlEscape(r.stacks.file), htmlEscape(r.stacks.unit))

@@ -108,6 +108,16 @@ std::vector<ZoneBreakdown> zonesOf(const Verification& v, const std::vector<Site
   return out;
 }
 
+// The flame graph walks stacks recursively: a forged stack thousands of
+// frames deep is cut (the sampler keeps 16 by default).
+void cutDeepStacks(SampledStacks& stacks) {
+  for (auto& stack : stacks.stacks)
+    if (stack.frames.size() > kMaxFrames) {
+      stack.frames.resize(kMaxFrames);
+      stack.frames.back() = "...";
+    }
+}
+
 // "(no Lua stack)" and other frames as written; a line "stack count".
 SampledStacks readCollapsed(const std::string& path, std::istream& in) {
   SampledStacks out;
@@ -190,13 +200,35 @@ SampledStacks readSampledStacks(const std::string& path) {
   in.clear();
   in.seekg(0);
   SampledStacks out = first == '{' ? readSpeedscope(path, in) : readCollapsed(path, in);
-  // The flame graph walks stacks recursively: a forged stack thousands of
-  // frames deep is cut (the sampler keeps 16 by default).
-  for (auto& stack : out.stacks)
-    if (stack.frames.size() > kMaxFrames) {
-      stack.frames.resize(kMaxFrames);
-      stack.frames.back() = "...";
+  cutDeepStacks(out);
+  return out;
+}
+
+SampledStacks sampledStacksOf(const std::vector<SiteReport>& runs, std::vector<std::string>& notes) {
+  SampledStacks out;
+  out.unit = "ms";
+  for (const auto& run : runs) {
+    if (!run.sampled) continue;
+    if (run.stacks.empty() && run.samples.total() > 0)
+      notes.push_back(run.file + " was sampled but holds no stacks (an older collector wrote it): pass --stacks "
+                                 "for its flame graph");
+    if (run.droppedStacks > 0)
+      notes.push_back(run.file + ": " + std::to_string(run.droppedStacks) + " rarer stacks (" +
+                      std::to_string(run.droppedSamples) + " samples) past the collector's cap are not in the flame graph");
+    if (out.file.empty()) out.file = run.file;
+    else out.file += ", " + run.file;
+    // Milliseconds, so runs sampled at different intervals merge by time.
+    double msPerSample = run.intervalMs > 0 ? run.intervalMs : 1.0;
+    for (const auto& stack : run.stacks) {
+      const StateSamples& s = stack.samples;
+      std::pair<const char*, long> byState[] = {{"compiled", s.compiled}, {"interpreted", s.interpreted},
+                                                {"cCode", s.cCode}, {"collecting", s.collecting},
+                                                {"compiling", s.compiling}};
+      for (const auto& [state, count] : byState)
+        if (count > 0) out.stacks.push_back({stack.frames, state, static_cast<double>(count) * msPerSample});
     }
+  }
+  cutDeepStacks(out);
   return out;
 }
 
@@ -218,7 +250,8 @@ VerificationReport buildVerificationReport(Verification v, const std::vector<Sit
     }
     r.excerpts.emplace(s.location, std::move(e));
   }
-  if (stacks.stacks.empty() && !stacks.file.empty())
+  if (stacks.file.empty()) stacks = sampledStacksOf(runs, r.notes);
+  else if (stacks.stacks.empty())
     r.notes.push_back(stacks.file + " holds no sampled stacks: the flame graph is empty");
   r.stacks = std::move(stacks);
   r.verification = std::move(v);

@@ -3,6 +3,7 @@
 // run` host, the Lua module and `ljcheck verify` share it without Lua.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -64,9 +65,12 @@ std::string toCsv(const TraceReport& report);
 // The runtime JSON that `ljcheck verify` reads (formatVersion 1); with
 // coverage it also holds "visited".
 std::string toJson(const TraceReport& report);
-// The same with "samples" (totals and per-line counts by VM state) from a
-// sample session that ran beside the trace session.
+// The same with "samples" from a sample session that ran beside the trace
+// session: totals and per-line counts by VM state, and the most frequent
+// kMaxJsonStacks stacks with their counts by VM state and zone path (the
+// rest counted in droppedStacks and droppedSamples).
 struct SampleReport;
+inline constexpr std::size_t kMaxJsonStacks = 2000;
 std::string toJson(const TraceReport& report, const SampleReport* samples);
 // Writes text to a file; throws std::runtime_error naming the file.
 void writeReportFile(const std::string& filename, const std::string& text);

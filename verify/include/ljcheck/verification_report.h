@@ -69,8 +69,15 @@ struct VerificationReport {
   std::vector<std::string> notes;  // what the reader should know: warnings, omitted excerpts
 };
 
+// The runs' own sampled stacks (runtime JSON "samples.stacks"), merged, one
+// SampledStack per stack and VM state, weights in milliseconds. Notes what
+// a run left out past the collector's cap, or a sampled run without stacks.
+SampledStacks sampledStacksOf(const std::vector<SiteReport>& runs, std::vector<std::string>& notes);
+
 // Gathers the report: `v` sorted by cost, the runs' figures, the zones and
-// the source excerpts (files read under the verification's root).
+// the source excerpts (files read under the verification's root). The flame
+// graph draws `stacks` when a stacks file was given (its `file` is set),
+// otherwise the runs' own stacks.
 VerificationReport buildVerificationReport(Verification v, const std::vector<SiteReport>& runs, SampledStacks stacks);
 
 // The sampled stacks as an inline SVG flame graph (root at the bottom),

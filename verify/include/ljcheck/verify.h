@@ -50,6 +50,14 @@ struct StateSamples {
   StateSamples& operator+=(const StateSamples& other);
 };
 
+// One sampled stack of a runtime report: its zone path, frames (root first)
+// and samples by VM state.
+struct RunStack {
+  std::string zonePath;
+  std::vector<std::string> frames;
+  StateSamples samples;
+};
+
 struct SiteReport {
   std::string file;  // where it was read from
   ReportEnvelope envelope;
@@ -69,6 +77,11 @@ struct SiteReport {
   double intervalMs = 0;
   StateSamples samples;
   std::map<std::string, StateSamples> samplesByZone;
+  // Its most frequent sampled stacks (none from collectors before they were
+  // written); the stacks and samples left out past the collector's cap.
+  std::vector<RunStack> stacks;
+  long droppedStacks = 0;
+  long droppedSamples = 0;
 };
 
 // Reads lint JSON or runtime JSON; reasonIds written under an older catalog
