@@ -49,27 +49,29 @@ ScopeClock::Pair ScopeClock::pairNow() const {
 }
 
 ScopeClock::ScopeClock() : tsc_(kernelKeepsTimeByTsc()) {
-  if (!tsc_) return;
-  base_ = pairNow();
-  // A first rate over 2 ms; nsPerTick() refines it over longer baselines.
+  if (tsc_) base_ = pairNow();
+}
+
+// The rate over the time since construction, once that is at least minimumNs.
+void ScopeClock::calibrate(std::int64_t minimumNs) {
   Pair now;
   do now = pairNow();
-  while (now.ns - base_.ns < 2000000);
+  while (now.ns - base_.ns < minimumNs);
   if (now.ticks > base_.ticks)
     nsPerTick_ = static_cast<double>(now.ns - base_.ns) / static_cast<double>(now.ticks - base_.ticks);
   else
-    tsc_ = false;  // a counter that does not advance is no clock
+    tsc_ = false;  // a counter that does not advance is no clock: CLOCK_MONOTONIC from now on
 }
 
 double ScopeClock::nsPerTick() {
   if (!tsc_) return 1.0;
-  Pair now = pairNow();
-  if (now.ns - base_.ns >= 100000000 && now.ticks > base_.ticks)  // refine from 100 ms on
-    nsPerTick_ = static_cast<double>(now.ns - base_.ns) / static_cast<double>(now.ticks - base_.ticks);
-  return nsPerTick_;
+  if (nsPerTick_ == 0 || monotonicNs() - base_.ns >= 100000000) calibrate(2000000);
+  return tsc_ ? nsPerTick_ : 1.0;
 }
 
-std::int64_t ScopeClock::toMonotonicNs(std::int64_t t) const {
+std::int64_t ScopeClock::toMonotonicNs(std::int64_t t) {
+  if (!tsc_) return t;
+  if (nsPerTick_ == 0) calibrate(2000000);
   if (!tsc_) return t;
   return base_.ns + static_cast<std::int64_t>(static_cast<double>(t - base_.ticks) * nsPerTick_);
 }

@@ -23,11 +23,13 @@ class ScopeClock {
     return monotonicNs();
   }
   // Nanoseconds per tick: 1 for CLOCK_MONOTONIC; for the TSC, calibrated
-  // against CLOCK_MONOTONIC at construction and refined on each call over the
-  // whole time since (the longer the baseline, the smaller the error).
+  // against CLOCK_MONOTONIC over the whole time since construction (at least
+  // 2 ms: the first call may wait that long), refined on each call from 100 ms
+  // on (the longer the baseline, the smaller the error).
   double nsPerTick();
-  // A reading as CLOCK_MONOTONIC nanoseconds, with the rate last calibrated.
-  std::int64_t toMonotonicNs(std::int64_t ticks) const;
+  // A reading as CLOCK_MONOTONIC nanoseconds, with the rate last calibrated
+  // (calibrated on first use).
+  std::int64_t toMonotonicNs(std::int64_t ticks);
   bool usesTsc() const { return tsc_; }
 
   static std::int64_t monotonicNs();
@@ -37,10 +39,11 @@ class ScopeClock {
     std::int64_t ticks = 0, ns = 0;
   };
   Pair pairNow() const;
+  void calibrate(std::int64_t minimumNs);
 
   bool tsc_ = false;
-  Pair base_;
-  double nsPerTick_ = 1.0;
+  Pair base_;            // taken at construction: no wait there
+  double nsPerTick_ = 0;  // 0 until calibrated
 };
 
 }  // namespace ljcheck

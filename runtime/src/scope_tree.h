@@ -12,6 +12,8 @@
 // the collector ran in between.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -40,7 +42,7 @@ struct ScopeNode {
   std::int64_t lastEndBytes = 0;
   // Statistics over every closed occurrence.
   std::uint64_t count = 0;
-  double timeSum = 0;  // in ticks
+  std::int64_t timeSum = 0;  // in ticks
   std::int64_t timeMax = 0;
   std::int64_t deltaSum = 0;    // sum D
   std::int64_t inverseSum = 0;  // sum I
@@ -71,10 +73,12 @@ class ScopeTree {
 
   // The 1-based id of a label, registered on first sight; ids survive reset.
   int intern(std::string_view label);
-  bool knownLabel(int id) const { return id >= 1 && static_cast<std::size_t>(id) <= labels_.size(); }
+  bool knownLabel(int id) const { return id >= 1 && id <= labelCount_; }
   std::string_view labelName(int id) const;
 
   // Opens a scope `labelId` (a known label) under the current one.
+  // Inline, with done(): they are the whole of a mark/done pair but the
+  // readings, and the FFI entry points call them.
   void mark(int labelId, ScopeReading now);
   // Closes the current scope; false when none is open.
   bool done(ScopeReading now);
@@ -97,7 +101,11 @@ class ScopeTree {
   // What the hook's events name as their VM.
   const void* vmId = this;
   // Turns readings into the hook's nanoseconds; none: readings are nanoseconds.
-  const ScopeClock* clock = nullptr;
+  ScopeClock* clock = nullptr;
+
+  // The hook (scope_hook.h), read on each mark and done.
+  static std::atomic<ScopeHookFunction> hookFunction;
+  static std::atomic<void*> hookUser;
 
  private:
   ScopeNode* newChild(ScopeNode& parent, int labelId);
@@ -106,10 +114,62 @@ class ScopeTree {
 
   std::deque<ScopeNode> nodes_;        // stable addresses; [0] is the root
   std::deque<std::string> labels_;     // by id - 1; stable for string_views
+  int labelCount_ = 0;                 // labels_.size(), cheap to read on every mark
   ScopeNode* current_;
   int depth_ = 0;
   std::uint64_t generation_ = 0;
   SeededRandom random_;
 };
+
+inline void ScopeTree::mark(int labelId, ScopeReading now) {
+  ScopeNode& parent = *current_;
+  ScopeNode* node = parent.child(labelId);
+  if (!node) node = newChild(parent, labelId);
+  std::int64_t inverse = 0;
+  if (node->closedBefore) {
+    inverse = now.heapBytes - node->lastEndBytes;
+    node->inverseSum += inverse;
+  }
+  // The root accounts the same way over top-level scopes: its inverse delta
+  // is the gap between one top-level scope's end and the next one's start.
+  if (depth_ == 0) {
+    ScopeNode& root = nodes_.front();
+    if (root.closedBefore) root.inverseSum += now.heapBytes - root.lastEndBytes;
+    root.open = true;
+  }
+  node->open = true;
+  node->start = now;
+  current_ = node;
+  ++depth_;
+  if (ScopeHookFunction hook = hookFunction.load(std::memory_order_acquire))
+    notify(hook, ScopeEventKind::mark, *node, now, inverse);
+}
+
+inline bool ScopeTree::done(ScopeReading now) {
+  if (depth_ == 0) return false;
+  ScopeNode& node = *current_;
+  std::int64_t elapsed = now.ticks - node.start.ticks;
+  std::int64_t delta = now.heapBytes - node.start.heapBytes;
+  ++node.count;
+  node.timeSum += elapsed;
+  node.timeMax = std::max(node.timeMax, elapsed);
+  node.times.offer(elapsed, random_);
+  node.deltaSum += delta;
+  node.lastEndBytes = now.heapBytes;
+  node.closedBefore = true;
+  node.open = false;
+  current_ = node.parent;
+  --depth_;
+  if (depth_ == 0) {
+    ScopeNode& root = nodes_.front();
+    root.deltaSum += delta;
+    root.lastEndBytes = now.heapBytes;
+    root.closedBefore = true;
+    root.open = false;
+  }
+  if (ScopeHookFunction hook = hookFunction.load(std::memory_order_acquire))
+    notify(hook, ScopeEventKind::done, node, now, delta);
+  return true;
+}
 
 }  // namespace ljcheck

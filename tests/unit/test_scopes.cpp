@@ -1,6 +1,7 @@
-// Scope statistics without a VM: the reservoir (Algorithm R) against the
+// Scope statistics: the reservoir (Algorithm R) against the
 // uniform distribution, the all-time figures against known streams, the
-// inverse-delta identity over random readings, and the hook's events.
+// inverse-delta identity over random readings, the clock, and the hook's
+// events (also from Lua code in an embedded VM).
 #include <catch2/catch.hpp>
 
 #include <time.h>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/embedded_vm.h"
 #include "../../runtime/src/scope_clock.h"
 #include "../../runtime/src/scope_reservoir.h"
 #include "../../runtime/src/scope_tree.h"
@@ -211,4 +213,43 @@ TEST_CASE("the scope clock is monotonic and reads nanoseconds, by the TSC or by 
     CHECK(std::abs(measured - reference) <= reference * 0.01 + 200000);
     CHECK(std::abs(static_cast<double>(clock.toMonotonicNs(clock.ticks()) - ScopeClock::monotonicNs())) < 1e6);
   }
+}
+
+TEST_CASE("the scope hook sees the marks and dones of Lua code in a VM, with its deltas", "[scopes]") {
+  struct Seen {
+    std::vector<ScopeEvent> events;
+    std::vector<std::string> labels;
+  } seen;
+  setScopeHook(
+      [](const ScopeEvent& e, void* user) {
+        auto& s = *static_cast<Seen*>(user);
+        s.events.push_back(e);
+        s.labels.emplace_back(e.label);
+      },
+      &seen);
+  testing::EmbeddedVm vm;
+  std::string error = vm.run(
+      "local scope = require('ljcheck').scope\n"
+      "local keep = {}\n"
+      "for i = 1, 3 do scope.mark('frame') keep[i] = string.rep('z', 100) .. i scope.done() end\n"
+      "local stats = scope.convert(scope.root).children.frame.stats\n"
+      "deltaSum, inverse = stats.mem_delta.sum, stats.mem.inverse\n");
+  setScopeHook(nullptr, nullptr);
+  REQUIRE(error.empty());
+  REQUIRE(seen.events.size() == 6);
+  CHECK(seen.labels == std::vector<std::string>(6, "frame"));
+  std::int64_t dones = 0, marks = 0;
+  for (std::size_t i = 0; i < seen.events.size(); ++i) {
+    const ScopeEvent& e = seen.events[i];
+    CHECK(e.kind == (i % 2 ? ScopeEventKind::done : ScopeEventKind::mark));
+    CHECK(e.depth == 1);
+    if (i > 0) CHECK(e.timeNs >= seen.events[i - 1].timeNs);
+    (e.kind == ScopeEventKind::done ? dones : marks) += e.memDelta;
+  }
+  lua_getglobal(vm.L, "deltaSum");
+  CHECK(static_cast<std::int64_t>(lua_tonumber(vm.L, -1)) == dones);
+  lua_getglobal(vm.L, "inverse");
+  CHECK(static_cast<std::int64_t>(lua_tonumber(vm.L, -1)) == marks);
+  CHECK(dones > 0);
+  CHECK(std::abs(static_cast<double>(seen.events.back().timeNs - ScopeClock::monotonicNs())) < 1e9);
 }
