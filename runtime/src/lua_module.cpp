@@ -1,7 +1,8 @@
 // The Lua binding of the runtime collector, and nothing else: the module
-// table (ljcheck.trace, ljcheck.sample, ljcheck.zone, ljcheck.profile), the
-// TraceSession userdata (pause, resume, stop) and the TraceReport table
-// (fields, `visited` with coverage, tostring = CSV, report:json()). C++ errors
+// table (ljcheck.trace, ljcheck.sample, ljcheck.zone, ljcheck.scope,
+// ljcheck.profile), the TraceSession userdata (pause, resume, stop) and the
+// TraceReport table (fields, `visited` with coverage, tostring = CSV,
+// report:json()); scopes live in scope_binding.cpp. C++ errors
 // become Lua errors here, raised only after every C++ object is gone; sample
 // sessions live in lua_sample_binding.cpp.
 #include "ljcheck/lua_module.h"
@@ -17,6 +18,7 @@
 #include "lua_api.h"
 #include "lua_binding.h"
 #include "lua_sample_binding.h"
+#include "scope_binding.h"
 #include "zones.h"
 
 namespace ljcheck {
@@ -282,11 +284,13 @@ void registerMetatables(lua_State* L) {
 
 int openLuaModule(lua_State* L) {
   registerMetatables(L);
-  lua_createtable(L, 0, 4);
+  lua_createtable(L, 0, 5);
   pushSampleFunction(L);
   lua_setfield(L, -2, "sample");
   pushZoneFunction(L);
   lua_setfield(L, -2, "zone");
+  pushScopeTable(L);
+  lua_setfield(L, -2, "scope");
   lua_pushcfunction(L, guarded<trace>);
   lua_setfield(L, -2, "trace");
   lua_pushcfunction(L, guarded<profile>);
