@@ -267,8 +267,10 @@ function lintProject(dir) {
     (byPath[p.path] ||= []).push([p.line, p.reasonId, p.severity, p.confidence, p.reasoning, p.maskedBy?.location ?? null]);
   return byPath;
 }
+// The message ends "confidence: <level>; <reasoning>".
+const reasoningOf = (d) => /\nconfidence: [a-z]+; ([^]*)$/.exec(d.message)?.[1] ?? '';
 const asLinted = (published) => published.diagnostics.map((d) =>
-  [d.data.line, d.code, d.data.severity, d.data.confidence, d.data.reasoning, d.data.maskedBy?.location ?? null]);
+  [d.data.line, d.code, d.data.severity, d.data.confidence, reasoningOf(d), d.data.maskedBy?.location ?? null]);
 
 test('cross-file: an edit to the caller re-publishes the module it makes hot, as lint sees it', async () => {
   // A copy of the two-module fixture: the buffers' unsaved text is written
