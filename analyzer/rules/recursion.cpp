@@ -75,7 +75,7 @@ class RecursionRule final : public Rule {
       }
     }
     if (!firstRecursiveCall) return;
-    std::string name = functionName(fn.chunk, fn.index);
+    std::string name = functionName(fn, fn.index);
     std::string recursion = name + (direct ? " calls itself" : " calls back into itself through another function") +
                             " at line " + std::to_string(fn.proto.at(firstRecursiveCall).line) +
                             " (not a tail call) and " + whyHot(fn, firstRecursiveCall);
