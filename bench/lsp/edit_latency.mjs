@@ -94,7 +94,7 @@ function lintOnce(current) {
 
 const times = [];
 const lintTimes = [];
-let rssAfter10 = 0;
+let rssAfter10 = 0, rssAfter100 = 0, rssAfter500 = 0;
 for (let v = 2; v < edits + 2; v++) {
   const edit = editAt(v);
   text = applyEdit(text, edit);
@@ -104,6 +104,8 @@ for (let v = 2; v < edits + 2; v++) {
   await wait;
   times.push(Number(process.hrtime.bigint() - start) / 1e6);
   if (v === 11) rssAfter10 = rss(server.pid);
+  if (v === 101) rssAfter100 = rss(server.pid);
+  if (v === 501) rssAfter500 = rss(server.pid);
   if (v % 10 === 0 && lintTimes.length < 20) lintTimes.push(lintOnce(text));
 }
 const rssAfterAll = rss(server.pid);
@@ -124,5 +126,5 @@ console.log(JSON.stringify({
   codes: [...codes], edits: times.length,
   first200: { p50Ms: p50, p95Ms: quantile(window, 0.95), maxMs: quantile(window, 1) },
   lintBaseline: { runs: lintTimes.length, p50Ms: lintP50, editOverLint: +(p50 / lintP50).toFixed(3) },
-  rssKiB: { after10: rssAfter10, afterAll: rssAfterAll, growthPct: +((100 * (rssAfterAll - rssAfter10)) / rssAfter10).toFixed(1) },
+  rssKiB: { after10: rssAfter10, after100: rssAfter100, after500: rssAfter500, afterAll: rssAfterAll, growthPct: +((100 * (rssAfterAll - rssAfter10)) / rssAfter10).toFixed(1) },
 }));
