@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
@@ -358,4 +358,5 @@ test('cross-file: an edit to the caller re-publishes the module it makes hot, as
   assert.match(fnewIn(shapes5)[0].message, /main\.lua/);
   await expectAsLint(shapes5, 'shapes.lua');
   await shutdown(s);
+  rmSync(project, { recursive: true, force: true });
 });
