@@ -1,6 +1,9 @@
 // `ljcheck lsp`: the language server over stdio (lsp/, docs/editors.md).
 // Settings come from the options, else from .ljcheck.toml as for lint.
 #include <iostream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <memory>
 
 #include "commands.h"
@@ -62,6 +65,14 @@ int runLsp(LspOptions o) {
     addConfigGlobs(options.projectFilter, *config);
   }
   std::ios::sync_with_stdio(false);
+#ifdef __GLIBC__
+  // A long-lived server allocates and frees the same big buffers (a
+  // document's text, its dump, its diagnostics as JSON text) on every edit.
+  // A fixed threshold keeps them mapped apart and unmapped when freed;
+  // glibc's default raises the threshold after the first free, and then
+  // they come and go on the heap, whose size swings from edit to edit.
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
   return serveLanguageServer(std::cin, std::cout, options);
 }
 

@@ -140,7 +140,8 @@ void appendDiagnostic(std::string& out, const Prediction& p, const Document& doc
     out += '}';
   }
   appendField(out, "reasonId", id);
-  appendField(out, "reasoning", p.reasoning);
+  // The reasoning is in the message, not repeated here: a big file's
+  // diagnostics are parsed by the client on every change.
   appendField(out, "severity", toString(p.severity));
   out += '}';
   appendField(out, "message", messageOf(p));

@@ -4,6 +4,7 @@
 #include "positions.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "ljcheck/safe_text.h"
 
@@ -13,8 +14,14 @@ std::string_view toString(PositionEncoding e) { return e == PositionEncoding::Ut
 
 LineIndex::LineIndex(std::string_view text) : text_(text) {
   starts_.push_back(0);
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') starts_.push_back(i + 1);
+  // memchr: the index is built for every change and every publish of a big file.
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  for (const char* at = begin; at < end;) {
+    at = static_cast<const char*>(std::memchr(at, '\n', static_cast<std::size_t>(end - at)));
+    if (!at) break;
+    starts_.push_back(static_cast<std::size_t>(++at - begin));
+  }
 }
 
 std::string_view LineIndex::line(int line) const {

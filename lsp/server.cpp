@@ -2,11 +2,13 @@
 // sync, diagnostics pushed after every change, hover and code actions.
 // Every bad message gets the error the JSON-RPC and LSP specs name and the
 // server reads on; only the end of input or `exit` ends it.
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <istream>
 #include <optional>
 #include <set>
+#include <thread>
 #include <ostream>
 
 #include "code_actions.h"
@@ -224,17 +226,20 @@ class Server {
     analyze.profile = &profile_;
     analyze.root = root;
     analyze.minConfidence = options_.minConfidence;
+    analyze.jobs = std::max(1u, std::thread::hardware_concurrency());  // the first pass, as lint runs it
     InputList inputs = collectInputs({root}, options_.projectFilter);
     project_.emplace(std::move(inputs.files), analyze);
     projectRoot_ = root;
   }
 
-  // A document under the workspace root is analyzed as part of the project.
+  // A document under the workspace root is analyzed as part of the project,
+  // unless the config excludes it.
   bool inProject(const lsp::Document& d) const {
     if (!project_) return false;
     if (project_->contains(d.file)) return true;
     std::string shown = project_->shown(d.file);
-    return !shown.empty() && shown[0] != '/';
+    return !shown.empty() && shown[0] != '/' &&
+           !pathMatchesGlobs(options_.projectFilter.exclude, projectRoot_, d.file);
   }
 
   void analyzeAndPublish(lsp::Document& d) {

@@ -1,19 +1,30 @@
 // Re-lint latency of `ljcheck lsp` after a one-line edit, measured through
 // the server as an editor sees it: from sending didChange to receiving the
-// publishDiagnostics of that version. Also the server's resident memory
-// after warm-up and after all edits (/proc/<pid>/status VmRSS).
-// Run: node bench/lsp/edit_latency.mjs [build/bin/ljcheck] [lines] [edits]
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+// publishDiagnostics of that version (the client's JSON parse included).
+// Paired in the same run with a baseline: `ljcheck lint` of the same text,
+// one run after every 10th edit. Also the server's resident memory
+// (/proc/<pid>/status VmRSS) after 10 edits and after all of them.
+// Run: node bench/lsp/edit_latency.mjs [--project] [--session FILE] [build/bin/ljcheck] [lines] [edits]
+//   --project: the file lies in a workspace root the client names (the
+//              server's project mode, as with cross-file analysis);
+//   --session FILE: write the messages the client would send to FILE and
+//              exit (for callgrind: ljcheck lsp < FILE, see instructions.sh).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const rpc = createRequire(resolve(root, 'third_party/lsp-client/package.json'))('vscode-jsonrpc/node');
-const exe = process.argv[2] || resolve(root, 'build/bin/ljcheck');
-const lineCount = Number(process.argv[3] || 5000);
-const edits = Number(process.argv[4] || 1000);
+const args = process.argv.slice(2);
+const flag = (name) => { const i = args.indexOf(name); if (i < 0) return false; args.splice(i, 1); return true; };
+const option = (name) => { const i = args.indexOf(name); if (i < 0) return null; const v = args[i + 1]; args.splice(i, 2); return v; };
+const projectMode = flag('--project');
+const sessionFile = option('--session');
+const exe = resolve(args[0] || resolve(root, 'build/bin/ljcheck'));
+const lineCount = Number(args[1] || 5000);
+const edits = Number(args[2] || 1000);
 
 // A 5,000-line module: functions with loops, some with a closure (FNEW).
 const lines = ['local M = {}'];
@@ -23,47 +34,97 @@ for (let f = 0; lines.length + 7 < lineCount; f++) {
 }
 while (lines.length < lineCount - 1) lines.push('-- padding');
 lines.push('return M');
-const text = lines.join('\n') + '\n';
+let text = lines.join('\n') + '\n';
 
+// The v-th edit: rewrite one `local s = 0` line somewhere in the file.
+function editAt(v) {
+  const line = 2 + 7 * ((v * 37) % Math.floor(lineCount / 7 - 1));
+  return { range: { start: { line, character: 12 }, end: { line, character: 13 } }, text: String(v % 10) };
+}
+function applyEdit(t, e) {
+  let at = 0;
+  for (let l = 0; l < e.range.start.line; l++) at = t.indexOf('\n', at) + 1;
+  return t.slice(0, at + e.range.start.character) + e.text + t.slice(at + e.range.end.character);
+}
+
+const dir = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-bench-'));
+const file = resolve(dir, 'edit_latency.lua');
+writeFileSync(file, text);
+const uri = pathToFileURL(file).href;
+const initialize = { processId: process.pid, rootUri: projectMode ? pathToFileURL(dir).href : null, capabilities: {} };
+
+if (sessionFile) {
+  let out = '';
+  const send = (m) => { const b = JSON.stringify({ jsonrpc: '2.0', ...m }); out += `Content-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`; };
+  send({ id: 1, method: 'initialize', params: initialize });
+  send({ method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'lua', version: 1, text } } });
+  for (let v = 2; v < edits + 2; v++)
+    send({ method: 'textDocument/didChange', params: { textDocument: { uri, version: v }, contentChanges: [editAt(v)] } });
+  send({ id: 2, method: 'shutdown' });
+  send({ method: 'exit' });
+  writeFileSync(sessionFile, out);
+  process.exit(0);  // the file stays: the session names it
+}
+
+const rpc = createRequire(resolve(root, 'third_party/lsp-client/package.json'))('vscode-jsonrpc/node');
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-const server = spawn(exe, ['lsp'], { stdio: ['pipe', 'pipe', 'inherit'] });
+const server = spawn(exe, ['lsp', '--no-config'], { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
 const connection = rpc.createMessageConnection(new rpc.StreamMessageReader(server.stdout), new rpc.StreamMessageWriter(server.stdin));
 const pending = new Map();
 connection.onNotification('textDocument/publishDiagnostics', (p) => pending.get(p.version)?.(p));
 connection.listen();
 const published = (version) => new Promise((done) => pending.set(version, done));
 
-await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+await connection.sendRequest('initialize', initialize);
 connection.sendNotification('initialized', {});
-const uri = 'file:///bench/edit_latency.lua';
 let wait = published(1);
 connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'lua', version: 1, text } });
 const first = await wait;
 const codes = new Set(first.diagnostics.map((d) => d.code));
 if (codes.has('syntax')) throw new Error(`the generated file does not compile: ${first.diagnostics[0].message}`);
 
+// The baseline: a fresh `ljcheck lint` of the same text, as a pre-commit hook would run it.
+function lintOnce(current) {
+  writeFileSync(file, current);
+  const start = process.hrtime.bigint();
+  const run = spawnSync(exe, ['lint', '--no-config', '--format', 'json', file], { cwd: dir });
+  if (run.status !== 0 && run.status !== 1) throw new Error(`lint exited ${run.status}: ${run.stderr}`);
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
 const times = [];
-let warmRss = 0;
+const lintTimes = [];
+let rssAfter10 = 0, rssAfter100 = 0, rssAfter500 = 0;
 for (let v = 2; v < edits + 2; v++) {
-  // Rewrite one `local s = 0` line: a one-line edit somewhere in the file.
-  const line = 2 + 7 * ((v * 37) % Math.floor(lineCount / 7 - 1));
-  const edit = { range: { start: { line, character: 12 }, end: { line, character: 13 } }, text: String(v % 10) };
+  const edit = editAt(v);
+  text = applyEdit(text, edit);
   wait = published(v);
   const start = process.hrtime.bigint();
   connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [edit] });
   await wait;
   times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  if (v === 101) warmRss = rss(server.pid);
+  if (v === 11) rssAfter10 = rss(server.pid);
+  if (v === 101) rssAfter100 = rss(server.pid);
+  if (v === 501) rssAfter500 = rss(server.pid);
+  if (v % 10 === 0 && lintTimes.length < 20) lintTimes.push(lintOnce(text));
 }
-const endRss = rss(server.pid);
+const rssAfterAll = rss(server.pid);
 await connection.sendRequest('shutdown');
 connection.sendNotification('exit');
 connection.dispose();
+rmSync(dir, { recursive: true, force: true });
 
-const window = times.slice(0, 200).sort((a, b) => a - b);
-const q = (p) => window[Math.min(window.length - 1, Math.floor(p * window.length))];
+const quantile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return +sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(2);
+};
+const window = times.slice(0, 200);
+const p50 = quantile(window, 0.5);
+const lintP50 = quantile(lintTimes, 0.5);
 console.log(JSON.stringify({
-  lines: lineCount, diagnostics: first.diagnostics.length, codes: [...codes], edits: times.length,
-  first200: { p50Ms: +q(0.5).toFixed(2), p95Ms: +q(0.95).toFixed(2), maxMs: +window[window.length - 1].toFixed(2) },
-  rssKiB: { after100: warmRss, afterAll: endRss, growthPct: +((100 * (endRss - warmRss)) / warmRss).toFixed(1) },
+  mode: projectMode ? 'project' : 'document', lines: lineCount, diagnostics: first.diagnostics.length,
+  codes: [...codes], edits: times.length,
+  first200: { p50Ms: p50, p95Ms: quantile(window, 0.95), maxMs: quantile(window, 1) },
+  lintBaseline: { runs: lintTimes.length, p50Ms: lintP50, editOverLint: +(p50 / lintP50).toFixed(3) },
+  rssKiB: { after10: rssAfter10, after100: rssAfter100, after500: rssAfter500, afterAll: rssAfterAll, growthPct: +((100 * (rssAfterAll - rssAfter10)) / rssAfter10).toFixed(1) },
 }));

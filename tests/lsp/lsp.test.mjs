@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
@@ -267,8 +267,10 @@ function lintProject(dir) {
     (byPath[p.path] ||= []).push([p.line, p.reasonId, p.severity, p.confidence, p.reasoning, p.maskedBy?.location ?? null]);
   return byPath;
 }
+// The message ends "confidence: <level>; <reasoning>".
+const reasoningOf = (d) => /\nconfidence: [a-z]+; ([^]*)$/.exec(d.message)?.[1] ?? '';
 const asLinted = (published) => published.diagnostics.map((d) =>
-  [d.data.line, d.code, d.data.severity, d.data.confidence, d.data.reasoning, d.data.maskedBy?.location ?? null]);
+  [d.data.line, d.code, d.data.severity, d.data.confidence, reasoningOf(d), d.data.maskedBy?.location ?? null]);
 
 test('cross-file: an edit to the caller re-publishes the module it makes hot, as lint sees it', async () => {
   // A copy of the two-module fixture: the buffers' unsaved text is written
@@ -356,4 +358,5 @@ test('cross-file: an edit to the caller re-publishes the module it makes hot, as
   assert.match(fnewIn(shapes5)[0].message, /main\.lua/);
   await expectAsLint(shapes5, 'shapes.lua');
   await shutdown(s);
+  rmSync(project, { recursive: true, force: true });
 });
