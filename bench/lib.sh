@@ -16,4 +16,6 @@ path_arg() {  # option value: a path, made absolute against the caller's directo
 }
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# percentile P VALUES...: the P-th percentile (0-100), linear between ranks.
+percentile() { local p=$1; shift; printf '%s\n' "$@" | sort -g | awk -v p="$p" '{ a[NR] = $1 } END { r = 1 + (NR - 1) * p / 100; i = int(r); f = r - i; print (i < NR) ? a[i] + f * (a[i + 1] - a[i]) : a[NR] }'; }
 maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -41,6 +42,9 @@ struct VisitedLines {
   std::set<std::tuple<StringId, int, int>> opcodes;
 };
 
+// Bound on TraceCapture::locations (and the functions it keeps alive).
+inline constexpr std::size_t kMaxCachedLocations = 4096;
+
 class TraceCapture {
  public:
   // demotedOpcodes[op]: the VM's IFORL/IITERL/ILOOP/IFUNCF/IFUNCV, by its numbering.
@@ -57,6 +61,9 @@ class TraceCapture {
   std::vector<TraceEvent> events;
   StringPool strings;
   VisitedLines visited;  // filled only when the record handler is attached
+  // (function, pc) -> (chunk, line; -1 without one) of the aborts and trace
+  // starts seen so far; the functions are anchored by the trace handler.
+  std::unordered_map<std::pair<const void*, int>, std::pair<StringId, int>, VisitedLines::PcHash> locations;
 
   bool isDemotedOpcode(int op) const {
     return op >= 0 && static_cast<std::size_t>(op) < demotedOpcodes_.size() &&
@@ -74,12 +81,13 @@ class TraceCapture {
 };
 
 // Pushes the C trace handler for the capture: a closure over the capture, a
-// preallocated table of start functions and jit.util's funcinfo, funcbc and
-// traceinfo (the jit.util table must be at utilIndex). jit.attach it as is.
+// preallocated table of start functions, jit.util's funcinfo, funcbc and
+// traceinfo (the jit.util table must be at utilIndex) and a table anchoring
+// the functions `locations` holds. jit.attach it as is.
 // Upvalue kChainedHandlerUpvalue (nil at first) may be set to the handler it
 // replaced: that one is then called after it with the same arguments.
 void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex);
-inline constexpr int kTraceChainUpvalue = 6;
+inline constexpr int kTraceChainUpvalue = 7;
 inline constexpr int kRecordChainUpvalue = 5;
 // Pushes the C handler for jit.attach(handler, "record") that fills
 // capture->visited (record_handler.cpp); same utilIndex convention (it

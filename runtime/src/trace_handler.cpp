@@ -26,7 +26,7 @@
 namespace ljcheck {
 namespace {
 
-enum Upvalue { kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv, kChainUv };
+enum Upvalue { kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv, kAnchorsUv, kChainUv };
 static_assert(kChainUv == kTraceChainUpvalue);
 // Handler arguments: what, tr, func, pc, then (parent, exitno) or (code, info).
 enum Arg { kWhat = 1, kTrace, kFunc, kPc, kArg5, kArg6 };
@@ -52,18 +52,43 @@ void pushFuncinfo(lua_State* L, int idx, const int* pc) {
   lua_call(L, pc ? 2 : 1, 1);
 }
 
-// The line of the Lua function at idx at pc, when it is Lua and pc has a line.
+// Keeps the function at idx alive while the location cache holds its
+// address (a collected function's address can be reused by a new one); past
+// kMaxCachedLocations the cache and its anchors start afresh.
+void anchorFunction(lua_State* L, TraceCapture& c, int idx) {
+  if (c.locations.size() >= kMaxCachedLocations) {
+    c.locations.clear();
+    lua_newtable(L);
+    lua_replace(L, lua_upvalueindex(kAnchorsUv));
+  }
+  lua_pushvalue(L, idx);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, lua_upvalueindex(kAnchorsUv));
+}
+
+// The line of the Lua function at idx at pc, when it is Lua and pc has a
+// line. jit.util.funcinfo builds a table per call (most of a handler call's
+// cost), so each (function, pc) is resolved once: a loop aborts again and
+// again at the same place.
 bool luaFunctionLocation(lua_State* L, TraceCapture& c, int idx, int pc, Where& out) {
   if (!isLuaFunction(L, idx) || pc < 0) return false;
-  pushFuncinfo(L, idx, &pc);
-  int line = lua::intField(L, -1, "currentline", -1);
-  if (line >= 0) {
-    lua_getfield(L, -1, "source");
-    out = {c.strings.intern(lua::stringAt(L, -1)), line};
+  std::pair<const void*, int> key{lua_topointer(L, idx), pc};
+  auto cached = c.locations.find(key);
+  if (cached == c.locations.end()) {
+    pushFuncinfo(L, idx, &pc);
+    std::pair<StringId, int> found{0, lua::intField(L, -1, "currentline", -1)};
+    if (found.second >= 0) {
+      lua_getfield(L, -1, "source");
+      found.first = c.strings.intern(lua::stringAt(L, -1));
+      lua_pop(L, 1);
+    }
     lua_pop(L, 1);
+    anchorFunction(L, c, idx);
+    cached = c.locations.emplace(key, found).first;
   }
-  lua_pop(L, 1);
-  return line >= 0;
+  if (cached->second.second < 0) return false;
+  out = {cached->second.first, cached->second.second};
+  return true;
 }
 
 // The innermost Lua frame below the handler (level 0).
@@ -277,6 +302,7 @@ void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
   lua_getfield(L, utilIndex, "funcinfo");
   lua_getfield(L, utilIndex, "funcbc");
   lua_getfield(L, utilIndex, "traceinfo");
+  lua_newtable(L);  // kAnchorsUv
   lua_pushnil(L);  // kChainUv
   lua_pushcclosure(L, traceHandler, kChainUv);
 }

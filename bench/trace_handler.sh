@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Trace-handler benchmark for ljcheck. See BENCHMARKS.md ("Trace handler per abort").
+#
+# Instructions per abort, counted with callgrind (valgrind --tool=callgrind):
+# bench/trace_handler/aborts.lua aborts about once per round (a loop that
+# creates a closure, then jit.flush(); the same function every round, or a
+# fresh chunk each round with --workload fresh), under no handler, under
+# ljcheck.trace (the C handler) and under a Lua jit.attach handler doing the
+# same aggregation. Each mode runs with 0 and with N rounds; the handler's
+# cost per abort is
+#   ((I_mode(N) - I_mode(0)) - (I_none(N) - I_none(0))) / aborts_mode(N)
+# so start-up, session start and report building at stop (fixed costs)
+# drop out. Target: ljcheck <= 0.2x the Lua handler.
+#
+# usage: bench/trace_handler.sh [options]
+#   --rounds N      rounds of the measured runs (default 1000)
+#   --workload W    same (default: one abort site, hit again and again) or
+#                   fresh (a new function every round: no site repeats)
+#   --luajit PATH   the LuaJIT host (default /usr/bin/luajit)
+#   --module DIR    the directory of ljcheck.so (default build/lib)
+#   -h, --help      this text
+# Exit status: 0 when every measurement ran, 1 when one failed, 2 on usage errors.
+set -euo pipefail
+export LC_ALL=C
+
+bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$bench/.." && pwd)
+bench_name=trace_handler
+# shellcheck source=bench/lib.sh
+. "$bench/lib.sh"
+
+rounds=1000 luajit=/usr/bin/luajit module=$root/build/lib workload=same
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --rounds) rounds=$(uint_arg "$1" "${2:-}"); shift 2 ;;
+    --workload) workload=${2:-}; [[ $workload == same || $workload == fresh ]] || die "--workload takes same or fresh" 2; shift 2 ;;
+    --luajit) luajit=$(path_arg "$1" "${2:-}"); shift 2 ;;
+    --module) module=$(path_arg "$1" "${2:-}"); shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown option $1" 2 ;;
+  esac
+done
+[[ -x $luajit ]] || die "no LuaJIT at $luajit" 2
+[[ -f $module/ljcheck.so ]] || die "no ljcheck.so in $module (build first)" 2
+command -v valgrind >/dev/null || die "valgrind not found" 2
+export LUA_CPATH="$module/?.so"
+
+count() {  # MODE ROUNDS -> "instructions aborts"
+  local out
+  out=$(cd "$bench/trace_handler" &&
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$luajit" aborts.lua "$1" "$2" "$workload" 2>&1) ||
+    die "$1 $2 failed: $out" 1
+  printf '%s %s\n' "$(sed -n 's/.*Collected : //p' <<<"$out")" "$(awk 'NF == 2 && $1 ~ /^[0-9]+$/ { print $1 }' <<<"$out")"
+}
+
+declare -A base full aborts
+for m in none ljcheck lua; do
+  read -r base[$m] _ < <(count "$m" 0)
+  read -r full[$m] aborts[$m] < <(count "$m" "$rounds")
+  say "$m: ${base[$m]} instructions with 0 rounds, ${full[$m]} with $rounds (${aborts[$m]} aborts)"
+done
+none=$((full[none] - base[none]))
+per() { calc %.0f "(${full[$1]} - ${base[$1]} - $none) / ${aborts[$1]}"; }
+c=$(per ljcheck) l=$(per lua)
+printf '| handler | aborts | instructions per abort |\n|---|---:|---:|\n'
+printf '| ljcheck.trace (C) | %s | %s |\n| Lua jit.attach handler | %s | %s |\n' "${aborts[ljcheck]}" "$c" "${aborts[lua]}" "$l"
+printf '\nratio C / Lua: %s (target <= 0.2)\n' "$(calc %.2f "$c / $l")"
