@@ -208,8 +208,10 @@ int nodeIndex(lua_State* L) {
   ScopeNode& node = nodeAt(L, 1, "scope node");
   ScopeState& state = *static_cast<NodeHandle*>(lua_touserdata(L, 1))->state;
   std::string_view key = lua::stringAt(L, 2);
-  if (key == "label") lua_pushstring(L, labelOf(state, node).c_str());
-  else if (key == "path") lua_pushstring(L, state.tree.path(node).c_str());
+  if (key == "label" || key == "path") {
+    std::string text = key == "label" ? labelOf(state, node) : state.tree.path(node);
+    lua_pushlstring(L, text.data(), text.size());
+  }
   else if (key == "open") lua_pushboolean(L, node.parent ? node.open : state.tree.depth() > 0);
   else if (key == "count") lua_pushnumber(L, static_cast<double>(node.count));
   else if (key == "children") pushChildren(L, state, node);
