@@ -39,7 +39,10 @@ using TraceSlot = SessionSlot<TraceKind>;
 // The C++ report behind a report table, freed at process exit if Lua has not.
 struct TraceReportData final : ReleasedAtExit {
   explicit TraceReportData(TraceReport r) : report(std::move(r)) {}
-  void releaseAtExit() noexcept override { report = TraceReport(); }
+  void releaseAtExit() noexcept override {  // destroyed, not assigned: assignment may keep string capacity
+    report.~TraceReport();
+    new (&report) TraceReport();
+  }
   TraceReport report;
 };
 
