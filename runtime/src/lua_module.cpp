@@ -7,7 +7,6 @@
 #include "ljcheck/lua_module.h"
 
 #include <new>
-#include <optional>
 #include <stdexcept>
 
 #include "ljcheck/live_profile.h"

@@ -4,8 +4,6 @@
 // collapsed text).
 #include "lua_sample_binding.h"
 
-#include <new>
-#include <optional>
 #include <stdexcept>
 
 #include "ljcheck/sample_session.h"
