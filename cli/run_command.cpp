@@ -16,6 +16,9 @@ Runner addRunCommand(CLI::App& app) {
   cmd->add_option("--json", o->jsonOut, "Write the runtime JSON to this file");
   cmd->add_option("--root", o->root, "Project root; locations are reported relative to it (default: .)");
   cmd->add_flag("--include-benign", o->includeBenign, "Also report stop-class aborts (LLEAVE, LINNER, ...)");
+  cmd->add_option("--max-sites", o->maxSites,
+                  "Keep at most N distinct abort sites; past it aborts are only counted (default: 10000)")
+      ->check(CLI::Range(1, 1000000000));
   o->coverage = true;  // verify tells unexercised predictions from refuted ones by it
   cmd->add_flag("--coverage,!--no-coverage", o->coverage,
                 "Record the lines the trace recorder visited (\"visited\" in the JSON; on by default)");

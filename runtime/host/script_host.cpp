@@ -139,7 +139,7 @@ int runScript(const RunOptions& options) {
 
   try {
     host.session = TraceSession::start(
-        L, {options.includeBenign, options.root, options.script, options.coverage});
+        L, {options.includeBenign, options.root, options.script, options.coverage, options.maxSites});
     if (options.sample)
       host.sampler = SampleSession::start(L, {options.intervalMs, options.stackDepth, "", "", options.root});
   } catch (const std::exception& e) {

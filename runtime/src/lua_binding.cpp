@@ -30,6 +30,13 @@ void* selfArgument(lua_State* L, const char* type, const char* what, const char*
                            method + "(...)");
 }
 
+std::string filenameArgument(lua_State* L, int idx) {
+  if (lua_type(L, idx) == LUA_TSTRING) return std::string(lua::stringAt(L, idx));
+  if (lua_isnoneornil(L, idx)) return {};
+  throw std::runtime_error(std::string("session:stop(filename): filename must be a string, got a ") +
+                           luaL_typename(L, idx));
+}
+
 void setString(lua_State* L, const char* key, const std::string& value) {
   lua_pushlstring(L, value.data(), value.size());
   lua_setfield(L, -2, key);

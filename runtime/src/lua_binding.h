@@ -22,6 +22,9 @@ int guarded(lua_State* L) {
 // names the method and shows the colon call ("session:stop()").
 void* selfArgument(lua_State* L, const char* type, const char* what, const char* method);
 
+// stop(filename)'s argument at idx: the file name, or "" when none is given.
+std::string filenameArgument(lua_State* L, int idx);
+
 void setString(lua_State* L, const char* key, const std::string& value);
 void setNumber(lua_State* L, const char* key, double value);
 void setBoolean(lua_State* L, const char* key, bool value);

@@ -1,14 +1,13 @@
 // The Lua binding of the runtime collector, and nothing else: the module
 // table (ljcheck.trace, ljcheck.sample, ljcheck.zone, ljcheck.scope,
-// ljcheck.profile), the TraceSession userdata (pause, resume, stop) and the
-// TraceReport table (fields, `visited` with coverage, tostring = CSV,
-// report:json()); scopes live in scope_binding.cpp. C++ errors
+// ljcheck.profile), the TraceSession userdata (pause, resume, stop:
+// session_slot.h) and the TraceReport table (fields, `visited` with coverage,
+// tostring = CSV, report:json()); scopes live in scope_binding.cpp. C++ errors
 // become Lua errors here, raised only after every C++ object is gone; sample
 // sessions live in lua_sample_binding.cpp.
 #include "ljcheck/lua_module.h"
 
 #include <new>
-#include <optional>
 #include <stdexcept>
 
 #include "ljcheck/live_profile.h"
@@ -19,34 +18,36 @@
 #include "lua_binding.h"
 #include "lua_sample_binding.h"
 #include "scope_binding.h"
+#include "session_slot.h"
 #include "zones.h"
 
 namespace ljcheck {
 namespace {
 
-constexpr const char* kSessionType = "ljcheck.TraceSession";
 constexpr const char* kReportDataType = "ljcheck.TraceReportData";
 
 using binding::guarded;
 using binding::setNumber;
 using binding::setString;
 
-// The userdata: the live session and, after a stop whose file could not be
-// written, the report it built, so the next stop returns it.
-struct TraceSlot {
-  TraceSession* session = nullptr;
-  std::optional<TraceReport> pending;
+struct TraceKind {
+  using Session = TraceSession;
+  using Report = TraceReport;
+  static constexpr const char* kType = "ljcheck.TraceSession";
+  static constexpr const char* kStopped = "trace session already stopped";
+  static std::string fileText(const TraceReport& report) { return toCsv(report); }
 };
+using TraceSlot = SessionSlot<TraceKind>;
 
-TraceSlot& slotAt(lua_State* L, const char* method) {
-  return *static_cast<TraceSlot*>(binding::selfArgument(L, kSessionType, "session", method));
-}
-
-TraceSession& liveSession(lua_State* L, const char* method) {
-  TraceSlot& slot = slotAt(L, method);
-  if (!slot.session) throw TraceSessionError("trace session already stopped");
-  return *slot.session;
-}
+// The C++ report behind a report table, freed at process exit if Lua has not.
+struct TraceReportData final : ReleasedAtExit {
+  explicit TraceReportData(TraceReport r) : report(std::move(r)) {}
+  void releaseAtExit() noexcept override {  // destroyed, not assigned: assignment may keep string capacity
+    report.~TraceReport();
+    new (&report) TraceReport();
+  }
+  TraceReport report;
+};
 
 TraceOptions readOptions(lua_State* L, int idx) {
   TraceOptions options;
@@ -58,13 +59,18 @@ TraceOptions readOptions(lua_State* L, int idx) {
       if (!lua_isboolean(L, -1))
         throw std::runtime_error("ljcheck.trace: option '" + key + "' must be a boolean");
       (key == "coverage" ? options.coverage : options.includeBenign) = lua_toboolean(L, -1) != 0;
+    } else if (key == "maxSites") {
+      lua_Number n = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+      if (!(n >= 1 && n <= 1e9) || n != static_cast<lua_Number>(static_cast<long long>(n)))
+        throw std::runtime_error("ljcheck.trace: option 'maxSites' must be a whole number from 1 to 1000000000");
+      options.maxSites = static_cast<std::size_t>(n);
     } else if (key == "root") {
       if (lua_type(L, -1) != LUA_TSTRING)
         throw std::runtime_error("ljcheck.trace: option 'root' must be a string");
       options.root = std::string(lua::stringAt(L, -1));
     } else {
-      throw std::runtime_error("ljcheck.trace: unknown option '" +
-                               (key.empty() ? std::string("?") : key) + "'");
+      throw std::runtime_error("ljcheck.trace: unknown option '" + (key.empty() ? std::string("?") : key) +
+                               "' (known: includeBenign, coverage, maxSites, root)");
     }
   }
   return options;
@@ -86,26 +92,14 @@ std::string scriptFromArg(lua_State* L) {
 int trace(lua_State* L) {
   TraceOptions options = readOptions(L, 1);
   options.script = scriptFromArg(L);
-  auto* slot = new (lua_newuserdata(L, sizeof(TraceSlot))) TraceSlot();
-  luaL_getmetatable(L, kSessionType);
-  lua_setmetatable(L, -2);
-  slot->session = TraceSession::start(L, std::move(options)).release();
+  TraceSlot& slot = TraceSlot::push(L);
+  slot.session = TraceSession::start(L, std::move(options)).release();
   return 1;
 }
 
-int pause(lua_State* L) {
-  liveSession(L, "pause").pause();
-  return 0;
-}
-
-int resume(lua_State* L) {
-  liveSession(L, "resume").resume();
-  return 0;
-}
-
 int reportCsv(lua_State* L) {
-  const auto* report = static_cast<const TraceReport*>(lua_touserdata(L, lua_upvalueindex(1)));
-  std::string csv = toCsv(*report);
+  const auto* data = static_cast<const TraceReportData*>(lua_touserdata(L, lua_upvalueindex(1)));
+  std::string csv = toCsv(data->report);
   lua_pushlstring(L, csv.data(), csv.size());
   return 1;
 }
@@ -114,7 +108,8 @@ int reportCsv(lua_State* L) {
 // sample session that ran beside, also site costs and the samples (stacks
 // by VM state included), as `ljcheck run --json --sample` writes.
 int reportJson(lua_State* L) {
-  const auto* report = static_cast<const TraceReport*>(lua_touserdata(L, lua_upvalueindex(1)));
+  const auto* data = static_cast<const TraceReportData*>(lua_touserdata(L, lua_upvalueindex(1)));
+  const TraceReport* report = &data->report;
   if (lua_isnoneornil(L, 2)) {
     std::string json = toJson(*report);
     lua_pushlstring(L, json.data(), json.size());
@@ -132,7 +127,7 @@ int reportJson(lua_State* L) {
 }
 
 int reportDataGc(lua_State* L) {
-  static_cast<TraceReport*>(luaL_checkudata(L, 1, kReportDataType))->~TraceReport();
+  static_cast<TraceReportData*>(luaL_checkudata(L, 1, kReportDataType))->~TraceReportData();
   return 0;
 }
 
@@ -151,8 +146,8 @@ void pushSite(lua_State* L, const AbortSite& site) {
 
 // The report table; its metatable closes over a userdata holding the C++ report.
 void pushReport(lua_State* L, TraceReport report) {
-  void* memory = lua_newuserdata(L, sizeof(TraceReport));
-  const TraceReport* data = new (memory) TraceReport(std::move(report));
+  void* memory = lua_newuserdata(L, sizeof(TraceReportData));
+  const TraceReport* data = &(new (memory) TraceReportData(std::move(report)))->report;
   luaL_getmetatable(L, kReportDataType);
   lua_setmetatable(L, -2);
   int dataIndex = lua_gettop(L);
@@ -173,6 +168,14 @@ void pushReport(lua_State* L, TraceReport report) {
   lua_pushboolean(L, data->envelope.traceProfile.supported);
   lua_setfield(L, -2, "supported");
   lua_setfield(L, -2, "traceProfile");
+  lua_createtable(L, 0, 5);
+  setNumber(L, "maxSites", static_cast<double>(data->collector.maxSites));
+  lua_pushboolean(L, data->collector.limitReached);
+  lua_setfield(L, -2, "limitReached");
+  setNumber(L, "overflowAborts", static_cast<double>(data->collector.overflowAborts));
+  setNumber(L, "overflowSplits", static_cast<double>(data->collector.overflowSplits));
+  setNumber(L, "memoryBytes", static_cast<double>(data->collector.memoryBytes));
+  lua_setfield(L, -2, "collector");
   setString(L, "reasonCatalogId", data->envelope.reasonCatalogId);
   setNumber(L, "reasonCatalogVersion", data->envelope.reasonCatalogVersion);
   setString(L, "root", data->envelope.root);
@@ -220,56 +223,17 @@ int profile(lua_State* L) {
 }
 
 int stop(lua_State* L) {
-  TraceSlot& slot = slotAt(L, "stop");
-  if (!slot.session) throw TraceSessionError("trace session already stopped");
-  std::string filename;
-  if (lua_type(L, 2) == LUA_TSTRING) filename = std::string(lua::stringAt(L, 2));
-  else if (!lua_isnoneornil(L, 2))
-    throw std::runtime_error(std::string("session:stop(filename): filename must be a string, got a ") +
-                             luaL_typename(L, 2));
-  if (!slot.pending) slot.pending = slot.session->stop(L);
-  // A failed write raises and keeps the report: the next stop returns it.
-  if (!filename.empty()) writeReportFile(filename, toCsv(*slot.pending));
-  TraceReport report = std::move(*slot.pending);
-  delete slot.session;
-  slot.session = nullptr;
-  slot.pending.reset();
-  pushReport(L, std::move(report));
+  TraceSlot& slot = TraceSlot::self(L, "stop");
+  if (!slot.session) throw TraceSessionError(TraceKind::kStopped);
+  pushReport(L, slot.finishStop(L, binding::filenameArgument(L, 2)));
   return 1;
-}
-
-int sessionToString(lua_State* L) {
-  TraceSession* session = static_cast<TraceSlot*>(luaL_checkudata(L, 1, kSessionType))->session;
-  const char* state = !session || session->stopped() ? "stopped" : session->paused() ? "paused" : "running";
-  lua_pushfstring(L, "%s (%s)", kSessionType, state);
-  return 1;
-}
-
-int sessionGc(lua_State* L) {
-  auto& slot = *static_cast<TraceSlot*>(luaL_checkudata(L, 1, kSessionType));
-  if (slot.session) {
-    slot.session->cancel(L);
-    delete slot.session;
-    slot.session = nullptr;
-  }
-  slot.~TraceSlot();
-  return 0;
 }
 
 void registerMetatables(lua_State* L) {
-  if (luaL_newmetatable(L, kSessionType)) {
-    lua_createtable(L, 0, 3);
-    lua_pushcfunction(L, guarded<pause>);
-    lua_setfield(L, -2, "pause");
-    lua_pushcfunction(L, guarded<resume>);
-    lua_setfield(L, -2, "resume");
-    lua_pushcfunction(L, guarded<stop>);
-    lua_setfield(L, -2, "stop");
+  if (luaL_newmetatable(L, TraceKind::kType)) {
+    TraceSlot::pushMethods(L, guarded<stop>);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, guarded<sessionToString>);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, sessionGc);
-    lua_setfield(L, -2, "__gc");
+    TraceSlot::setMetamethods(L);
   }
   lua_pop(L, 1);
   if (luaL_newmetatable(L, kReportDataType)) {

@@ -1,14 +1,15 @@
 // The Lua binding of sample sessions: ljcheck.sample(opts), the SampleSession
 // userdata (fields intervalMs, zoneFilter, root, paused, stopped; methods
-// pause, resume, stop) and the SampleReport table (tostring = collapsed text).
+// pause, resume, stop: session_slot.h) and the SampleReport table (tostring =
+// collapsed text).
 #include "lua_sample_binding.h"
 
-#include <new>
-#include <optional>
 #include <stdexcept>
 
 #include "ljcheck/sample_session.h"
 #include "lua_binding.h"
+#include "exit_release.h"
+#include "session_slot.h"
 #include "zones.h"
 
 namespace ljcheck {
@@ -17,29 +18,30 @@ namespace {
 using binding::setNumber;
 using binding::setString;
 
-constexpr const char* kSessionType = "ljcheck.SampleSession";
 // The userdata in a SampleReport table's metatable that holds the C++ report
 // (a trace report's json(samples) reads it).
 constexpr const char* kReportDataType = "ljcheck.SampleReportData";
 constexpr const char* kReportDataKey = "__ljcheck_samples";
-constexpr const char* kWhat = "session";
 
-// The userdata: the live session and, after a stop whose file could not be
-// written, the report it built, so the next stop returns it.
-struct SampleSlot {
-  SampleSession* session = nullptr;
-  std::optional<SampleReport> pending;
+// The held report, freed at a plain os.exit like the module's other objects
+// in Lua memory (exit_release.h).
+struct SampleReportData final : ReleasedAtExit {
+  explicit SampleReportData(SampleReport r) : report(std::move(r)) {}
+  void releaseAtExit() noexcept override {  // destroyed, not assigned: assignment may keep capacity
+    report.~SampleReport();
+    new (&report) SampleReport();
+  }
+  SampleReport report;
 };
 
-SampleSlot& slotAt(lua_State* L, const char* method) {
-  return *static_cast<SampleSlot*>(binding::selfArgument(L, kSessionType, kWhat, method));
-}
-
-SampleSession& liveSession(lua_State* L, const char* method) {
-  SampleSlot& slot = slotAt(L, method);
-  if (!slot.session) throw TraceSessionError("sample session already stopped");
-  return *slot.session;
-}
+struct SampleKind {
+  using Session = SampleSession;
+  using Report = SampleReport;
+  static constexpr const char* kType = "ljcheck.SampleSession";
+  static constexpr const char* kStopped = "sample session already stopped";
+  static std::string fileText(const SampleReport& report) { return report.collapsedText(); }
+};
+using SampleSlot = SessionSlot<SampleKind>;
 
 int intOption(lua_State* L, const std::string& key) {
   if (lua_type(L, -1) != LUA_TNUMBER)
@@ -79,21 +81,9 @@ SampleOptions readOptions(lua_State* L, int idx) {
 
 int sample(lua_State* L) {
   SampleOptions options = readOptions(L, 1);
-  auto* slot = new (lua_newuserdata(L, sizeof(SampleSlot))) SampleSlot();
-  luaL_getmetatable(L, kSessionType);
-  lua_setmetatable(L, -2);
-  slot->session = SampleSession::start(L, std::move(options)).release();
+  SampleSlot& slot = SampleSlot::push(L);
+  slot.session = SampleSession::start(L, std::move(options)).release();
   return 1;
-}
-
-int pause(lua_State* L) {
-  liveSession(L, "pause").pause();
-  return 0;
-}
-
-int resume(lua_State* L) {
-  liveSession(L, "resume").resume();
-  return 0;
 }
 
 void setStates(lua_State* L, const StateCounts& states) {
@@ -129,7 +119,7 @@ void pushReport(lua_State* L, const SampleReport& report) {
   lua_createtable(L, 0, 2);
   lua_pushcfunction(L, reportText);
   lua_setfield(L, -2, "__tostring");
-  new (lua_newuserdata(L, sizeof(SampleReport))) SampleReport(report);
+  new (lua_newuserdata(L, sizeof(SampleReportData))) SampleReportData(report);
   luaL_getmetatable(L, kReportDataType);
   lua_setmetatable(L, -2);
   lua_setfield(L, -2, kReportDataKey);
@@ -137,13 +127,13 @@ void pushReport(lua_State* L, const SampleReport& report) {
 }
 
 int reportDataGc(lua_State* L) {
-  static_cast<SampleReport*>(luaL_checkudata(L, 1, kReportDataType))->~SampleReport();
+  static_cast<SampleReportData*>(luaL_checkudata(L, 1, kReportDataType))->~SampleReportData();
   return 0;
 }
 
 int stop(lua_State* L) {
-  SampleSlot& slot = slotAt(L, "stop");
-  if (!slot.session) throw TraceSessionError("sample session already stopped");
+  SampleSlot& slot = SampleSlot::self(L, "stop");
+  if (!slot.session) throw TraceSessionError(SampleKind::kStopped);
   if (!slot.pending) {
     if (slot.session->owner() != L)
       throw TraceSessionError(
@@ -154,24 +144,13 @@ int stop(lua_State* L) {
       throw TraceSessionError("sample session: stop() called inside zone '" + zone +
                               "'; close it with ljcheck.zone() first");
   }
-  std::string filename;
-  if (lua_type(L, 2) == LUA_TSTRING) filename = std::string(lua::stringAt(L, 2));
-  else if (!lua_isnoneornil(L, 2))
-    throw std::runtime_error(std::string("session:stop(filename): filename must be a string, got a ") +
-                             luaL_typename(L, 2));
-  if (!slot.pending) slot.pending = slot.session->stop(L);
-  // A failed write raises and keeps the report: the next stop returns it.
-  if (!filename.empty()) writeReportFile(filename, slot.pending->collapsedText());
-  pushReport(L, *slot.pending);
-  delete slot.session;
-  slot.session = nullptr;
-  slot.pending.reset();
+  pushReport(L, slot.finishStop(L, binding::filenameArgument(L, 2)));
   return 1;
 }
 
 // Fields first, then methods.
 int sessionIndex(lua_State* L) {
-  auto& slot = *static_cast<SampleSlot*>(luaL_checkudata(L, 1, kSessionType));
+  auto& slot = *static_cast<SampleSlot*>(luaL_checkudata(L, 1, SampleKind::kType));
   std::string_view key = lua::stringAt(L, 2);
   const SampleSession* s = slot.session;
   if (key == "stopped") lua_pushboolean(L, !s);
@@ -186,41 +165,14 @@ int sessionIndex(lua_State* L) {
   return 1;
 }
 
-int sessionToString(lua_State* L) {
-  auto& slot = *static_cast<SampleSlot*>(luaL_checkudata(L, 1, kSessionType));
-  const char* state = !slot.session ? "stopped" : slot.session->paused() ? "paused" : "running";
-  lua_pushfstring(L, "%s (%s)", kSessionType, state);
-  return 1;
-}
-
-int sessionGc(lua_State* L) {
-  auto& slot = *static_cast<SampleSlot*>(luaL_checkudata(L, 1, kSessionType));
-  if (slot.session) {
-    slot.session->cancel(L);
-    delete slot.session;
-    slot.session = nullptr;
-  }
-  slot.~SampleSlot();
-  return 0;
-}
-
 }  // namespace
 
 void registerSampleBinding(lua_State* L) {
-  if (luaL_newmetatable(L, kSessionType)) {
-    lua_createtable(L, 0, 3);
-    lua_pushcfunction(L, binding::guarded<pause>);
-    lua_setfield(L, -2, "pause");
-    lua_pushcfunction(L, binding::guarded<resume>);
-    lua_setfield(L, -2, "resume");
-    lua_pushcfunction(L, binding::guarded<stop>);
-    lua_setfield(L, -2, "stop");
+  if (luaL_newmetatable(L, SampleKind::kType)) {
+    SampleSlot::pushMethods(L, binding::guarded<stop>);
     lua_pushcclosure(L, sessionIndex, 1);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, binding::guarded<sessionToString>);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, sessionGc);
-    lua_setfield(L, -2, "__gc");
+    SampleSlot::setMetamethods(L);
   }
   lua_pop(L, 1);
   if (luaL_newmetatable(L, kReportDataType)) {
@@ -236,7 +188,7 @@ const SampleReport* sampleReportAt(lua_State* L, int idx) {
   const SampleReport* report = nullptr;
   if (lua_getmetatable(L, -1)) {
     luaL_getmetatable(L, kReportDataType);
-    if (lua_rawequal(L, -1, -2)) report = static_cast<const SampleReport*>(lua_touserdata(L, -3));
+    if (lua_rawequal(L, -1, -2)) report = &static_cast<const SampleReportData*>(lua_touserdata(L, -3))->report;
     lua_pop(L, 2);
   }
   lua_pop(L, 2);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <exception>
 
+#include "exit_release.h"
 #include "lua_api.h"
 #include "trace_capture.h"
 
@@ -55,6 +56,7 @@ void callChained(lua_State* L) {
 }
 
 int recordHandler(lua_State* L) {
+  if (processExiting()) return 0;  // the capture was released at exit
   auto* capture = static_cast<TraceCapture*>(lua_touserdata(L, lua_upvalueindex(kCaptureUv)));
   lua_settop(L, kDepth);
   if (!capture->paused) {

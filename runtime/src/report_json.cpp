@@ -87,6 +87,12 @@ std::string toJson(const TraceReport& report, const SampleReport* samples) {
   doc["totalAborts"] = report.totalAborts;
   doc["blacklisted"] = report.blacklisted;
   doc["sites"] = std::move(sites);
+  const CollectorUsage& usage = report.collector;
+  doc["collector"] = {{"maxSites", usage.maxSites},
+                      {"limitReached", usage.limitReached},
+                      {"overflowAborts", usage.overflowAborts},
+                      {"overflowSplits", usage.overflowSplits},
+                      {"memoryBytes", usage.memoryBytes}};
   if (samples) doc["samples"] = samplesJson(*samples);
   if (report.coverage) {
     doc["visited"] = report.visited;

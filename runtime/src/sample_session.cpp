@@ -185,4 +185,11 @@ void SampleSession::cancel(lua_State* L) noexcept {
   capture_.reset();
 }
 
+void SampleSession::abandon() noexcept {
+  if (stopped_) return;
+  stopped_ = true;
+  gSampleSessionActive = false;
+  capture_.reset();
+}
+
 }  // namespace ljcheck

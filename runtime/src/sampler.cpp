@@ -7,6 +7,7 @@
 
 #include <exception>
 
+#include "exit_release.h"
 #include "ljcheck/trace_session.h"
 #include "lua_api.h"
 #include "sample_capture.h"
@@ -61,6 +62,7 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
 }
 
 void onProfilerSample(void* data, lua_State* L, int samples, int vmstate) {
+  if (processExiting()) return;  // the capture was released at exit
   auto* capture = static_cast<SampleCapture*>(data);
   if (capture->paused) return;
   int top = lua_gettop(L);

@@ -62,41 +62,36 @@ AbortSite newSite(const ResolvedAbort& r, const TraceEvent& ev, const std::strin
 
 }  // namespace
 
-void aggregateSites(const std::vector<TraceEvent>& events, const StringPool& strings,
-                    const AggregationContext& ctx, TraceReport& report) {
+void aggregateSites(const EventTally& events, const StringPool& strings, const AggregationContext& ctx,
+                    TraceReport& report) {
   std::map<SiteKey, Group> groups;
   std::set<std::tuple<StringId, int, int>> blacklistedStarts;
   std::unordered_map<StringId, std::string> paths;  // two chunk names may name one file
-  // A site aborts again and again: each distinct event (kind, code, subject,
-  // error text, chunk, line, zone) is resolved and looked up once.
-  using EventKey = std::tuple<TraceEventKind, std::int32_t, std::int32_t, StringId, StringId, std::int32_t, StringId>;
-  std::map<EventKey, std::map<SiteKey, Group>::iterator> seen;
-  for (const TraceEvent& ev : events) {
-    bool abort = ev.kind == TraceEventKind::Abort;
-    if (abort) ++report.totalAborts;
-    EventKey eventKey{ev.kind, ev.code, ev.subject, ev.errorText, ev.source, ev.line, ev.zone};
-    auto known = seen.find(eventKey);
-    if (known == seen.end()) {
-      ResolvedAbort r = resolve(ev, strings, ctx.profile);
-      auto [pathIt, fresh] = paths.try_emplace(ev.source);
-      if (fresh) pathIt->second = ctx.locations.displayPath(strings.text(ev.source));
-      SiteKey key{r.reasonId, pathIt->second, ev.line, ev.zone};
-      auto it = groups.find(key);
-      if (it == groups.end()) {
-        Group g;
-        g.site = newSite(r, ev, pathIt->second, strings, ctx, g.benign);
-        it = groups.emplace(std::move(key), std::move(g)).first;
-      }
-      known = seen.emplace(eventKey, it).first;
+  for (const auto& [ev, count] : events.records()) {
+    if (ev.kind == TraceEventKind::Abort) report.totalAborts += count;
+    ResolvedAbort r = resolve(ev, strings, ctx.profile);
+    auto [pathIt, fresh] = paths.try_emplace(ev.source);
+    if (fresh) pathIt->second = ctx.locations.displayPath(strings.text(ev.source));
+    SiteKey key{r.reasonId, pathIt->second, ev.line, ev.zone};
+    auto it = groups.find(key);
+    if (it == groups.end()) {
+      Group g;
+      g.site = newSite(r, ev, pathIt->second, strings, ctx, g.benign);
+      it = groups.emplace(std::move(key), std::move(g)).first;
     }
-    auto it = known->second;
-    ++it->second.site.count;
+    it->second.site.count += count;
     if (ev.blacklistedStart) {
       it->second.site.severity = Severity::Blacklist;
       blacklistedStarts.emplace(ev.startSource, ev.startLine, ev.startPc);
     }
   }
-  report.blacklisted = blacklistedStarts.size();
+  const EventOverflow& overflow = events.overflow();
+  report.totalAborts += overflow.aborts;
+  report.collector.maxSites = events.maxRecords();
+  report.collector.limitReached = events.overflowed();
+  report.collector.overflowAborts = overflow.aborts;
+  report.collector.overflowSplits = overflow.splits;
+  report.blacklisted = blacklistedStarts.size() + overflow.blacklistings;
   for (auto& [key, group] : groups) {
     // A benign reason that blacklisted its start site is no longer benign.
     if (group.benign && !ctx.includeBenign && group.site.severity != Severity::Blacklist) continue;

@@ -8,6 +8,7 @@
 #include "ljcheck/live_profile.h"
 #include "ljcheck/reason.h"
 #include "ljcheck/trace_report.h"
+#include "event_tally.h"
 #include "location.h"
 #include "trace_event.h"
 
@@ -20,8 +21,11 @@ struct AggregationContext {
   bool includeBenign = false;
 };
 
-// Fills report.sites (sorted), totalAborts and blacklisted.
-void aggregateSites(const std::vector<TraceEvent>& events, const StringPool& strings,
-                    const AggregationContext& context, TraceReport& report);
+// Fills report.sites (sorted), totalAborts and blacklisted, and the
+// overflow part of report.collector. The overflow counts in the totals:
+// its aborts in totalAborts, its blacklistings in blacklisted (one start
+// site each, as a VM demotes a start site once).
+void aggregateSites(const EventTally& events, const StringPool& strings, const AggregationContext& context,
+                    TraceReport& report);
 
 }  // namespace ljcheck

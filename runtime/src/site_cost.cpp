@@ -26,6 +26,23 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
   return text;
 }
 
+// "12.3 KiB": memory figures for people.
+std::string kibibytes(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  return text;
+}
+
+// The collector's memory, and what the site limit kept out of the sites.
+std::string collectorSummary(const CollectorUsage& usage) {
+  std::string out = "ljcheck: collector memory " + kibibytes(usage.memoryBytes) + ", site limit " +
+                    std::to_string(usage.maxSites) + (usage.limitReached ? " reached" : "") + "\n";
+  if (usage.limitReached)
+    out += "ljcheck: " + std::to_string(usage.overflowAborts) + " aborts and " + std::to_string(usage.overflowSplits) +
+           " splits past the limit are in the totals but in no site (raise it with --max-sites)\n";
+  return out;
+}
+
 }  // namespace
 
 std::string runSummary(const TraceReport& report, const SampleReport& samples, std::size_t topSites) {
@@ -38,6 +55,7 @@ std::string runSummary(const TraceReport& report, const SampleReport& samples, s
                     percent(s[VmState::Compiling], samples.samples) + " JIT compiler\n";
   out += "ljcheck: " + std::to_string(report.totalAborts) + " trace aborts, " + std::to_string(report.sites.size()) +
          " sites, " + std::to_string(report.blacklisted) + " blacklisted\n";
+  out += collectorSummary(report.collector);
   std::vector<const AbortSite*> sites;
   for (const AbortSite& site : report.sites) sites.push_back(&site);
   std::stable_sort(sites.begin(), sites.end(),

@@ -5,10 +5,19 @@
 
 namespace ljcheck {
 
-TraceCapture::TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity)
-    : starts(traceCapacity + 1), demotedOpcodes_(std::move(demotedOpcodes)),
-      traceCapacity_(traceCapacity) {
-  events.reserve(1024);
+TraceCapture::TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity, std::size_t maxRecords)
+    : starts(traceCapacity + 1), events(maxRecords), demotedOpcodes_(std::move(demotedOpcodes)),
+      traceCapacity_(traceCapacity) {}
+
+std::size_t TraceCapture::bytesInUse() const {
+  // A tree node: three pointers and a colour beside its value.
+  constexpr std::size_t kTreeNode = 4 * sizeof(void*);
+  return events.bytesInUse() + strings.bytesInUse() + starts.capacity() * sizeof(StartRecord) +
+         extents.size() * (kTreeNode + sizeof(decltype(extents)::value_type)) +
+         visited.seenPcs.size() * (sizeof(std::pair<const void*, int>) + 2 * sizeof(void*)) +
+         visited.seenPcs.bucket_count() * sizeof(void*) +
+         visited.lines.size() * (kTreeNode + sizeof(std::pair<StringId, int>)) +
+         visited.opcodes.size() * (kTreeNode + sizeof(std::tuple<StringId, int, int>));
 }
 
 }  // namespace ljcheck

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "event_tally.h"
 #include "trace_event.h"
 
 struct lua_State;
@@ -47,8 +48,9 @@ inline constexpr std::size_t kMaxCachedLocations = 4096;
 
 class TraceCapture {
  public:
-  // demotedOpcodes[op]: the VM's IFORL/IITERL/ILOOP/IFUNCF/IFUNCV, by its numbering.
-  TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity);
+  // demotedOpcodes[op]: the VM's IFORL/IITERL/ILOOP/IFUNCF/IFUNCV, by its
+  // numbering; maxRecords bounds the distinct events kept (TraceOptions::maxSites).
+  TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity, std::size_t maxRecords);
 
   // backwardLoopOpcodes[op]: FORL/ITERL and their I/J variants, which jump
   // back to their loop's first instruction.
@@ -58,7 +60,7 @@ class TraceCapture {
 
   bool paused = false;
   std::vector<StartRecord> starts;  // by trace number; grows only past the capacity
-  std::vector<TraceEvent> events;
+  EventTally events;
   StringPool strings;
   VisitedLines visited;  // filled only when the record handler is attached
   // (function, pc) -> (chunk, line; -1 without one) of the aborts and trace
@@ -70,6 +72,12 @@ class TraceCapture {
            demotedOpcodes_[static_cast<std::size_t>(op)];
   }
   std::size_t traceCapacity() const { return traceCapacity_; }
+  // The id of a name an event refers to (chunk name, zone path, error text).
+  // Once the tally is full no new name is interned: the event is then new
+  // and goes to the overflow, so the pool stops growing too.
+  StringId nameId(std::string_view text) { return events.full() ? strings.find(text) : strings.intern(text); }
+  // Heap bytes the capture holds (EventTally::bytesInUse and the like for the rest).
+  std::size_t bytesInUse() const;
   bool isBackwardLoopOpcode(int op) const {
     return op >= 0 && static_cast<std::size_t>(op) < backwardLoopOpcodes.size() &&
            backwardLoopOpcodes[static_cast<std::size_t>(op)];

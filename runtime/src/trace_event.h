@@ -22,6 +22,8 @@ enum class TraceEventKind : std::uint8_t { Abort, Stitch, Return };
 
 // Ids into a StringPool; 0 is the empty string.
 using StringId = std::uint32_t;
+// StringPool::find's answer for a text the pool does not hold.
+inline constexpr StringId kNotInterned = 0xffffffffu;
 
 struct TraceEvent {
   TraceEventKind kind = TraceEventKind::Abort;
@@ -59,7 +61,18 @@ class StringPool {
     ids_.emplace(std::string_view(stored), id);
     return id;
   }
+  // The id of text when the pool holds it, else kNotInterned; never allocates.
+  StringId find(std::string_view text) const {
+    auto it = ids_.find(text);
+    return it == ids_.end() ? kNotInterned : it->second;
+  }
   const std::string& text(StringId id) const { return texts_.at(id); }
+  // Heap bytes held: the texts and the index (container sizes; allocator overhead not counted).
+  std::size_t bytesInUse() const {
+    std::size_t bytes = ids_.bucket_count() * sizeof(void*);
+    for (const std::string& t : texts_) bytes += sizeof(std::string) + t.capacity() + 4 * sizeof(void*);
+    return bytes;
+  }
 
  private:
   std::deque<std::string> texts_;  // stable addresses for the views below

@@ -19,6 +19,7 @@
 #include <utility>
 #include <exception>
 
+#include "exit_release.h"
 #include "lua_api.h"
 #include "trace_capture.h"
 #include "zones.h"
@@ -79,7 +80,7 @@ bool luaFunctionLocation(lua_State* L, TraceCapture& c, int idx, int pc, Where& 
     std::pair<StringId, int> found{0, lua::intField(L, -1, "currentline", -1)};
     if (found.second >= 0) {
       lua_getfield(L, -1, "source");
-      found.first = c.strings.intern(lua::stringAt(L, -1));
+      found.first = c.nameId(lua::stringAt(L, -1));
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -97,7 +98,7 @@ bool innermostLuaFrame(lua_State* L, TraceCapture& c, Where& out) {
   for (int level = 1; lua_getstack(L, level, &ar); ++level) {
     if (!lua_getinfo(L, "Sl", &ar)) break;
     if (std::strcmp(ar.what, "C") == 0 || ar.currentline < 0) continue;
-    out = {c.strings.intern(ar.source ? ar.source : ""), ar.currentline};
+    out = {c.nameId(ar.source ? ar.source : ""), ar.currentline};
     return true;
   }
   return false;
@@ -119,8 +120,8 @@ int infoSubject(lua_State* L, int idx) {
 }
 
 StringId errorObjectText(lua_State* L, TraceCapture& c, int idx) {
-  if (lua_type(L, idx) == LUA_TSTRING) return c.strings.intern(lua::stringAt(L, idx));
-  return c.strings.intern(std::string("(error object is a ") + luaL_typename(L, idx) + " value)");
+  if (lua_type(L, idx) == LUA_TSTRING) return c.nameId(lua::stringAt(L, idx));
+  return c.nameId(std::string("(error object is a ") + luaL_typename(L, idx) + " value)");
 }
 
 // The live start record of trace tr, or null.
@@ -150,7 +151,7 @@ void onStart(lua_State* L, TraceCapture& c) {
 }
 
 // The zone path open now, as a pool id.
-StringId zoneNow(lua_State* L, TraceCapture& c) { return c.strings.intern(currentZonePath(L)); }
+StringId zoneNow(lua_State* L, TraceCapture& c) { return c.nameId(currentZonePath(L)); }
 
 // The instruction at pc of the Lua function at funcIdx (jit.util.funcbc), or -1.
 long long instructionAt(lua_State* L, int funcIdx, int pc) {
@@ -205,10 +206,11 @@ void readStart(lua_State* L, TraceCapture& c, int tr, const StartRecord& start, 
     long long ins = instructionAt(L, funcIdx, start.pc);
     auto key = std::make_tuple(where.source, where.line, start.pc);
     auto cached = c.extents.find(key);
-    if (cached == c.extents.end())
-      cached = c.extents.emplace(key, codeExtent(L, c, funcIdx, start.pc, ins)).first;
-    ev.extentFirstLine = cached->second.first;
-    ev.extentLastLine = cached->second.second;
+    std::pair<int, int> extent =
+        cached != c.extents.end() ? cached->second : codeExtent(L, c, funcIdx, start.pc, ins);
+    if (cached == c.extents.end() && !c.events.full()) c.extents.emplace(key, extent);  // bounded with the tally
+    ev.extentFirstLine = extent.first;
+    ev.extentLastLine = extent.second;
     if (start.parent == 0 && ins >= 0 && c.isDemotedOpcode(static_cast<int>(ins & 0xff)))
       ev.blacklistedStart = true;
   }
@@ -233,7 +235,7 @@ void onAbort(lua_State* L, TraceCapture& c) {
     ev.line = where.line;
     if (start) readStart(L, c, tr, *start, ev);
     ev.zone = zoneNow(L, c);
-    c.events.push_back(ev);
+    c.events.add(ev);
   }
   forget(L, c, tr);
 }
@@ -266,7 +268,7 @@ void onStop(lua_State* L, TraceCapture& c) {
   ev.source = where.source;
   ev.line = where.line;
   ev.zone = zoneNow(L, c);
-  c.events.push_back(ev);
+  c.events.add(ev);
 }
 
 // The handler this one replaced (-jv's, -jdump's), called with the same arguments.
@@ -279,6 +281,7 @@ void callChained(lua_State* L, int nargs) {
 }
 
 int traceHandler(lua_State* L) {
+  if (processExiting()) return 0;  // the capture was released at exit
   auto* capture = static_cast<TraceCapture*>(lua_touserdata(L, lua_upvalueindex(kCaptureUv)));
   lua_settop(L, kArg6);  // absent arguments read as nil; scratch space starts above
   std::string_view what = lua::stringAt(L, kWhat);

@@ -176,7 +176,9 @@ std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions opt
     std::size_t capacity = 1000;
     if (session->profile_.registered)
       capacity = static_cast<std::size_t>(session->profile_.registered->param("maxtrace", 1000));
-    session->capture_ = std::make_unique<TraceCapture>(demotedOpcodes(session->profile_), capacity);
+    if (session->options_.maxSites < 1) throw TraceSessionError("the site limit (maxSites) must be at least 1");
+    session->capture_ =
+        std::make_unique<TraceCapture>(demotedOpcodes(session->profile_), capacity, session->options_.maxSites);
     lua::pushRequired(L, "jit.util");
     session->capture_->backwardLoopOpcodes = backwardLoopOpcodes(session->profile_);
     pushTraceHandler(L, session->capture_.get(), -1);
@@ -261,6 +263,7 @@ TraceReport TraceSession::stop(lua_State* L) {
     report.visitedInstructions =
         visitedInstructions(capture_->visited, capture_->strings, *locations_, profile_.facts.bytecodeNames);
   }
+  report.collector.memoryBytes = capture_->bytesInUse();
   capture_.reset();
   return report;
 }
@@ -272,6 +275,13 @@ void TraceSession::cancel(lua_State* L) noexcept {
   } catch (const std::exception&) {
     // The VM refused to detach; the capture stays alive and muted.
   }
+  capture_.reset();
+}
+
+void TraceSession::abandon() noexcept {
+  if (stopped_) return;
+  stopped_ = true;
+  gTraceSessionActive = false;
   capture_.reset();
 }
 

@@ -127,6 +127,11 @@ std::string ZoneStack::path() const {
   return out;
 }
 
+void ZoneStack::releaseAtExit() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string>().swap(names_);
+}
+
 ZoneStack& zoneStackOf(lua_State* L) {
   lua_pushlightuserdata(L, &kZoneStackKey);
   lua_rawget(L, LUA_REGISTRYINDEX);

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "exit_release.h"
+
 struct lua_State;
 
 namespace ljcheck {
@@ -23,10 +25,12 @@ struct ZoneStackData {
   std::int32_t ids[kMaxDepth] = {};     // 1-based ids of zone names
 };
 
-// One VM's zone stack and the names its ids stand for.
-class ZoneStack {
+// One VM's zone stack and the names its ids stand for; its names are freed
+// at process exit when the VM was not closed (exit_release.h).
+class ZoneStack final : public ReleasedAtExit {
  public:
   ZoneStackData data;
+  void releaseAtExit() noexcept override;
 
   // The id of a zone name (1-based), registered on first sight.
   int intern(std::string_view name);

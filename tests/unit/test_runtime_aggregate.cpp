@@ -35,10 +35,12 @@ struct Fixture {
     return events.back();
   }
 
-  TraceReport aggregate(bool includeBenign = false) {
+  TraceReport aggregate(bool includeBenign = false, std::size_t maxSites = 1000) {
+    EventTally tally(maxSites);
+    for (const TraceEvent& ev : events) tally.add(ev);
     TraceReport report;
     AggregationContext context{profile, ReasonCatalog::builtin(), locations, includeBenign};
-    aggregateSites(events, strings, context, report);
+    aggregateSites(tally, strings, context, report);
     return report;
   }
 };
@@ -110,4 +112,28 @@ TEST_CASE("a benign reason is hidden unless it blacklisted its start", "[runtime
   CHECK(hidden.sites[0].severity == Severity::Blacklist);
   CHECK(hidden.totalAborts == 2);
   CHECK(f.aggregate(true).sites.size() == 2);
+}
+
+TEST_CASE("past the site limit aborts are counted in the totals and the overflow, not in sites",
+          "[runtime][aggregate]") {
+  Fixture f;
+  int nyibc = f.code("NYIBC");
+  for (int line = 1; line <= 5; ++line)
+    for (int repeat = 0; repeat < line; ++repeat) f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", line);
+  f.add(TraceEventKind::Stitch, -1, "@/proj/a.lua", 9).subject = kPlainCFunction;
+  TraceEvent& late = f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 7);
+  late.blacklistedStart = true;
+  TraceReport report = f.aggregate(false, 2);
+  REQUIRE(report.sites.size() == 2);  // lines 1 and 2, seen first
+  CHECK(report.sites[0].location() == "a.lua:2");
+  CHECK(report.sites[0].count == 2);
+  CHECK(report.sites[1].count == 1);
+  CHECK(report.totalAborts == 1 + 2 + 3 + 4 + 5 + 1);
+  CHECK(report.blacklisted == 1);
+  CHECK(report.collector.maxSites == 2);
+  CHECK(report.collector.limitReached);
+  CHECK(report.collector.overflowAborts == 3 + 4 + 5 + 1);
+  CHECK(report.collector.overflowSplits == 1);
+  CHECK(f.aggregate(false, 5).collector.limitReached);  // the stitch and line 7 are new
+  CHECK_FALSE(f.aggregate(false, 7).collector.limitReached);  // seven distinct events fit
 }

@@ -163,6 +163,11 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   for (const auto& run : runs) {
     checkCompatible(lint, run, options);
     Rebase rebase(lint, run, v.warnings);
+    if (run.siteLimitReached)
+      v.warnings.push_back(run.file + " reached its site limit (" + std::to_string(run.maxSites) + " sites): " +
+                           std::to_string(run.overflowAborts) + " aborts and " + std::to_string(run.overflowSplits) +
+                           " splits are in no site, so some predictions may show as latent; run again with a "
+                           "higher --max-sites");
     v.coverage = v.coverage || run.hasCoverage;
     for (const auto& line : run.visited) visited.insert(rebase.location(line));
     if (run.hasCoverage && run.visitedInstructions.empty() && !run.visited.empty()) byInstruction = false;

@@ -76,6 +76,13 @@ StateSamples stateSamples(const nlohmann::json& j) {
 void readRun(const nlohmann::json& j, SiteReport& r) {
   r.durationSec = j.value("durationSec", 0.0);
   r.totalAborts = j.value("totalAborts", 0L);
+  if (j.contains("collector")) {
+    const auto& collector = j.at("collector");
+    r.siteLimitReached = collector.value("limitReached", false);
+    r.maxSites = collector.value("maxSites", 0L);
+    r.overflowAborts = collector.value("overflowAborts", 0L);
+    r.overflowSplits = collector.value("overflowSplits", 0L);
+  }
   if (!j.contains("samples")) return;
   const auto& samples = j.at("samples");
   r.sampled = true;

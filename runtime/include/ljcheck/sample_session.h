@@ -48,6 +48,9 @@ class SampleSession {
   SampleReport stop(lua_State* L);
   // Stops the profiler without a report (finalizers); never throws.
   void cancel(lua_State* L) noexcept;
+  // The process is exiting with the VM still open: frees the capture
+  // without touching the VM; the profiler callback ignores samples from then on.
+  void abandon() noexcept;
 
  private:
   explicit SampleSession(SampleOptions options);

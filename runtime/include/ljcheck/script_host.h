@@ -5,6 +5,7 @@
 // runtime that links a VM.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct RunOptions {
   std::string root;      // locations relative to it ("" = working directory)
   bool includeBenign = false;
   bool coverage = false;  // record the lines the trace recorder visited ("visited" in the JSON)
+  std::size_t maxSites = 10000;  // distinct abort sites kept (TraceOptions::maxSites)
   bool sample = true;     // run a sample session beside the trace session
   std::string sampleOut;      // write collapsed stacks here ("" = no)
   std::string speedscopeOut;  // write speedscope JSON here ("" = no)

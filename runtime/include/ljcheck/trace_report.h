@@ -39,6 +39,17 @@ struct AbortSite {
   std::string startLocation() const;  // startPath:startLine, or "" when unknown
 };
 
+// The trace collector's bound on distinct sites and what it held (the
+// runtime JSON's "collector"). Past maxSites, aborts and splits of a new
+// site are counted here and in the totals, never in a site.
+struct CollectorUsage {
+  std::size_t maxSites = 0;
+  bool limitReached = false;          // some events were counted past the bound
+  std::uint64_t overflowAborts = 0;   // aborts in totalAborts that no site shows
+  std::uint64_t overflowSplits = 0;   // stitches and returns no site shows
+  std::size_t memoryBytes = 0;        // heap bytes the collector held at stop (an estimate)
+};
+
 struct TraceReport {
   double durationSec = 0;
   std::uint64_t totalAborts = 0;  // every abort, benign ones included; splits are not aborts
@@ -54,6 +65,7 @@ struct TraceReport {
   // by name ("path:line" -> FNEW, CALL, ...).
   std::map<std::string, std::vector<std::string>> visitedInstructions;
   bool sampled = false;  // costs were joined from a sample session (addSiteCosts)
+  CollectorUsage collector;
 };
 
 // Orders sites: blacklist, warn, info; then count (descending), location, reasonId.

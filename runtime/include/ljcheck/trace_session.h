@@ -23,6 +23,10 @@ struct TraceOptions {
   std::string root;            // directory locations are made relative to; "" = cwd
   std::string script;          // the hosted script, recorded in the report
   bool coverage = false;       // also record the lines the trace recorder visited
+  // At most this many distinct sites are kept; past it, aborts and splits
+  // are only counted (CollectorUsage). Bounds the collector's memory.
+  std::size_t maxSites = kDefaultMaxSites;
+  static constexpr std::size_t kDefaultMaxSites = 10000;
 };
 
 // Misuse (second session, stop twice) and VM problems (no jit.attach).
@@ -50,6 +54,10 @@ class TraceSession {
   TraceReport stop(lua_State* L);
   // Detaches the handler without a report (finalizers); never throws.
   void cancel(lua_State* L) noexcept;
+  // The process is exiting with the VM still open (os.exit without closing
+  // it): frees the capture without touching the VM. The handler stays
+  // attached and ignores events from then on (exit_release.h).
+  void abandon() noexcept;
 
   const LiveProfile& profile() const { return profile_; }
   const TraceOptions& options() const { return options_; }

@@ -82,6 +82,10 @@ struct SiteReport {
   std::vector<RunStack> stacks;
   long droppedStacks = 0;
   long droppedSamples = 0;
+  // The collector's site limit ("collector"; absent from older reports):
+  // once reached, some aborts and splits are in totalAborts but in no site.
+  bool siteLimitReached = false;
+  long maxSites = 0, overflowAborts = 0, overflowSplits = 0;
 };
 
 // Reads lint JSON or runtime JSON; reasonIds written under an older catalog
