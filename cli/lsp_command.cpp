@@ -51,6 +51,13 @@ int runLsp(LspOptions o) {
   LanguageServerOptions options;
   options.profile = profile;
   options.minConfidence = *confidence;
+  if (config) {
+    if (auto error = checkAliases(*config, *profile)) {
+      std::cerr << "ljcheck lsp: " << *error << "\n";
+      return kUsage;
+    }
+    options.aliases = config->aliases;
+  }
   options.docsUrl = docsBase(o.docsUrl);
   if (config)
     options.adjust = [config](FileResult& result) {

@@ -187,10 +187,10 @@ class Server {
 
   void analyzeAndPublish(lsp::Document& d) {
     try {
-      d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence);
+      d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence, options_.aliases);
       if (options_.adjust) options_.adjust(d.result);
     } catch (const std::exception& e) {  // a bug in one file must not end the session
-      d.result = FileResult{d.path, {}, {{FileError::Kind::Input, d.path, 0, std::string("internal error: ") + e.what()}}};
+      d.result = FileResult{d.path, {}, {{FileError::Kind::Input, d.path, 0, std::string("internal error: ") + e.what()}}, {}};
     }
     notify("textDocument/publishDiagnostics", lsp::publishParams(d, style_));
   }

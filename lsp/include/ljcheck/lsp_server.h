@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "ljcheck/builtin_aliases.h"
 #include "ljcheck/prediction.h"
 #include "ljcheck/profile.h"
 
@@ -18,6 +19,7 @@ struct LanguageServerOptions {
   // empty: diagnostics carry no link.
   std::string docsUrl;
   Confidence minConfidence = Confidence::Likely;
+  BuiltinAliases aliases;  // builtins under other names (.ljcheck.toml std, globals)
   // Applied to each analysis before it is published (the project's
   // configured reason levels); none when empty.
   std::function<void(FileResult&)> adjust;
