@@ -77,3 +77,19 @@ TEST_CASE("unknown std names and aliases of no builtin are config errors", "[cli
   CHECK(clean.exitCode == 0);
   CHECK(clean.err.empty());
 }
+
+TEST_CASE("an aliased call is confirmed at run time as the builtin", "[cli][config][std][verify]") {
+  // tests/data/std_alias: prelude.lua sets str = string, main.lua calls
+  // str.gsub in a hot loop, .ljcheck.toml says str is string.
+  const std::string data = std::string(LJCHECK_SOURCE_DIR) + "/tests/data/std_alias";
+  const std::string dir = scratchDirectory("std-verify");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "main.lua"}, data);
+  REQUIRE(lint.exitCode == 0);
+  writeFile(dir + "/lint.json", lint.out);
+  REQUIRE(runLjcheck({"run", "--json", dir + "/run.json", "--", "main.lua"}, data).exitCode == 0);
+  ProcessResult verify = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", dir + "/run.json"}, data);
+  CHECK(verify.exitCode == 0);
+  CHECK(has(verify.out, "confirmed    main.lua:5"));
+  CHECK(has(verify.out, "STITCH:string.gsub"));
+  CHECK(has(verify.out, "total: 1 confirmed, 0 missed, 0 latent"));
+}
