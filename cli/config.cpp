@@ -260,4 +260,17 @@ void applyReasonLevels(LintReport& report, const LintConfig& config, const std::
   }
 }
 
+void keepDirectiveProblems(LintReport& report, std::optional<Severity> unusedAllows) {
+  for (auto& file : report.files) {
+    auto& d = file.directives;
+    d.erase(std::remove_if(d.begin(), d.end(),
+                           [&](const DirectiveProblem& p) {
+                             return p.kind == DirectiveProblem::Kind::UnusedAllow && !unusedAllows;
+                           }),
+            d.end());
+    for (auto& p : d)
+      if (p.kind == DirectiveProblem::Kind::UnusedAllow) p.severity = *unusedAllows;
+  }
+}
+
 }  // namespace ljcheck::cli

@@ -59,5 +59,9 @@ std::variant<LintConfig, std::string> loadConfig(const std::string& path);
 // overrides whose files match a prediction's file win over the top-level
 // [reasons]; "off" drops the prediction.
 void applyReasonLevels(LintReport& report, const LintConfig& config, const std::string& root);
+// Keeps the directive problems a run reports: unpaired push/pop markers
+// always, as warnings; unused allows only when `unusedAllows` is set, at
+// that level.
+void keepDirectiveProblems(LintReport& report, std::optional<Severity> unusedAllows);
 
 }  // namespace ljcheck::cli

@@ -214,21 +214,6 @@ class ProgressBar {
   bool drawn_ = false, finished_ = false;
 };
 
-// The directive problems a run reports: unpaired push/pop markers always,
-// as warnings; unused allows only when asked, at the level asked.
-void keepDirectiveProblems(LintReport& report, std::optional<Severity> unusedAllows) {
-  for (auto& file : report.files) {
-    auto& d = file.directives;
-    d.erase(std::remove_if(d.begin(), d.end(),
-                           [&](const DirectiveProblem& p) {
-                             return p.kind == DirectiveProblem::Kind::UnusedAllow && !unusedAllows;
-                           }),
-            d.end());
-    for (auto& p : d)
-      if (p.kind == DirectiveProblem::Kind::UnusedAllow) p.severity = *unusedAllows;
-  }
-}
-
 int runLint(LintOptions& o) {
   // Reports run to megabytes: let std::cout buffer instead of passing every
   // write through to C stdio. Nothing else in lint writes to stdout.
@@ -361,10 +346,12 @@ int runLint(LintOptions& o) {
   if (format != LintFormat::Text) {
     LintReport errorsOnly;
     for (const auto& f : report.files) {
-      std::vector<DirectiveProblem> directives;
-      if (format == LintFormat::Csv) directives = f.directives;
-      if (!f.errors.empty() || !directives.empty())
-        errorsOnly.files.push_back(FileResult{f.path, {}, f.errors, std::move(directives)});
+      bool withDirectives = format == LintFormat::Csv && !f.directives.empty();
+      if (f.errors.empty() && !withDirectives) continue;
+      FileResult& shown = errorsOnly.files.emplace_back();
+      shown.path = f.path;
+      shown.errors = f.errors;
+      if (withDirectives) shown.directives = f.directives;
     }
     writeText(std::cerr, errorsOnly, false, false);
   }

@@ -59,13 +59,13 @@ int runLsp(LspOptions o) {
     options.aliases = config->aliases;
   }
   options.docsUrl = docsBase(o.docsUrl);
-  if (config)
-    options.adjust = [config](FileResult& result) {
-      LintReport report;
-      report.files.push_back(std::move(result));
-      applyReasonLevels(report, *config, "/");  // document paths are absolute
-      result = std::move(report.files.front());
-    };
+  options.adjust = [config](FileResult& result) {
+    LintReport report;
+    report.files.push_back(std::move(result));
+    if (config) applyReasonLevels(report, *config, "/");  // document paths are absolute
+    keepDirectiveProblems(report, config ? config->reportUnusedAllows : std::nullopt);
+    result = std::move(report.files.front());
+  };
   std::ios::sync_with_stdio(false);
   return serveLanguageServer(std::cin, std::cout, options);
 }

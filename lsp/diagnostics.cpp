@@ -2,6 +2,7 @@
 // blacklist is an error, warn a warning, info information; a masked site is
 // a hint (fix the masking site first). `code` is the reasonId, linked to its
 // reason page; `data` carries what a client or a code action may want back.
+// Problems of suppression comments are diagnostics too, coded by their id.
 #include "diagnostics.h"
 
 #include "ljcheck/reason_docs.h"
@@ -48,6 +49,19 @@ Json fileErrorDiagnostic(const FileError& e, const LineIndex& lines, PositionEnc
          {"message", e.message}};
   d["code"] = e.kind == FileError::Kind::Syntax ? "syntax" : "input";
   return d;
+}
+
+// A problem of a suppression comment (unpaired push/pop, unused allow):
+// from the comment to the end of its line, `code` its directive id.
+Json directiveDiagnostic(const DirectiveProblem& p, const LineIndex& lines, PositionEncoding encoding) {
+  int line0 = p.line > 0 ? p.line - 1 : 0;
+  Position start = p.column > 0 ? lines.position(p.line, p.column, encoding) : Position{line0, 0};
+  int severity = p.severity == Severity::Blacklist ? kError : p.severity == Severity::Warn ? kWarning : kInformation;
+  return Json{{"range", rangeJson(start, lines.endOfLine(line0, encoding))},
+              {"severity", severity},
+              {"code", directiveId(p.kind)},
+              {"source", "ljcheck"},
+              {"message", p.message}};
 }
 
 }  // namespace
@@ -101,6 +115,7 @@ Json publishParams(const Document& document, const DiagnosticStyle& style) {
   Json diagnostics = Json::array();
   for (const auto& e : document.result.errors) diagnostics.push_back(fileErrorDiagnostic(e, lines, style.encoding));
   for (const auto& p : document.result.predictions) diagnostics.push_back(diagnosticFor(p, document, lines, style));
+  for (const auto& p : document.result.directives) diagnostics.push_back(directiveDiagnostic(p, lines, style.encoding));
   return Json{{"uri", document.uri}, {"version", document.version}, {"diagnostics", std::move(diagnostics)}};
 }
 
