@@ -58,7 +58,7 @@ Value ValueMap::library(std::string_view name) {
   if (cached != libraryCache_.end()) return cached->second;
   std::string_view key = intern(std::string(name));
   std::string builtin(name);
-  if (aliases_ && !profileKnows(profile_, builtin))
+  if (aliases_ && !aliases_->empty() && !profileKnows(profile_, builtin))
     if (auto alias = aliases_->find(builtin); alias != aliases_->end() && profileKnows(profile_, alias->second))
       builtin = alias->second;
   Value v;

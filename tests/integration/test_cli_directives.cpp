@@ -60,7 +60,7 @@ TEST_CASE("unpaired push and pop are warnings naming file:line:column", "[cli][s
   CHECK(lenient.exitCode == 0);
 }
 
-TEST_CASE("--report-unused-allows reports allows that suppress nothing as errors", "[cli][suppressions]") {
+TEST_CASE("the flag report-unused-allows reports allows that suppress nothing as errors", "[cli][suppressions]") {
   std::string dir = project("directives-unused", kBlock);
   ProcessResult quiet = runLjcheck({"lint", "--brief", "--no-config", "a.lua"}, dir);
   CHECK(quiet.exitCode == 0);
