@@ -61,8 +61,9 @@ bool reserveDump(std::atomic<std::size_t>* budget, std::size_t bytes) {
 }
 
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
-                                 const std::string& path, Confidence minConfidence, ProjectView project) {
-  flow::ValueMap values(chunk, profile);
+                                 const std::string& path, Confidence minConfidence, const BuiltinAliases& aliases,
+                                 ProjectView project) {
+  flow::ValueMap values(chunk, profile, &aliases);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
   if (project.incoming)
@@ -110,15 +111,17 @@ std::string dumpMessage(const std::string& message, const std::string& path) {
   return "cannot read bytecode dump: " + std::string(text);
 }
 
-// Ranges from the source, and `-- ljcheck: allow(...)` suppressions.
-void applySource(std::string_view source, std::vector<Prediction>& predictions) {
-  if (predictions.empty()) return;
+// Ranges from the source, `-- ljcheck: allow(...)` suppressions, and the
+// problems of the suppression comments themselves.
+void applySource(std::string_view source, FileResult& result) {
+  std::vector<Prediction>& predictions = result.predictions;
+  if (predictions.empty() && source.find("ljcheck:") == std::string_view::npos) return;
   SourceMap map(source);
   // A suppressed site takes the "masked by" notes it causes with it: the
   // user accepted the abort that hides them.
   std::set<std::tuple<std::string, int, std::string>> suppressedSites;
   for (const auto& p : predictions)
-    if (map.suppressed(p.line, p.reasonId)) suppressedSites.emplace(p.path, p.line, p.reasonId.str());
+    if (map.suppress(p.line, p.reasonId)) suppressedSites.emplace(p.path, p.line, p.reasonId.str());
   auto maskedBySuppressed = [&](const Prediction& p) {
     return p.maskedBy && suppressedSites.count({p.maskedBy->path, p.maskedBy->line, p.maskedBy->reasonId.str()});
   };
@@ -134,10 +137,12 @@ void applySource(std::string_view source, std::vector<Prediction>& predictions) 
     kept.push_back(std::move(p));
   }
   predictions = std::move(kept);
+  result.directives = map.directiveProblems(result.path);
 }
 
 FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std::string& path,
-                       const RecorderProfile& profile, Confidence minConfidence, ProjectView project = {}) {
+                       const RecorderProfile& profile, Confidence minConfidence, const BuiltinAliases& aliases,
+                       ProjectView project = {}) {
   FileResult result;
   result.path = path;
   std::string dump;
@@ -165,10 +170,10 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   }
   try {
     bytecode::Chunk chunk = bytecode::readDump(dump, embeddedOpcodes(), path);
-    result.predictions = runRules(chunk, profile, path, minConfidence, project);
+    result.predictions = runRules(chunk, profile, path, minConfidence, aliases, project);
     if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
       project.links->dump = std::move(dump);
-    if (!isDump) applySource(source, result.predictions);
+    if (!isDump) applySource(source, result);
   } catch (const bytecode::DumpError& e) {
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
   }
@@ -221,7 +226,7 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
   if (in.bad()) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
   if (content.size() > options.maxFileBytes)
     return refuse(FileError::Kind::Input, tooLarge(options.maxFileBytes, options.maxFileBytes, true));
-  return analyzeWith(compiler, content, shown, profile, options.minConfidence, project);
+  return analyzeWith(compiler, content, shown, profile, options.minConfidence, options.aliases, project);
 }
 
 // The order in which workers take the files at `which`: largest first, so
@@ -241,9 +246,9 @@ std::vector<std::size_t> largestFirst(const std::vector<std::string>& files, std
 }  // namespace
 
 FileResult analyzeSource(std::string_view source, const std::string& path, const RecorderProfile& profile,
-                         Confidence minConfidence) {
+                         Confidence minConfidence, const BuiltinAliases& aliases) {
   LuaCompiler compiler;
-  return analyzeWith(compiler, source, path, profile, minConfidence);
+  return analyzeWith(compiler, source, path, profile, minConfidence, aliases);
 }
 
 // Analyzes the files at `which` (indices into `files`) on `options.jobs`
@@ -265,14 +270,14 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
       const std::string& shown = project.shown[i];
       try {
         if (const std::string* unsaved = project.unsavedText(i))
-          results[i] = analyzeWith(compiler, *unsaved, shown, profile, options.minConfidence, view);
+          results[i] = analyzeWith(compiler, *unsaved, shown, profile, options.minConfidence, options.aliases, view);
         else
           results[i] = analyzeFile(compiler, files[i], shown, options, profile, view);
       } catch (const std::exception& e) {  // a bug must not take the other files' results with it
         results[i] = FileResult{
-            shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}};
+            shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}, {}};
       } catch (...) {  // nor may anything else escape the thread (std::terminate)
-        results[i] = FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, "internal error"}}};
+        results[i] = FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, "internal error"}}, {}};
       }
       std::size_t n = ++done;
       if (progress && options.progress) options.progress(n, order.size());

@@ -1,4 +1,5 @@
-// Names of a prediction's context and confidence, as reports spell them.
+// Names of a prediction's context and confidence, and of directive problems,
+// as reports spell them.
 #include "ljcheck/prediction.h"
 
 namespace ljcheck {
@@ -25,6 +26,15 @@ std::optional<Confidence> parseConfidence(std::string_view text) {
   for (Confidence c : {Confidence::Certain, Confidence::Likely, Confidence::Possible})
     if (text == toString(c)) return c;
   return std::nullopt;
+}
+
+std::string_view directiveId(DirectiveProblem::Kind kind) {
+  switch (kind) {
+    case DirectiveProblem::Kind::UnpairedPush: return "unpaired-push";
+    case DirectiveProblem::Kind::UnpairedPop: return "unpaired-pop";
+    case DirectiveProblem::Kind::UnusedAllow: return "unused-allow";
+  }
+  return "unused-allow";
 }
 
 }  // namespace ljcheck

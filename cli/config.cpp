@@ -92,9 +92,55 @@ ConfigOverride readOverride(const toml::value& v) {
   return out;
 }
 
+// `std = "luajit+lua52compat"` (or an array of set names): the sets' aliases.
+void readStd(const toml::value& v, LintConfig& c) {
+  std::vector<std::string> names;
+  for (const auto& item : asStrings(v, "std")) {
+    std::string_view rest = item;
+    for (;;) {
+      std::size_t plus = rest.find('+');
+      names.emplace_back(rest.substr(0, plus));
+      if (plus == std::string_view::npos) break;
+      rest.remove_prefix(plus + 1);
+    }
+  }
+  for (const auto& name : names) {
+    auto set = standardSet(name);
+    if (!set) {
+      std::string known;
+      for (auto n : standardSetNames()) known += (known.empty() ? "" : ", ") + std::string(n);
+      fail(v, "unknown std '" + name + "'; known: " + known);
+    }
+    for (const auto& [alias, builtin] : *set)
+      if (c.aliasPositions.emplace(alias, position(v)).second) c.aliases[alias] = builtin;
+  }
+}
+
+// `[globals]`: alias = "builtin", e.g. str = "string", fmt = "string.format".
+void readGlobals(const toml::value& v, LintConfig& c) {
+  if (v.is_array())
+    fail(v, "'globals' is a table of builtins under other names (str = \"string\"), not a list: ljcheck needs no "
+            "list of the program's own globals");
+  for (const auto& [alias, builtin] : asTable(v, "globals")) {
+    std::string target = asString(builtin, "globals." + alias);
+    if (alias.empty() || target.empty()) fail(builtin, "globals: an alias and its builtin must not be empty");
+    c.aliases[alias] = target;
+    c.aliasPositions[alias] = position(builtin);
+  }
+}
+
+std::optional<Severity> readUnusedAllows(const toml::value& v) {
+  if (v.is_boolean()) return v.as_boolean() ? std::optional<Severity>(Severity::Blacklist) : std::nullopt;
+  std::string text = asString(v, "report-unused-allows");
+  if (text == "off") return std::nullopt;
+  if (auto s = parseSeverityName(text)) return s;
+  fail(v, "'report-unused-allows' must be true, false, off, error, warning or note, not '" + text + "'");
+}
+
 LintConfig read(const toml::value& doc, const std::string& path) {
-  static const std::set<std::string> known{"profile", "fail-on", "confidence", "root",   "jobs",      "include",
-                                           "exclude", "reasons", "overrides",  "std",    "globals"};
+  static const std::set<std::string> known{"profile", "fail-on",   "confidence", "root",
+                                           "jobs",    "include",   "exclude",    "reasons",
+                                           "overrides", "std",     "globals",    "report-unused-allows"};
   LintConfig c;
   c.path = path;
   c.directory = fs::absolute(path).lexically_normal().parent_path().string();
@@ -113,11 +159,13 @@ LintConfig read(const toml::value& doc, const std::string& path) {
     else if (key == "overrides") {
       if (!value.is_array()) fail(value, "'overrides' must be an array of tables ([[overrides]])");
       for (const auto& item : value.as_array()) c.overrides.push_back(readOverride(item));
-    } else if (key == "std" || key == "globals") {
-      for (auto& name : asStrings(value, key)) c.stdNames.push_back(std::move(name));
-      c.stdPosition = position(value);
-    } else unknownKey(value, key, "", known);
+    } else if (key == "report-unused-allows") c.reportUnusedAllows = readUnusedAllows(value);
+    else if (key != "std" && key != "globals") unknownKey(value, key, "", known);
   }
+  // `globals` after `std`, whatever their order in the file: an alias of
+  // one's own wins over a set's.
+  if (doc.contains("std")) readStd(doc.at("std"), c);
+  if (doc.contains("globals")) readGlobals(doc.at("globals"), c);
   return c;
 }
 
@@ -135,6 +183,15 @@ const ReasonLevel* levelFor(const std::vector<ReasonLevel>& levels, const Reason
 }
 
 }  // namespace
+
+std::optional<std::string> checkAliases(const LintConfig& config, const RecorderProfile& profile) {
+  for (const auto& [alias, builtin] : config.aliases) {
+    if (profile.cFunctions.count(builtin) || profile.fastFunction(builtin) || profile.isLibraryTable(builtin)) continue;
+    return config.aliasPositions.at(alias) + ": '" + alias + "' = '" + builtin + "': '" + builtin +
+           "' is not a builtin of the recorder profile " + profile.name;
+  }
+  return std::nullopt;
+}
 
 std::optional<std::string> findConfig(const std::string& start) {
   std::error_code ec;
@@ -224,6 +281,19 @@ void applyReasonLevels(LintReport& report, const LintConfig& config, const std::
 void addConfigGlobs(InputFilter& filter, const LintConfig& config) {
   for (const auto& g : config.exclude) filter.exclude.push_back((std::filesystem::path(config.directory) / g).string());
   for (const auto& g : config.include) filter.include.push_back((std::filesystem::path(config.directory) / g).string());
+}
+
+void keepDirectiveProblems(LintReport& report, std::optional<Severity> unusedAllows) {
+  for (auto& file : report.files) {
+    auto& d = file.directives;
+    d.erase(std::remove_if(d.begin(), d.end(),
+                           [&](const DirectiveProblem& p) {
+                             return p.kind == DirectiveProblem::Kind::UnusedAllow && !unusedAllows;
+                           }),
+            d.end());
+    for (auto& p : d)
+      if (p.kind == DirectiveProblem::Kind::UnusedAllow) p.severity = *unusedAllows;
+  }
 }
 
 }  // namespace ljcheck::cli

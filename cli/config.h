@@ -3,6 +3,7 @@
 // flags override it. Every error names file:line:column.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ljcheck/analyzer.h"
+#include "ljcheck/builtin_aliases.h"
 #include "ljcheck/lint_report.h"
 
 namespace ljcheck::cli {
@@ -37,11 +39,18 @@ struct LintConfig {
   std::vector<std::string> include, exclude;
   std::vector<ReasonLevel> reasons;
   std::vector<ConfigOverride> overrides;
-  // `std` / `globals`: read and checked, not yet applied (the analyzer has
-  // no hook for standard-library names under other names).
-  std::vector<std::string> stdNames;
-  std::string stdPosition;  // file:line:column of the key, for the warning
+  // `std` (named standard sets, "luajit+lua52compat") and `globals` (alias
+  // = "builtin"), merged; `globals` wins over a set for the same alias.
+  BuiltinAliases aliases;
+  std::map<std::string, std::string> aliasPositions;  // alias -> file:line:column of its value
+  // `report-unused-allows`: the severity unused allow comments are reported
+  // with; nullopt: not reported.
+  std::optional<Severity> reportUnusedAllows;
 };
+
+// An error "file:line:column: ..." when an alias names no builtin of
+// `profile` (known only once the profile is chosen); nullopt when all do.
+std::optional<std::string> checkAliases(const LintConfig& config, const RecorderProfile& profile);
 
 // The nearest .ljcheck.toml from `start` upward; nullopt when none.
 std::optional<std::string> findConfig(const std::string& start);
@@ -58,5 +67,9 @@ void addConfigGlobs(InputFilter& filter, const LintConfig& config);
 // overrides whose files match a prediction's file win over the top-level
 // [reasons]; "off" drops the prediction.
 void applyReasonLevels(LintReport& report, const LintConfig& config, const std::string& root);
+// Keeps the directive problems a run reports: unpaired push/pop markers
+// always, as warnings; unused allows only when `unusedAllows` is set, at
+// that level.
+void keepDirectiveProblems(LintReport& report, std::optional<Severity> unusedAllows);
 
 }  // namespace ljcheck::cli

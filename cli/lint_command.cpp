@@ -66,6 +66,8 @@ struct LintOptions {
   bool noProgress = false;
   std::string config;  // --config FILE
   bool noConfig = false;
+  bool reportUnusedAllows = false;      // --report-unused-allows: as errors
+  std::optional<Severity> unusedAllows;  // the level unused allows are reported at; nullopt: not reported
   std::vector<std::string> exclude;
   std::string baseline, writeBaseline;
   // The options a config file may set, to tell whether the command line did.
@@ -94,10 +96,7 @@ bool applyConfig(LintOptions& o, std::optional<LintConfig>& config) {
   fill(o.confidenceOption, o.confidence, config->confidence);
   fill(o.rootOption, o.root, config->root);
   if (config->jobs && o.jobsOption->count() == 0) o.jobs = *config->jobs;
-  if (!config->stdNames.empty())
-    std::cerr << "ljcheck lint: " << config->stdPosition
-              << ": warning: 'std'/'globals' is read but not applied yet: the analyzer has no hook for "
-                 "standard-library names under other names\n";
+  if (config->reportUnusedAllows && !o.reportUnusedAllows) o.unusedAllows = config->reportUnusedAllows;
   return true;
 }
 
@@ -135,12 +134,12 @@ std::variant<std::string, FileError> readStdin(const std::string& shown, std::ui
 // keeps the buffer for the writers that read the text again.
 FileResult analyzeStdin(const std::string& shown, const AnalyzeOptions& options, std::optional<StdinSource>& source) {
   auto text = readStdin(shown, options.maxFileBytes);
-  if (auto* error = std::get_if<FileError>(&text)) return FileResult{shown, {}, {*error}};
+  if (auto* error = std::get_if<FileError>(&text)) return FileResult{shown, {}, {*error}, {}};
   source = StdinSource{shown, std::move(std::get<std::string>(text))};
   try {
-    return analyzeSource(source->text, shown, *options.profile, options.minConfidence);
+    return analyzeSource(source->text, shown, *options.profile, options.minConfidence, options.aliases);
   } catch (const std::exception& e) {  // as analyzeFiles does: a bug must not take the other files with it
-    return FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}};
+    return FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}, {}};
   }
 }
 
@@ -215,8 +214,6 @@ class ProgressBar {
   bool drawn_ = false, finished_ = false;
 };
 
-// A path relative to the project root when it lies inside it, as analyzeFiles
-// shows the files it analyzed; so an input that could not be used reads the same.
 int runLint(LintOptions& o) {
   // Reports run to megabytes: let std::cout buffer instead of passing every
   // write through to C stdio. Nothing else in lint writes to stdout.
@@ -239,6 +236,12 @@ int runLint(LintOptions& o) {
     std::cerr << "\n";
     return kUsage;
   }
+  if (config)
+    if (auto error = checkAliases(*config, *profile)) {
+      std::cerr << "ljcheck lint: " << *error << "\n";
+      return kUsage;
+    }
+  if (o.reportUnusedAllows) o.unusedAllows = Severity::Blacklist;
   auto threshold = parseSeverityName(o.failOn);
   if (!threshold && o.failOn != "none") {
     std::cerr << "ljcheck lint: --fail-on must be error (or blacklist), warning (or warn), note (or info) or none, "
@@ -274,6 +277,7 @@ int runLint(LintOptions& o) {
   options.profile = profile;
   options.root = o.root;
   options.minConfidence = *minConfidence;
+  if (config) options.aliases = config->aliases;
   options.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   ProgressBar progress(!o.noProgress && format == LintFormat::Text);
   options.progress = progress.callback();
@@ -287,7 +291,7 @@ int runLint(LintOptions& o) {
   // A path that could not be used is reported in its place among the files.
   for (auto e : inputs.errors) {
     e.path = root.show(e.path);
-    report.files.push_back(FileResult{e.path, {}, {e}});
+    report.files.push_back(FileResult{e.path, {}, {e}, {}});
   }
   std::optional<StdinSource> stdinSource;
   if (readsStdin) {
@@ -298,6 +302,7 @@ int runLint(LintOptions& o) {
   std::stable_sort(report.files.begin(), report.files.end(),
                    [](const FileResult& a, const FileResult& b) { return a.path < b.path; });
   if (config) applyReasonLevels(report, *config, report.root);
+  keepDirectiveProblems(report, o.unusedAllows);
   if (!o.writeBaseline.empty()) {
     if (auto error = writeBaseline(o.writeBaseline, report)) {
       std::cerr << "ljcheck lint: --write-baseline " << *error << "\n";
@@ -332,11 +337,18 @@ int runLint(LintOptions& o) {
   if (!summaryWritten) return kInputError;
 
   // CSV has no place for file errors and the other formats go to tools: say
-  // them on stderr too, as text lines.
+  // them on stderr too, as text lines. CSV, a table of predictions, has no
+  // place for directive problems either: they go to stderr with the errors.
   if (format != LintFormat::Text) {
     LintReport errorsOnly;
-    for (const auto& f : report.files)
-      if (!f.errors.empty()) errorsOnly.files.push_back(FileResult{f.path, {}, f.errors});
+    for (const auto& f : report.files) {
+      bool withDirectives = format == LintFormat::Csv && !f.directives.empty();
+      if (f.errors.empty() && !withDirectives) continue;
+      FileResult& shown = errorsOnly.files.emplace_back();
+      shown.path = f.path;
+      shown.errors = f.errors;
+      if (withDirectives) shown.directives = f.directives;
+    }
     writeText(std::cerr, errorsOnly, false, false);
   }
 
@@ -377,6 +389,8 @@ Runner addLintCommand(CLI::App& app) {
   cmd->add_flag("--no-progress", o->noProgress, "Never show a progress bar");
   cmd->add_option("--config", o->config, "Read settings from this file instead of the nearest .ljcheck.toml");
   cmd->add_flag("--no-config", o->noConfig, "Ignore .ljcheck.toml");
+  cmd->add_flag("--report-unused-allows", o->reportUnusedAllows,
+                "Report allow comments that suppress nothing, as errors (exit status 1 unless --fail-on none)");
   cmd->add_option("--exclude", o->exclude,
                   "Leave out files and folders matching this glob (repeatable; relative to the working directory)")
       ->allow_extra_args(false);

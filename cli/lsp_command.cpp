@@ -54,16 +54,22 @@ int runLsp(LspOptions o) {
   LanguageServerOptions options;
   options.profile = profile;
   options.minConfidence = *confidence;
-  options.docsUrl = docsBase(o.docsUrl);
   if (config) {
-    options.adjust = [config](FileResult& result, const std::string& root) {
-      LintReport report;
-      report.files.push_back(std::move(result));
-      applyReasonLevels(report, *config, root);
-      result = std::move(report.files.front());
-    };
-    addConfigGlobs(options.projectFilter, *config);
+    if (auto error = checkAliases(*config, *profile)) {
+      std::cerr << "ljcheck lsp: " << *error << "\n";
+      return kUsage;
+    }
+    options.aliases = config->aliases;
   }
+  options.docsUrl = docsBase(o.docsUrl);
+  options.adjust = [config](FileResult& result, const std::string& root) {
+    LintReport report;
+    report.files.push_back(std::move(result));
+    if (config) applyReasonLevels(report, *config, root);
+    keepDirectiveProblems(report, config ? config->reportUnusedAllows : std::nullopt);
+    result = std::move(report.files.front());
+  };
+  if (config) addConfigGlobs(options.projectFilter, *config);
   std::ios::sync_with_stdio(false);
 #ifdef __GLIBC__
   // A long-lived server allocates and frees the same big buffers (a

@@ -2,6 +2,7 @@
 // blacklist is an error, warn a warning, info information; a masked site is
 // a hint (fix the masking site first). `code` is the reasonId, linked to its
 // reason page; `data` carries what a client or a code action may want back.
+// Problems of suppression comments are diagnostics too, coded by their id.
 #include "diagnostics.h"
 
 #include <string_view>
@@ -95,6 +96,19 @@ void appendRelatedMask(std::string& out, const MaskingSite& m, const Document& d
   out += "}]";
 }
 
+// A problem of a suppression comment (unpaired push/pop, unused allow):
+// from the comment to the end of its line, `code` its directive id.
+Json directiveDiagnostic(const DirectiveProblem& p, const LineIndex& lines, PositionEncoding encoding) {
+  int line0 = p.line > 0 ? p.line - 1 : 0;
+  Position start = p.column > 0 ? lines.position(p.line, p.column, encoding) : Position{line0, 0};
+  int severity = p.severity == Severity::Blacklist ? kError : p.severity == Severity::Warn ? kWarning : kInformation;
+  return Json{{"range", rangeJson(start, lines.endOfLine(line0, encoding))},
+              {"severity", severity},
+              {"code", directiveId(p.kind)},
+              {"source", "ljcheck"},
+              {"message", p.message}};
+}
+
 }  // namespace
 
 Json toJson(Position p) { return Json{{"line", p.line}, {"character", p.character}}; }
@@ -177,6 +191,11 @@ std::string publishParams(const Document& document, const DiagnosticStyle& style
     if (!first) out += ',';
     first = false;
     appendDiagnostic(out, p, document, lines, style);
+  }
+  for (const auto& p : document.result.directives) {
+    if (!first) out += ',';
+    first = false;
+    out += directiveDiagnostic(p, lines, style.encoding).dump();
   }
   out += ']';
   appendField(out, "uri", document.uri);

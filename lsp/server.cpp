@@ -248,10 +248,10 @@ class Server {
       return publishChanged(project_->update(), &d);
     }
     try {
-      d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence);
+      d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence, options_.aliases);
       if (options_.adjust) options_.adjust(d.result, "/");  // the document's path is absolute
     } catch (const std::exception& e) {  // a bug in one file must not end the session
-      d.result = FileResult{d.path, {}, {{FileError::Kind::Input, d.path, 0, std::string("internal error: ") + e.what()}}};
+      d.result = FileResult{d.path, {}, {{FileError::Kind::Input, d.path, 0, std::string("internal error: ") + e.what()}}, {}};
     }
     publish(d);
   }

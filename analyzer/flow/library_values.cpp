@@ -41,18 +41,33 @@ bool keepsNoTable(std::string_view ff) {
 }
 
 
+namespace {
+
+bool profileKnows(const RecorderProfile& profile, const std::string& name) {
+  return profile.cFunctions.count(name) || profile.fastFunction(name) || profile.isLibraryTable(name);
+}
+
+}  // namespace
+
 // Classifies a dotted library name against the profile's fast functions.
+// A name the profile does not know may be an alias of a builtin (`std`,
+// `globals`): it resolves as that builtin, under the builtin's own name.
+// One step only, to a name the profile knows: aliases cannot loop.
 Value ValueMap::library(std::string_view name) {
   auto cached = libraryCache_.find(name);
   if (cached != libraryCache_.end()) return cached->second;
   std::string_view key = intern(std::string(name));
+  std::string builtin(name);
+  if (aliases_ && !aliases_->empty() && !profileKnows(profile_, builtin))
+    if (auto alias = aliases_->find(builtin); alias != aliases_->end() && profileKnows(profile_, alias->second))
+      builtin = alias->second;
   Value v;
-  if (profile_.cFunctions.count(std::string(name))) {
-    v = Value::of(Kind::CFunction, key);
-  } else if (profile_.fastFunction(name)) {
-    v = Value::of(Kind::LibFunction, key);
-  } else if (profile_.isLibraryTable(name)) {
-    v = Value::of(Kind::LibTable, key);
+  if (profile_.cFunctions.count(builtin)) {
+    v = Value::of(Kind::CFunction, intern(builtin));
+  } else if (profile_.fastFunction(builtin)) {
+    v = Value::of(Kind::LibFunction, intern(builtin));
+  } else if (profile_.isLibraryTable(builtin)) {
+    v = Value::of(Kind::LibTable, intern(builtin));
   }
   libraryCache_.emplace(key, v);
   return v;

@@ -97,8 +97,8 @@ Flow truthyEdges(const Instruction& ins, Flow flow, const std::vector<Value>& re
 
 }  // namespace
 
-ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile)
-    : chunk_(chunk), profile_(profile), protos_(chunk.prototypes.size()) {
+ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases)
+    : chunk_(chunk), profile_(profile), aliases_(aliases), protos_(chunk.prototypes.size()) {
   // Which upvalues each closure assigns, its nested closures included
   // (children come first in a dump).
   assignedUpvalues_.resize(chunk.prototypes.size());

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "ljcheck/builtin_aliases.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/profile.h"
 
@@ -149,7 +150,9 @@ bool keepsNoTable(std::string_view ff);
 // so that upvalues see the values their parent's locals were given.
 class ValueMap {
  public:
-  ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile);
+  // `aliases`: builtins under other names (builtin_aliases.h); null for
+  // none, else it must outlive the map.
+  ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr);
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
@@ -273,6 +276,7 @@ class ValueMap {
 
   const bytecode::Chunk& chunk_;
   const RecorderProfile& profile_;
+  const BuiltinAliases* aliases_;
   std::vector<ProtoValues> protos_;
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string_view, Value> libraryCache_;

@@ -93,6 +93,14 @@ Annotation annotate(const FileError& e) {
   return {Severity::Blacklist, "::error " + props + "::" + escapeData(e.message)};
 }
 
+Annotation annotate(const DirectiveProblem& d, Utf16Columns& columns) {
+  std::string props = "file=" + escapeProperty(d.path) + ",line=" + std::to_string(d.line) +
+                      ",col=" + std::to_string(columns.convert(d.path, d.line, d.column)) +
+                      ",title=" + escapeProperty("ljcheck " + std::string(directiveId(d.kind)));
+  std::string message = d.message + " [" + std::string(directiveId(d.kind)) + "]";
+  return {d.severity, "::" + std::string(commandOf(d.severity)) + ' ' + props + "::" + escapeData(message)};
+}
+
 std::string plural(std::size_t n, std::string_view word) {
   return std::to_string(n) + ' ' + std::string(word) + (n == 1 ? "" : "s");
 }
@@ -124,6 +132,7 @@ void writeGithubAnnotations(std::ostream& out, const LintReport& report, const S
   for (const auto& file : report.files) {
     for (const auto& e : file.errors) annotations.push_back(annotate(e));
     for (const auto& p : file.predictions) annotations.push_back(annotate(p, columns));
+    for (const auto& d : file.directives) annotations.push_back(annotate(d, columns));
   }
   std::stable_sort(annotations.begin(), annotations.end(),
                    [](const Annotation& a, const Annotation& b) { return a.severity > b.severity; });
@@ -138,6 +147,7 @@ void writeGithubAnnotations(std::ostream& out, const LintReport& report, const S
   out << "ljcheck: " << plural(counts[2], "error") << ", " << plural(counts[1], "warning") << ", "
       << plural(counts[0], "note") << " in " << plural(report.files.size(), "file");
   if (std::size_t errors = report.errorCount()) out << "; " << errors << " could not be analyzed";
+  if (std::size_t directives = report.directiveCount()) out << "; " << plural(directives, "suppression comment problem");
   if (hidden > 0)
     out << "; GitHub shows " << kShownPerKind << " annotations of each kind per step, " << hidden
         << " more are in this log";

@@ -168,7 +168,23 @@ void writeJson(std::ostream& out, const LintReport& report, unsigned jobs) {
           .field("message", e.message);
     }
   }
-  out << errors << "\n ]\n}\n";
+  out << errors << "\n ],\n \"directives\": [";
+  std::string directives;
+  sep = "\n  ";
+  for (const auto& file : report.files) {
+    for (const auto& d : file.directives) {
+      directives += sep;
+      sep = ",\n  ";
+      ObjectWriter(directives)
+          .path(d.path)
+          .field("line", static_cast<long long>(d.line))
+          .field("column", static_cast<long long>(d.column))
+          .field("id", directiveId(d.kind))
+          .field("severity", diagnosticLevel(d.severity))
+          .field("message", d.message);
+    }
+  }
+  out << directives << "\n ]\n}\n";
 }
 
 }  // namespace ljcheck

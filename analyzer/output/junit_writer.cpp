@@ -55,6 +55,9 @@ Counts count(const LintReport& report, std::optional<Severity> threshold) {
   for (const auto& f : report.files)
     for (const auto& p : f.predictions)
       if (threshold && !p.masked() && p.severity >= *threshold) ++c.failures;
+  for (const auto& f : report.files)
+    for (const auto& d : f.directives)
+      if (threshold && d.severity >= *threshold) ++c.failures;
   return c;
 }
 
@@ -86,6 +89,13 @@ void writeJunit(std::ostream& out, const LintReport& report, std::optional<Sever
       if (std::string page = reasonDocsPage(p.reasonId.str()); !page.empty()) detail += "\nSee " + page;
       body += "   <failure type=\"" + xml(p.reasonId.str()) + "\" message=\"" + xml(where(p) + ": " + p.message) +
               "\">" + xml(detail, false) + "</failure>\n";
+    }
+    for (const auto& d : file.directives) {
+      if (!threshold || d.severity < *threshold) continue;
+      std::string at = d.path + ':' + std::to_string(d.line) + ':' + std::to_string(d.column);
+      body += "   <failure type=\"" + std::string(directiveId(d.kind)) + "\" message=\"" + xml(at + ": " + d.message) +
+              "\">" + xml(at + ": " + std::string(diagnosticLevel(d.severity)) + ": " + d.message, false) +
+              "</failure>\n";
     }
     if (body.empty()) out << "/>\n";
     else out << ">\n" << body << "  </testcase>\n";

@@ -13,7 +13,16 @@ bool LintReport::hasFindingAtLeast(Severity threshold) const {
   for (const auto& f : files)
     for (const auto& p : f.predictions)
       if (!p.masked() && p.severity >= threshold) return true;
+  for (const auto& f : files)
+    for (const auto& d : f.directives)
+      if (d.severity >= threshold) return true;
   return false;
+}
+
+std::size_t LintReport::directiveCount() const {
+  std::size_t n = 0;
+  for (const auto& f : files) n += f.directives.size();
+  return n;
 }
 
 std::size_t LintReport::errorCount() const {

@@ -59,6 +59,31 @@ Json ruleFor(const ReasonId& id, const std::string& docsUrl) {
   return rule;
 }
 
+// A rule descriptor for a problem of a suppression comment itself.
+Json directiveRule(DirectiveProblem::Kind kind) {
+  std::string_view what, todo;
+  switch (kind) {
+    case DirectiveProblem::Kind::UnpairedPush:
+      what = "A `-- ljcheck: push` comment with no matching `pop`: its allows run to the end of the file.";
+      todo = "Add `-- ljcheck: pop` where the block should end.";
+      break;
+    case DirectiveProblem::Kind::UnpairedPop:
+      what = "A `-- ljcheck: pop` comment with no open `push`: it is ignored.";
+      todo = "Remove the `pop`, or add the `push` it closes.";
+      break;
+    case DirectiveProblem::Kind::UnusedAllow:
+      what = "An allow comment that suppresses no prediction.";
+      todo = "Remove the comment, or the ID it no longer needs.";
+      break;
+  }
+  return Json{{"id", directiveId(kind)},
+              {"shortDescription", text(std::string("Suppression comment: ") + std::string(directiveId(kind)))},
+              {"fullDescription", text(what)},
+              {"help", Json{{"text", todo}, {"markdown", std::string(todo)}}},
+              {"defaultConfiguration", Json{{"level", "warning"}}},
+              {"properties", Json{{"tags", Json::array({"ljcheck", "suppression"})}}}};
+}
+
 // A reported path as an artifact location: relative paths under the root's
 // base id, absolute ones (outside the root) as file URIs.
 Json artifactLocation(const std::string& path) {
@@ -89,10 +114,18 @@ void writeSarif(std::ostream& out, const LintReport& report, const SourceLookup&
   std::map<std::string, std::size_t> ruleIndex;  // by reasonId, in id order
   for (const auto& file : report.files)
     for (const auto& p : file.predictions) ruleIndex.emplace(p.reasonId.str(), 0);
+  std::map<std::string, std::size_t> directiveIndex;  // by directive id
+  std::map<std::string, DirectiveProblem::Kind> directiveKinds;
+  for (const auto& file : report.files)
+    for (const auto& d : file.directives) directiveKinds.emplace(directiveId(d.kind), d.kind);
   Json rules = Json::array();
   for (auto& [id, index] : ruleIndex) {
     index = rules.size();
     rules.push_back(ruleFor(ReasonId::parse(id), report.docsUrl));
+  }
+  for (const auto& [id, kind] : directiveKinds) {
+    directiveIndex[id] = rules.size();
+    rules.push_back(directiveRule(kind));
   }
 
   Utf16Columns columns(source);
@@ -115,6 +148,18 @@ void writeSarif(std::ostream& out, const LintReport& report, const SourceLookup&
                                   {"reasonClass", toString(p.reasonClass)},
                                   {"context", toString(p.context)},
                                   {"masked", p.masked()}};
+      results.push_back(std::move(result));
+    }
+    for (const auto& d : file.directives) {
+      const std::string id(directiveId(d.kind));
+      Json region{{"startLine", d.line}};
+      if (d.column > 0) region["startColumn"] = columns.convert(d.path, d.line, d.column);
+      Json result{{"ruleId", id},
+                  {"ruleIndex", directiveIndex.at(id)},
+                  {"level", diagnosticLevel(d.severity)},
+                  {"message", text(d.message)}};
+      result["locations"] = Json::array(
+          {Json{{"physicalLocation", Json{{"artifactLocation", artifactLocation(d.path)}, {"region", region}}}}});
       results.push_back(std::move(result));
     }
     for (const auto& e : file.errors) {

@@ -51,6 +51,10 @@ void writeText(std::ostream& out, const LintReport& report, bool color, bool exp
       if (std::string page = reasonDocsPage(p.reasonId.str()); !page.empty()) out << " (see " << page << ')';
       out << '\n';
     }
+    for (const auto& d : file.directives)
+      out << escapeControls(d.path) << ':' << d.line << ':' << d.column << ": " << (color ? colorOf(d.severity) : "")
+          << diagnosticLevel(d.severity) << reset << ": " << escapeControls(d.message) << " ["
+          << directiveId(d.kind) << "]\n";
   }
 }
 

@@ -23,7 +23,9 @@ SourceMap::SourceMap(std::string_view source)
   if (ts_parser_set_language(parser, tree_sitter_lua())) {
     TSTree* tree = ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
     if (tree) {
-      allows_ = allowComments(ts_tree_root_node(tree), source);
+      SuppressionComments found = suppressionComments(ts_tree_root_node(tree), source);
+      allows_ = std::move(found.allows);
+      unpaired_ = std::move(found.unpaired);
       ts_tree_delete(tree);
     }
   }

@@ -1,7 +1,13 @@
-// `-- ljcheck: allow(ID, ...)` comments (see source_map.h); an ID is a
-// reasonId, its code alone (NYIBC) or its subject alone (FNEW). A comment after
-// code covers its own line; a comment on a line of its own covers the next
-// statement, all its lines; `allow-file(...)` covers the whole file.
+// `-- ljcheck:` suppression comments (see source_map.h). An ID is a
+// reasonId, its code alone (NYIBC) or its subject alone (FNEW).
+//   allow(ID, ...)       after code: its own line; on a line of its own: the
+//                        next statement, all its lines
+//   allow-file(ID, ...)  the whole file
+//   push allow(ID, ...)  every line up to the matching `pop`; blocks nest,
+//   pop                  as luacheck's `-- luacheck: push ignore` / `pop`
+// A push never popped runs to the end of the file and a pop with no push is
+// ignored; both are reported (unpaired-push, unpaired-pop), as luacheck
+// reports its own (warnings 022 and 023).
 #include "source/suppressions.h"
 
 #include <cctype>
@@ -11,37 +17,60 @@ namespace ljcheck {
 namespace {
 
 struct Directive {
-  bool wholeFile = false;
+  enum class Verb { Allow, AllowFile, Push, Pop } verb = Verb::Allow;
   std::vector<std::string> ids;
 };
 
-// Parses "ljcheck: allow(A, B)" or "ljcheck: allow-file(A)" in a comment.
-bool parseDirective(std::string_view comment, Directive& out) {
-  std::size_t at = comment.find("ljcheck:");
-  if (at == std::string_view::npos) return false;
-  std::string_view rest = comment.substr(at + 8);
-  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
-  if (rest.rfind("allow-file(", 0) == 0) {
-    out.wholeFile = true;
-    rest.remove_prefix(11);
-  } else if (rest.rfind("allow(", 0) == 0) {
-    rest.remove_prefix(6);
-  } else {
-    return false;
-  }
+void skipSpace(std::string_view& text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+}
+
+bool startsWord(std::string_view text, std::string_view word) {
+  if (text.substr(0, word.size()) != word) return false;
+  return text.size() == word.size() || !std::isalnum(static_cast<unsigned char>(text[word.size()]));
+}
+
+// "A, B)" -> {A, B}; false without the closing parenthesis.
+bool parseIds(std::string_view rest, std::vector<std::string>& out) {
   std::size_t close = rest.find(')');
   if (close == std::string_view::npos) return false;
   std::string_view list = rest.substr(0, close);
   while (!list.empty()) {
     std::size_t comma = list.find(',');
     std::string_view id = list.substr(0, comma);
-    while (!id.empty() && std::isspace(static_cast<unsigned char>(id.front()))) id.remove_prefix(1);
+    skipSpace(id);
     while (!id.empty() && std::isspace(static_cast<unsigned char>(id.back()))) id.remove_suffix(1);
-    if (!id.empty()) out.ids.emplace_back(id);
+    if (!id.empty()) out.emplace_back(id);
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
-  return !out.ids.empty();
+  return true;
+}
+
+// Parses "ljcheck: allow(A, B)", "allow-file(A)", "push allow(A)", "push" or
+// "pop" in a comment.
+bool parseDirective(std::string_view comment, Directive& out) {
+  std::size_t at = comment.find("ljcheck:");
+  if (at == std::string_view::npos) return false;
+  std::string_view rest = comment.substr(at + 8);
+  skipSpace(rest);
+  if (startsWord(rest, "pop")) {
+    out.verb = Directive::Verb::Pop;
+    return true;
+  }
+  if (startsWord(rest, "push")) {
+    out.verb = Directive::Verb::Push;
+    rest.remove_prefix(4);
+    skipSpace(rest);
+    if (rest.rfind("allow(", 0) != 0) return true;  // a bare push: an empty block
+    return parseIds(rest.substr(6), out.ids);
+  }
+  if (rest.rfind("allow-file(", 0) == 0) {
+    out.verb = Directive::Verb::AllowFile;
+    return parseIds(rest.substr(11), out.ids) && !out.ids.empty();
+  }
+  if (rest.rfind("allow(", 0) == 0) return parseIds(rest.substr(6), out.ids) && !out.ids.empty();
+  return false;
 }
 
 bool codeBefore(std::string_view source, std::size_t offset) {
@@ -55,43 +84,98 @@ bool codeBefore(std::string_view source, std::size_t offset) {
 
 int row(TSPoint p) { return static_cast<int>(p.row) + 1; }
 
-// The suppression a comment node holds, if any.
-void readComment(TSNode comment, std::string_view source, std::vector<SourceMap::Allow>& out) {
-  uint32_t start = ts_node_start_byte(comment), end = ts_node_end_byte(comment);
-  Directive d;
-  if (end > source.size() || !parseDirective(source.substr(start, end - start), d)) return;
-  SourceMap::Allow allow;
-  allow.ids = std::move(d.ids);
-  if (!d.wholeFile) {
-    allow.firstLine = allow.lastLine = row(ts_node_start_point(comment));
-    if (!codeBefore(source, start)) {
-      // The next statement: the next sibling that is not a comment.
-      for (TSNode next = ts_node_next_named_sibling(comment); !ts_node_is_null(next);
-           next = ts_node_next_named_sibling(next)) {
-        if (std::strcmp(ts_node_type(next), "comment") == 0) continue;
-        // A comment before a block's first statement is the block's sibling.
-        while (std::strcmp(ts_node_type(next), "block") == 0 && ts_node_named_child_count(next) > 0)
-          next = ts_node_named_child(next, 0);
-        allow.firstLine = row(ts_node_start_point(next));
-        allow.lastLine = row(ts_node_end_point(next));
-        break;
-      }
-    }
+// The lines of the statement after a comment on a line of its own: the next
+// sibling that is not a comment; the comment's line when there is none.
+void nextStatement(TSNode comment, SourceMap::Allow& allow) {
+  for (TSNode next = ts_node_next_named_sibling(comment); !ts_node_is_null(next);
+       next = ts_node_next_named_sibling(next)) {
+    if (std::strcmp(ts_node_type(next), "comment") == 0) continue;
+    // A comment before a block's first statement is the block's sibling.
+    while (std::strcmp(ts_node_type(next), "block") == 0 && ts_node_named_child_count(next) > 0)
+      next = ts_node_named_child(next, 0);
+    allow.firstLine = row(ts_node_start_point(next));
+    allow.lastLine = row(ts_node_end_point(next));
+    return;
   }
-  out.push_back(std::move(allow));
 }
+
+// Reads comments in document order, keeping the open push blocks.
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : source_(source) {}
+
+  void comment(TSNode node) {
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    Directive d;
+    if (end > source_.size() || !parseDirective(source_.substr(start, end - start), d)) return;
+    SourceMap::Allow allow;
+    allow.commentLine = row(ts_node_start_point(node));
+    allow.commentColumn = static_cast<int>(ts_node_start_point(node).column) + 1;
+    switch (d.verb) {
+      case Directive::Verb::Pop:
+        if (open_.empty()) {
+          out_.unpaired.push_back(
+              {DirectiveProblem::Kind::UnpairedPop, "", allow.commentLine, allow.commentColumn, Severity::Warn,
+               "'ljcheck: pop' with no open 'push': ignored"});
+        } else {
+          out_.allows[open_.back()].lastLine = allow.commentLine;
+          open_.pop_back();
+        }
+        return;
+      case Directive::Verb::Push:
+        allow.form = SourceMap::AllowForm::Block;
+        allow.firstLine = allow.commentLine;
+        open_.push_back(out_.allows.size());
+        break;
+      case Directive::Verb::AllowFile:
+        allow.form = SourceMap::AllowForm::File;
+        break;
+      case Directive::Verb::Allow:
+        allow.firstLine = allow.lastLine = allow.commentLine;
+        if (!codeBefore(source_, start)) {
+          allow.form = SourceMap::AllowForm::NextStatement;
+          nextStatement(node, allow);
+        }
+        break;
+    }
+    allow.ids = std::move(d.ids);
+    allow.used.assign(allow.ids.size(), false);
+    out_.allows.push_back(std::move(allow));
+  }
+
+  // Blocks still open run to the end of the file.
+  SuppressionComments finish() {
+    int lastLine = 1;
+    for (char c : source_) lastLine += c == '\n';
+    if (!source_.empty() && source_.back() == '\n') --lastLine;
+    for (std::size_t i : open_) {
+      auto& a = out_.allows[i];
+      a.lastLine = lastLine;
+      out_.unpaired.push_back({DirectiveProblem::Kind::UnpairedPush, "", a.commentLine, a.commentColumn,
+                               Severity::Warn,
+                               "'ljcheck: push' is never popped: its allows run to the end of the file"});
+    }
+    open_.clear();
+    return std::move(out_);
+  }
+
+ private:
+  std::string_view source_;
+  SuppressionComments out_;
+  std::vector<std::size_t> open_;  // indices into out_.allows of the open push blocks
+};
 
 }  // namespace
 
 // Walks the tree in document order with a cursor, not by recursion: an
 // expression nested tens of thousands deep must not exhaust the stack.
-std::vector<SourceMap::Allow> allowComments(TSNode root, std::string_view source) {
-  std::vector<SourceMap::Allow> out;
-  if (source.find("ljcheck:") == std::string_view::npos) return out;  // no comment can hold one
+SuppressionComments suppressionComments(TSNode root, std::string_view source) {
+  Reader reader(source);
+  if (source.find("ljcheck:") == std::string_view::npos) return reader.finish();  // no comment can hold one
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   for (bool more = true; more;) {
     TSNode node = ts_tree_cursor_current_node(&cursor);
-    if (std::strcmp(ts_node_type(node), "comment") == 0) readComment(node, source, out);
+    if (std::strcmp(ts_node_type(node), "comment") == 0) reader.comment(node);
     else if (ts_tree_cursor_goto_first_child(&cursor)) continue;
     while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
       if (!ts_tree_cursor_goto_parent(&cursor)) {
@@ -101,21 +185,7 @@ std::vector<SourceMap::Allow> allowComments(TSNode root, std::string_view source
     }
   }
   ts_tree_cursor_delete(&cursor);
-  return out;
-}
-
-bool SourceMap::suppressed(int line, const ReasonId& reasonId) const {
-  const std::string text = reasonId.str();
-  const std::string& code = reasonId.code();
-  // The short form names the subject alone: allow(FNEW) is allow(NYIBC:FNEW).
-  const std::string subject(reasonId.subject());
-  for (const auto& a : allows_) {
-    bool covers = a.firstLine == 0 || (line >= a.firstLine && line <= a.lastLine);
-    if (!covers) continue;
-    for (const auto& id : a.ids)
-      if (id == text || id == code || id == "*" || (!subject.empty() && id == subject)) return true;
-  }
-  return false;
+  return reader.finish();
 }
 
 }  // namespace ljcheck

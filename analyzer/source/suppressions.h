@@ -1,4 +1,5 @@
-// `-- ljcheck: allow(...)` comments of a syntax tree (suppressions.cpp).
+// `-- ljcheck: allow(...)`, `allow-file(...)`, `push allow(...)` and `pop`
+// comments of a syntax tree (suppressions.cpp).
 #pragma once
 
 #include <tree_sitter/api.h>
@@ -6,10 +7,17 @@
 #include <string_view>
 #include <vector>
 
+#include "ljcheck/prediction.h"
 #include "ljcheck/source_map.h"
 
 namespace ljcheck {
 
-std::vector<SourceMap::Allow> allowComments(TSNode root, std::string_view source);
+struct SuppressionComments {
+  std::vector<SourceMap::Allow> allows;
+  // Unpaired push and pop markers; `path` is left empty for the caller.
+  std::vector<DirectiveProblem> unpaired;
+};
+
+SuppressionComments suppressionComments(TSNode root, std::string_view source);
 
 }  // namespace ljcheck

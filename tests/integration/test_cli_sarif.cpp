@@ -169,14 +169,17 @@ TEST_CASE("lint --format sarif passes the SARIF multitool's SARIF and GitHub rul
   ljcheck::testing::writeFile(dir + "/broken.sarif", broken.dump());
   CHECK(multitoolErrors(dir + "/broken.sarif", dir).size() >= 2);
 
-  // Names a URI must encode, a syntax error (a notification) and a clean file.
+  // Names a URI must encode, a syntax error (a notification), a clean file,
+  // and suppression-comment problems (their own rules: unused-allow, unpaired-push).
   std::string odd = dir + "/odd";
   std::string fixture = ljcheck::testing::readFile(std::string(LJCHECK_SOURCE_DIR) + "/" + ljcheck::testing::kFnewFixture);
   ljcheck::testing::writeFile(odd + "/with space, comma #1%.lua", fixture);
   ljcheck::testing::writeFile(odd + "/bad\xff\xfe.lua", fixture);
   ljcheck::testing::writeFile(odd + "/broken.lua", "for i = 1 do\n");
   ljcheck::testing::writeFile(odd + "/clean.lua", "return 1\n");
-  ProcessResult oddRun = runLjcheck({"lint", "--format", "sarif", "."}, odd);
+  ljcheck::testing::writeFile(odd + "/directives.lua", "local x = 1 -- ljcheck: allow(FNEW)\n-- ljcheck: push\nreturn x\n");
+  ProcessResult oddRun = runLjcheck({"lint", "--format", "sarif", "--report-unused-allows", "."}, odd);
+  CHECK(oddRun.out.find("\"ruleId\": \"unpaired-push\"") != std::string::npos);
   CHECK(oddRun.exitCode == 3);
   ljcheck::testing::writeFile(dir + "/odd.sarif", oddRun.out);
   errors = multitoolErrors(dir + "/odd.sarif", dir);

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ljcheck/analyzer.h"
+#include "lsp/diagnostics.h"
 #include "lsp/documents.h"
 #include "lsp/framing.h"
 #include "lsp/positions.h"
@@ -75,4 +77,19 @@ TEST_CASE("positions convert byte columns for the client's encoding", "[lsp]") {
   CHECK(lines.position(2, 15, PositionEncoding::Utf8).character == 14);
   CHECK(lines.offset({1, 12}, PositionEncoding::Utf16) == 3 + 14);
   CHECK(uriToPath("file:///tmp/a%20b.lua") == "/tmp/a b.lua");
+}
+
+TEST_CASE("suppression comment problems are published as diagnostics coded by their id", "[lsp][suppressions]") {
+  Document document;
+  document.uri = "file:///p/a.lua";
+  document.path = "/p/a.lua";
+  document.text = "local x = 1\n  -- ljcheck: pop\nreturn x\n";
+  document.result = ljcheck::analyzeSource(document.text, document.path, ljcheck::defaultProfile());
+  auto params = publishParams(document, DiagnosticStyle{});
+  const auto& diagnostics = params.at("diagnostics");
+  REQUIRE(diagnostics.size() == 1);
+  CHECK(diagnostics[0]["code"] == "unpaired-pop");
+  CHECK(diagnostics[0]["severity"] == 2);
+  CHECK(diagnostics[0]["range"]["start"] == nlohmann::json{{"line", 1}, {"character", 2}});
+  CHECK(diagnostics[0]["range"]["end"]["line"] == 1);
 }

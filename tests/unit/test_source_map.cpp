@@ -61,3 +61,55 @@ TEST_CASE("malformed allow comments are ignored", "[source]") {
   CHECK(map.allows().empty());
   CHECK_FALSE(map.suppressed(1, ReasonId::parse("NYIBC:FNEW")));
 }
+
+TEST_CASE("push allow blocks run to the matching pop and nest", "[source][suppressions]") {
+  SourceMap map("-- ljcheck: push allow(FNEW)\n"       // 1
+                "local a = function() end\n"           // 2
+                "-- ljcheck: push allow(STITCH)\n"     // 3
+                "print(1)\n"                           // 4
+                "-- ljcheck: pop\n"                    // 5
+                "print(2)\n"                           // 6
+                "-- ljcheck: pop\n"                    // 7
+                "local b = function() end\n");         // 8
+  CHECK(map.suppressed(2, ReasonId::parse("NYIBC:FNEW")));
+  CHECK(map.suppressed(4, ReasonId::parse("STITCH:print")));
+  CHECK(map.suppressed(6, ReasonId::parse("NYIBC:FNEW")));
+  CHECK_FALSE(map.suppressed(6, ReasonId::parse("STITCH:print")));
+  CHECK_FALSE(map.suppressed(8, ReasonId::parse("NYIBC:FNEW")));
+  CHECK(map.directiveProblems("a.lua").size() == 2);  // neither allow was used by suppress()
+}
+
+TEST_CASE("unpaired push and pop are reported where they are", "[source][suppressions]") {
+  SourceMap map("x = 1\n"
+                "  -- ljcheck: pop\n"
+                "-- ljcheck: push allow(FNEW)\n"
+                "local f = function() end\n");
+  CHECK(map.suppressed(4, ReasonId::parse("NYIBC:FNEW")));  // an open push runs to the end
+  CHECK(map.suppress(4, ReasonId::parse("NYIBC:FNEW")));
+  auto problems = map.directiveProblems("a.lua");
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].kind == DirectiveProblem::Kind::UnpairedPop);
+  CHECK(problems[0].line == 2);
+  CHECK(problems[0].column == 3);
+  CHECK(problems[0].path == "a.lua");
+  CHECK(problems[1].kind == DirectiveProblem::Kind::UnpairedPush);
+  CHECK(problems[1].line == 3);
+}
+
+TEST_CASE("an allow ID that covers no suppressed prediction is unused", "[source][suppressions]") {
+  SourceMap map("local f = function() end -- ljcheck: allow(FNEW, STITCH:print)\n"
+                "-- ljcheck: allow-file(UCLO)\n");
+  CHECK(map.suppress(1, ReasonId::parse("NYIBC:FNEW")));
+  CHECK_FALSE(map.suppress(1, ReasonId::parse("STITCH:string.gsub")));
+  auto problems = map.directiveProblems("a.lua");
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].kind == DirectiveProblem::Kind::UnusedAllow);
+  CHECK(problems[0].message == "allow(STITCH:print) suppresses nothing: no prediction of STITCH:print on line 1");
+  CHECK(problems[1].message == "allow-file(UCLO) suppresses nothing: no prediction of UCLO in this file");
+}
+
+TEST_CASE("a file whose allows are all used has no directive problems", "[source][suppressions]") {
+  SourceMap map("-- ljcheck: push allow(FNEW)\nlocal f = function() end\n-- ljcheck: pop\n");
+  CHECK(map.suppress(2, ReasonId::parse("NYIBC:FNEW")));
+  CHECK(map.directiveProblems("a.lua").empty());
+}

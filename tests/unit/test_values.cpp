@@ -21,14 +21,14 @@ struct Snippet {
   bytecode::Chunk chunk;
   std::unique_ptr<flow::ValueMap> values;
 
-  explicit Snippet(const std::string& source) {
+  explicit Snippet(const std::string& source, const BuiltinAliases* aliases = nullptr) {
     static LuaCompiler compiler;
     CompileResult compiled = compiler.compile(source, "snippet.lua");
     INFO((compiled.error ? compiled.error->message : ""));
     REQUIRE(compiled.ok());
     static const bytecode::OpcodeTable opcodes(defaultProfile().bytecodeNames());
     chunk = bytecode::readDump(compiled.dump, opcodes, "snippet.lua");
-    values = std::make_unique<flow::ValueMap>(chunk, defaultProfile());
+    values = std::make_unique<flow::ValueMap>(chunk, defaultProfile(), aliases);
   }
 
   // The value in `slot` offset from the last CALL-like instruction on `line`
@@ -350,4 +350,24 @@ TEST_CASE("a concatenation with a string literal is a string that keeps the lite
   REQUIRE(s.argument(2, 1).is(Kind::String));
   REQUIRE(s.argument(2, 1).text() == "ab");
   REQUIRE_FALSE(s.argument(2, 2).known());  // two unknown pieces: a __concat could return anything
+}
+
+TEST_CASE("builtin aliases resolve as the builtins, under the builtins' names", "[values][std]") {
+  static const BuiltinAliases aliases{{"str", "string"}, {"fmt", "string.format"}, {"table.unpack", "unpack"},
+                                      {"string", "table"}, {"nope", "no.such.builtin"}};
+  const std::string source = "local g = str.gsub\n"
+                             "g('a', 'a', 'b')\n"
+                             "fmt('%d', 1)\n"
+                             "table.unpack({})\n"
+                             "string.rep('a', 2)\n"
+                             "nope()\n";
+  Snippet with(source, &aliases);
+  requireLib(with.callee(2), "string.gsub");
+  requireLib(with.callee(3), "string.format");
+  requireLib(with.callee(4), "unpack");
+  requireLib(with.callee(5), "string.rep");  // a builtin's own name is never redefined
+  CHECK(with.callee(6).is(Kind::Global));   // an alias of no builtin is left alone
+  Snippet without(source);
+  CHECK(without.callee(2).kind == Kind::Unknown);
+  CHECK_FALSE(without.callee(3).is(Kind::LibFunction));
 }

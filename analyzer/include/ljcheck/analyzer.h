@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ljcheck/builtin_aliases.h"
 #include "ljcheck/prediction.h"
 #include "ljcheck/profile.h"
 
@@ -19,6 +20,7 @@ struct AnalyzeOptions {
   // the recorder refuses for sure, plus structural predictions the analyzer
   // has evidence for; Possible adds the speculative ones.
   Confidence minConfidence = Confidence::Likely;
+  BuiltinAliases aliases;  // builtins under other names (std, globals)
   std::function<void(std::size_t done, std::size_t total)> progress;
   // Bytecode dumps kept between call-graph rounds, at most: a module whose
   // exports other files call hot is analyzed again, from its kept dump when
@@ -53,7 +55,8 @@ bool pathMatchesGlobs(const std::vector<std::string>& globs, const std::string& 
 
 // Analyzes one Lua source held in memory; `path` is how it is reported.
 FileResult analyzeSource(std::string_view source, const std::string& path,
-                         const RecorderProfile& profile, Confidence minConfidence = Confidence::Likely);
+                         const RecorderProfile& profile, Confidence minConfidence = Confidence::Likely,
+                         const BuiltinAliases& aliases = {});
 
 // Analyzes files in parallel; results come back in the order of `files`.
 std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files,

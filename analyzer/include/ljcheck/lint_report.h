@@ -25,7 +25,9 @@ struct LintReport {
   std::vector<FileResult> files;
   std::size_t predictionCount() const;
   std::size_t errorCount() const;
-  // Whether an unmasked prediction has at least `threshold`: the lint exit status.
+  std::size_t directiveCount() const;
+  // Whether an unmasked prediction or a directive problem (an unpaired
+  // push/pop, an unused allow) has at least `threshold`: the lint exit status.
   bool hasFindingAtLeast(Severity threshold) const;
 };
 

@@ -99,10 +99,26 @@ struct FileError {
   std::string message;
 };
 
+// A problem with a `-- ljcheck:` comment itself rather than with the code:
+// a `push` never popped, a `pop` with no `push`, or an allow that suppresses
+// no prediction. Reported beside the predictions under an ID of its own
+// (directiveId), lower case so it can never be taken for a reasonId.
+struct DirectiveProblem {
+  enum class Kind { UnpairedPush, UnpairedPop, UnusedAllow };
+  Kind kind = Kind::UnusedAllow;
+  std::string path;
+  int line = 0, column = 0;  // the comment's start; column in bytes, 1-based
+  Severity severity = Severity::Warn;
+  std::string message;
+};
+// "unpaired-push", "unpaired-pop", "unused-allow".
+std::string_view directiveId(DirectiveProblem::Kind kind);
+
 struct FileResult {
   std::string path;
   std::vector<Prediction> predictions;
   std::vector<FileError> errors;
+  std::vector<DirectiveProblem> directives;
 };
 
 }  // namespace ljcheck

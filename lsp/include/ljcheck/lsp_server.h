@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ljcheck/analyzer.h"
+#include "ljcheck/builtin_aliases.h"
 #include "ljcheck/prediction.h"
 #include "ljcheck/profile.h"
 
@@ -21,6 +22,7 @@ struct LanguageServerOptions {
   // empty: diagnostics carry no link.
   std::string docsUrl;
   Confidence minConfidence = Confidence::Likely;
+  BuiltinAliases aliases;  // builtins under other names (.ljcheck.toml std, globals)
   // Applied to each analysis before it is published (the project's
   // configured reason levels), with the folder its paths are relative to
   // ("/" for absolute paths); none when empty.

@@ -38,10 +38,20 @@ class SourceMap {
   // True when an allow comment covers this line for this reasonId (an ID
   // names itself, or a CODE all its subjects: allow(NYIBC) covers NYIBC:FNEW).
   bool suppressed(int line, const ReasonId& reasonId) const;
+  // As suppressed(), and records which allow IDs covered it, for
+  // directiveProblems().
+  bool suppress(int line, const ReasonId& reasonId);
+  // Unpaired push/pop markers, and the allow IDs no suppress() call used,
+  // under `path`; severities are left at warning for the caller to set.
+  std::vector<DirectiveProblem> directiveProblems(const std::string& path) const;
 
+  enum class AllowForm { Line, NextStatement, Block, File };
   struct Allow {
     int firstLine = 0, lastLine = 0;  // 0, 0: the whole file
     std::vector<std::string> ids;
+    AllowForm form = AllowForm::Line;
+    int commentLine = 0, commentColumn = 0;  // where the comment starts
+    std::vector<bool> used;                  // per ID, set by suppress()
   };
   const std::vector<Allow>& allows() const { return allows_; }
 
@@ -51,6 +61,7 @@ class SourceMap {
   std::string_view source_;
   std::vector<std::size_t> lineStarts_;
   std::vector<Allow> allows_;
+  std::vector<DirectiveProblem> unpaired_;
   std::unique_ptr<const SyntaxIndex> syntax_;
 };
 
