@@ -98,15 +98,17 @@ void appendRelatedMask(std::string& out, const MaskingSite& m, const Document& d
 
 // A problem of a suppression comment (unpaired push/pop, unused allow):
 // from the comment to the end of its line, `code` its directive id.
-Json directiveDiagnostic(const DirectiveProblem& p, const LineIndex& lines, PositionEncoding encoding) {
+void appendDirective(std::string& out, const DirectiveProblem& p, const LineIndex& lines, PositionEncoding encoding) {
   int line0 = p.line > 0 ? p.line - 1 : 0;
   Position start = p.column > 0 ? lines.position(p.line, p.column, encoding) : Position{line0, 0};
   int severity = p.severity == Severity::Blacklist ? kError : p.severity == Severity::Warn ? kWarning : kInformation;
-  return Json{{"range", rangeJson(start, lines.endOfLine(line0, encoding))},
-              {"severity", severity},
-              {"code", directiveId(p.kind)},
-              {"source", "ljcheck"},
-              {"message", p.message}};
+  appendField(out, "code", directiveId(p.kind), true);
+  appendField(out, "message", p.message);
+  out += ",\"range\":";
+  appendRange(out, start, lines.endOfLine(line0, encoding));
+  out += ",\"severity\":";
+  appendInt(out, severity);
+  appendField(out, "source", "ljcheck");
 }
 
 }  // namespace
@@ -195,7 +197,9 @@ std::string publishParams(const Document& document, const DiagnosticStyle& style
   for (const auto& p : document.result.directives) {
     if (!first) out += ',';
     first = false;
-    out += directiveDiagnostic(p, lines, style.encoding).dump();
+    out += '{';
+    appendDirective(out, p, lines, style.encoding);
+    out += '}';
   }
   out += ']';
   appendField(out, "uri", document.uri);

@@ -85,7 +85,7 @@ TEST_CASE("suppression comment problems are published as diagnostics coded by th
   document.path = "/p/a.lua";
   document.text = "local x = 1\n  -- ljcheck: pop\nreturn x\n";
   document.result = ljcheck::analyzeSource(document.text, document.path, ljcheck::defaultProfile());
-  auto params = publishParams(document, DiagnosticStyle{});
+  auto params = nlohmann::json::parse(publishParams(document, DiagnosticStyle{}));
   const auto& diagnostics = params.at("diagnostics");
   REQUIRE(diagnostics.size() == 1);
   CHECK(diagnostics[0]["code"] == "unpaired-pop");
