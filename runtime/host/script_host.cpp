@@ -16,6 +16,7 @@ extern "C" {
 #include "ljcheck/lua_module.h"
 #include "ljcheck/sample_session.h"
 #include "ljcheck/site_cost.h"
+#include "ljcheck/timeline.h"
 #include "ljcheck/trace_session.h"
 
 namespace ljcheck {
@@ -27,6 +28,7 @@ struct Host {
   lua_State* L = nullptr;
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<SampleSession> sampler;
+  std::unique_ptr<TimelineCapture> timeline;
   bool reported = false;
 
   // Stops the sessions and writes the requested files, once; false on an I/O error.
@@ -37,6 +39,11 @@ struct Host {
       SampleReport samples;
       if (sampler) samples = sampler->stop(L);
       TraceReport report = session->stop(L);
+      if (timeline) {
+        TimelineEvents events = timeline->finish();
+        writeReportFile(options.timelineOut,
+                        toChromeTraceJson(events, timelineNaming(session->profile(), session->options().root)));
+      }
       if (sampler) addSiteCosts(report, samples);
       if (!options.quiet) std::fputs(runSummary(report, samples).c_str(), stderr);
       if (!options.traceCsv.empty()) writeReportFile(options.traceCsv, toCsv(report));
@@ -129,7 +136,7 @@ int runScript(const RunOptions& options) {
   luaL_openlibs(L);
   preloadModule(L);
   setArgTable(L, options);
-  Host host{options, L, nullptr, nullptr, false};
+  Host host{options, L, nullptr, nullptr, nullptr, false};
   wrapOsExit(L, &host);
 
   lua_pushcfunction(L, traceback);
@@ -138,6 +145,11 @@ int runScript(const RunOptions& options) {
   for (const std::string& a : options.args) lua_pushstring(L, a.c_str());
 
   try {
+    if (!options.timelineOut.empty()) {
+      host.timeline = TimelineCapture::start();
+      nameThread("main");
+      nameVm(vmIdOf(L), options.script);
+    }
     host.session = TraceSession::start(
         L, {options.includeBenign, options.root, options.script, options.coverage});
     if (options.sample)

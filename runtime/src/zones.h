@@ -26,16 +26,21 @@ struct ZoneStackData {
 // One VM's zone stack and the names its ids stand for.
 class ZoneStack {
  public:
+  ZoneStack();
   ZoneStackData data;
+  const std::uint32_t vmId;  // the VM's id in recorder events
 
   // The id of a zone name (1-based), registered on first sight.
   int intern(std::string_view name);
+  // The recorder label of zone id (0 when unknown); the VM's own thread only.
+  std::uint32_t labelOf(int id) const;
   // "frame/render": the open zones, outermost first; "" when none.
   std::string path() const;
 
  private:
   mutable std::mutex mutex_;  // a name may be registered while another thread's sample reads
   std::vector<std::string> names_;
+  std::vector<std::uint32_t> labels_;  // recorder label of each name
 };
 
 // The VM's zone stack, created on first use and kept in the registry for the
