@@ -15,6 +15,7 @@
 #include "lua_api.h"
 #include "lua_binding.h"
 #include "lua_sample_binding.h"
+#include "lua_timeline_binding.h"
 #include "zones.h"
 
 namespace ljcheck {
@@ -275,6 +276,7 @@ int openLuaModule(lua_State* L) {
   lua_setfield(L, -2, "trace");
   lua_pushcfunction(L, guarded<profile>);
   lua_setfield(L, -2, "profile");
+  addTimelineFunctions(L);
   return 1;
 }
 

@@ -25,10 +25,12 @@ std::unique_ptr<TimelineCapture> TimelineCapture::start(std::size_t chunks) {
   std::string error;
   std::unique_ptr<TimelineCapture> capture(new TimelineCapture());
   capture->out_.beganNs = recorderNow();
+  capture->finished_ = true;  // until the collector runs, there is nothing to finish
   if (!beginCapture(chunks, &error)) throw TimelineError("cannot start the timeline: " + error);
-  capture->sync_ = std::make_unique<CollectorSync>();
   try {
+    capture->sync_ = std::make_unique<CollectorSync>();
     capture->collector_ = std::thread([c = capture.get()] { c->collect(); });
+    capture->finished_ = false;
   } catch (...) {
     endCapture();
     throw TimelineError("cannot start the timeline's collector thread");

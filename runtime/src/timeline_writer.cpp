@@ -29,6 +29,7 @@ struct OpenSlice {
 struct Lane {
   std::uint32_t pid = 0, tid = 0;
   std::vector<OpenSlice> open;
+  std::vector<nlohmann::json> out;  // this lane's events, in order
   double lastTs = 0;
 };
 
@@ -55,12 +56,8 @@ class Writer {
       (void)lane;
       metadata(events, key.first, key.second);
     }
-    auto& body = out_;
-    std::stable_sort(body.begin(), body.end(), [](const json& a, const json& b) {
-      return std::tie(a["pid"].get_ref<const json::number_unsigned_t&>(), a["tid"].get_ref<const json::number_unsigned_t&>()) <
-             std::tie(b["pid"].get_ref<const json::number_unsigned_t&>(), b["tid"].get_ref<const json::number_unsigned_t&>());
-    });
-    for (json& e : body) events.push_back(std::move(e));
+    for (auto& [key, lane] : lanes_)
+      for (json& e : lane.out) events.push_back(std::move(e));
     return json{{"traceEvents", std::move(events)},
                 {"displayTimeUnit", "ms"},
                 {"otherData",
@@ -70,6 +67,14 @@ class Writer {
   }
 
  private:
+  // Label texts, looked up once each (labelText takes a lock).
+  const std::string& label_(std::int64_t id) {
+    auto key = static_cast<LabelId>(id);
+    auto it = labels_.find(key);
+    if (it == labels_.end()) it = labels_.emplace(key, labelText(key)).first;
+    return it->second;
+  }
+
   double ts(std::uint64_t ns) const { return static_cast<double>(ns - origin_) / 1000.0; }
 
   Lane& lane(std::uint32_t pid, std::uint32_t tid) {
@@ -85,11 +90,11 @@ class Writer {
 
   void emit(Lane& l, json e, double at) {
     l.lastTs = std::max(l.lastTs, at);
-    out_.push_back(std::move(e));
+    l.out.push_back(std::move(e));
   }
 
   void open(Lane& l, EventKind kind, std::int32_t label, const char* category, double at, json args) {
-    std::string name = labelText(static_cast<LabelId>(label));
+    std::string name = label_(label);
     if (name.empty()) name = "?";
     json e = base(l, "B", at);
     e["name"] = name;
@@ -161,14 +166,14 @@ class Writer {
         endRecording(e, at, true);
         auto code = static_cast<int>(static_cast<std::uint64_t>(e.b) >> 32);
         auto subject = static_cast<int>(static_cast<std::uint32_t>(e.b));
-        std::string source = labelText(static_cast<LabelId>(static_cast<std::uint64_t>(e.c) >> 32));
+        std::string source = label_(static_cast<std::int64_t>(static_cast<std::uint64_t>(e.c) >> 32));
         auto line = static_cast<std::uint32_t>(e.c);
         std::string path = naming_.displayPath ? naming_.displayPath(source) : source;
         std::string reasonId = reasonOf(code, subject);
         instant(main, at, "abort " + reasonId,
                 json{{"reasonId", reasonId},
                      {"location", path.empty() ? std::string("?") : path + ":" + std::to_string(line)},
-                     {"zone", labelText(static_cast<LabelId>(e.a))}});
+                     {"zone", label_(e.a)}});
         break;
       }
       case EventKind::TraceExit:
@@ -212,7 +217,7 @@ class Writer {
   std::map<std::pair<std::uint32_t, std::uint32_t>, Lane> lanes_;
   std::map<std::uint32_t, std::pair<std::int32_t, double>> recording_;  // per VM: trace, start
   std::set<std::pair<std::uint32_t, int>> named_;
-  std::vector<json> out_;
+  std::map<LabelId, std::string> labels_;
 };
 
 }  // namespace

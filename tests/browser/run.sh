@@ -29,7 +29,8 @@ case $what in
   speedscope)
     timeout 120 node "$here/speedscope_load.mjs" "$modules" stacks.txt prof.json ;;
   timeline)
-    "$ljcheck" run --quiet --no-sampling --timeline timeline.json -- app.lua
+    "$ljcheck" run --quiet --interval 1 --timeline timeline.json -- app.lua
+    node "$here/timeline_check.mjs" timeline.json
     timeout 120 node "$here/speedscope_load.mjs" "$modules" timeline.json ;;
   *) echo "run.sh: unknown test '$what'" >&2; exit 2 ;;
 esac
