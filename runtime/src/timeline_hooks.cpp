@@ -7,10 +7,13 @@
 namespace ljcheck {
 namespace {
 
+// Inside trace events nothing may allocate in the VM: a VM without a zone
+// stack yet (it never loaded the module) records as VM 0.
 Event vmEvent(lua_State* L, EventKind kind) {
   Event ev;
   ev.timeNs = recorderNow();
-  ev.vmId = vmIdOf(L);
+  const ZoneStack* zones = findZoneStack(L);
+  ev.vmId = zones ? zones->vmId : 0;
   ev.kind = kind;
   return ev;
 }

@@ -169,11 +169,16 @@ std::string ZoneStack::path() const {
   return out;
 }
 
-ZoneStack& zoneStackOf(lua_State* L) {
+ZoneStack* findZoneStack(lua_State* L) {
   lua_pushlightuserdata(L, &kZoneStackKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
   auto* zones = static_cast<ZoneStack*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
+  return zones;
+}
+
+ZoneStack& zoneStackOf(lua_State* L) {
+  ZoneStack* zones = findZoneStack(L);
   if (zones) return *zones;
   lua_pushlightuserdata(L, &kZoneStackKey);
   zones = new (lua_newuserdata(L, sizeof(ZoneStack))) ZoneStack();

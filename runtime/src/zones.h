@@ -46,6 +46,9 @@ class ZoneStack {
 // The VM's zone stack, created on first use and kept in the registry for the
 // VM's life. Never null.
 ZoneStack& zoneStackOf(lua_State* L);
+// The VM's zone stack if it has one yet, else null; never allocates (safe
+// inside the VM's trace events).
+ZoneStack* findZoneStack(lua_State* L);
 // The zone path open now in L's VM: jit.zone's zones (outermost), then ljcheck's.
 std::string currentZonePath(lua_State* L);
 // Pushes ljcheck.zone: a vararg Lua function over the FFI, or a C function
