@@ -39,18 +39,18 @@ struct Host {
       SampleReport samples;
       if (sampler) samples = sampler->stop(L);
       TraceReport report = session->stop(L);
-      if (timeline) {
-        TimelineEvents events = timeline->finish();
-        writeReportFile(options.timelineOut,
-                        toChromeTraceJson(events, timelineNaming(session->profile(), session->options().root)));
-      }
+      std::string timelineJson;
+      if (timeline)
+        timelineJson = toChromeTraceJson(timeline->finish(), timelineNaming(session->profile(), session->options().root));
+      if (!options.timelineOut.empty()) writeReportFile(options.timelineOut, timelineJson);
       if (sampler) addSiteCosts(report, samples);
       if (!options.quiet) std::fputs(runSummary(report, samples).c_str(), stderr);
       if (!options.traceCsv.empty()) writeReportFile(options.traceCsv, toCsv(report));
       if (!options.jsonOut.empty()) writeReportFile(options.jsonOut, toJson(report, sampler ? &samples : nullptr));
       if (!options.sampleOut.empty()) writeReportFile(options.sampleOut, samples.collapsedText());
       if (!options.speedscopeOut.empty())
-        writeReportFile(options.speedscopeOut, toSpeedscopeJson(samples, options.script));
+        writeReportFile(options.speedscopeOut,
+                        addEventedProfiles(toSpeedscopeJson(samples, options.script), timelineJson));
       return true;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ljcheck run: %s\n", e.what());
@@ -145,7 +145,8 @@ int runScript(const RunOptions& options) {
   for (const std::string& a : options.args) lua_pushstring(L, a.c_str());
 
   try {
-    if (!options.timelineOut.empty()) {
+    // The speedscope file's evented profiles (zones, scopes) come from the timeline too.
+    if (!options.timelineOut.empty() || !options.speedscopeOut.empty()) {
       host.timeline = TimelineCapture::start();
       nameThread("main");
       nameVm(vmIdOf(L), options.script);

@@ -78,4 +78,8 @@ TimelineNaming timelineNaming(const LiveProfile& profile, const std::string& roo
 
 std::string toChromeTraceJson(const TimelineEvents& captured, const TimelineNaming& naming);
 
+// speedscopeJson (the sampler's speedscope file) with one evented profile
+// added per thread that has zone or scope slices in chromeTraceJson.
+std::string addEventedProfiles(const std::string& speedscopeJson, const std::string& chromeTraceJson);
+
 }  // namespace ljcheck
