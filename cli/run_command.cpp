@@ -24,7 +24,11 @@ Runner addRunCommand(CLI::App& app) {
                 "Record the lines the trace recorder visited (\"visited\" in the JSON; on by default)");
   cmd->add_option("--sample", o->sampleOut, "Write the sampled stacks, collapsed (flamegraph.pl format), to this file");
   cmd->add_option("--speedscope", o->speedscopeOut,
-                  "Write the samples as speedscope JSON, one profile per VM state, to this file");
+                  "Write the samples as speedscope JSON, one profile per VM state, and the zones and scopes as "
+                  "an evented profile per thread, to this file");
+  cmd->add_option("--timeline", o->timelineOut,
+                  "Write a timeline (zones, scopes, trace recordings, aborts, heap) as Chrome Trace Event JSON "
+                  "to this file");
   cmd->add_option("--interval", o->intervalMs, "Sampling interval in milliseconds (default: 10)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--stack-depth", o->stackDepth, "Frames kept per sample (default: 16)")

@@ -47,6 +47,17 @@ if [[ ${1:-} != --quick ]]; then
     echo "TSan: lint -j $jobs clean"
   done
 
+  echo "== sanitizers: thread (event recorder and timeline) =="
+  # The runtime's multi-threaded part: the recorder tests (producers sharing
+  # chunks, restart cycles, exiting threads, names, VMs on std::threads) built
+  # alone under TSan in a tree of their own; a minute or two in all.
+  cmake -S "$root" -B build-tsan-recorder -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLJCHECK_SANITIZE=thread \
+    >/dev/null
+  cmake --build build-tsan-recorder --target recorder_tests -j "$(nproc)"
+  TSAN_OPTIONS=halt_on_error=1:exitcode=$sanitizer_exit:second_deadlock_stack=1 \
+    build-tsan-recorder/bin/recorder_tests
+  echo "TSan: recorder tests clean"
+
   echo "== fuzzing: each harness for a bounded time =="
   bash scripts/fuzz.sh --seconds 45
 fi

@@ -16,6 +16,7 @@ extern "C" {
 #include "ljcheck/lua_module.h"
 #include "ljcheck/sample_session.h"
 #include "ljcheck/site_cost.h"
+#include "ljcheck/timeline.h"
 #include "ljcheck/trace_session.h"
 
 namespace ljcheck {
@@ -27,6 +28,7 @@ struct Host {
   lua_State* L = nullptr;
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<SampleSession> sampler;
+  std::unique_ptr<TimelineCapture> timeline;
   bool reported = false;
 
   // Stops the sessions and writes the requested files, once; false on an I/O error.
@@ -37,13 +39,18 @@ struct Host {
       SampleReport samples;
       if (sampler) samples = sampler->stop(L);
       TraceReport report = session->stop(L);
+      std::string timelineJson;
+      if (timeline)
+        timelineJson = toChromeTraceJson(timeline->finish(), timelineNaming(session->profile(), session->options().root));
+      if (!options.timelineOut.empty()) writeReportFile(options.timelineOut, timelineJson);
       if (sampler) addSiteCosts(report, samples);
       if (!options.quiet) std::fputs(runSummary(report, samples).c_str(), stderr);
       if (!options.traceCsv.empty()) writeReportFile(options.traceCsv, toCsv(report));
       if (!options.jsonOut.empty()) writeReportFile(options.jsonOut, toJson(report, sampler ? &samples : nullptr));
       if (!options.sampleOut.empty()) writeReportFile(options.sampleOut, samples.collapsedText());
       if (!options.speedscopeOut.empty())
-        writeReportFile(options.speedscopeOut, toSpeedscopeJson(samples, options.script));
+        writeReportFile(options.speedscopeOut,
+                        addEventedProfiles(toSpeedscopeJson(samples, options.script), timelineJson));
       return true;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ljcheck run: %s\n", e.what());
@@ -129,7 +136,7 @@ int runScript(const RunOptions& options) {
   luaL_openlibs(L);
   preloadModule(L);
   setArgTable(L, options);
-  Host host{options, L, nullptr, nullptr, false};
+  Host host{options, L, nullptr, nullptr, nullptr, false};
   wrapOsExit(L, &host);
 
   lua_pushcfunction(L, traceback);
@@ -138,6 +145,12 @@ int runScript(const RunOptions& options) {
   for (const std::string& a : options.args) lua_pushstring(L, a.c_str());
 
   try {
+    // The speedscope file's evented profiles (zones, scopes) come from the timeline too.
+    if (!options.timelineOut.empty() || !options.speedscopeOut.empty()) {
+      host.timeline = TimelineCapture::start();
+      nameThread("main");
+      nameVm(vmIdOf(L), options.script);
+    }
     host.session = TraceSession::start(
         L, {options.includeBenign, options.root, options.script, options.coverage, options.maxSites});
     if (options.sample)

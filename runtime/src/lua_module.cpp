@@ -19,6 +19,7 @@
 #include "lua_sample_binding.h"
 #include "scope_binding.h"
 #include "session_slot.h"
+#include "lua_timeline_binding.h"
 #include "zones.h"
 
 namespace ljcheck {
@@ -259,6 +260,7 @@ int openLuaModule(lua_State* L) {
   lua_setfield(L, -2, "trace");
   lua_pushcfunction(L, guarded<profile>);
   lua_setfield(L, -2, "profile");
+  addTimelineFunctions(L);
   return 1;
 }
 

@@ -11,6 +11,7 @@
 #include "ljcheck/trace_session.h"
 #include "lua_api.h"
 #include "sample_capture.h"
+#include "timeline_hooks.h"
 #include "zones.h"
 
 namespace ljcheck {
@@ -68,6 +69,7 @@ void onProfilerSample(void* data, lua_State* L, int samples, int vmstate) {
   int top = lua_gettop(L);
   try {
     capture->record(L, samples, vmStateFromLetter(vmstate));
+    recordSample(L, vmstate);
   } catch (const std::exception&) {
     // Out of memory while recording a sample: the sample is lost, the VM goes on.
   }

@@ -21,6 +21,7 @@
 
 #include "exit_release.h"
 #include "lua_api.h"
+#include "timeline_hooks.h"
 #include "trace_capture.h"
 #include "zones.h"
 
@@ -148,6 +149,7 @@ void onStart(lua_State* L, TraceCapture& c) {
   c.starts[slot] = {intAt(L, kPc, 0), intAt(L, kArg5, 0), intAt(L, kArg6, 0), true};
   lua_pushvalue(L, kFunc);
   lua_rawseti(L, lua_upvalueindex(kStartFuncsUv), tr);
+  if (!c.paused) recordTraceStart(L, tr, intAt(L, kArg5, 0));
 }
 
 // The zone path open now, as a pool id.
@@ -236,6 +238,7 @@ void onAbort(lua_State* L, TraceCapture& c) {
     if (start) readStart(L, c, tr, *start, ev);
     ev.zone = zoneNow(L, c);
     c.events.add(ev);
+    recordTraceAbort(L, ev, c.strings);
   }
   forget(L, c, tr);
 }
@@ -253,6 +256,7 @@ std::string_view linkType(lua_State* L, int tr) {
 void onStop(lua_State* L, TraceCapture& c) {
   int tr = intAt(L, kTrace, 0);
   forget(L, c, tr);
+  if (!c.paused) recordTraceStop(L, tr);
   // Only a trace that ended at a C or fast function is a split.
   if (c.paused || lua_type(L, kFunc) != LUA_TFUNCTION || !lua_iscfunction(L, kFunc)) return;
   std::string_view link = linkType(L, tr);

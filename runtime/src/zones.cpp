@@ -8,10 +8,16 @@
 // caller's loop, and the side trace of its string-or-nil guard aborts
 // ("loop unroll limit") when it returns into that loop. Calls to it are
 // recorded into the caller's trace like any other.
+// While an event capture is armed (a timeline), each push and pop also calls
+// zoneEvent through an FFI function pointer, which the JIT compiles as a
+// plain C call. The armed word is read on every call: the zone's int32 stores
+// may alias it, so the JIT does not hoist the load out of a loop.
 #include "zones.h"
 
+#include <atomic>
 #include <new>
 
+#include "ljcheck/event_recorder.h"
 #include "lua_api.h"
 
 namespace ljcheck {
@@ -22,12 +28,15 @@ char kZoneStackKey;  // its address is the registry key of the VM's ZoneStack
 // Arguments: ffi, the ZoneStackData pointer (light userdata), the intern
 // function. Returns ljcheck.zone. The struct layout matches ZoneStackData.
 constexpr const char* kZoneChunk = R"lua(
-local ffi, pointer, intern = ...
+local ffi, pointer, intern, armed, event, zones = ...
 local ctype = "ljcheck_zone_stack_v1"
 if not pcall(ffi.typeof, ctype) then
   ffi.cdef("typedef struct { int32_t depth; int32_t ids[32]; } " .. ctype .. ";")
 end
 local stack = ffi.cast(ctype .. "*", pointer)
+local armedWord = ffi.cast("const int32_t*", armed)
+local zoneEvent = ffi.cast("void (*)(void*, int32_t)", event)
+local self = ffi.cast("void*", zones)
 local ids = {}
 local error, type = error, type
 return function(...)
@@ -44,14 +53,36 @@ return function(...)
     end
     if depth < 32 then stack.ids[depth] = id end
     stack.depth = depth + 1
+    if armedWord[0] ~= 0 then zoneEvent(self, id) end
   else
     if depth <= 0 then
       error("ljcheck.zone(): no zone is open (a pop without its push)", 2)
     end
+    if armedWord[0] ~= 0 then zoneEvent(self, 0) end
     stack.depth = depth - 1
   end
 end
 )lua";
+
+std::atomic<std::uint32_t> gLastVmId{0};
+
+// A push (id > 0, already on the stack) or a pop (0, before it) while an
+// event capture is armed. Called from compiled code: no Lua, no throw.
+extern "C" void zoneEvent(void* stack, std::int32_t id) {
+  const auto* zones = static_cast<const ZoneStack*>(stack);
+  Event ev;
+  ev.timeNs = recorderNow();
+  ev.vmId = zones->vmId;
+  if (id > 0) {
+    ev.kind = EventKind::ZoneEnter;
+  } else {
+    ev.kind = EventKind::ZoneLeave;
+    int depth = zones->data.depth;
+    id = depth > 0 && depth <= ZoneStackData::kMaxDepth ? zones->data.ids[depth - 1] : 0;
+  }
+  ev.a = static_cast<std::int32_t>(zones->labelOf(id));
+  emitEvent(ev);
+}
 
 int zoneStackGc(lua_State* L) {
   static_cast<ZoneStack*>(lua_touserdata(L, 1))->~ZoneStack();
@@ -69,6 +100,7 @@ int zoneWithoutFfi(lua_State* L) {
   ZoneStackData& d = zones.data;
   if (lua_isnoneornil(L, 1)) {
     if (d.depth <= 0) return luaL_error(L, "ljcheck.zone(): no zone is open (a pop without its push)");
+    if (captureArmed()) zoneEvent(&zones, 0);
     --d.depth;
     return 0;
   }
@@ -77,6 +109,7 @@ int zoneWithoutFfi(lua_State* L) {
   int id = zones.intern(lua::stringAt(L, 1));
   if (d.depth < ZoneStackData::kMaxDepth) d.ids[d.depth] = id;
   ++d.depth;
+  if (captureArmed()) zoneEvent(&zones, id);
   return 0;
 }
 
@@ -106,12 +139,21 @@ std::string jitZonePath(lua_State* L) {
 
 }  // namespace
 
+ZoneStack::ZoneStack() : vmId(gLastVmId.fetch_add(1, std::memory_order_relaxed) + 1) {}
+
 int ZoneStack::intern(std::string_view name) {
+  std::uint32_t label = internLabel(name);
   std::lock_guard<std::mutex> lock(mutex_);
   for (std::size_t i = 0; i < names_.size(); ++i)
     if (names_[i] == name) return static_cast<int>(i + 1);
   names_.emplace_back(name);
+  labels_.push_back(label);
   return static_cast<int>(names_.size());
+}
+
+std::uint32_t ZoneStack::labelOf(int id) const {
+  auto index = static_cast<std::size_t>(id);
+  return id >= 1 && index <= labels_.size() ? labels_[index - 1] : 0;
 }
 
 std::string ZoneStack::path() const {
@@ -130,13 +172,19 @@ std::string ZoneStack::path() const {
 void ZoneStack::releaseAtExit() noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string>().swap(names_);
+  std::vector<std::uint32_t>().swap(labels_);
 }
 
-ZoneStack& zoneStackOf(lua_State* L) {
+ZoneStack* findZoneStack(lua_State* L) {
   lua_pushlightuserdata(L, &kZoneStackKey);
   lua_rawget(L, LUA_REGISTRYINDEX);
   auto* zones = static_cast<ZoneStack*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
+  return zones;
+}
+
+ZoneStack& zoneStackOf(lua_State* L) {
+  ZoneStack* zones = findZoneStack(L);
   if (zones) return *zones;
   lua_pushlightuserdata(L, &kZoneStackKey);
   zones = new (lua_newuserdata(L, sizeof(ZoneStack))) ZoneStack();
@@ -167,7 +215,10 @@ void pushZoneFunction(lua_State* L) {
     lua_pushlightuserdata(L, &zones.data);
     lua_pushlightuserdata(L, &zones);
     lua_pushcclosure(L, internZone, 1);
-    if (lua::protectedCall(L, 3, 1).empty() && lua_isfunction(L, -1)) {
+    lua_pushlightuserdata(L, const_cast<void*>(captureArmedWord()));
+    lua_pushlightuserdata(L, reinterpret_cast<void*>(&zoneEvent));
+    lua_pushlightuserdata(L, &zones);
+    if (lua::protectedCall(L, 6, 1).empty() && lua_isfunction(L, -1)) {
       lua_replace(L, top + 1);
       lua_settop(L, top + 1);
       return;

@@ -29,22 +29,30 @@ struct ZoneStackData {
 // at process exit when the VM was not closed (exit_release.h).
 class ZoneStack final : public ReleasedAtExit {
  public:
+  ZoneStack();
   ZoneStackData data;
   void releaseAtExit() noexcept override;
+  const std::uint32_t vmId;  // the VM's id in recorder events
 
   // The id of a zone name (1-based), registered on first sight.
   int intern(std::string_view name);
+  // The recorder label of zone id (0 when unknown); the VM's own thread only.
+  std::uint32_t labelOf(int id) const;
   // "frame/render": the open zones, outermost first; "" when none.
   std::string path() const;
 
  private:
   mutable std::mutex mutex_;  // a name may be registered while another thread's sample reads
   std::vector<std::string> names_;
+  std::vector<std::uint32_t> labels_;  // recorder label of each name
 };
 
 // The VM's zone stack, created on first use and kept in the registry for the
 // VM's life. Never null.
 ZoneStack& zoneStackOf(lua_State* L);
+// The VM's zone stack if it has one yet, else null; never allocates (safe
+// inside the VM's trace events).
+ZoneStack* findZoneStack(lua_State* L);
 // The zone path open now in L's VM: jit.zone's zones (outermost), then ljcheck's.
 std::string currentZonePath(lua_State* L);
 // Pushes ljcheck.zone: a vararg Lua function over the FFI, or a C function

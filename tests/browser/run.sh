@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The browser tests (ctest "browser.*"): lint and run tests/browser/workload.lua,
 # write the HTML report, check it in headless Debian chromium (report_page.mjs)
-# and load the sampler's outputs into speedscope (speedscope_load.mjs).
+# and load the sampler's outputs and the timeline into speedscope (speedscope_load.mjs).
 # Skipped (exit 77) when chromium or the pinned npm packages of
 # scripts/setup.sh are missing. The screenshot is kept at <build>/report-screenshot.png.
-# usage: run.sh <ljcheck> <build dir> report|speedscope
+# usage: run.sh <ljcheck> <build dir> report|speedscope|timeline
 set -euo pipefail
 ljcheck=$1 build=$2 what=$3
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,5 +29,9 @@ case $what in
     timeout 120 node "$here/report_page.mjs" "$modules" report.html "$build/report-screenshot.png" "$rows" ;;
   speedscope)
     timeout 120 node "$here/speedscope_load.mjs" "$modules" stacks.txt prof.json ;;
+  timeline)
+    "$ljcheck" run --quiet --interval 1 --timeline timeline.json -- app.lua
+    node "$here/timeline_check.mjs" timeline.json
+    timeout 120 node "$here/speedscope_load.mjs" "$modules" timeline.json ;;
   *) echo "run.sh: unknown test '$what'" >&2; exit 2 ;;
 esac

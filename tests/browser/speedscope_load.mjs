@@ -2,7 +2,8 @@
 // over file://) in headless Debian chromium: each file must load, i.e. the
 // title becomes "<file> - speedscope". An unrecognised file leaves an alert
 // open: a dialog or a time-out is a failure. Speedscope JSON is first
-// validated against the schema the npm package ships (ajv).
+// validated against the schema the npm package ships (ajv); a Chrome Trace
+// Event file (the timeline: an object with traceEvents) has no such schema.
 // usage: node speedscope_load.mjs <node_modules dir> <file>...
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -18,7 +19,8 @@ const fail = (why) => { console.error('speedscope: ' + why); process.exitCode = 
 
 const schema = JSON.parse(fs.readFileSync(path.join(release, 'file-format-schema.json'), 'utf8'));
 const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
-for (const file of files.filter((f) => f.endsWith('.json'))) {
+const isChromeTrace = (file) => 'traceEvents' in JSON.parse(fs.readFileSync(file, 'utf8'));
+for (const file of files.filter((f) => f.endsWith('.json') && !isChromeTrace(f))) {
   if (!validate(JSON.parse(fs.readFileSync(file, 'utf8'))))
     fail(`${file} does not match speedscope's schema: ${JSON.stringify(validate.errors).slice(0, 400)}`);
 }

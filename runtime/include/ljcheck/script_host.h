@@ -23,6 +23,7 @@ struct RunOptions {
   bool sample = true;     // run a sample session beside the trace session
   std::string sampleOut;      // write collapsed stacks here ("" = no)
   std::string speedscopeOut;  // write speedscope JSON here ("" = no)
+  std::string timelineOut;    // write the timeline, Chrome Trace Event JSON, here ("" = no)
   int intervalMs = 10;
   int stackDepth = 16;
   bool quiet = false;  // no summary on stderr

@@ -1,0 +1,305 @@
+// The per-thread event recorder (see ljcheck/event_recorder.h): the slab, the
+// free and full chunk lists, the thread slots, emit, and capture begin, end
+// and drain. Names and labels live in event_names.cpp.
+#include "ljcheck/event_recorder.h"
+
+#include <atomic>
+#include <ctime>
+#include <mutex>
+#include <new>
+#include <thread>
+
+namespace ljcheck {
+namespace {
+
+struct alignas(64) Chunk {
+  Event events[kEventsPerChunk];
+  std::size_t count = 0;
+  Chunk* next = nullptr;
+};
+
+// One producing thread. `busy` is set for the whole of an emit; `chunk` and
+// `dropped` are written by the owner inside an emit, and by others only
+// under the recorder's mutex once the owner is known to be outside one.
+struct Slot {
+  std::atomic<bool> busy{false};
+  bool inUse = false;  // under the mutex
+  std::uint32_t threadId = 0;
+  Chunk* chunk = nullptr;
+  std::uint64_t dropped = 0;
+  std::uint64_t starvedAt = 0;  // recycle epoch at which no chunk was free; 0: not starved
+};
+
+constexpr std::size_t kMaxThreads = 1024;
+// A slab larger than this is refused before any allocation is tried.
+constexpr std::size_t kMaxSlabBytes = std::size_t{8} << 30;
+
+class Recorder {
+ public:
+  constexpr Recorder() = default;
+
+  std::atomic<bool> armed{false};
+  std::atomic<std::int32_t> armedWord{0};  // mirrors armed for FFI readers
+  std::atomic<std::uint64_t> recycleEpoch{1};  // bumped whenever chunks become free
+  std::atomic<std::size_t> slotsUsed{0};       // high-water mark of slots
+  std::atomic<std::uint32_t> nextThreadId{0};
+  std::mutex control;  // begin, end and drain: one at a time
+  std::mutex lists;    // free and full lists, slab, slot allocation; once per chunk
+  Chunk* slab = nullptr;
+  std::size_t chunkCount = 0;
+  Chunk* freeList = nullptr;
+  Chunk* fullHead = nullptr;
+  Chunk* fullTail = nullptr;
+  std::uint64_t accepted = 0;  // events in published chunks, this capture
+  std::uint64_t dropped = 0;   // drops of threads that exited, this capture
+  std::uint64_t discarded = 0; // undrained events the last beginCapture threw away
+  Slot slots[kMaxThreads];
+
+  void pushFull(Chunk* c) {  // lists held
+    accepted += c->count;
+    c->next = nullptr;
+    if (fullTail) fullTail->next = c;
+    else fullHead = c;
+    fullTail = c;
+  }
+  void pushFree(Chunk* c) {  // lists held
+    c->count = 0;
+    c->next = freeList;
+    freeList = c;
+  }
+  Chunk* popFree() {  // lists held
+    Chunk* c = freeList;
+    if (c) {
+      freeList = c->next;
+      c->count = 0;
+      c->next = nullptr;
+    }
+    return c;
+  }
+  // A chunk a thread held when it stopped producing: drained if it holds events.
+  void publishPartial(Slot& s) {  // lists held
+    if (s.chunk) {
+      if (s.chunk->count > 0) pushFull(s.chunk);
+      else pushFree(s.chunk);
+      s.chunk = nullptr;
+      recycleEpoch.fetch_add(1, std::memory_order_relaxed);
+    }
+    dropped += s.dropped;
+    s.dropped = 0;
+    s.starvedAt = 0;
+  }
+};
+
+// Never destroyed: a union member's destructor runs only when called.
+union RecorderStorage {
+  constexpr RecorderStorage() : recorder() {}
+  ~RecorderStorage() {}
+  Recorder recorder;
+};
+RecorderStorage gStorage;  // constant-initialized (constexpr constructors only)
+Recorder& R = gStorage.recorder;
+
+thread_local Slot* tSlot = nullptr;  // constant-initialized: no TLS guard on the hot path
+
+// Gives the thread's slot back at thread exit, with its partial chunk.
+struct ThreadExitHook {
+  Slot* slot = nullptr;
+  ~ThreadExitHook() {
+    if (!slot) return;
+    std::lock_guard<std::mutex> lock(R.lists);
+    R.publishPartial(*slot);
+    slot->inUse = false;
+    tSlot = nullptr;
+  }
+};
+thread_local ThreadExitHook tExitHook;
+
+Slot* attachThread() {
+  std::lock_guard<std::mutex> lock(R.lists);
+  for (std::size_t i = 0; i < kMaxThreads; ++i) {
+    Slot& s = R.slots[i];
+    if (s.inUse) continue;
+    s.inUse = true;
+    s.threadId = R.nextThreadId.fetch_add(1, std::memory_order_relaxed) + 1;
+    s.chunk = nullptr;
+    s.dropped = 0;
+    s.starvedAt = 0;
+    if (i + 1 > R.slotsUsed.load(std::memory_order_relaxed))
+      R.slotsUsed.store(i + 1, std::memory_order_release);
+    tSlot = &s;
+    tExitHook.slot = &s;
+    return &s;
+  }
+  return nullptr;  // more live threads than slots: this one records nothing
+}
+
+// The slot's chunk is full or missing: publish it and take a free one. Null
+// when none is free; until chunks are recycled, later emits drop without locking.
+Chunk* refill(Slot& s) {
+  std::uint64_t epoch = R.recycleEpoch.load(std::memory_order_relaxed);
+  if (s.starvedAt == epoch && !s.chunk) return nullptr;
+  std::lock_guard<std::mutex> lock(R.lists);
+  if (s.chunk) {
+    R.pushFull(s.chunk);
+    s.chunk = nullptr;
+  }
+  s.chunk = R.popFree();
+  s.starvedAt = s.chunk ? 0 : R.recycleEpoch.load(std::memory_order_relaxed);
+  return s.chunk;
+}
+
+bool reserveSlab(std::size_t chunkCount, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (chunkCount == 0) return fail("the event recorder needs at least one chunk");
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(chunkCount, sizeof(Chunk), &bytes))
+    return fail("the event recorder's slab of " + std::to_string(chunkCount) + " chunks overflows a size");
+  if (bytes > kMaxSlabBytes)
+    return fail("the event recorder's slab of " + std::to_string(chunkCount) + " chunks (" +
+                std::to_string(bytes) + " bytes) is larger than the limit of " +
+                std::to_string(kMaxSlabBytes) + " bytes");
+  if (R.slab && R.chunkCount == chunkCount) return true;
+  if (R.slab) {
+    ::operator delete(R.slab, std::align_val_t(alignof(Chunk)));
+    R.slab = nullptr;
+    R.chunkCount = 0;
+  }
+  void* memory = ::operator new(bytes, std::align_val_t(alignof(Chunk)), std::nothrow);
+  if (!memory)
+    return fail("cannot reserve " + std::to_string(bytes) + " bytes for the event recorder's slab");
+  R.slab = static_cast<Chunk*>(memory);
+  for (std::size_t i = 0; i < chunkCount; ++i) new (&R.slab[i]) Chunk;  // events are trivial
+  R.chunkCount = chunkCount;
+  return true;
+}
+
+}  // namespace
+
+std::uint64_t recorderNow() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+bool emitEvent(Event ev) {
+  Slot* s = tSlot;
+  if (!s && !(s = attachThread())) return false;
+  s->busy.store(true, std::memory_order_seq_cst);  // announce, then test armed
+  if (!R.armed.load(std::memory_order_seq_cst)) {
+    s->busy.store(false, std::memory_order_release);
+    return false;
+  }
+  Chunk* c = s->chunk;
+  if (!c || c->count == kEventsPerChunk) {
+    c = refill(*s);
+    if (!c) {
+      ++s->dropped;
+      s->busy.store(false, std::memory_order_release);
+      return false;
+    }
+  }
+  ev.threadId = s->threadId;
+  c->events[c->count++] = ev;
+  s->busy.store(false, std::memory_order_release);
+  return true;
+}
+
+bool beginCapture(std::size_t chunkCount, std::string* error) {
+  std::lock_guard<std::mutex> control(R.control);
+  if (R.armed.load(std::memory_order_seq_cst)) {
+    if (error) *error = "an event capture is already running; end it before beginning another";
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(R.lists);
+  // Unexported events of an earlier capture are discarded here, on purpose.
+  std::uint64_t discarded = 0;
+  for (Chunk* c = R.fullHead; c; c = c->next) discarded += c->count;
+  R.fullHead = R.fullTail = nullptr;
+  R.freeList = nullptr;
+  if (!reserveSlab(chunkCount, error)) return false;  // stays disarmed
+  for (std::size_t i = R.chunkCount; i-- > 0;) R.pushFree(&R.slab[i]);
+  R.accepted = 0;
+  R.dropped = 0;
+  R.discarded = discarded;
+  R.recycleEpoch.fetch_add(1, std::memory_order_relaxed);
+  R.armed.store(true, std::memory_order_seq_cst);
+  R.armedWord.store(1, std::memory_order_release);
+  return true;
+}
+
+CaptureCounts endCapture() {
+  std::lock_guard<std::mutex> control(R.control);
+  R.armedWord.store(0, std::memory_order_release);
+  R.armed.store(false, std::memory_order_seq_cst);
+  std::size_t used = R.slotsUsed.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < used; ++i)
+    for (int spins = 0; R.slots[i].busy.load(std::memory_order_seq_cst); ++spins)
+      if (spins > 64) std::this_thread::yield();  // an emit is a few nanoseconds: spin first
+  std::lock_guard<std::mutex> lock(R.lists);
+  for (std::size_t i = 0; i < used; ++i) R.publishPartial(R.slots[i]);
+  return {R.accepted, R.dropped, R.discarded};
+}
+
+std::size_t drainCapture(const std::function<void(const Event*, std::size_t)>& sink) {
+  std::lock_guard<std::mutex> control(R.control);
+  Chunk* taken = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(R.lists);
+    taken = R.fullHead;
+    R.fullHead = R.fullTail = nullptr;
+  }
+  std::size_t drained = 0;
+  for (Chunk* c = taken; c; c = c->next) {
+    if (c->count) sink(c->events, c->count);
+    drained += c->count;
+  }
+  if (taken) {
+    std::lock_guard<std::mutex> lock(R.lists);
+    for (Chunk* c = taken; c;) {
+      Chunk* next = c->next;
+      R.pushFree(c);
+      c = next;
+    }
+    R.recycleEpoch.fetch_add(1, std::memory_order_relaxed);
+  }
+  return drained;
+}
+
+bool captureArmed() { return R.armed.load(std::memory_order_acquire); }
+
+const void* captureArmedWord() { return &R.armedWord; }
+static_assert(sizeof(std::atomic<std::int32_t>) == 4 && std::atomic<std::int32_t>::is_always_lock_free,
+              "the FFI reads the armed word as a plain int32_t");
+
+std::uint32_t currentThreadId() {
+  Slot* s = tSlot;
+  if (!s) s = attachThread();
+  return s ? s->threadId : 0;
+}
+
+std::size_t recorderChunkCount() {
+  std::lock_guard<std::mutex> lock(R.lists);
+  return R.chunkCount;
+}
+
+void emitScopeEvent(ScopeEdge edge, LabelId label, std::uint64_t timeNs, std::int64_t memDelta,
+                    std::uint32_t vmId) {
+  Event ev;
+  ev.timeNs = timeNs;
+  ev.vmId = vmId;
+  ev.kind = edge == ScopeEdge::Mark ? EventKind::ScopeMark : EventKind::ScopeDone;
+  ev.a = static_cast<std::int32_t>(label);
+  ev.b = memDelta;
+  emitEvent(ev);
+}
+
+void emitScopeEvent(ScopeEdge edge, std::string_view label, std::uint64_t timeNs, std::int64_t memDelta,
+                    std::uint32_t vmId) {
+  if (!captureArmed()) return;
+  emitScopeEvent(edge, internLabel(label), timeNs, memDelta, vmId);
+}
+
+}  // namespace ljcheck

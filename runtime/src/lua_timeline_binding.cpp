@@ -1,0 +1,126 @@
+// The Lua binding of the timeline (see lua_timeline_binding.h). The session
+// owns the process-wide capture: one timeline at a time in the process,
+// whichever VM started it; events of every VM and thread go into it.
+#include "lua_timeline_binding.h"
+
+#include <new>
+#include <stdexcept>
+
+#include "ljcheck/timeline.h"
+#include "ljcheck/trace_report.h"
+#include "lua_api.h"
+#include "lua_binding.h"
+
+namespace ljcheck {
+namespace {
+
+constexpr const char* kTimelineType = "ljcheck.TimelineSession";
+
+struct TimelineSlot {
+  TimelineCapture* capture = nullptr;
+  LiveProfile* profile = nullptr;
+  std::string root;
+};
+
+struct TimelineOptions {
+  std::size_t chunks = TimelineCapture::kDefaultChunks;
+  std::string root;
+};
+
+TimelineOptions readOptions(lua_State* L, int idx) {
+  TimelineOptions options;
+  if (lua_isnoneornil(L, idx)) return options;
+  if (!lua_istable(L, idx)) throw std::runtime_error("ljcheck.timeline: options must be a table");
+  for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
+    std::string key(lua::stringAt(L, -2));
+    if (key == "chunks") {
+      lua_Number n = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
+      if (!(n >= 1 && n <= 65536) || n != static_cast<lua_Number>(static_cast<long>(n)))
+        throw std::runtime_error("ljcheck.timeline: option 'chunks' must be a whole number from 1 to 65536");
+      options.chunks = static_cast<std::size_t>(n);
+    } else if (key == "root") {
+      if (lua_type(L, -1) != LUA_TSTRING) throw std::runtime_error("ljcheck.timeline: option 'root' must be a string");
+      options.root = std::string(lua::stringAt(L, -1));
+    } else {
+      throw std::runtime_error("ljcheck.timeline: unknown option '" + (key.empty() ? std::string("?") : key) + "'");
+    }
+  }
+  return options;
+}
+
+void release(TimelineSlot& slot) {
+  delete slot.capture;  // ends the capture if it still runs
+  slot.capture = nullptr;
+  delete slot.profile;
+  slot.profile = nullptr;
+}
+
+int timeline(lua_State* L) {
+  TimelineOptions options = readOptions(L, 1);
+  LiveProfile profile = readLiveProfile(L);
+  auto* slot = new (lua_newuserdata(L, sizeof(TimelineSlot))) TimelineSlot();
+  luaL_getmetatable(L, kTimelineType);
+  lua_setmetatable(L, -2);
+  slot->root = options.root;
+  slot->profile = new LiveProfile(std::move(profile));
+  slot->capture = TimelineCapture::start(options.chunks).release();
+  return 1;
+}
+
+int stop(lua_State* L) {
+  auto& slot = *static_cast<TimelineSlot*>(binding::selfArgument(L, kTimelineType, "timeline", "stop"));
+  if (!slot.capture || slot.capture->finished()) throw TimelineError("timeline session already stopped");
+  std::string filename;
+  if (lua_type(L, 2) == LUA_TSTRING) filename = std::string(lua::stringAt(L, 2));
+  else if (!lua_isnoneornil(L, 2))
+    throw std::runtime_error(std::string("timeline:stop(filename): filename must be a string, got a ") +
+                             luaL_typename(L, 2));
+  std::string json = toChromeTraceJson(slot.capture->finish(), timelineNaming(*slot.profile, slot.root));
+  release(slot);
+  if (!filename.empty()) writeReportFile(filename, json);
+  lua_pushlstring(L, json.data(), json.size());
+  return 1;
+}
+
+int timelineGc(lua_State* L) {
+  auto& slot = *static_cast<TimelineSlot*>(luaL_checkudata(L, 1, kTimelineType));
+  release(slot);
+  slot.~TimelineSlot();
+  return 0;
+}
+
+int nameThreadFn(lua_State* L) {
+  if (lua_type(L, 1) != LUA_TSTRING)
+    throw std::runtime_error(std::string("ljcheck.nameThread(name): name must be a string, got a ") + luaL_typename(L, 1));
+  nameThread(lua::stringAt(L, 1));
+  return 0;
+}
+
+int nameVmFn(lua_State* L) {
+  if (lua_type(L, 1) != LUA_TSTRING)
+    throw std::runtime_error(std::string("ljcheck.nameVm(name): name must be a string, got a ") + luaL_typename(L, 1));
+  nameVm(vmIdOf(L), lua::stringAt(L, 1));
+  return 0;
+}
+
+}  // namespace
+
+void addTimelineFunctions(lua_State* L) {
+  if (luaL_newmetatable(L, kTimelineType)) {
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, binding::guarded<stop>);
+    lua_setfield(L, -2, "stop");
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, timelineGc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_pop(L, 1);
+  lua_pushcfunction(L, binding::guarded<timeline>);
+  lua_setfield(L, -2, "timeline");
+  lua_pushcfunction(L, binding::guarded<nameThreadFn>);
+  lua_setfield(L, -2, "nameThread");
+  lua_pushcfunction(L, binding::guarded<nameVmFn>);
+  lua_setfield(L, -2, "nameVm");
+}
+
+}  // namespace ljcheck

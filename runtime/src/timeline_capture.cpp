@@ -1,0 +1,80 @@
+// A timeline capture (see ljcheck/timeline.h): begins the recorder's capture
+// and runs a collector thread that drains full chunks every few milliseconds,
+// so that the pool is recycled while the script runs; finish ends the
+// capture (which publishes every partial chunk) and drains the rest.
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+
+#include "ljcheck/timeline.h"
+
+namespace ljcheck {
+
+struct CollectorSync {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stop = false;
+};
+
+namespace {
+constexpr auto kCollectEvery = std::chrono::milliseconds(5);
+}
+
+std::unique_ptr<TimelineCapture> TimelineCapture::start(std::size_t chunks) {
+  std::string error;
+  std::unique_ptr<TimelineCapture> capture(new TimelineCapture());
+  capture->out_.beganNs = recorderNow();
+  capture->finished_ = true;  // until the collector runs, there is nothing to finish
+  if (!beginCapture(chunks, &error)) throw TimelineError("cannot start the timeline: " + error);
+  try {
+    capture->sync_ = std::make_unique<CollectorSync>();
+    capture->collector_ = std::thread([c = capture.get()] { c->collect(); });
+    capture->finished_ = false;
+  } catch (...) {
+    endCapture();
+    throw TimelineError("cannot start the timeline's collector thread");
+  }
+  return capture;
+}
+
+void TimelineCapture::collect() {
+  nameThread("ljcheck timeline collector");
+  auto keep = [this](const Event* events, std::size_t n) { out_.events.insert(out_.events.end(), events, events + n); };
+  std::unique_lock<std::mutex> lock(sync_->mutex);
+  while (!sync_->stop) {
+    lock.unlock();
+    try {
+      drainCapture(keep);
+    } catch (const std::bad_alloc&) {
+      // Out of memory: these chunks' events are lost, the capture goes on.
+    }
+    lock.lock();
+    sync_->wake.wait_for(lock, kCollectEvery, [this] { return sync_->stop; });
+  }
+}
+
+TimelineEvents TimelineCapture::finish() {
+  if (finished_) throw TimelineError("the timeline was already stopped");
+  finished_ = true;
+  {
+    std::lock_guard<std::mutex> lock(sync_->mutex);
+    sync_->stop = true;
+  }
+  sync_->wake.notify_all();
+  collector_.join();
+  out_.counts = endCapture();
+  drainCapture([this](const Event* events, std::size_t n) { out_.events.insert(out_.events.end(), events, events + n); });
+  return std::move(out_);
+}
+
+TimelineCapture::~TimelineCapture() {
+  if (finished_) return;
+  try {
+    finish();
+  } catch (...) {
+    // Ending a capture in a destructor: nothing to report to.
+  }
+}
+
+}  // namespace ljcheck

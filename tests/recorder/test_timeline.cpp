@@ -1,0 +1,178 @@
+// The timeline with real LuaJIT VMs: several VMs, each on its own std::thread,
+// feed one capture with their own thread and VM ids; zone pushes and pops stay
+// compiled while a timeline records; the Lua API; and the Chrome Trace Event
+// JSON is strictly nested with monotonic timestamps per thread.
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "embedded_vm.h"
+#include "ljcheck/timeline.h"
+
+using namespace ljcheck;
+using nlohmann::json;
+
+namespace {
+
+// Empty when the trace is well formed; otherwise what is wrong.
+std::string structuralProblems(const json& trace) {
+  std::map<std::pair<long, long>, std::vector<std::string>> open;
+  std::map<std::pair<long, long>, double> lastTs;
+  for (const json& e : trace.at("traceEvents")) {
+    std::string ph = e.at("ph");
+    std::pair<long, long> lane{e.at("pid").get<long>(), e.at("tid").get<long>()};
+    if (ph == "M") continue;
+    double ts = e.at("ts").get<double>();
+    if (lastTs.count(lane) && ts < lastTs[lane]) return "ts goes back on lane " + std::to_string(lane.second);
+    lastTs[lane] = ts;
+    if (ph == "B") open[lane].push_back(e.at("name"));
+    if (ph == "E") {
+      if (open[lane].empty() || open[lane].back() != e.at("name").get<std::string>())
+        return "E " + e.at("name").get<std::string>() + " does not close the innermost slice";
+      open[lane].pop_back();
+    }
+    if (ph == "X" && e.at("dur").get<double>() < 0) return "negative duration";
+  }
+  for (const auto& [lane, names] : open)
+    if (!names.empty()) return "slices left open on lane " + std::to_string(lane.second);
+  return {};
+}
+
+constexpr const char* kZoneLoop = R"(
+local ljcheck = require("ljcheck")
+local name = ...
+ljcheck.nameThread(name)
+ljcheck.nameVm("vm of " .. name)
+local n = 0
+for i = 1, 1000 do
+  ljcheck.zone("frame")
+  ljcheck.zone("update")
+  n = n + i % 7
+  ljcheck.zone()
+  ljcheck.zone()
+end
+)";
+
+std::string runWithArg(testing::EmbeddedVm& vm, const std::string& code, const std::string& arg) {
+  if (luaL_loadbuffer(vm.L, code.data(), code.size(), "=zone loop") != 0) return lua_tostring(vm.L, -1);
+  lua_pushstring(vm.L, arg.c_str());
+  if (lua_pcall(vm.L, 1, 0, 0) != 0) return lua_tostring(vm.L, -1);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("timeline: VMs on their own threads record with their own thread and VM ids", "[timeline]") {
+  constexpr int kVms = 4;
+  auto capture = TimelineCapture::start(16);
+  std::vector<std::string> errors(kVms);
+  std::vector<std::uint32_t> vmIds(kVms), threadIds(kVms);
+  std::vector<std::thread> threads;
+  for (int v = 0; v < kVms; ++v)
+    threads.emplace_back([&, v] {
+      testing::EmbeddedVm vm;
+      errors[static_cast<std::size_t>(v)] = runWithArg(vm, kZoneLoop, "worker " + std::to_string(v));
+      vmIds[static_cast<std::size_t>(v)] = vmIdOf(vm.L);
+      threadIds[static_cast<std::size_t>(v)] = currentThreadId();
+    });
+  for (auto& t : threads) t.join();
+  TimelineEvents events = capture->finish();
+  for (const auto& e : errors) CHECK(e == "");
+
+  std::map<std::pair<std::uint32_t, std::uint32_t>, int> enters, leaves;
+  for (const Event& e : events.events) {
+    if (e.kind == EventKind::ZoneEnter) ++enters[{e.vmId, e.threadId}];
+    if (e.kind == EventKind::ZoneLeave) ++leaves[{e.vmId, e.threadId}];
+  }
+  CHECK(std::set<std::uint32_t>(vmIds.begin(), vmIds.end()).size() == kVms);
+  CHECK(std::set<std::uint32_t>(threadIds.begin(), threadIds.end()).size() == kVms);
+  CHECK(enters.size() == kVms);
+  for (int v = 0; v < kVms; ++v) {
+    std::pair<std::uint32_t, std::uint32_t> key{vmIds[static_cast<std::size_t>(v)], threadIds[static_cast<std::size_t>(v)]};
+    CHECK(enters[key] == 2000);
+    CHECK(leaves[key] == 2000);
+  }
+  CHECK(events.counts.dropped == 0);
+  CHECK(events.counts.accepted == events.events.size());
+
+  json trace = json::parse(toChromeTraceJson(events, {}));
+  CHECK(structuralProblems(trace) == "");
+  std::set<std::string> names;
+  for (const json& e : trace["traceEvents"])
+    if (e["ph"] == "M") names.insert(e["args"]["name"].get<std::string>());
+  CHECK(names.count("worker 2") == 1);
+  CHECK(names.count("vm of worker 3") == 1);
+}
+
+TEST_CASE("timeline: zone push and pop stay compiled with 0 aborts while a timeline records", "[timeline]") {
+  testing::EmbeddedVm vm;
+  auto capture = TimelineCapture::start(8);
+  CHECK(vm.run(R"(
+    local ljcheck = require("ljcheck")
+    local session = ljcheck.trace()
+    local n = 0
+    for i = 1, 5000 do
+      ljcheck.zone("frame")
+      ljcheck.zone("render")
+      n = n + i % 3
+      ljcheck.zone()
+      ljcheck.zone()
+    end
+    assert(n == 5001)
+    local report = session:stop()
+    assert(report.totalAborts == 0, "aborts: " .. tostring(report))
+  )") == "");
+  TimelineEvents events = capture->finish();
+  int zoneEnters = 0, traceStops = 0, aborts = 0;
+  for (const Event& e : events.events) {
+    zoneEnters += e.kind == EventKind::ZoneEnter;
+    traceStops += e.kind == EventKind::TraceStop;
+    aborts += e.kind == EventKind::TraceAbort;
+  }
+  CHECK(zoneEnters == 10000);
+  CHECK(traceStops >= 1);  // the loop was compiled, and its zone calls with it
+  CHECK(aborts == 0);
+}
+
+TEST_CASE("timeline: the Lua session writes nested slices, heap counters and abort instants", "[timeline]") {
+  testing::EmbeddedVm vm;
+  CHECK(vm.run(R"(
+    local ljcheck = require("ljcheck")
+    local tl = ljcheck.timeline({chunks = 4})
+    local ok, err = pcall(ljcheck.timeline)
+    assert(not ok and err:find("already running"), err)
+    local trace = ljcheck.trace()
+    ljcheck.zone("frame")
+    local total = 0
+    for i = 1, 300 do
+      local f = function() return i end  -- NYIBC:FNEW aborts the loop's trace
+      total = total + f()
+    end
+    ljcheck.zone()
+    trace:stop()
+    timelineJson = tl:stop()
+    local again, why = pcall(tl.stop, tl)
+    assert(not again and why:find("already stopped"), why)
+  )") == "");
+  lua_getglobal(vm.L, "timelineJson");
+  json trace = json::parse(lua_tostring(vm.L, -1));
+  lua_pop(vm.L, 1);
+  CHECK(structuralProblems(trace) == "");
+  bool sawAbort = false, sawFrame = false;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] == "i" && e["args"].value("reasonId", "") == "NYIBC:FNEW") {
+      sawAbort = true;
+      CHECK(e["args"]["zone"] == "frame");
+      CHECK(e["args"]["location"] == "/proj/snippet.lua:10");
+    }
+    if (e["ph"] == "B" && e["name"] == "frame") sawFrame = true;
+  }
+  CHECK(sawAbort);
+  CHECK(sawFrame);
+  CHECK(vm.run("require('ljcheck').timeline({chunks = 0})").find("'chunks' must be a whole number") !=
+        std::string::npos);
+}
