@@ -34,7 +34,7 @@ local ok, err = pcall(function()
   local client_id = vim.lsp.start_client({
     name = 'ljcheck',
     cmd = { exe, 'lsp' },
-    root_dir = vim.fn.fnamemodify(here, ':h:h'),
+    root_dir = here,  -- project mode over this folder only: the repository root would analyze every file in it first
   })
   check(client_id, 'the client did not start ' .. exe)
   vim.cmd('edit ' .. vim.fn.fnameescape(fixture))
