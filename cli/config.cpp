@@ -15,7 +15,7 @@
 #include <toml.hpp>
 
 #include "ljcheck/analyzer.h"
-#include "toml_nesting.h"
+#include "toml_guards.h"
 
 namespace fs = std::filesystem;
 
@@ -224,8 +224,10 @@ std::variant<LintConfig, std::string> loadConfig(const std::string& path) {
 }
 
 std::variant<LintConfig, std::string> parseConfig(std::string_view text, const std::string& name) {
-  // toml11 parses arrays and inline tables recursively: refuse a nesting no
-  // config needs before it can exhaust the stack.
+  // toml11 fails unsafely on these two: check them first (toml_guards.h).
+  if (auto bad = firstInvalidUtf8(text))
+    return name + ":" + std::to_string(bad->line) + ":" + std::to_string(bad->column) +
+           ": not UTF-8 (a TOML file must be UTF-8 text)";
   if (auto deep = tooDeeplyNested(text, kMaxTomlNesting))
     return name + ":" + std::to_string(deep->line) + ":" + std::to_string(deep->column) +
            ": arrays and inline tables nested more than " + std::to_string(kMaxTomlNesting) + " deep";

@@ -5,7 +5,7 @@
 # of the normal build in build/ or $LJCHECK_BUILD_DIR), and runs each harness
 # for a bounded time. A crash, leak, timeout or out-of-memory fails the run;
 # the reproducer is printed and kept under <build>/fuzz-artifacts/.
-# Usage: scripts/fuzz.sh [--seconds N] [HARNESS...]   (default: 45 s each, all four)
+# Usage: scripts/fuzz.sh [--seconds N] [HARNESS...]   (default: 30 s each, all six)
 # Reproduce one finding: <build>/fuzz/<harness> <artifact>
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,7 +14,7 @@ normal=${LJCHECK_BUILD_DIR:-$root/build}
 say() { printf 'fuzz: %s\n' "$*"; }
 die() { printf 'fuzz: error: %s\n' "$*" >&2; exit 2; }
 
-seconds=45
+seconds=30
 harnesses=()
 while (($#)); do
   case $1 in
@@ -24,12 +24,13 @@ while (($#)); do
     *) [[ -f $root/fuzz/fuzz_$1.cpp ]] || die "no harness '$1' (fuzz/fuzz_$1.cpp)"; harnesses+=("$1"); shift ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(bytecode_reader lua_source reports registry_data)
+((${#harnesses[@]})) || harnesses=(bytecode_reader lua_source reports registry_data config lsp)
 
 # The dictionary each harness mutates with.
 declare -A dictionary=(
   [bytecode_reader]=bytecode.dict [lua_source]=lua.dict
-  [reports]=json.dict [registry_data]=json.dict)
+  [reports]=json.dict [registry_data]=json.dict
+  [config]=toml.dict [lsp]=lsp.dict)
 
 bash "$root/scripts/setup.sh"
 command -v clang++-14 >/dev/null || die "clang++-14 not found (scripts/setup.sh installs clang-14)"

@@ -19,6 +19,9 @@
 namespace ljcheck {
 namespace {
 
+// Files a rendering thread takes per window (writeJson).
+constexpr std::size_t kFilesPerPart = 256;
+
 std::string_view errorKind(FileError::Kind k) {
   switch (k) {
     case FileError::Kind::Io: return "io";
@@ -130,45 +133,54 @@ void writeJson(std::ostream& out, const LintReport& report, unsigned jobs) {
   out << "\n";
   out << " \"files\": " << report.files.size() << ",\n \"predictions\": [";
   // The rows are rendered by `jobs` threads, each a contiguous run of files,
-  // and written in file order: the same bytes as one thread writes.
-  std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(jobs, report.files.size()));
+  // and written in file order: the same bytes as one thread writes. A window
+  // of files is rendered and written at a time, so the text held in memory
+  // stays bounded however many files the report has.
+  const std::size_t total = report.files.size();
+  const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(jobs, total));
+  const std::size_t window = parts * kFilesPerPart;
   std::vector<std::string> rendered(parts);
-  auto render = [&](std::size_t part) {
-    std::string& rows = rendered[part];
-    for (std::size_t f = part * report.files.size() / parts; f < (part + 1) * report.files.size() / parts; ++f)
-      for (const auto& p : report.files[f].predictions) {
-        rows += ",\n  ";
-        writePrediction(rows, p);
-      }
-  };
-  if (parts == 1) {
-    render(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (std::size_t part = 0; part < parts; ++part) threads.emplace_back(render, part);
-    for (auto& t : threads) t.join();
-  }
   bool first = true;
-  for (const auto& rows : rendered) {
-    if (rows.empty()) continue;
-    out << std::string_view(rows).substr(first ? 1 : 0);  // the first row has no comma before it
-    first = false;
+  for (std::size_t begin = 0; begin < total; begin += window) {
+    const std::size_t count = std::min(total - begin, window);
+    auto render = [&](std::size_t part) {
+      std::string& rows = rendered[part];
+      rows.clear();
+      for (std::size_t f = begin + part * count / parts; f < begin + (part + 1) * count / parts; ++f)
+        for (const auto& p : report.files[f].predictions) {
+          rows += ",\n  ";
+          writePrediction(rows, p);
+        }
+    };
+    if (parts == 1) {
+      render(0);
+    } else {
+      std::vector<std::thread> threads;
+      for (std::size_t part = 0; part < parts; ++part) threads.emplace_back(render, part);
+      for (auto& t : threads) t.join();
+    }
+    for (const auto& rows : rendered) {
+      if (rows.empty()) continue;
+      out << std::string_view(rows).substr(first ? 1 : 0);  // the first row has no comma before it
+      first = false;
+    }
   }
   out << "\n ],\n \"errors\": [";
-  std::string errors;
   const char* sep = "\n  ";
+  std::string row;
   for (const auto& file : report.files) {
     for (const auto& e : file.errors) {
-      errors += sep;
+      row = sep;
       sep = ",\n  ";
-      ObjectWriter(errors)
+      ObjectWriter(row)
           .path(e.path)
           .field("line", static_cast<long long>(e.line))
           .field("kind", errorKind(e.kind))
           .field("message", e.message);
+      out << row;
     }
   }
-  out << errors << "\n ],\n \"directives\": [";
+  out << "\n ],\n \"directives\": [";
   std::string directives;
   sep = "\n  ";
   for (const auto& file : report.files) {

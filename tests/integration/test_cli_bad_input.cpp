@@ -488,3 +488,26 @@ TEST_CASE("ljcheck verify: counts near 2^63 from two runs saturate, and a negati
   CHECK(huge.err.find("huge.json: site ") != std::string::npos);
   CHECK(huge.err.find("has a count that is not a whole number") != std::string::npos);
 }
+
+TEST_CASE("ljcheck verify: a line or sample count of 1e48 is refused by name", "[cli][bad-input][verify]") {
+  // Found by fuzz/fuzz_reports: converting such a float to int was undefined behaviour.
+  std::string dir = project("verify-huge-fields");
+  ProcessResult lint = ljcheckIn(dir, {"lint", "--brief", "--format", "json", "good.lua"});
+  REQUIRE(lint.exitCode == 1);
+  writeFile(dir + "/lint.json", lint.out);
+  REQUIRE(ljcheckIn(dir, {"run", "--json", "run.json", "--", "good.lua"}).exitCode == 0);
+  json run = json::parse(readFile(dir + "/run.json"));
+  REQUIRE(!run.at("sites").empty());
+  json line = run;
+  line["sites"][0]["line"] = 2.33333e48;
+  writeFile(dir + "/line.json", line.dump());
+  ProcessResult refused = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "line.json"});
+  CHECK(refused.exitCode == 3);
+  CHECK(refused.err.find("line.json: 'line' must be a whole number") != std::string::npos);
+  json aborts = run;
+  aborts["totalAborts"] = 1e300;
+  writeFile(dir + "/aborts.json", aborts.dump());
+  ProcessResult total = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "aborts.json"});
+  CHECK(total.exitCode == 3);
+  CHECK(total.err.find("aborts.json: 'totalAborts' must be a whole number") != std::string::npos);
+}

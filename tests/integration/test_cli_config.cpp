@@ -143,3 +143,14 @@ TEST_CASE("config nested 50,000 deep or not a file is a config error, not a cras
   CHECK(folder.exitCode == 2);
   CHECK(has(folder.err, "src: the config is not a regular file"));
 }
+
+TEST_CASE("a config that is not UTF-8 is a config error naming the byte", "[cli][config]") {
+  // Found by fuzz/fuzz_config: toml11 3.7.1 reads past its buffer while
+  // reporting a multi-line literal string that is not UTF-8.
+  std::string dir = scratchDirectory("config-utf8");
+  writeFile(dir + "/src/a.lua", kTwoReasons);
+  writeFile(dir + "/.ljcheck.toml", "std = [\"ok\"]\nraw = \'\'\'\nab\xff\'\'\'\n");
+  ProcessResult r = runLjcheck({"lint", "--brief", "src"}, dir);
+  CHECK(r.exitCode == 2);
+  CHECK(has(r.err, ".ljcheck.toml:3:3: not UTF-8 (a TOML file must be UTF-8 text)"));
+}

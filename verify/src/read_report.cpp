@@ -62,39 +62,52 @@ long siteCount(const nlohmann::json& s, const std::string& path, const ReportSit
   throw refuse("a count that is not a whole number (" + c.dump() + ")");
 }
 
-StateSamples stateSamples(const nlohmann::json& j) {
+// A whole-number field from 0 up, 0 when absent. Anything else (a
+// fraction, 1e48, a number past 2^63 - 1, a string) is a forged or broken
+// report, refused by name: converting such a float to an integer is
+// undefined behaviour (found by fuzz/fuzz_reports).
+long wholeField(const nlohmann::json& j, const char* key, const std::string& path) {
+  if (!j.is_object() || !j.contains(key)) return 0;
+  const auto& v = j.at(key);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<long>::max()))
+    return static_cast<long>(v.get<std::uint64_t>());
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<long>(v.get<std::int64_t>());
+  throw ReportError(path + ": '" + key + "' must be a whole number from 0 to 2^63 - 1, not " + v.dump());
+}
+
+StateSamples stateSamples(const nlohmann::json& j, const std::string& path) {
   StateSamples s;
-  s.compiled = j.value("compiled", 0L);
-  s.interpreted = j.value("interpreted", 0L);
-  s.cCode = j.value("cCode", 0L);
-  s.collecting = j.value("collecting", 0L);
-  s.compiling = j.value("compiling", 0L);
+  s.compiled = wholeField(j, "compiled", path);
+  s.interpreted = wholeField(j, "interpreted", path);
+  s.cCode = wholeField(j, "cCode", path);
+  s.collecting = wholeField(j, "collecting", path);
+  s.compiling = wholeField(j, "compiling", path);
   return s;
 }
 
 // The run's duration and, from a sampled run, its samples in all and per zone.
 void readRun(const nlohmann::json& j, SiteReport& r) {
   r.durationSec = j.value("durationSec", 0.0);
-  r.totalAborts = j.value("totalAborts", 0L);
+  r.totalAborts = wholeField(j, "totalAborts", r.file);
   if (j.contains("collector")) {
     const auto& collector = j.at("collector");
     r.siteLimitReached = collector.value("limitReached", false);
-    r.maxSites = collector.value("maxSites", 0L);
-    r.overflowAborts = collector.value("overflowAborts", 0L);
-    r.overflowSplits = collector.value("overflowSplits", 0L);
+    r.maxSites = wholeField(collector, "maxSites", r.file);
+    r.overflowAborts = wholeField(collector, "overflowAborts", r.file);
+    r.overflowSplits = wholeField(collector, "overflowSplits", r.file);
   }
   if (!j.contains("samples")) return;
   const auto& samples = j.at("samples");
   r.sampled = true;
   r.intervalMs = samples.value("intervalMs", 0.0);
-  r.samples = stateSamples(samples);
+  r.samples = stateSamples(samples, r.file);
   for (const auto& line : samples.value("lines", nlohmann::json::array()))
-    r.samplesByZone[line.value("zonePath", "")] += stateSamples(line);
+    r.samplesByZone[line.value("zonePath", "")] += stateSamples(line, r.file);
   for (const auto& stack : samples.value("stacks", nlohmann::json::array()))
     r.stacks.push_back({stack.value("zonePath", ""), stack.at("frames").get<std::vector<std::string>>(),
-                        stateSamples(stack)});
-  r.droppedStacks = samples.value("droppedStacks", 0L);
-  r.droppedSamples = samples.value("droppedSamples", 0L);
+                        stateSamples(stack, r.file)});
+  r.droppedStacks = wholeField(samples, "droppedStacks", r.file);
+  r.droppedSamples = wholeField(samples, "droppedSamples", r.file);
 }
 
 }  // namespace
@@ -132,7 +145,9 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       // Reports carry path and line; reports of catalog version 0 only the location.
       if (s.contains("path") && s.contains("line")) {
         site.path = s.at("path").get<std::string>();
-        site.line = s.at("line").get<int>();
+        const long line = wholeField(s, "line", path);
+        if (line > std::numeric_limits<int>::max()) throw ReportError(path + ": line " + std::to_string(line) + " is out of range");
+        site.line = static_cast<int>(line);
       } else {
         splitLocation(s.at("location").get<std::string>(), site);
       }
@@ -150,7 +165,7 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
         site.maskedBy = MaskedBy{s.at("maskedBy").value("location", ""), s.at("maskedBy").value("reasonId", "")};
       site.zonePath = s.value("zonePath", "");
       site.costMs = s.value("costMs", 0.0);
-      site.interpretedSamples = s.value("interpretedSamples", 0L);
+      site.interpretedSamples = wholeField(s, "interpretedSamples", path);
       r.sites.push_back(std::move(site));
     }
     if (expectedKind == "runtime") readRun(j, r);

@@ -1,9 +1,12 @@
-// Bracket depth of TOML text (toml_nesting.h). Only the lexical rules that
-// decide whether a bracket is code matter here: comments run to the end of
-// the line, basic strings ("..." and """...""") have backslash escapes,
-// literal strings ('...' and '''...''') have none. Malformed text is left to
-// toml11 to report; this scan only has to be conservative about depth.
-#include "toml_nesting.h"
+// Bracket depth and UTF-8 validity of TOML text (toml_guards.h). For depth,
+// only the lexical rules that decide whether a bracket is code matter:
+// comments run to the end of the line, basic strings ("..." and """...""")
+// have backslash escapes, literal strings ('...' and '''...''') have none.
+// Malformed text is left to toml11 to report; this scan only has to be
+// conservative about depth.
+#include "toml_guards.h"
+
+#include "ljcheck/safe_text.h"
 
 namespace ljcheck::cli {
 
@@ -51,6 +54,22 @@ std::optional<TextPosition> tooDeeplyNested(std::string_view toml, int limit) {
       --depth;
     }
     advance(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<TextPosition> firstInvalidUtf8(std::string_view toml) {
+  TextPosition at;
+  for (std::size_t i = 0; i < toml.size();) {
+    const std::size_t n = utf8SequenceLength(toml, i);
+    if (n == 0) return at;
+    if (toml[i] == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else {
+      ++at.column;
+    }
+    i += n;
   }
   return std::nullopt;
 }
