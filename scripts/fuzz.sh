@@ -34,7 +34,9 @@ declare -A dictionary=(
 
 bash "$root/scripts/setup.sh"
 command -v clang++-14 >/dev/null || die "clang++-14 not found (scripts/setup.sh installs clang-14)"
+# -O1 with line tables only, as the sanitizer trees of scripts/test.sh.
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DLJCHECK_FUZZ=ON -DLJCHECK_TESTS=OFF >/dev/null
 cmake --build "$build" --target "${harnesses[@]/#/fuzz_}" -j "$(nproc)"
 

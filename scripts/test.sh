@@ -31,9 +31,11 @@ if [[ ${1:-} != --quick ]]; then
   # TSan and lint every fixture, example and workload on 2 and 4 workers
   # (the project-wide call graph's re-analysis rounds included). A race
   # report exits with the sanitizer code and fails the stage.
+  # One TSan tree serves this step and the recorder step below: only the two
+  # targets they run are built.
   cmake -S "$root" -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLJCHECK_SANITIZE=thread \
-    "${sanitizer_flags[@]}" -DLJCHECK_TESTS=OFF >/dev/null
-  cmake --build build-tsan --target ljcheck -j "$(nproc)"
+    "${sanitizer_flags[@]}" >/dev/null
+  cmake --build build-tsan --target ljcheck recorder_tests -j "$(nproc)"
   for jobs in 2 4; do
     status=0
     TSAN_OPTIONS=halt_on_error=1:exitcode=$sanitizer_exit:second_deadlock_stack=1 \
@@ -50,12 +52,9 @@ if [[ ${1:-} != --quick ]]; then
   echo "== sanitizers: thread (event recorder and timeline) =="
   # The runtime's multi-threaded part: the recorder tests (producers sharing
   # chunks, restart cycles, exiting threads, names, VMs on std::threads) built
-  # alone under TSan in a tree of their own; a minute or two in all.
-  cmake -S "$root" -B build-tsan-recorder -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLJCHECK_SANITIZE=thread \
-    >/dev/null
-  cmake --build build-tsan-recorder --target recorder_tests -j "$(nproc)"
+  # under TSan (built above, in build-tsan).
   TSAN_OPTIONS=halt_on_error=1:exitcode=$sanitizer_exit:second_deadlock_stack=1 \
-    build-tsan-recorder/bin/recorder_tests
+    build-tsan/bin/recorder_tests
   echo "TSan: recorder tests clean"
 
   echo "== fuzzing: each harness for a bounded time =="
