@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ljcheck/timeline.h"
 #include "lua_api.h"
 #include "lua_binding.h"
 #include "scope_tree.h"
@@ -92,6 +93,7 @@ ScopeState& stateOf(lua_State* L) {
   lua_pushlightuserdata(L, &kScopeStateKey);
   state = new (lua_newuserdata(L, sizeof(ScopeState))) ScopeState();
   state->L = L;
+  state->tree.recorderVmId = vmIdOf(L);
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, [](lua_State* l) {
     static_cast<ScopeState*>(lua_touserdata(l, 1))->~ScopeState();

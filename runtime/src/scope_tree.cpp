@@ -44,6 +44,7 @@ void ScopeTree::notify(ScopeHookFunction hook, ScopeEventKind kind, const ScopeN
   event.memDelta = delta;
   event.depth = kind == ScopeEventKind::mark ? depth_ : depth_ + 1;
   event.vm = vmId;
+  event.vmId = recorderVmId;
   hook(event, hookUser.load(std::memory_order_relaxed));
 }
 

@@ -100,6 +100,7 @@ class ScopeTree {
   ScopeStats stats(const ScopeNode& node, double nsPerTick = 1.0) const;
   // What the hook's events name as their VM.
   const void* vmId = this;
+  std::uint32_t recorderVmId = 0;  // the VM's id in recorder events, set by the binding
   // Turns readings into the hook's nanoseconds; none: readings are nanoseconds.
   ScopeClock* clock = nullptr;
 

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <new>
 
+#include "ljcheck/event_recorder.h"
+#include "ljcheck/scope_hook.h"
 #include "ljcheck/timeline.h"
 
 namespace ljcheck {
@@ -19,13 +21,23 @@ struct CollectorSync {
 
 namespace {
 constexpr auto kCollectEvery = std::chrono::milliseconds(5);
+
+// Scopes (ljcheck.scope) become recorder events: installed at the first
+// timeline and left in place (replacing a hook while VMs run is not atomic);
+// without a capture armed, emitScopeEvent drops the event at once.
+void scopeToRecorder(const ScopeEvent& event, void*) {
+  emitScopeEvent(event.kind == ScopeEventKind::mark ? ScopeEdge::Mark : ScopeEdge::Done, event.label,
+                 static_cast<std::uint64_t>(event.timeNs), event.memDelta, event.vmId);
 }
+}  // namespace
 
 std::unique_ptr<TimelineCapture> TimelineCapture::start(std::size_t chunks) {
   std::string error;
   std::unique_ptr<TimelineCapture> capture(new TimelineCapture());
   capture->out_.beganNs = recorderNow();
   capture->finished_ = true;  // until the collector runs, there is nothing to finish
+  static const bool hooked = (setScopeHook(scopeToRecorder, nullptr), true);
+  (void)hooked;
   if (!beginCapture(chunks, &error)) throw TimelineError("cannot start the timeline: " + error);
   try {
     capture->sync_ = std::make_unique<CollectorSync>();

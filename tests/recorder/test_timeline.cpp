@@ -176,3 +176,35 @@ TEST_CASE("timeline: the Lua session writes nested slices, heap counters and abo
   CHECK(vm.run("require('ljcheck').timeline({chunks = 0})").find("'chunks' must be a whole number") !=
         std::string::npos);
 }
+
+// ljcheck.scope marks and dones reach the timeline through the scope hook:
+// a slice per closed scope, nested per thread, with the scope's label.
+TEST_CASE("timeline: scopes become nested slices", "[timeline][scopes]") {
+  testing::EmbeddedVm vm;
+  CHECK(vm.run(R"(
+    local ljcheck = require("ljcheck")
+    local tl = ljcheck.timeline({chunks = 4})
+    local scope = ljcheck.scope
+    for _ = 1, 3 do
+      scope.mark("frame")
+      scope.mark("update")
+      local t = {}
+      for i = 1, 100 do t[i] = i end
+      scope.done()
+      scope.done()
+    end
+    timelineJson = tl:stop()
+  )") == "");
+  lua_getglobal(vm.L, "timelineJson");
+  json trace = json::parse(lua_tostring(vm.L, -1));
+  lua_pop(vm.L, 1);
+  CHECK(structuralProblems(trace) == "");
+  int frames = 0, updates = 0;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] != "B" && e["ph"] != "X") continue;
+    if (e["name"] == "frame") ++frames;
+    if (e["name"] == "update") ++updates;
+  }
+  CHECK(frames == 3);
+  CHECK(updates == 3);
+}

@@ -23,6 +23,7 @@ struct ScopeEvent {
   std::int64_t memDelta = 0;
   int depth = 0;                // of the scope opened or closed; 1 = top level
   const void* vm = nullptr;     // identifies the VM (its scope state)
+  std::uint32_t vmId = 0;       // the VM's id in recorder events (vmIdOf in ljcheck/timeline.h)
 };
 
 using ScopeHookFunction = void (*)(const ScopeEvent& event, void* user);
