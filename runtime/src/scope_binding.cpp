@@ -11,12 +11,14 @@
 
 #include <cstdint>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "ljcheck/timeline.h"
 #include "lua_api.h"
 #include "lua_binding.h"
+#include "exit_release.h"
 #include "scope_tree.h"
 
 namespace ljcheck {
@@ -27,11 +29,17 @@ constexpr const char* kNodeType = "ljcheck.ScopeNode";
 char kScopeStateKey;   // registry key of the VM's ScopeState userdata
 char kScopeThreadKey;  // registry key anchoring the thread the state reads the heap through
 
-struct ScopeState {
+// Lives in Lua memory: freed at a plain os.exit like the module's other
+// objects there (exit_release.h); the tree is then gone, and nothing runs after.
+struct ScopeState final : ReleasedAtExit {
   lua_State* L = nullptr;  // any thread of the VM: the heap count is global to it
   ScopeClock clock;
-  ScopeTree tree;
-  ScopeState() { tree.clock = &clock; }
+  std::optional<ScopeTree> tree;
+  ScopeState() {
+    tree.emplace(ScopeTree::kDefaultSeed);
+    tree->clock = &clock;
+  }
+  void releaseAtExit() noexcept override { tree.reset(); }
   ScopeReading readNow() const {
     std::int64_t ticks = clock.ticks();
     return {ticks, static_cast<std::int64_t>(lua_gc(L, LUA_GCCOUNT, 0)) * 1024 + lua_gc(L, LUA_GCCOUNTB, 0)};
@@ -41,14 +49,14 @@ struct ScopeState {
 // The FFI entry points: no Lua API call but the heap count, no Lua error.
 extern "C" std::int32_t ljcheckScopeMark(void* state, std::int32_t label) {
   auto& s = *static_cast<ScopeState*>(state);
-  if (!s.tree.knownLabel(label)) return 1;
-  s.tree.mark(label, s.readNow());
+  if (!s.tree->knownLabel(label)) return 1;
+  s.tree->mark(label, s.readNow());
   return 0;
 }
 
 extern "C" std::int32_t ljcheckScopeDone(void* state) {
   auto& s = *static_cast<ScopeState*>(state);
-  return s.tree.done(s.readNow()) ? 0 : 1;
+  return s.tree->done(s.readNow()) ? 0 : 1;
 }
 
 // Arguments: ffi, the ScopeState (light userdata), the two entry points
@@ -93,7 +101,7 @@ ScopeState& stateOf(lua_State* L) {
   lua_pushlightuserdata(L, &kScopeStateKey);
   state = new (lua_newuserdata(L, sizeof(ScopeState))) ScopeState();
   state->L = L;
-  state->tree.recorderVmId = vmIdOf(L);
+  state->tree->recorderVmId = vmIdOf(L);
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, [](lua_State* l) {
     static_cast<ScopeState*>(lua_touserdata(l, 1))->~ScopeState();
@@ -108,7 +116,7 @@ ScopeState& stateOf(lua_State* L) {
 ScopeState& upvalueState(lua_State* L) { return *static_cast<ScopeState*>(lua_touserdata(L, lua_upvalueindex(1))); }
 
 int internLabel(lua_State* L) {
-  lua_pushinteger(L, upvalueState(L).tree.intern(lua::stringAt(L, 1)));
+  lua_pushinteger(L, upvalueState(L).tree->intern(lua::stringAt(L, 1)));
   return 1;
 }
 
@@ -117,13 +125,13 @@ int markWithoutFfi(lua_State* L) {
   ScopeState& s = upvalueState(L);
   if (lua_type(L, 1) != LUA_TSTRING)
     return luaL_error(L, "ljcheck.scope.mark(label): the label must be a string, got a %s", luaL_typename(L, 1));
-  s.tree.mark(s.tree.intern(lua::stringAt(L, 1)), s.readNow());
+  s.tree->mark(s.tree->intern(lua::stringAt(L, 1)), s.readNow());
   return 0;
 }
 
 int doneWithoutFfi(lua_State* L) {
   ScopeState& s = upvalueState(L);
-  if (!s.tree.done(s.readNow()))
+  if (!s.tree->done(s.readNow()))
     return luaL_error(L, "ljcheck.scope.done(): no scope is open (a done() without its mark())");
   return 0;
 }
@@ -163,7 +171,7 @@ struct NodeHandle {
 };
 
 void pushNode(lua_State* L, ScopeState& state, const ScopeNode& node) {
-  new (lua_newuserdata(L, sizeof(NodeHandle))) NodeHandle{&state, node.index, state.tree.generation()};
+  new (lua_newuserdata(L, sizeof(NodeHandle))) NodeHandle{&state, node.index, state.tree->generation()};
   luaL_getmetatable(L, kNodeType);
   lua_setmetatable(L, -2);
 }
@@ -184,7 +192,7 @@ ScopeNode& nodeAt(lua_State* L, int idx, const char* function) {
     throw std::runtime_error(std::string(function) +
                              ": expected a scope node (ljcheck.scope.root or a node of its .children), got " +
                              describe(L, idx));
-  ScopeTree& tree = handle->state->tree;
+  ScopeTree& tree = *handle->state->tree;
   ScopeNode* node = tree.node(handle->index);
   if (!node || (handle->index != 0 && handle->generation != tree.generation()))
     throw std::runtime_error(std::string(function) +
@@ -195,7 +203,7 @@ ScopeNode& nodeAt(lua_State* L, int idx, const char* function) {
 void pushChildren(lua_State* L, ScopeState& state, const ScopeNode& node) {
   lua_createtable(L, 0, static_cast<int>(node.children.size()));
   for (const ScopeNode* child : node.children) {
-    std::string_view label = state.tree.labelName(child->label);
+    std::string_view label = state.tree->labelName(child->label);
     lua_pushlstring(L, label.data(), label.size());
     pushNode(L, state, *child);
     lua_rawset(L, -3);
@@ -203,7 +211,7 @@ void pushChildren(lua_State* L, ScopeState& state, const ScopeNode& node) {
 }
 
 std::string labelOf(ScopeState& state, const ScopeNode& node) {
-  return node.parent ? std::string(state.tree.labelName(node.label)) : std::string("root");
+  return node.parent ? std::string(state.tree->labelName(node.label)) : std::string("root");
 }
 
 int nodeIndex(lua_State* L) {
@@ -211,10 +219,10 @@ int nodeIndex(lua_State* L) {
   ScopeState& state = *static_cast<NodeHandle*>(lua_touserdata(L, 1))->state;
   std::string_view key = lua::stringAt(L, 2);
   if (key == "label" || key == "path") {
-    std::string text = key == "label" ? labelOf(state, node) : state.tree.path(node);
+    std::string text = key == "label" ? labelOf(state, node) : state.tree->path(node);
     lua_pushlstring(L, text.data(), text.size());
   }
-  else if (key == "open") lua_pushboolean(L, node.parent ? node.open : state.tree.depth() > 0);
+  else if (key == "open") lua_pushboolean(L, node.parent ? node.open : state.tree->depth() > 0);
   else if (key == "count") lua_pushnumber(L, static_cast<double>(node.count));
   else if (key == "children") pushChildren(L, state, node);
   else lua_pushnil(L);
@@ -224,7 +232,7 @@ int nodeIndex(lua_State* L) {
 int nodeToString(lua_State* L) {
   ScopeNode& node = nodeAt(L, 1, "tostring(scope node)");
   ScopeState& state = *static_cast<NodeHandle*>(lua_touserdata(L, 1))->state;
-  std::string path = node.parent ? state.tree.path(node) : std::string("root");
+  std::string path = node.parent ? state.tree->path(node) : std::string("root");
   lua_pushfstring(L, "%s(%s)", kNodeType, path.c_str());
   return 1;
 }
@@ -237,10 +245,10 @@ void setTable(lua_State* L, const char* key, std::initializer_list<std::pair<con
 
 void pushConverted(lua_State* L, ScopeState& state, const ScopeNode& node, double nsPerTick) {
   luaL_checkstack(L, 8, "ljcheck.scope.convert: scope tree too deep");
-  ScopeStats s = state.tree.stats(node, nsPerTick);
+  ScopeStats s = state.tree->stats(node, nsPerTick);
   lua_createtable(L, 0, 4);
   binding::setString(L, "label", labelOf(state, node));
-  binding::setString(L, "path", state.tree.path(node));
+  binding::setString(L, "path", state.tree->path(node));
   lua_createtable(L, 0, 4);
   binding::setNumber(L, "count", static_cast<double>(s.count));
   setTable(L, "time", {{"avg", s.timeAvgNs},
@@ -252,7 +260,7 @@ void pushConverted(lua_State* L, ScopeState& state, const ScopeNode& node, doubl
   lua_setfield(L, -2, "stats");
   lua_createtable(L, 0, static_cast<int>(node.children.size()));
   for (const ScopeNode* child : node.children) {
-    std::string_view label = state.tree.labelName(child->label);
+    std::string_view label = state.tree->labelName(child->label);
     lua_pushlstring(L, label.data(), label.size());
     pushConverted(L, state, *child, nsPerTick);
     lua_rawset(L, -3);
@@ -263,9 +271,9 @@ void pushConverted(lua_State* L, ScopeState& state, const ScopeNode& node, doubl
 int convert(lua_State* L) {
   ScopeNode& node = nodeAt(L, 1, "ljcheck.scope.convert(node)");
   ScopeState& state = *static_cast<NodeHandle*>(lua_touserdata(L, 1))->state;
-  bool open = node.parent ? node.open : state.tree.depth() > 0;
+  bool open = node.parent ? node.open : state.tree->depth() > 0;
   if (open)
-    throw std::runtime_error("ljcheck.scope.convert(node): scope '" + state.tree.openPath() +
+    throw std::runtime_error("ljcheck.scope.convert(node): scope '" + state.tree->openPath() +
                              "' is still open; convert after its done()");
   pushConverted(L, state, node, state.clock.nsPerTick());
   return 1;
@@ -281,10 +289,10 @@ int reset(lua_State* L) {
                                (lua_type(L, 1) == LUA_TNUMBER ? std::string(lua_tostring(L, 1)) : describe(L, 1)));
     seed = static_cast<std::uint64_t>(n);
   }
-  if (state.tree.depth() > 0)
-    throw std::runtime_error("ljcheck.scope.reset(): scope '" + state.tree.openPath() +
+  if (state.tree->depth() > 0)
+    throw std::runtime_error("ljcheck.scope.reset(): scope '" + state.tree->openPath() +
                              "' is still open; close it with done() first");
-  state.tree.reset(seed);
+  state.tree->reset(seed);
   return 0;
 }
 
@@ -307,7 +315,7 @@ void pushScopeTable(lua_State* L) {
   pushMarkAndDone(L, state);
   lua_setfield(L, -3, "done");
   lua_setfield(L, -2, "mark");
-  pushNode(L, state, state.tree.root());
+  pushNode(L, state, state.tree->root());
   lua_setfield(L, -2, "root");
   lua_pushcfunction(L, binding::guarded<convert>);
   lua_setfield(L, -2, "convert");

@@ -121,11 +121,13 @@ bool byPathThenLine(const JoinedSite& a, const JoinedSite& b) {
 // A line holds code of several functions (a closure's FNEW and its own
 // return) and several calls: that the recorder visited the line says nothing
 // about the predicted instruction.
-std::vector<std::string_view> carriers(const std::string& reasonId) {
+// Strings, not views: a subject viewed in the parsed id would dangle once
+// the id goes out of scope here.
+std::vector<std::string> carriers(const std::string& reasonId) {
   ReasonId id = ReasonId::parse(reasonId);
   const std::string& code = id.code();
-  static const std::vector<std::string_view> calls = {"CALL", "CALLM", "CALLT", "CALLMT", "ITERC", "ITERN"};
-  if (code == "NYIBC" && !id.subject().empty()) return {id.subject()};
+  static const std::vector<std::string> calls = {"CALL", "CALLM", "CALLT", "CALLMT", "ITERC", "ITERN"};
+  if (code == "NYIBC" && !id.subject().empty()) return {std::string(id.subject())};
   if (code == "STITCH" || code == "RETURN" || code == "NYIFFU" || code == "NYICALL" || code == "NYICONV" ||
       code == "BADTYPE" || code == "CJITOFF")
     return calls;
@@ -196,7 +198,7 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     if (wanted.empty()) return true;
     auto it = instructions.find(location);
     if (it == instructions.end()) return false;
-    return std::any_of(wanted.begin(), wanted.end(), [&](std::string_view op) { return it->second.count(std::string(op)) > 0; });
+    return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& op) { return it->second.count(op) > 0; });
   };
   std::set<Key> predicted;
   for (const auto& s : lint.sites) {
