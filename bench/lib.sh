@@ -14,6 +14,13 @@ path_arg() {  # option value: a path, made absolute against the caller's directo
   [[ -n ${2:-} ]] || die "$1 needs a path" 2
   if [[ $2 = /* ]]; then printf '%s' "$2"; else printf '%s' "$PWD/$2"; fi
 }
+# use_module LUAJIT DIR: the LuaJIT and the built ljcheck.so a runtime benchmark
+# loads, or a usage error; require("ljcheck") then finds the module.
+use_module() {
+  [[ -x $1 ]] || die "no LuaJIT at $1" 2
+  [[ -f $2/ljcheck.so ]] || die "no ljcheck.so in $2 (build the project first)" 2
+  export LUA_CPATH="$2/?.so"
+}
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # percentile P VALUES...: the P-th percentile (0-100), linear between ranks.

@@ -45,9 +45,7 @@ while [[ $# -gt 0 ]]; do
     *) die "unknown option $1" 2 ;;
   esac
 done
-[[ -x $luajit ]] || die "no LuaJIT at $luajit" 2
-[[ -f $module/ljcheck.so ]] || die "no ljcheck.so in $module (build first)" 2
-export LUA_CPATH="$module/?.so"
+use_module "$luajit" "$module"
 
 run_mode() {  # MODE WORKLOAD -> CPU seconds
   local out

@@ -39,8 +39,7 @@ while [[ $# -gt 0 ]]; do
     *) die "unknown option '$1' (see --help)" 2 ;;
   esac
 done
-[[ -x $luajit ]] || die "no LuaJIT at $luajit" 2
-[[ -f $module/ljcheck.so ]] || die "no ljcheck.so in $module (build the project first)" 2
+use_module "$luajit" "$module"
 
 variants=(ljcheck pure)
 # The run list: every (variant, sample) once, shuffled with the seed; the
@@ -54,7 +53,7 @@ done
 
 declare -A cpu wall rss
 one() {  # one fresh process of variant $1; prints "cpu wall rss"
-  LUA_CPATH="$module/?.so" "$luajit" "$bench/scopes/pair.lua" "$1" "$pairs" \
+  "$luajit" "$bench/scopes/pair.lua" "$1" "$pairs" \
     || die "the $1 process failed"
 }
 say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"

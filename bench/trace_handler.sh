@@ -40,10 +40,8 @@ while [[ $# -gt 0 ]]; do
     *) die "unknown option $1" 2 ;;
   esac
 done
-[[ -x $luajit ]] || die "no LuaJIT at $luajit" 2
-[[ -f $module/ljcheck.so ]] || die "no ljcheck.so in $module (build first)" 2
+use_module "$luajit" "$module"
 command -v valgrind >/dev/null || die "valgrind not found" 2
-export LUA_CPATH="$module/?.so"
 
 count() {  # MODE ROUNDS -> "instructions aborts"
   local out
