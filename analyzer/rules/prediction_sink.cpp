@@ -77,8 +77,11 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // A blocker that runs hot for sure blacklists the loop (or function) its
   // trace starts in; in a function that is only possibly hot (it escapes,
   // its callers are elsewhere) any finding is a note, and less sure.
-  flow::Heat heat = finding.pc > 0 ? fn.calls.heatAt(proto, finding.pc) : fn.calls.heat(proto);
-  if (finding.tracePc > 0) heat = fn.calls.heatAt(fn.index, finding.tracePc);
+  // The heat where the trace runs: its start when the rule names one.
+  std::size_t heatProto = finding.tracePc > 0 ? fn.index : proto;
+  int heatPc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
+  const flow::HeatEvidence here = heatPc > 0 ? fn.calls.evidenceAt(heatProto, heatPc) : flow::HeatEvidence{};
+  flow::Heat heat = heatPc > 0 ? here.heat : fn.calls.heat(proto);
   // Blacklisting takes tens of thousands of iterations (each abort doubles
   // the start's penalty): only evidence that the code runs hot (a known
   // trip count of at least hotloop, or a caller that has one) predicts it.
@@ -86,9 +89,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // one) the site is a warning and one step less sure.
   // Code after a loop of its function is recorded by side traces only
   // (HeatEvidence::pastLoop): hot, but an abort there never blacklists.
-  std::size_t heatProto = finding.tracePc > 0 ? fn.index : proto;
-  int heatPc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
-  const flow::LoopTrips* pastLoop = heatPc > 0 ? fn.calls.evidenceAt(heatProto, heatPc).pastLoop : nullptr;
+  const flow::LoopTrips* pastLoop = here.pastLoop;
   if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop)
     p.severity = Severity::Blacklist;
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
