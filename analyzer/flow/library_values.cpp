@@ -94,9 +94,10 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
     }
     case Kind::String:
       return library("string." + key);
-    case Kind::Unknown:
+    case Kind::Unknown: case Kind::Method:
       // Methods only strings have, called on a value of unknown type
-      // (text:gmatch(...)): other objects rarely define these names.
+      // (text:gmatch(...)) or on a field of an object the file does not
+      // resolve (self.name:gsub(...)): other objects rarely define these names.
       if (!base.reassignable && (key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" ||
                                  key == "lower" || key == "reverse" || key == "rep"))
         return library("string." + key);

@@ -23,7 +23,7 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
   if (flow::fixedArgs(call) < 2) return {};
   int self = argumentSlot(fn, pc, 0);
   flow::Value receiver = fn.values.at(fn.index, pc, self);
-  if (receiver.known() && !receiver.is(flow::Value::Kind::String)) return {};
+  if (receiver.known() && !receiver.is(flow::Value::Kind::String) && !receiver.is(flow::Value::Kind::Method)) return {};
   flow::Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
   if (!pattern.is(flow::Value::Kind::String) || pattern.text().empty()) return {};
   // Only the call's own evaluation is searched: it writes no slot below

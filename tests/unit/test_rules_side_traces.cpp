@@ -121,3 +121,15 @@ TEST_CASE("match on an unknown receiver with a plain literal stays a guess", "[r
   REQUIRE(p);
   CHECK(p->confidence == Confidence::Likely);
 }
+
+TEST_CASE("gsub on a field of self is the string method", "[rules][variants]") {
+  auto ps = predict(
+      "local C = {}\n"
+      "C.__index = C\n"
+      "function C:module() return (self.scheme:gsub('[-+.]', '_')) end\n"
+      "local o = setmetatable({ scheme = 'a+b' }, C)\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do n = n + #o:module() end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "STITCH:string.gsub"));
+}
