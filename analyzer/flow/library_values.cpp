@@ -94,9 +94,10 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
     }
     case Kind::String:
       return library("string." + key);
-    case Kind::Unknown:
+    case Kind::Unknown: case Kind::Method:
       // Methods only strings have, called on a value of unknown type
-      // (text:gmatch(...)): other objects rarely define these names.
+      // (text:gmatch(...)) or on a field of an object the file does not
+      // resolve (self.name:gsub(...)): other objects rarely define these names.
       if (!base.reassignable && (key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" ||
                                  key == "lower" || key == "reverse" || key == "rep"))
         return library("string." + key);
@@ -129,9 +130,10 @@ Value ValueMap::rawMember(const Value& table, std::string_view key) {
 }
 
 // What known callees return: functions from string.gmatch, io.lines,
-// coroutine.wrap; strings and numbers from library functions; FFI
-// namespaces and ctypes; what a Lua function of this file always returns;
-// a standard library table from require; library members through rawget.
+// coroutine.wrap; the file methods of what io.open returns; strings and
+// numbers from library functions; FFI namespaces and ctypes; what a Lua
+// function of this file always returns; a standard library table from
+// require; library members through rawget.
 Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
   auto reg = [&](int s) -> Value {
     if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
@@ -153,6 +155,11 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
         if (arg0.isConstantString()) return Value::of(Kind::CType, arg0.text());
         if (arg0.is(Kind::CType)) return arg0;
         return {};
+      }
+      // A file (or nil): its methods are the io.method.* fast functions.
+      if (callee.name == "io.open" || callee.name == "io.popen" || callee.name == "io.tmpfile") {
+        Value methods = library("io.method");
+        if (methods.is(Kind::LibTable)) return methods;
       }
       if (returnsString(callee.name)) return Value::of(Kind::String);
       if (returnsNumber(callee.name)) return Value::of(Kind::Number);

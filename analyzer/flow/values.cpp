@@ -1,6 +1,6 @@
 // A forward pass over each prototype that tracks register values (values.h).
 // At a jump target the incoming states meet: equal values stay, values of
-// one type lose their constant, a library function absorbs a missing
+// one type lose their constant (strings keep the text both begin with), a library function absorbs a missing
 // library member (`table.unpack or unpack`), anything else becomes Unknown.
 // A test of a library function takes only its truthy edge
 // (`unpack or table.unpack` is unpack).
@@ -56,7 +56,18 @@ Value meetOf(const Value& a, const Value& b) {
   m.reassignable = a.reassignable || b.reassignable;
   if (a.kind != b.kind) return m;
   switch (a.kind) {
-    case Kind::String: case Kind::Number: case Kind::Boolean:
+    case Kind::String: {
+      // The type holds, the constant does not; the text both begin with
+      // stays (a pattern chosen between two literals keeps its anchor and
+      // the characters the literals share).
+      m.kind = Kind::String;
+      std::string_view x = a.text(), y = b.text();
+      std::size_t n = 0;
+      while (n < x.size() && n < y.size() && x[n] == y[n]) ++n;
+      m.name = x.substr(0, n);
+      break;
+    }
+    case Kind::Number: case Kind::Boolean:
       m.kind = a.kind;  // the type holds, the constant does not
       break;
     case Kind::Table:

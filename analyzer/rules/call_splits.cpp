@@ -67,7 +67,7 @@ class CallSplitRule final : public Rule {
           f.reasoning = functionName(fn, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
                         unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call";
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
-          else if (callee.inferredReceiver) f.confidence = Confidence::Likely;
+          else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
           sink.report(fn, std::move(f));
         }
         continue;
@@ -78,7 +78,9 @@ class CallSplitRule final : public Rule {
                                whyEnds(neverStitches, callee.protectedCall));
       f.reasoning = "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
                     "; " + whyHot(fn, pc);
-      if (callee.inferredReceiver) {
+      if (callee.patternReceiver) {
+        f.reasoning += "; the receiver is taken for a string because its method gets a Lua pattern";
+      } else if (callee.inferredReceiver) {
         f.confidence = Confidence::Likely;
         f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
       }

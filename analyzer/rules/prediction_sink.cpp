@@ -90,7 +90,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // Code after a loop of its function is recorded by side traces only
   // (HeatEvidence::pastLoop): hot, but an abort there never blacklists.
   const flow::LoopTrips* pastLoop = here.pastLoop;
-  if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop)
+  if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop && !finding.sideTrace)
     p.severity = Severity::Blacklist;
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
   // Structural predictions are calibrated as they stand (how often the

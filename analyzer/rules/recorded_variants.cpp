@@ -32,10 +32,6 @@ struct Refusal {
   std::string reasoning;
 };
 
-bool hasPatternSpecials(const std::string& pattern) {
-  return pattern.find_first_of("^$*+?.([%-") != std::string::npos;
-}
-
 std::string describe(const Value& v) {
   switch (v.kind) {
     case Kind::Number: return v.constant ? "a number constant" : "a number";
@@ -221,7 +217,7 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
     Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
-    if (!pattern.is(Kind::String) || !hasPatternSpecials(std::string(pattern.text()))) return {};
+    if (!pattern.is(Kind::String) || !hasPatternSpecials(pattern.text())) return {};
     if (args >= 4) return {};  // a plain flag: recorded when true
     std::string text = pattern.constant ? "the pattern \"" + std::string(pattern.text()) + "\""
                                         : "the pattern, concatenated from \"" + std::string(pattern.text()) + "\",";
@@ -279,7 +275,9 @@ class RecordedVariantRule final : public Rule {
       f.message = refusal.why + " is not compiled: " + (ends ? "the trace ends here" : "the trace is stitched around it");
       f.confidence = refusal.confidence;
       f.reasoning = refusal.reasoning + "; " + whyHot(fn, pc);
-      if (callee.inferredReceiver) {
+      if (callee.patternReceiver) {
+        f.reasoning += "; the receiver is taken for a string because its find method gets a Lua pattern";
+      } else if (callee.inferredReceiver) {
         f.confidence = std::min(f.confidence, Confidence::Likely);
         f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
       }

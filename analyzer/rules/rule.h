@@ -54,6 +54,10 @@ struct Finding {
   // The rule itself showed how the code gets hot (a callback from C): the
   // confidence stands even where the call graph only says "possibly hot".
   bool hotByEvidence = false;
+  // The abort is in a trace that starts inside the function (a side trace,
+  // or the trace that resumes after a stitched call): it never blacklists
+  // the loop that made the code hot, so the site is a warning at most.
+  bool sideTrace = false;
 };
 
 class PredictionSink {

@@ -11,20 +11,21 @@ int argumentSlot(const FunctionView& fn, int pc, int k) { return flow::argumentS
 
 namespace {
 
-// `obj:match(<string literal>, ...)` or `obj:find(<string literal>, ...)`
-// on an object of unknown type: names only strings have with a pattern
-// literal (other objects' match or find methods rarely take one) are the
-// string library's. The method call is a TGETS of the object into the
-// callee slot and a MOV of it into the first argument slot.
-flow::Value stringMethodOfUnknown(const FunctionView& fn, int pc) {
+// `obj:match(<string>, ...)` or `obj:find(<string>, ...)` on an object of
+// unknown type: names only strings have with a pattern string (a literal,
+// or a string built from literals: other objects' match or find methods
+// rarely take one) are the string library's. The method call is a TGETS of
+// the object into the callee slot and a MOV of it into the first argument
+// slot.
+Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
   const auto& call = fn.proto.at(pc);
   if (!flow::isCall(call.op)) return {};
   if (flow::fixedArgs(call) < 2) return {};
   int self = argumentSlot(fn, pc, 0);
   flow::Value receiver = fn.values.at(fn.index, pc, self);
-  if (receiver.known() && !receiver.is(flow::Value::Kind::String)) return {};
+  if (receiver.known() && !receiver.is(flow::Value::Kind::String) && !receiver.is(flow::Value::Kind::Method)) return {};
   flow::Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
-  if (!pattern.isConstantString()) return {};
+  if (!pattern.is(flow::Value::Kind::String) || pattern.text().empty()) return {};
   // Only the call's own evaluation is searched: it writes no slot below
   // the callee's, so the first such write ends the search.
   for (int q = pc - 1; q >= 2; --q) {
@@ -36,24 +37,25 @@ flow::Value stringMethodOfUnknown(const FunctionView& fn, int pc) {
     if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return {};
     if (ins.c >= fn.proto.gc.size() || fn.proto.gc[ins.c].kind != bytecode::GcConstant::Kind::String) return {};
     const std::string& key = fn.proto.gc[ins.c].str;
-    if (key == "match") return flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
-    if (key == "find") return flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
-    return {};
+    Callee c;
+    c.inferredReceiver = true;
+    if (key == "match") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
+    if (key == "find") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
+    c.patternReceiver = hasPatternSpecials(pattern.text());
+    return c.value.known() ? c : Callee{};
   }
   return {};
 }
 
 }  // namespace
 
+bool hasPatternSpecials(std::string_view pattern) { return pattern.find_first_of("^$*+?.([%-") != std::string_view::npos; }
+
 Callee resolveCallee(const FunctionView& fn, int pc) {
   const auto& ins = fn.proto.at(pc);
   Callee c;
   c.value = calleeAt(fn, pc);
-  if (!c.value.known()) {
-    c.value = stringMethodOfUnknown(fn, pc);
-    c.inferredReceiver = c.value.known();
-    return c;
-  }
+  if (!c.value.known()) return stringMethodOfUnknown(fn, pc);
   if (c.value.is(flow::Value::Kind::LibFunction) && (c.value.name == "pcall" || c.value.name == "xpcall") &&
       ins.op != Op::ITERC) {
     c.value = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));

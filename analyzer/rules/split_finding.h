@@ -12,7 +12,15 @@ struct Callee {
   // A string method on a receiver of unknown type, taken for a string by
   // its pattern literal (s:match("^%d+")): likely, not certain.
   bool inferredReceiver = false;
+  // ... by a find whose argument is a string with pattern special
+  // characters: other objects' find methods do not take Lua patterns, so
+  // the guess is as sure as a known string receiver.
+  bool patternReceiver = false;
 };
+
+// Whether a Lua pattern (or the constant pieces of one) has characters
+// that make string.find match a pattern rather than search plain text.
+bool hasPatternSpecials(std::string_view pattern);
 Callee resolveCallee(const FunctionView& fn, int pc);
 
 // The register of the k-th argument (0-based) of the call at pc

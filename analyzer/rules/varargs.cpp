@@ -5,8 +5,17 @@
 // the root trace of a loop in the vararg function (the `...` in its body),
 // and the side trace from that loop's exit (a `...` after the loop, e.g.
 // `return s, ...`), once the function is called often enough to make the
-// exit hot.
+// exit hot. A call before the `...` starts traces there too, when the
+// function has no loop: a stitched call (an unrecorded builtin or C
+// function) makes the recorder start the next trace right after it, in the
+// vararg frame (lj_trace.c lj_trace_stitch: J->parent = 0, framedepth 0),
+// and a Lua callee's side traces return into the vararg frame as a lower
+// frame (lj_record.c lj_record_ret). Either trace finds the varargs off
+// trace (rec_varg, framedepth 0) and refuses a multi-value `...`.
+#include "flow/instruction_effects.h"
+#include "rules/prediction_sink.h"
 #include "rules/rule.h"
+#include "rules/split_finding.h"
 
 namespace ljcheck::rules {
 namespace {
@@ -34,19 +43,65 @@ class VarargRule final : public Rule {
         f.reasoning = "the loop at line " + std::to_string(loopLine(fn, pc)) +
                       " starts its trace in the vararg frame, where the recorder refuses a multi-value '...'";
       } else {
+        if (fn.calls.heat(fn.index) == flow::Heat::Cold) continue;
         int loopExit = lastLoopBefore(fn, pc);
-        if (loopExit == 0 || fn.calls.heat(fn.index) == flow::Heat::Cold) continue;
-        f.confidence = Confidence::Likely;
-        f.message = "multi-value '...' after a loop of the vararg function: the side trace from the loop's exit "
-                    "aborts here (VARG)";
-        f.reasoning = whyHot(fn, pc) + ", so the exit of its loop at line " + std::to_string(loopExit) +
-                      " gets a side trace that starts in the vararg frame and refuses the multi-value '...'";
+        if (loopExit != 0) {
+          f.confidence = Confidence::Likely;
+          f.message = "multi-value '...' after a loop of the vararg function: the side trace from the loop's exit "
+                      "aborts here (VARG)";
+          f.reasoning = whyHot(fn, pc) + ", so the exit of its loop at line " + std::to_string(loopExit) +
+                        " gets a side trace that starts in the vararg frame and refuses the multi-value '...'";
+        } else if (!afterCall(fn, pc, f)) {
+          continue;
+        }
       }
       sink.report(fn, std::move(f));
     }
   }
 
  private:
+  // A multi-value `...` after a call of the vararg function (in a function
+  // without loops): the trace that resumes after a stitched call, or a side
+  // trace of the callee that returns here, starts in the vararg frame. The
+  // finding names the last such call before pc; false when there is none.
+  static bool afterCall(const FunctionView& fn, int pc, Finding& f) {
+    for (int q = pc - 1; q >= 1; --q) {
+      const auto& ins = fn.proto.at(q);
+      if (!flow::isCall(ins.op) || flow::isTailCall(ins.op)) continue;
+      Callee callee = resolveCallee(fn, q);
+      const flow::Value& v = callee.value;
+      bool builtin = v.is(flow::Value::Kind::CFunction) || v.is(flow::Value::Kind::LibFunction);
+      if (v.is(flow::Value::Kind::LibFunction)) {
+        const FastFunctionDef* ff = fn.profile.fastFunction(v.name);
+        if (!ff || ff->recorded()) continue;  // compiled inline: no new trace starts here
+      }
+      std::string line = std::to_string(ins.line);
+      std::string tail = "; " + whyHot(fn, pc);
+      if (builtin) {
+        f.message = "multi-value '...' after a stitched call in the vararg function: the trace that resumes after "
+                    "it aborts here (VARG)";
+        f.reasoning = "the call to " + std::string(v.name) + " at line " + line +
+                      " is not compiled, so the trace is stitched there and the next one starts in the vararg "
+                      "frame, where the recorder refuses a multi-value '...'" + tail;
+      } else {
+        std::string who = v.is(flow::Value::Kind::LuaFunction) ? functionName(fn, v.proto) : "the callee";
+        f.message = "multi-value '...' after a call in the vararg function: a side trace of the callee that "
+                    "returns here aborts (VARG)";
+        f.reasoning = "a side trace from an exit in " + who + " (called at line " + line +
+                      ") returns into the vararg frame and records on from there, where the recorder refuses a "
+                      "multi-value '...'" + tail;
+      }
+      f.confidence = Confidence::Likely;
+      f.sideTrace = true;
+      // Every trace that starts in the frame refuses the `...`, however the
+      // function got hot: the shape, not the heat, is the evidence (on the
+      // third-party corpus every such site the recorder visited aborted).
+      f.hotByEvidence = true;
+      return true;
+    }
+    return false;
+  }
+
   // select('#', ...) or select(k, ...): the next instruction is a CALLM of
   // select with one result and one fixed argument.
   static bool isSelectIdiom(const FunctionView& fn, int pc) {

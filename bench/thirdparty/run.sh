@@ -307,6 +307,9 @@ expand() {  # a LUA_PATH: @ -> program folder, % -> drivers folder, * in a folde
 failed=0
 run_program() {
   local name=$1 dir=$src/$1 out=$results/$1
+  # The physical path: ljcheck makes file paths absolute from the physical
+  # working directory, so a root reached through a symlink would not hold them.
+  [[ -d $dir ]] && dir=$(cd "$dir" && pwd -P)
   reset_spec; "spec_$name"
   if [[ $mode == relint ]]; then
     [[ -s $out/r1.json ]] || { say "$name: no runtime reports to re-lint against (run without --relint first)"; failed=1; return; }

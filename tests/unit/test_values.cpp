@@ -371,3 +371,26 @@ TEST_CASE("builtin aliases resolve as the builtins, under the builtins' names", 
   CHECK(without.callee(2).kind == Kind::Unknown);
   CHECK_FALSE(without.callee(3).is(Kind::LibFunction));
 }
+
+TEST_CASE("a file from io.open has the io.method functions as its methods", "[values]") {
+  Snippet s(
+      "local f = io.open('x', 'r')\n"
+      "local data = f:read('*a')\n"
+      "f:close()\n"
+      "local p = io.popen('ls')\n"
+      "p:lines()\n");
+  requireLib(s.callee(2), "io.method.read");
+  requireLib(s.callee(3), "io.method.close");
+  requireLib(s.callee(5), "io.method.lines");
+}
+
+TEST_CASE("strings chosen between two literals keep the text both begin with", "[values]") {
+  Snippet s(
+      "local p\n"
+      "if x then p = '^%s+$' else p = '^%s+\\n' end\n"
+      "print(p)\n");
+  Value v = s.argument(3, 0);
+  REQUIRE(v.is(Kind::String));
+  REQUIRE_FALSE(v.constant);
+  REQUIRE(v.text() == "^%s+");
+}

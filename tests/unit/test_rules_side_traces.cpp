@@ -1,0 +1,135 @@
+// Traces that start inside a function rather than at its entry: the trace
+// that resumes after a stitched call, and a callee's side trace returning
+// into a vararg frame (NYIBC:VARG after a call); and string methods taken
+// for the string library's by the Lua pattern they get.
+#include <catch2/catch.hpp>
+
+#include "test_rules_support.h"
+
+using namespace ljcheck;
+using ljcheck::testing::find;
+using ljcheck::testing::listed;
+using ljcheck::testing::predict;
+
+TEST_CASE("a multi-value vararg after a stitched call is likely refused, as a warning", "[rules][varargs]") {
+  auto ps = predict(
+      "local function tag(s, ...)\n"
+      "  local w = string.match(s, '%a+')\n"
+      "  return w, ...\n"
+      "end\n"
+      "local n = 0\n"
+      "for k = 1, 3000 do n = n + #tag('abc', k) end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 3, "NYIBC:VARG");
+  REQUIRE(p);
+  CHECK(p->confidence == Confidence::Likely);
+  // The trace that aborts starts after the call: the loop is never blacklisted.
+  CHECK(p->severity == Severity::Warn);
+  CHECK(p->reasoning.find("string.match at line 2") != std::string::npos);
+}
+
+TEST_CASE("a multi-value vararg after a call to a Lua function names the callee", "[rules][varargs]") {
+  auto ps = predict(
+      "local function sum(n) local s = 0 for i = 1, n do s = s + i end return s end\n"
+      "local function tag(n, ...)\n"
+      "  local s = sum(n)\n"
+      "  return s, ...\n"
+      "end\n"
+      "local t = 0\n"
+      "for k = 1, 3000 do t = t + tag(20, k) end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 4, "NYIBC:VARG");
+  REQUIRE(p);
+  CHECK(p->reasoning.find("side trace from an exit in sum") != std::string::npos);
+}
+
+TEST_CASE("a multi-value vararg after compiled calls only, or before any call, is not predicted",
+          "[rules][varargs]") {
+  auto ps = predict(
+      "local function tag(s, ...)\n"
+      "  local w = string.sub(s, 1, math.floor(#s / 2))\n"
+      "  return w, ...\n"
+      "end\n"
+      "local function first(f, ...)\n"
+      "  return f(...)\n"
+      "end\n"
+      "local n = 0\n"
+      "for k = 1, 3000 do n = n + #tag('abcd', k) + first(math.abs, k) end\n");
+  INFO(listed(ps));
+  CHECK_FALSE(find(ps, 3, "NYIBC:VARG"));
+  CHECK_FALSE(find(ps, 6, "NYIBC:VARG"));
+}
+
+TEST_CASE("a vararg after a call in a function that only escapes stays likely, as a note", "[rules][varargs]") {
+  auto ps = predict(
+      "local M = {}\n"
+      "function M.walk(self, f, ...)\n"
+      "  if f(self, ...) then return end\n"
+      "  return self:next(f, ...)\n"
+      "end\n"
+      "return M\n",
+      Confidence::Likely);
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 4, "NYIBC:VARG");
+  REQUIRE(p);
+  CHECK(p->confidence == Confidence::Likely);
+  CHECK(p->severity == Severity::Info);
+  CHECK_FALSE(find(ps, 3, "NYIBC:VARG"));  // no call before it
+}
+
+TEST_CASE("find on an unknown receiver with a pattern built from literals is the string method",
+          "[rules][variants]") {
+  auto ps = predict(
+      "local ALPHA = 'A-Za-z'\n"
+      "local WORD = '^[' .. ALPHA .. ']+$'\n"
+      "local function valid(host) return host:find(WORD) ~= nil end\n"
+      "local function plain(list) return list:find('abc') end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  if valid('abc') then n = n + 1 end\n"
+      "  plain({ find = function() return 1 end })\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 3, "STITCH:string.find");
+  REQUIRE(p);
+  CHECK(p->confidence == Confidence::Certain);
+  CHECK(p->reasoning.find("gets a Lua pattern") != std::string::npos);
+  CHECK_FALSE(find(ps, 4, "STITCH:string.find"));  // a plain search is compiled, whoever finds
+}
+
+TEST_CASE("a pattern chosen between two literals keeps the text they begin with", "[rules][variants]") {
+  auto ps = predict(
+      "local function trailing(s, last)\n"
+      "  local p\n"
+      "  if last then p = '^[^\\n]-()[ \\t]+$' else p = '^[^\\n]-()[ \\t]+\\n' end\n"
+      "  local at = string.find(s, p)\n"
+      "  return at\n"
+      "end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do if trailing('a  ', i % 2 == 0) then n = n + 1 end end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 4, "STITCH:string.find"));
+}
+
+TEST_CASE("match on an unknown receiver with a plain literal stays a guess", "[rules][variants]") {
+  auto ps = predict(
+      "local function has(s) return s:match('abc') end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do if has('xabc') then n = n + 1 end end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 3, "STITCH:string.match");  // a tail call: the split lands at the caller
+  REQUIRE(p);
+  CHECK(p->confidence == Confidence::Likely);
+}
+
+TEST_CASE("gsub on a field of self is the string method", "[rules][variants]") {
+  auto ps = predict(
+      "local C = {}\n"
+      "C.__index = C\n"
+      "function C:module() return (self.scheme:gsub('[-+.]', '_')) end\n"
+      "local o = setmetatable({ scheme = 'a+b' }, C)\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do n = n + #o:module() end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "STITCH:string.gsub"));
+}
