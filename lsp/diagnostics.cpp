@@ -180,6 +180,14 @@ Json diagnosticFor(const Prediction& p, const Document& document, const LineInde
 
 std::string publishParams(const Document& document, const DiagnosticStyle& style) {
   LineIndex lines(document.text);
+  return publishParams(document, style, [&](std::string& out, std::size_t i) {
+    appendDiagnostic(out, document.result.predictions[i], document, lines, style);
+  });
+}
+
+std::string publishParams(const Document& document, const DiagnosticStyle& style,
+                          const std::function<void(std::string&, std::size_t)>& appendPrediction) {
+  LineIndex lines(document.text);
   std::string out = "{\"diagnostics\":[";
   bool first = true;
   for (const auto& e : document.result.errors) {
@@ -189,10 +197,10 @@ std::string publishParams(const Document& document, const DiagnosticStyle& style
     appendFileError(out, e, lines, style.encoding);
     out += '}';
   }
-  for (const auto& p : document.result.predictions) {
+  for (std::size_t i = 0; i < document.result.predictions.size(); ++i) {
     if (!first) out += ',';
     first = false;
-    appendDiagnostic(out, p, document, lines, style);
+    appendPrediction(out, i);
   }
   for (const auto& p : document.result.directives) {
     if (!first) out += ',';

@@ -2,6 +2,7 @@
 // pointing at the masking site), one per file error (a syntax error).
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -28,5 +29,9 @@ nlohmann::json diagnosticFor(const Prediction& p, const Document& document, cons
 // The params of textDocument/publishDiagnostics for a document's analysis,
 // as JSON text.
 std::string publishParams(const Document& document, const DiagnosticStyle& style);
+// The same, with the diagnostic of document.result.predictions[i] written
+// by appendPrediction(out, i).
+std::string publishParams(const Document& document, const DiagnosticStyle& style,
+                          const std::function<void(std::string&, std::size_t)>& appendPrediction);
 
 }  // namespace ljcheck::lsp

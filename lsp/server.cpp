@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 #include <istream>
+#include <map>
 #include <optional>
 #include <set>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "framing.h"
 #include "hover.h"
 #include "json_nesting.h"
+#include "published_diagnostics.h"
 #include "ljcheck/analyzer.h"
 #include "ljcheck/lsp_server.h"
 #include "ljcheck/project_analysis.h"
@@ -162,6 +164,7 @@ class Server {
       std::optional<std::string> file;
       if (lsp::Document* d = documents_.find(uri); d && inProject(*d)) file = d->file;
       documents_.close(uri);
+      published_.erase(uri);
       notify("textDocument/publishDiagnostics", Json{{"uri", uri}, {"diagnostics", Json::array()}});
       if (file) {  // the file on disk counts again, unsaved changes gone
         project_->useDisk(*file);
@@ -270,9 +273,10 @@ class Server {
 
   void publish(const lsp::Document& d) {
     // The params are JSON text already: a big file's diagnostics cost more
-    // to build as json values than to analyze.
+    // to build as json values than to analyze; and those an edit did not
+    // change are copied from the last publish.
     lsp::writeFrame(out_, R"({"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":)" +
-                              lsp::publishParams(d, style_) + "}");
+                              published_[d.uri].params(d, style_) + "}");
   }
 
   void reply(const Json& id, Json result) {
@@ -297,6 +301,7 @@ class Server {
   const LanguageServerOptions& options_;
   lsp::DiagnosticStyle style_;
   lsp::DocumentStore documents_;
+  std::map<std::string, lsp::PublishedDiagnostics> published_;  // by URI, of the open documents
   std::optional<ProjectAnalysis> project_;  // with a workspace root
   std::string projectRoot_;
   bool initialized_ = false;

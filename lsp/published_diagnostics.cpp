@@ -1,0 +1,81 @@
+// Reuse of the diagnostics last published for a document (see
+// published_diagnostics.h). A diagnostic's text is a function of its
+// prediction, the text of the lines its ranges lie on, and the document's
+// URI, path and the client's settings; when all of those are equal, so is
+// the text, and it is copied instead of written again.
+#include "published_diagnostics.h"
+
+#include <optional>
+#include <utility>
+
+#include "positions.h"
+
+namespace ljcheck::lsp {
+namespace {
+
+bool sameRange(const SourceRange& a, const SourceRange& b) {
+  return a.start.line == b.start.line && a.start.column == b.start.column && a.end.line == b.end.line &&
+         a.end.column == b.end.column;
+}
+
+bool sameMask(const std::optional<MaskingSite>& a, const std::optional<MaskingSite>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || (a->path == b->path && a->line == b->line && a->reasonId == b->reasonId);
+}
+
+// Every field of a prediction appendDiagnostic() reads.
+bool sameDiagnosticFields(const Prediction& a, const Prediction& b) {
+  return a.line == b.line && a.reasonId == b.reasonId && a.reasonClass == b.reasonClass &&
+         a.severity == b.severity && a.confidence == b.confidence && sameRange(a.range, b.range) &&
+         sameMask(a.maskedBy, b.maskedBy) && a.message == b.message && a.reasoning == b.reasoning;
+}
+
+// The 0-based lines whose text a prediction's diagnostic reads: its range's
+// start and end (or its whole line), and the masking site's line in this file.
+template <typename Visit>
+bool allLines(const Prediction& p, const std::string& documentPath, Visit visit) {
+  auto line0 = [](int line1) { return line1 > 0 ? line1 - 1 : 0; };
+  if (p.range.found()) {
+    if (!visit(line0(p.range.start.line)) || !visit(line0(p.range.end.line))) return false;
+  } else if (!visit(line0(p.line))) {
+    return false;
+  }
+  return !(p.maskedBy && p.maskedBy->path == documentPath && !visit(line0(p.maskedBy->line)));
+}
+
+}  // namespace
+
+std::string PublishedDiagnostics::params(const Document& document, const DiagnosticStyle& style) {
+  const bool sameSetting = uri_ == document.uri && path_ == document.path && docsUrl_ == style.docsUrl &&
+                           encoding_ == style.encoding;
+  const LineIndex before(text_), now(document.text);
+  const std::vector<Prediction>& predictions = document.result.predictions;
+  std::vector<std::string> written(predictions.size());
+  reused_ = 0;
+  // Predictions come sorted by line: after an edit that keeps the line
+  // count, the one at an index is most often the one at that index before.
+  auto reusable = [&](std::size_t i) {
+    if (!sameSetting || i >= predictions_.size() || !sameDiagnosticFields(predictions[i], predictions_[i]))
+      return false;
+    return allLines(predictions[i], document.path, [&](int line) { return before.line(line) == now.line(line); });
+  };
+  std::string out = publishParams(document, style, [&](std::string& json, std::size_t i) {
+    if (reusable(i)) {
+      written[i] = std::move(diagnostics_[i]);
+      ++reused_;
+    } else {
+      appendDiagnostic(written[i], predictions[i], document, now, style);
+    }
+    json += written[i];
+  });
+  uri_ = document.uri;
+  path_ = document.path;
+  docsUrl_ = style.docsUrl;
+  encoding_ = style.encoding;
+  text_ = document.text;
+  predictions_ = predictions;
+  diagnostics_ = std::move(written);
+  return out;
+}
+
+}  // namespace ljcheck::lsp

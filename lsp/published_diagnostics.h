@@ -1,0 +1,33 @@
+// What was last published for one document, kept so that the next publish
+// after an edit writes only the diagnostics whose inputs changed: a
+// 5,000-line file has hundreds of diagnostics, and a one-line edit changes
+// one or none of them. The text is the same as publishParams() writes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+#include "documents.h"
+
+namespace ljcheck::lsp {
+
+class PublishedDiagnostics {
+ public:
+  // publishParams(document, style), reusing the JSON text of each
+  // diagnostic whose prediction and source lines equal the last call's.
+  std::string params(const Document& document, const DiagnosticStyle& style);
+  // How many diagnostics the last params() call took from the one before.
+  std::size_t reused() const { return reused_; }
+
+ private:
+  // What every diagnostic's text depends on besides its prediction and lines.
+  std::string uri_, path_, docsUrl_;
+  PositionEncoding encoding_ = PositionEncoding::Utf16;
+  std::string text_;
+  std::vector<Prediction> predictions_;
+  std::vector<std::string> diagnostics_;  // the JSON text of each of predictions_
+  std::size_t reused_ = 0;
+};
+
+}  // namespace ljcheck::lsp
