@@ -46,6 +46,11 @@ struct LintConfig {
   // `report-unused-allows`: the severity unused allow comments are reported
   // with; nullopt: not reported.
   std::optional<Severity> reportUnusedAllows;
+  // `cpath`: package.cpath templates, relative ones made absolute against
+  // the config's folder; `c-modules`: modules to take for C modules even
+  // where lint cannot find them (c_modules.h).
+  std::optional<std::string> cpath;
+  std::vector<std::string> cModules;
 };
 
 // An error "file:line:column: ..." when an alias names no builtin of
