@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -214,6 +215,22 @@ std::optional<std::string> checkAliases(const LintConfig& config, const Recorder
            "' is not a builtin of the recorder profile " + profile.name;
   }
   return std::nullopt;
+}
+
+std::shared_ptr<const CModules> cModulesFor(const std::optional<std::string>& cpathOption, const LintConfig* config) {
+  CModuleSearch search;
+  const char* envCPath = std::getenv("LUA_CPATH");
+  std::optional<std::string> cpath = cpathOption;
+  if (!cpath && config) cpath = config->cpath;
+  if (!cpath && envCPath) cpath = envCPath;
+  search.cpath = expandSearchPath(cpath.value_or(";;"), luajitDefaultCPath());
+  const char* envPath = std::getenv("LUA_PATH");
+  search.path = expandSearchPath(envPath ? envPath : ";;", luajitDefaultPath());
+  if (config) {
+    search.declared = config->cModules;
+    search.declaredIn = config->path;
+  }
+  return std::make_shared<const CModules>(std::move(search));
 }
 
 std::optional<std::string> findConfig(const std::string& start) {

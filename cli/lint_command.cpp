@@ -145,26 +145,6 @@ FileResult analyzeStdin(const std::string& shown, const AnalyzeOptions& options,
   }
 }
 
-// Where require finds C modules: package.cpath from --cpath, else the
-// config's cpath, else LUA_CPATH, else LuaJIT's default; ";;" in any of
-// them stands for the default. The Lua path (LUA_PATH or the default) is
-// searched first, as LuaJIT's loaders do. `c-modules` are C modules always.
-std::shared_ptr<const CModules> cModulesFor(const LintOptions& o, const std::optional<LintConfig>& config) {
-  CModuleSearch search;
-  const char* envCPath = std::getenv("LUA_CPATH");
-  std::optional<std::string> cpath = o.cpath;
-  if (!cpath && config) cpath = config->cpath;
-  if (!cpath && envCPath) cpath = envCPath;
-  search.cpath = expandSearchPath(cpath.value_or(";;"), luajitDefaultCPath());
-  const char* envPath = std::getenv("LUA_PATH");
-  search.path = expandSearchPath(envPath ? envPath : ";;", luajitDefaultPath());
-  if (config) {
-    search.declared = config->cModules;
-    search.declaredIn = config->path;
-  }
-  return std::make_shared<const CModules>(std::move(search));
-}
-
 // Whether text output is coloured: --color always or never, else on a
 // terminal unless NO_COLOR is set to something (no-color.org).
 bool useColor(std::string_view mode) {
@@ -300,7 +280,7 @@ int runLint(LintOptions& o) {
   options.root = o.root;
   options.minConfidence = *minConfidence;
   if (config) options.aliases = config->aliases;
-  options.cModules = cModulesFor(o, config);
+  options.cModules = cModulesFor(o.cpath, config ? &*config : nullptr);
   options.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   ProgressBar progress(!o.noProgress && format == LintFormat::Text);
   options.progress = progress.callback();

@@ -7,8 +7,13 @@
 #include <string>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "ljcheck/analyzer.h"
 #include "ljcheck/c_modules.h"
+#include "ljcheck/lsp_server.h"
+#include "lsp/framing.h"
 #include "test_rules_support.h"
 
 using namespace ljcheck;
@@ -161,4 +166,33 @@ return n
                                         "for i = 1, 3000 do n = n + #p:match('a') end\nreturn n\n",
                                         none),
                             4, "STITCH:C"));
+}
+
+TEST_CASE("the language server predicts calls into C modules as lint does", "[c-modules][lsp]") {
+  auto framed = [](const nlohmann::json& message) {
+    std::ostringstream out;
+    lsp::writeFrame(out, message.dump());
+    return out.str();
+  };
+  nlohmann::json open = {{"jsonrpc", "2.0"},
+                         {"method", "textDocument/didOpen"},
+                         {"params",
+                          {{"textDocument",
+                            {{"uri", "file:///nowhere/a.lua"}, {"languageId", "lua"}, {"version", 1}, {"text", kLoop}}}}}};
+  std::istringstream in(framed({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", nlohmann::json::object()}}) +
+                        framed(open) + framed({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "shutdown"}}) +
+                        framed({{"jsonrpc", "2.0"}, {"method", "exit"}}));
+  std::ostringstream out;
+  LanguageServerOptions options;
+  options.cModules = std::make_shared<const CModules>(CModuleSearch{{"lpeg"}, "", "", ".ljcheck.toml"});
+  REQUIRE(serveLanguageServer(in, out, options) == 0);
+  std::istringstream written(out.str());
+  bool stitch = false;
+  for (lsp::Frame f = lsp::readFrame(written); f.status == lsp::Frame::Status::Message; f = lsp::readFrame(written)) {
+    auto message = nlohmann::json::parse(f.body);
+    if (message.value("method", "") != "textDocument/publishDiagnostics") continue;
+    for (const auto& d : message["params"]["diagnostics"])
+      stitch = stitch || (d.value("code", "") == "STITCH:C" && d["range"]["start"]["line"] == 3);
+  }
+  CHECK(stitch);
 }
