@@ -62,8 +62,8 @@ bool reserveDump(std::atomic<std::size_t>* budget, std::size_t bytes) {
 
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
                                  const std::string& path, Confidence minConfidence, const BuiltinAliases& aliases,
-                                 ProjectView project) {
-  flow::ValueMap values(chunk, profile, &aliases);
+                                 const CModules* cModules, ProjectView project) {
+  flow::ValueMap values(chunk, profile, &aliases, cModules);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
   if (project.incoming)
@@ -152,7 +152,7 @@ void applySource(std::string_view source, FileResult& result) {
 
 FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std::string& path,
                        const RecorderProfile& profile, Confidence minConfidence, const BuiltinAliases& aliases,
-                       ProjectView project = {}) {
+                       const CModules* cModules, ProjectView project = {}) {
   FileResult result;
   result.path = path;
   std::string dump;
@@ -180,7 +180,7 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   }
   try {
     bytecode::Chunk chunk = bytecode::readDump(dump, embeddedOpcodes(), path);
-    result.predictions = runRules(chunk, profile, path, minConfidence, aliases, project);
+    result.predictions = runRules(chunk, profile, path, minConfidence, aliases, cModules, project);
     if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
       project.links->dump = std::move(dump);
     if (!isDump) applySource(source, result);
@@ -236,7 +236,8 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
   if (in.bad()) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
   if (content.size() > options.maxFileBytes)
     return refuse(FileError::Kind::Input, tooLarge(options.maxFileBytes, options.maxFileBytes, true));
-  return analyzeWith(compiler, content, shown, profile, options.minConfidence, options.aliases, project);
+  return analyzeWith(compiler, content, shown, profile, options.minConfidence, options.aliases,
+                     options.cModules.get(), project);
 }
 
 // The order in which workers take the files at `which`: largest first, so
@@ -256,9 +257,9 @@ std::vector<std::size_t> largestFirst(const std::vector<std::string>& files, std
 }  // namespace
 
 FileResult analyzeSource(std::string_view source, const std::string& path, const RecorderProfile& profile,
-                         Confidence minConfidence, const BuiltinAliases& aliases) {
+                         Confidence minConfidence, const BuiltinAliases& aliases, const CModules* cModules) {
   LuaCompiler compiler;
-  return analyzeWith(compiler, source, path, profile, minConfidence, aliases);
+  return analyzeWith(compiler, source, path, profile, minConfidence, aliases, cModules);
 }
 
 // Analyzes the files at `which` (indices into `files`) on `options.jobs`
@@ -280,7 +281,8 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
       const std::string& shown = project.shown[i];
       try {
         if (const std::string* unsaved = project.unsavedText(i))
-          results[i] = analyzeWith(compiler, *unsaved, shown, profile, options.minConfidence, options.aliases, view);
+          results[i] = analyzeWith(compiler, *unsaved, shown, profile, options.minConfidence, options.aliases,
+                                   options.cModules.get(), view);
         else
           results[i] = analyzeFile(compiler, files[i], shown, options, profile, view);
       } catch (const std::exception& e) {  // a bug must not take the other files' results with it

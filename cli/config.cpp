@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -137,10 +138,27 @@ std::optional<Severity> readUnusedAllows(const toml::value& v) {
   fail(v, "'report-unused-allows' must be true, false, off, error, warning or note, not '" + text + "'");
 }
 
+// `cpath = "lib/?.so;;"`: templates as LUA_CPATH spells them; a relative
+// template is relative to the config's folder, not to where lint runs.
+std::string readCPath(const toml::value& v, const std::string& directory) {
+  std::string text = asString(v, "cpath"), out;
+  std::size_t at = 0;
+  for (;;) {
+    std::size_t end = text.find(';', at);
+    std::string one = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (!one.empty() && fs::path(one).is_relative()) one = (fs::path(directory) / one).lexically_normal().string();
+    out += one;
+    if (end == std::string::npos) return out;
+    out += ';';
+    at = end + 1;
+  }
+}
+
 LintConfig read(const toml::value& doc, const std::string& path) {
   static const std::set<std::string> known{"profile", "fail-on",   "confidence", "root",
                                            "jobs",    "include",   "exclude",    "reasons",
-                                           "overrides", "std",     "globals",    "report-unused-allows"};
+                                           "overrides", "std",     "globals",    "report-unused-allows",
+                                           "cpath",   "c-modules"};
   LintConfig c;
   c.path = path;
   c.directory = fs::absolute(path).lexically_normal().parent_path().string();
@@ -160,6 +178,12 @@ LintConfig read(const toml::value& doc, const std::string& path) {
       if (!value.is_array()) fail(value, "'overrides' must be an array of tables ([[overrides]])");
       for (const auto& item : value.as_array()) c.overrides.push_back(readOverride(item));
     } else if (key == "report-unused-allows") c.reportUnusedAllows = readUnusedAllows(value);
+    else if (key == "cpath") c.cpath = readCPath(value, c.directory);
+    else if (key == "c-modules") {
+      c.cModules = asStrings(value, key);
+      for (const auto& m : c.cModules)
+        if (m.empty()) fail(value, "'c-modules' names modules as require spells them; an empty name is none");
+    }
     else if (key != "std" && key != "globals") unknownKey(value, key, "", known);
   }
   // `globals` after `std`, whatever their order in the file: an alias of
@@ -191,6 +215,22 @@ std::optional<std::string> checkAliases(const LintConfig& config, const Recorder
            "' is not a builtin of the recorder profile " + profile.name;
   }
   return std::nullopt;
+}
+
+std::shared_ptr<const CModules> cModulesFor(const std::optional<std::string>& cpathOption, const LintConfig* config) {
+  CModuleSearch search;
+  const char* envCPath = std::getenv("LUA_CPATH");
+  std::optional<std::string> cpath = cpathOption;
+  if (!cpath && config) cpath = config->cpath;
+  if (!cpath && envCPath) cpath = envCPath;
+  search.cpath = expandSearchPath(cpath.value_or(";;"), luajitDefaultCPath());
+  const char* envPath = std::getenv("LUA_PATH");
+  search.path = expandSearchPath(envPath ? envPath : ";;", luajitDefaultPath());
+  if (config) {
+    search.declared = config->cModules;
+    search.declaredIn = config->path;
+  }
+  return std::make_shared<const CModules>(std::move(search));
 }
 
 std::optional<std::string> findConfig(const std::string& start) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 
 #include "ljcheck/analyzer.h"
 #include "ljcheck/builtin_aliases.h"
+#include "ljcheck/c_modules.h"
 #include "ljcheck/lint_report.h"
 
 namespace ljcheck::cli {
@@ -46,11 +48,23 @@ struct LintConfig {
   // `report-unused-allows`: the severity unused allow comments are reported
   // with; nullopt: not reported.
   std::optional<Severity> reportUnusedAllows;
+  // `cpath`: package.cpath templates, relative ones made absolute against
+  // the config's folder; `c-modules`: modules to take for C modules even
+  // where lint cannot find them (c_modules.h).
+  std::optional<std::string> cpath;
+  std::vector<std::string> cModules;
 };
 
 // An error "file:line:column: ..." when an alias names no builtin of
 // `profile` (known only once the profile is chosen); nullopt when all do.
 std::optional<std::string> checkAliases(const LintConfig& config, const RecorderProfile& profile);
+
+// Where require finds C modules: package.cpath from `cpathOption`
+// (--cpath), else the config's cpath, else LUA_CPATH, else LuaJIT's
+// default; ";;" in any of them stands for the default. The Lua path
+// (LUA_PATH or the default) is searched first, as LuaJIT's loaders do. The
+// config's `c-modules` are C modules always. `config` may be null.
+std::shared_ptr<const CModules> cModulesFor(const std::optional<std::string>& cpathOption, const LintConfig* config);
 
 // The nearest .ljcheck.toml from `start` upward; nullopt when none.
 std::optional<std::string> findConfig(const std::string& start);

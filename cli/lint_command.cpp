@@ -70,6 +70,7 @@ struct LintOptions {
   std::optional<Severity> unusedAllows;  // the level unused allows are reported at; nullopt: not reported
   std::vector<std::string> exclude;
   std::string baseline, writeBaseline;
+  std::optional<std::string> cpath;  // --cpath
   // The options a config file may set, to tell whether the command line did.
   CLI::Option *profileOption = nullptr, *failOnOption = nullptr, *confidenceOption = nullptr,
               *rootOption = nullptr, *jobsOption = nullptr;
@@ -137,7 +138,8 @@ FileResult analyzeStdin(const std::string& shown, const AnalyzeOptions& options,
   if (auto* error = std::get_if<FileError>(&text)) return FileResult{shown, {}, {*error}, {}};
   source = StdinSource{shown, std::move(std::get<std::string>(text))};
   try {
-    return analyzeSource(source->text, shown, *options.profile, options.minConfidence, options.aliases);
+    return analyzeSource(source->text, shown, *options.profile, options.minConfidence, options.aliases,
+                         options.cModules.get());
   } catch (const std::exception& e) {  // as analyzeFiles does: a bug must not take the other files with it
     return FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}, {}};
   }
@@ -278,6 +280,7 @@ int runLint(LintOptions& o) {
   options.root = o.root;
   options.minConfidence = *minConfidence;
   if (config) options.aliases = config->aliases;
+  options.cModules = cModulesFor(o.cpath, config ? &*config : nullptr);
   options.jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   ProgressBar progress(!o.noProgress && format == LintFormat::Text);
   options.progress = progress.callback();
@@ -387,6 +390,9 @@ Runner addLintCommand(CLI::App& app) {
                   "LJCHECK_DOCS_URL, else this installation's docs as a file URI)");
   cmd->add_flag("--brief", o->brief, "Text: one line per prediction, without the confidence and reasoning note");
   cmd->add_flag("--no-progress", o->noProgress, "Never show a progress bar");
+  cmd->add_option("--cpath", o->cpath,
+                  "package.cpath templates where require finds C modules (default: the config's cpath, else "
+                  "LUA_CPATH, else LuaJIT's default; ;; stands for the default)");
   cmd->add_option("--config", o->config, "Read settings from this file instead of the nearest .ljcheck.toml");
   cmd->add_flag("--no-config", o->noConfig, "Ignore .ljcheck.toml");
   cmd->add_flag("--report-unused-allows", o->reportUnusedAllows,

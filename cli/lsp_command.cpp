@@ -61,6 +61,7 @@ int runLsp(LspOptions o) {
     }
     options.aliases = config->aliases;
   }
+  options.cModules = cModulesFor(std::nullopt, config ? &*config : nullptr);
   options.docsUrl = docsBase(o.docsUrl);
   options.adjust = [config](FileResult& result, const std::string& root) {
     LintReport report;

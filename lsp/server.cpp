@@ -229,6 +229,7 @@ class Server {
     analyze.profile = &profile_;
     analyze.root = root;
     analyze.minConfidence = options_.minConfidence;
+    analyze.cModules = options_.cModules;
     analyze.jobs = std::max(1u, std::thread::hardware_concurrency());  // the first pass, as lint runs it
     InputList inputs = collectInputs({root}, options_.projectFilter);
     project_.emplace(std::move(inputs.files), analyze);
@@ -251,7 +252,8 @@ class Server {
       return publishChanged(project_->update(), &d);
     }
     try {
-      d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence, options_.aliases);
+      d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence, options_.aliases,
+                               options_.cModules.get());
       if (options_.adjust) options_.adjust(d.result, "/");  // the document's path is absolute
     } catch (const std::exception& e) {  // a bug in one file must not end the session
       d.result = FileResult{d.path, {}, {{FileError::Kind::Input, d.path, 0, std::string("internal error: ") + e.what()}}, {}};

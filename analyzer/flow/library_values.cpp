@@ -106,6 +106,18 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return Value::of(Kind::FfiSymbol, intern(key));
     case Kind::Module:
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
+    case Kind::CModule:
+      // luaopen_* fills a C module's table with C functions.
+      return Value::ofCModule(Kind::CModuleFunction, base.name, intern(std::string(base.name) + "." + key));
+    case Kind::CModuleResult: {
+      // obj:method() on what a C function returned (a pattern of lpeg.P,
+      // a directory object of lfs.dir): a userdata whose metatable C code
+      // filled with C functions, or a table of data where a call is rare.
+      Value v = Value::ofCModule(Kind::CModuleFunction, base.cModuleName(),
+                                 intern(std::string(base.name) + ":" + key));
+      v.pc = 1;
+      return v;
+    }
     case Kind::Table: {
       // A field no store has been seen for yet (the file's stores are
       // collected prototype by prototype) is looked up when queried.
@@ -133,7 +145,8 @@ Value ValueMap::rawMember(const Value& table, std::string_view key) {
 // coroutine.wrap; the file methods of what io.open returns; strings and
 // numbers from library functions; FFI namespaces and ctypes; what a Lua
 // function of this file always returns; a standard library table from
-// require; library members through rawget.
+// require; library members through rawget; C modules from require, and what
+// their functions return.
 Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
   auto reg = [&](int s) -> Value {
     if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
@@ -174,9 +187,19 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     case Kind::CFunction:
       if (callee.name == "require" && arg0.isConstantString()) {
         Value lib = library(arg0.text());
-        return lib.known() ? lib : Value::of(Kind::Module, intern(std::string(arg0.text())));
+        if (lib.known()) return lib;
+        std::string_view name = intern(std::string(arg0.text()));
+        if (cModules_ && cModules_->evidence(name)) return Value::ofCModule(Kind::CModule, name, name);
+        return Value::of(Kind::Module, name);
       }
       return {};
+    case Kind::CModuleFunction: {
+      // A C function returns no Lua function it did not get: what it
+      // returns is C data, a C closure, or Lua data (cjson.decode).
+      if (callee.pc == 1) return {};
+      std::string_view name = callee.name;
+      return Value::ofCModule(Kind::CModuleResult, callee.cModuleName(), intern(std::string(name) + "()"));
+    }
     default:
       return {};
   }

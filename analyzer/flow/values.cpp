@@ -34,11 +34,20 @@ bool worthPropagating(const Value& v) {
   switch (v.kind) {
     case Kind::LibTable: case Kind::LibFunction: case Kind::CFunction: case Kind::LuaFunction:
     case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType: case Kind::Module: case Kind::ModuleMember:
-    case Kind::Instance:
+    case Kind::Instance: case Kind::CModule: case Kind::CModuleFunction: case Kind::CModuleResult:
       return !v.reassignable;
     default:
       return false;
   }
+}
+
+// Arithmetic on what a C module function returned (lpeg's p1 * p2, p^0,
+// p / f) calls the value's metamethod, a C function, whose result is C data
+// again; on a number it is a number, on which no method is ever called.
+Value cModuleArithmetic(const Value& a, const Value& b) {
+  if (a.is(Kind::CModuleResult)) return a;
+  if (b.is(Kind::CModuleResult)) return b;
+  return {};
 }
 
 // A library function or a plain C function of this profile: never nil or
@@ -108,8 +117,9 @@ Flow truthyEdges(const Instruction& ins, Flow flow, const std::vector<Value>& re
 
 }  // namespace
 
-ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases)
-    : chunk_(chunk), profile_(profile), aliases_(aliases), protos_(chunk.prototypes.size()) {
+ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases,
+                   const CModules* cModules)
+    : chunk_(chunk), profile_(profile), aliases_(aliases), cModules_(cModules), protos_(chunk.prototypes.size()) {
   // Which upvalues each closure assigns, its nested closures included
   // (children come first in a dump).
   assignedUpvalues_.resize(chunk.prototypes.size());
@@ -238,6 +248,11 @@ Value ValueMap::upvalue(std::size_t proto, int index) const {
   return resolveMethod(uvs[static_cast<std::size_t>(index)]);
 }
 
+std::string ValueMap::cModuleEvidence(std::string_view module) const {
+  if (!cModules_) return {};
+  return cModules_->evidence(module).value_or(std::string());
+}
+
 const CDeclarations& ValueMap::cDeclarations() const {
   if (!cDeclarations_) {
     cDeclarations_ = std::make_unique<CDeclarations>();
@@ -274,12 +289,14 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     case Op::KPRI: result = Value::of(ins.d == 0 ? Kind::Nil : Kind::Boolean); break;
     case Op::UNM:
       if (isNumber(ins.d)) result = Value::of(Kind::Number);
+      else if (reg(ins.d).is(Kind::CModuleResult)) result = reg(ins.d);  // -p of an lpeg pattern
       break;
     case Op::LEN:
       if (reg(ins.d).is(Kind::String) || reg(ins.d).is(Kind::Table)) result = Value::of(Kind::Number);
       break;
     case Op::ADDVV: case Op::SUBVV: case Op::MULVV: case Op::DIVVV: case Op::MODVV: case Op::POW:
       if (isNumber(ins.b) && isNumber(ins.c)) result = Value::of(Kind::Number);
+      else result = cModuleArithmetic(reg(ins.b), reg(ins.c));
       break;
     case Op::CAT: {
       // The result keeps the text of its constant pieces: a pattern built
@@ -322,6 +339,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       break;
     default:
       if (isArithmeticWithConstant(ins.op) && isNumber(ins.b)) result = Value::of(Kind::Number);
+      else if (isArithmeticWithConstant(ins.op)) result = cModuleArithmetic(reg(ins.b), Value::of(Kind::Number));
       break;
   }
   Writes w = writesOf(ins, framesize);

@@ -22,6 +22,7 @@
 
 #include "ljcheck/builtin_aliases.h"
 #include "ljcheck/bytecode.h"
+#include "ljcheck/c_modules.h"
 #include "ljcheck/profile.h"
 
 namespace ljcheck::flow {
@@ -46,6 +47,12 @@ struct Value {
     CType,        // ffi.typeof/ffi.metatype of a constant declaration: name
     Module,       // require("a.b") of a module that is no library of the profile: name "a.b"
     ModuleMember, // a field of such a module, M.f: name "a.b:f"
+    // C modules (c_modules.h); `integer` is the length of the module's name,
+    // which leads `name`:
+    CModule,         // require("lpeg") of a C module: name "lpeg"
+    CModuleFunction, // a C function of one: name "lpeg.match" (a member), or "lpeg.P():match"
+                     // (a method of what a member returns; pc 1)
+    CModuleResult,   // what a C function of a C module returns: name "lpeg.P()"
     // Objects and their methods (classes.cpp):
     Instance,     // setmetatable(t, M) of a t the tracker cannot name: proto and pc of M's constructor
     Receiver,     // `self` in a function defined as T:m or T.m = function(self): proto and pc of T
@@ -109,6 +116,13 @@ struct Value {
     }
     return v;
   }
+  // A value of the C module `module`, named `name` (which starts with it).
+  static Value ofCModule(Kind k, std::string_view module, std::string_view name) {
+    Value v = of(k, name);
+    v.integer = static_cast<std::int32_t>(module.size());
+    return v;
+  }
+  std::string_view cModuleName() const { return name.substr(0, static_cast<std::size_t>(integer)); }
   static Value luaFunction(std::size_t proto) {
     Value v = of(Kind::LuaFunction);
     v.proto = static_cast<std::uint32_t>(proto);
@@ -152,7 +166,10 @@ class ValueMap {
  public:
   // `aliases`: builtins under other names (builtin_aliases.h); null for
   // none, else it must outlive the map.
-  ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr);
+  // `cModules`: which require names load C modules; null for none, else it
+  // must outlive the map.
+  ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr,
+           const CModules* cModules = nullptr);
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
@@ -200,6 +217,8 @@ class ValueMap {
   // The C declarations of every ffi.cdef call with a constant string in
   // this chunk (parsed on first use).
   const CDeclarations& cDeclarations() const;
+  // Why `module` is a C module, as a sentence (c_modules.h); empty when it is not.
+  std::string cModuleEvidence(std::string_view module) const;
 
  private:
   using Registers = std::vector<Value>;
@@ -277,6 +296,7 @@ class ValueMap {
   const bytecode::Chunk& chunk_;
   const RecorderProfile& profile_;
   const BuiltinAliases* aliases_;
+  const CModules* cModules_;
   std::vector<ProtoValues> protos_;
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string_view, Value> libraryCache_;

@@ -6,6 +6,8 @@
 // jit.flush): then the trace just ends there (RETURN). A tail call leaves no
 // frame behind, so its split is reported where the tail-calling function is
 // called.
+#include <algorithm>
+
 #include "flow/instruction_effects.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
@@ -18,7 +20,8 @@ using flow::Value;
 
 // The fast-function name (or "C") of an unrecorded callee; empty otherwise.
 std::string unrecordedName(const FunctionView& fn, const Value& v) {
-  if (v.is(Value::Kind::CFunction)) return std::string(kPlainCSubject);
+  if (v.is(Value::Kind::CFunction) || v.is(Value::Kind::CModuleFunction) || v.is(Value::Kind::CModuleResult))
+    return std::string(kPlainCSubject);
   if (!v.is(Value::Kind::LibFunction)) return {};
   const FastFunctionDef* ff = fn.profile.fastFunction(v.name);
   return ff && !ff->recorded() ? ff->name : std::string();
@@ -27,6 +30,24 @@ std::string unrecordedName(const FunctionView& fn, const Value& v) {
 std::string unrecordedWhy(const std::string& subject) {
   return subject == kPlainCSubject ? "a plain C function the recorder cannot compile"
                         : "a fast function without a recorder in this profile";
+}
+
+// A function of a C module: what shows it is C, and how sure that is. A
+// member of the module's table is C (luaopen_* fills it with C functions);
+// a method of a value one returns, or a function one returns, is C when the
+// value is a userdata or a closure made in C, which the code does not show.
+bool fromCModule(const Value& v) { return v.is(Value::Kind::CModuleFunction) || v.is(Value::Kind::CModuleResult); }
+
+void addCModuleEvidence(const FunctionView& fn, const Value& v, Finding& f) {
+  if (!fromCModule(v)) return;
+  std::string module(v.cModuleName());
+  f.reasoning += "; " + module + " is a C module: " + fn.values.cModuleEvidence(module);
+  if (v.is(Value::Kind::CModuleResult) || v.pc == 1) {
+    f.confidence = std::min(f.confidence, Confidence::Likely);
+    f.reasoning += v.is(Value::Kind::CModuleResult)
+                       ? "; the function called is one a C function returned, taken for a C closure"
+                       : "; the receiver is a value a C function returned, taken for a userdata with C methods";
+  }
 }
 
 // Raising an error leaves the loop (and usually the program): the split
@@ -68,6 +89,7 @@ class CallSplitRule final : public Rule {
                         unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call";
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
+          addCModuleEvidence(fn, callee.value, f);
           sink.report(fn, std::move(f));
         }
         continue;
@@ -84,6 +106,7 @@ class CallSplitRule final : public Rule {
         f.confidence = Confidence::Likely;
         f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
       }
+      addCModuleEvidence(fn, callee.value, f);
       if (callee.value.name == "error" && !callee.protectedCall) {
         f.confidence = errorConfidence(fn, fn.index);
         f.reasoning += fn.calls.underPcall(fn.index) ? "; it runs under a pcall of this file, which catches the error"

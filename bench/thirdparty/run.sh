@@ -319,13 +319,17 @@ run_program() {
   local lint_files=() f
   mapfile -t lint_files < <(cd "$dir" && for f in "${lint[@]}"; do h=$(compgen -G "$f" | sort); echo "${h:-$f}"; done)
   printf '%s\n' "${lint_files[@]}" > "$out/lint-paths.txt"
+  # Lint sees the search paths the program runs with: C modules (lpeg, lfs)
+  # are found where the program finds them.
+  local env_path env_cpath
+  env_path=$(expand "$lpath" "$dir") env_cpath=$(expand "$cpath" "$dir")
   local rc=0
-  (cd "$dir" && "$ljcheck" lint --format json --fail-on none --root "$dir" "${lint_files[@]}") \
+  (cd "$dir" && LUA_PATH="$env_path" LUA_CPATH="$env_cpath" "$ljcheck" lint --format json --fail-on none --root "$dir" "${lint_files[@]}") \
     > "$out/lint.json" 2> "$out/lint.err" || rc=$?
   (( rc == 0 || rc == 3 )) || { say "$name: lint failed (exit $rc)"; cat "$out/lint.err" >&2; failed=1; return; }
   (( rc == 3 )) && say "$name: some files could not be compiled (lint exit 3, see $out/lint.err)"
   rc=0
-  (cd "$dir" && "$ljcheck" lint --format json --fail-on none --confidence possible --root "$dir" "${lint_files[@]}") \
+  (cd "$dir" && LUA_PATH="$env_path" LUA_CPATH="$env_cpath" "$ljcheck" lint --format json --fail-on none --confidence possible --root "$dir" "${lint_files[@]}") \
     > "$out/lint-possible.json" 2>> "$out/lint.err" || rc=$?
   (( rc == 0 || rc == 3 )) || { say "$name: lint --confidence possible failed (exit $rc)"; failed=1; return; }
 
@@ -336,8 +340,6 @@ run_program() {
     if [[ $a == *'*'* ]]; then mapfile -t -O "${#run_args[@]}" run_args < <(cd "$dir/$cwd" && compgen -G "$a" | sort)
     else run_args+=("$a"); fi
   done
-  local env_path env_cpath
-  env_path=$(expand "$lpath" "$dir") env_cpath=$(expand "$cpath" "$dir")
   local as=() json_dir=$out
   if (( nobody )) && [[ $(id -u) -eq 0 ]]; then
     command -v setpriv >/dev/null || die "setpriv not found (util-linux)"

@@ -154,3 +154,27 @@ TEST_CASE("a config that is not UTF-8 is a config error naming the byte", "[cli]
   CHECK(r.exitCode == 2);
   CHECK(has(r.err, ".ljcheck.toml:3:3: not UTF-8 (a TOML file must be UTF-8 text)"));
 }
+
+TEST_CASE("c-modules and cpath in the config, and --cpath, make calls into C modules STITCH:C",
+          "[cli][config][c-modules]") {
+  std::string dir = scratchDirectory("config-c-modules");
+  writeFile(dir + "/src/a.lua",
+            "local lpeg = require('lpeg')\nlocal n = 0\nfor i = 1, 3000 do\n  n = n + lpeg.match('x', 'x')\nend\n"
+            "return n\n");
+  ProcessResult none = runLjcheck({"lint", "--brief", "--no-config", "--cpath", dir + "/none/?.so", "src"}, dir);
+  CHECK_FALSE(has(none.out, "STITCH:C"));
+  writeFile(dir + "/vendor/lpeg.so", "");
+  ProcessResult cli = runLjcheck({"lint", "--brief", "--no-config", "--cpath", "vendor/?.so", "src"}, dir);
+  CHECK(has(cli.out, "src/a.lua:4"));
+  CHECK(has(cli.out, "STITCH:C"));
+  writeFile(dir + "/.ljcheck.toml", "cpath = \"vendor/?.so\"\n");
+  ProcessResult fromFile = runLjcheck({"lint", "--brief", "../src"}, dir + "/vendor");  // relative to the config
+  CHECK(has(fromFile.out, "STITCH:C"));
+  writeFile(dir + "/.ljcheck.toml", "c-modules = [\"lpeg\"]\ncpath = \"none/?.so\"\n");
+  ProcessResult declared = runLjcheck({"lint", "--brief", "src"}, dir);
+  CHECK(has(declared.out, "STITCH:C"));
+  writeFile(dir + "/.ljcheck.toml", "c-modules = \"\"\n");
+  ProcessResult bad = runLjcheck({"lint", "--brief", "src"}, dir);
+  CHECK(bad.exitCode == 2);
+  CHECK(has(bad.err, ".ljcheck.toml:1:"));
+}

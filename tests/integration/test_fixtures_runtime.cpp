@@ -88,6 +88,8 @@ void runUnderModule(const std::string& luajit, const std::string& profile, const
       std::string wrapper = scratch(fixture.path, suffix + ".wrapper.lua");
       std::ofstream(wrapper) << "local ljcheck = require('ljcheck')\n"
                                 "local session = ljcheck.trace({includeBenign = true})\n"
+                                "package.cpath = '" << testing::fixtureCPath(LJCHECK_BINARY_DIR)
+                             << ";' .. package.cpath\n"
                                 "local chunk = assert(loadfile('" << fixture.path << "'))\n"
                                 "chunk()\n"
                                 "local report = session:stop()\n"
@@ -137,7 +139,9 @@ TEST_CASE("the collector observes exactly the annotated sites of every fixture (
     DYNAMIC_SECTION(fixture.path) {
       std::string json = scratch(fixture.path, ".json");
       testing::ProcessResult run = testing::runProcess(
-          {LJCHECK_EXE, "run", "--include-benign", "--json", json, "--", fixture.path}, LJCHECK_SOURCE_DIR);
+          {"env", "LUA_CPATH=" + testing::fixtureCPath(LJCHECK_BINARY_DIR) + ";;", LJCHECK_EXE, "run",
+           "--include-benign", "--json", json, "--", fixture.path},
+          LJCHECK_SOURCE_DIR);
       INFO(run.err);
       REQUIRE(run.exitCode == 0);
       checkAgainst(fixture, sitesIn(json, fixture.path));

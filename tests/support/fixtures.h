@@ -24,6 +24,11 @@ struct FixtureExpectations {
 // All fixtures, sorted by path, with the expectations that hold on `profile`.
 std::vector<FixtureExpectations> loadFixtures(const std::string& sourceDir, const std::string& profile);
 
+// The package.cpath template of the C module the C-module fixtures require
+// (tests/support/fixture_c_module.cpp), built under `binaryDir`: every
+// fixture runner puts it on the C path, the analyzer's included.
+inline std::string fixtureCPath(const std::string& binaryDir) { return binaryDir + "/fixture-cmodules/?.so"; }
+
 std::string describe(const std::set<Site>& sites);
 
 }  // namespace ljcheck::testing

@@ -15,13 +15,14 @@ using ljcheck::testing::Site;
 TEST_CASE("the analyzer predicts exactly the annotated sites of every fixture", "[fixtures][analyzer]") {
   const RecorderProfile& profile = defaultProfile();
   auto fixtures = testing::loadFixtures(LJCHECK_SOURCE_DIR, profile.name);
+  const CModules cModules({{}, testing::fixtureCPath(LJCHECK_BINARY_DIR), "", ""});
   REQUIRE(fixtures.size() >= 30);
   for (const auto& fixture : fixtures) {
     DYNAMIC_SECTION(fixture.path) {
       std::ifstream in(std::string(LJCHECK_SOURCE_DIR) + "/" + fixture.path);
       std::stringstream source;
       source << in.rdbuf();
-      FileResult result = analyzeSource(source.str(), fixture.path, profile, Confidence::Possible);
+      FileResult result = analyzeSource(source.str(), fixture.path, profile, Confidence::Possible, {}, &cModules);
       REQUIRE(result.errors.empty());
       std::set<Site> predicted;
       for (const auto& p : result.predictions) {

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ljcheck/builtin_aliases.h"
+#include "ljcheck/c_modules.h"
 #include "ljcheck/prediction.h"
 #include "ljcheck/profile.h"
 
@@ -21,6 +23,8 @@ struct AnalyzeOptions {
   // has evidence for; Possible adds the speculative ones.
   Confidence minConfidence = Confidence::Likely;
   BuiltinAliases aliases;  // builtins under other names (std, globals)
+  // Which require names load C modules (--cpath, c-modules); null: none.
+  std::shared_ptr<const CModules> cModules;
   std::function<void(std::size_t done, std::size_t total)> progress;
   // Bytecode dumps kept between call-graph rounds, at most: a module whose
   // exports other files call hot is analyzed again, from its kept dump when
@@ -56,7 +60,7 @@ bool pathMatchesGlobs(const std::vector<std::string>& globs, const std::string& 
 // Analyzes one Lua source held in memory; `path` is how it is reported.
 FileResult analyzeSource(std::string_view source, const std::string& path,
                          const RecorderProfile& profile, Confidence minConfidence = Confidence::Likely,
-                         const BuiltinAliases& aliases = {});
+                         const BuiltinAliases& aliases = {}, const CModules* cModules = nullptr);
 
 // Analyzes files in parallel; results come back in the order of `files`.
 std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files,

@@ -7,10 +7,12 @@
 
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 
 #include "ljcheck/analyzer.h"
 #include "ljcheck/builtin_aliases.h"
+#include "ljcheck/c_modules.h"
 #include "ljcheck/prediction.h"
 #include "ljcheck/profile.h"
 
@@ -23,6 +25,9 @@ struct LanguageServerOptions {
   std::string docsUrl;
   Confidence minConfidence = Confidence::Likely;
   BuiltinAliases aliases;  // builtins under other names (.ljcheck.toml std, globals)
+  // Which require names load C modules (.ljcheck.toml cpath, c-modules,
+  // LUA_CPATH); null: none.
+  std::shared_ptr<const CModules> cModules;
   // Applied to each analysis before it is published (the project's
   // configured reason levels), with the folder its paths are relative to
   // ("/" for absolute paths); none when empty.
