@@ -27,6 +27,7 @@ struct TimelineSlot {
 struct TimelineOptions {
   std::size_t chunks = TimelineCapture::kDefaultChunks;
   std::string root;
+  bool exits = true;  // record trace exits (a texit handler: a Lua call per exit)
 };
 
 TimelineOptions readOptions(lua_State* L, int idx) {
@@ -40,6 +41,9 @@ TimelineOptions readOptions(lua_State* L, int idx) {
       if (!(n >= 1 && n <= 65536) || n != static_cast<lua_Number>(static_cast<long>(n)))
         throw std::runtime_error("ljcheck.timeline: option 'chunks' must be a whole number from 1 to 65536");
       options.chunks = static_cast<std::size_t>(n);
+    } else if (key == "exits") {
+      if (lua_type(L, -1) != LUA_TBOOLEAN) throw std::runtime_error("ljcheck.timeline: option 'exits' must be a boolean");
+      options.exits = lua_toboolean(L, -1) != 0;
     } else if (key == "root") {
       if (lua_type(L, -1) != LUA_TSTRING) throw std::runtime_error("ljcheck.timeline: option 'root' must be a string");
       options.root = std::string(lua::stringAt(L, -1));
@@ -67,7 +71,7 @@ int timeline(lua_State* L) {
   slot->root = options.root;
   slot->profile = new LiveProfile(std::move(profile));
   slot->capture = TimelineCapture::start(options.chunks).release();
-  slot->exits.attach(L);
+  if (options.exits) slot->exits.attach(L);
   return 1;
 }
 
