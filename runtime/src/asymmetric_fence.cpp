@@ -21,16 +21,12 @@
 namespace ljcheck {
 namespace {
 
-bool fallbackForced() {
-  const char* choice = std::getenv("LJCHECK_RECORDER_FENCE");
-  return choice && std::strcmp(choice, "seq_cst") == 0;
-}
-
 bool registerForHeavyFence() {
 #if defined(LJCHECK_UNDER_TSAN)
   return false;  // TSan cannot see membarrier's barriers: use the seq_cst pairing it understands
 #elif defined(__linux__) && defined(SYS_membarrier)
-  if (fallbackForced()) return false;
+  const char* choice = std::getenv("LJCHECK_RECORDER_FENCE");
+  if (choice && std::strcmp(choice, "seq_cst") == 0) return false;
   long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
   if (commands < 0 || !(commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return false;
   return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;

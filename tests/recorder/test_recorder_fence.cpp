@@ -22,6 +22,12 @@ namespace {
 bool underThreadSanitizer() {
 #if defined(__SANITIZE_THREAD__)
   return true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  return true;
+#else
+  return false;
+#endif
 #else
   return false;
 #endif
