@@ -203,8 +203,6 @@ static inline bool announceAndTestArmed(Slot& s) {
   return R.armed.load(std::memory_order_seq_cst);
 }
 
-// The rest of an emit whose thread has no chunk or a full one (once per
-// 4,096 events): out of line, so the common path needs no saved registers.
 // Field by field, as callers write an Event: a wide copy would load across
 // the callers' narrow stores to the same bytes and stall store forwarding.
 static inline void store(Event& to, const Event& from, std::uint32_t threadId) {
@@ -217,6 +215,8 @@ static inline void store(Event& to, const Event& from, std::uint32_t threadId) {
   to.c = from.c;
 }
 
+// The rest of an emit whose thread has no chunk or a full one (once per
+// 4,096 events): out of line, so the common path needs no saved registers.
 static __attribute__((noinline)) bool emitIntoNewChunk(Slot& s, const Event& ev) {
   Chunk* c = refill(s);
   if (!c) {

@@ -60,10 +60,6 @@ void pushReplacedHandler(lua_State* L, int handlerIdx, int beforeIdx) {
 
 }  // namespace
 
-// Attaches the function on top of the stack to event and pops it; ref keeps
-// it for detachHandler (set before attaching, so a failed attach is released
-// too). The handler it replaces (-jv's) is kept in chainedRef and becomes the
-// handler's upvalue chainUpvalue, which calls it on.
 void attachHandler(lua_State* L, const char* event, int& ref, int chainUpvalue, int& chainedRef) {
   int handlerIdx = lua_gettop(L);
   lua_pushvalue(L, handlerIdx);
@@ -82,8 +78,6 @@ void attachHandler(lua_State* L, const char* event, int& ref, int chainUpvalue, 
   lua_settop(L, handlerIdx - 1);
 }
 
-// Detaches the handler held by ref (jit.attach without an event) and drops
-// ref; then gives event back to the handler it had replaced, if any.
 void detachHandler(lua_State* L, int& ref, const char* event, int& chainedRef) {
   if (ref == LUA_NOREF) return;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
