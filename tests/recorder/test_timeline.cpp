@@ -266,3 +266,22 @@ TEST_CASE("timeline: trace exits become instants with trace and exit numbers, ch
     assert(earlierThere and cHandlers == 0, "earlier handler restored: " .. tostring(earlierThere) .. ", C handlers: " .. cHandlers)
   )") == "");
 }
+
+TEST_CASE("timeline: exits = false records no trace exits and leaves texit alone", "[timeline]") {
+  testing::EmbeddedVm vm;
+  CHECK(vm.run(R"(
+    local ljcheck = require("ljcheck")
+    local tl = ljcheck.timeline({chunks = 4, exits = false})
+    local t = 0
+    for i = 1, 3000 do
+      if i % 4 == 0 then t = t + 1 else t = t - 1 end
+    end
+    local handlers = 0
+    for _ in pairs(debug.getregistry()._VMEVENTS or {}) do handlers = handlers + 1 end
+    assert(handlers == 0, "no texit handler attached: " .. handlers)
+    local json = tl:stop()
+    assert(not json:find('"exit":'), "no exit instants")
+  )") == "");
+  CHECK(vm.run("require('ljcheck').timeline({exits = 1})").find("option 'exits' must be a boolean") !=
+        std::string::npos);
+}
