@@ -17,6 +17,7 @@ extern "C" {
 #include "ljcheck/sample_session.h"
 #include "ljcheck/site_cost.h"
 #include "ljcheck/timeline.h"
+#include "ljcheck/trace_exit_hook.h"
 #include "ljcheck/trace_session.h"
 
 namespace ljcheck {
@@ -29,6 +30,7 @@ struct Host {
   std::unique_ptr<TraceSession> session;
   std::unique_ptr<SampleSession> sampler;
   std::unique_ptr<TimelineCapture> timeline;
+  TraceExitHook exits;  // while the timeline runs
   bool reported = false;
 
   // Stops the sessions and writes the requested files, once; false on an I/O error.
@@ -40,6 +42,7 @@ struct Host {
       if (sampler) samples = sampler->stop(L);
       TraceReport report = session->stop(L);
       std::string timelineJson;
+      exits.detach(L);
       if (timeline)
         timelineJson = toChromeTraceJson(timeline->finish(), timelineNaming(session->profile(), session->options().root));
       if (!options.timelineOut.empty()) writeReportFile(options.timelineOut, timelineJson);
@@ -136,7 +139,7 @@ int runScript(const RunOptions& options) {
   luaL_openlibs(L);
   preloadModule(L);
   setArgTable(L, options);
-  Host host{options, L, nullptr, nullptr, nullptr, false};
+  Host host{options, L, nullptr, nullptr, nullptr, {}, false};
   wrapOsExit(L, &host);
 
   lua_pushcfunction(L, traceback);
@@ -148,6 +151,7 @@ int runScript(const RunOptions& options) {
     // The speedscope file's evented profiles (zones, scopes) come from the timeline too.
     if (!options.timelineOut.empty() || !options.speedscopeOut.empty()) {
       host.timeline = TimelineCapture::start();
+      host.exits.attach(L);
       nameThread("main");
       nameVm(vmIdOf(L), options.script);
     }

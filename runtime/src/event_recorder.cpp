@@ -9,6 +9,8 @@
 #include <new>
 #include <thread>
 
+#include "asymmetric_fence.h"
+
 namespace ljcheck {
 namespace {
 
@@ -39,6 +41,10 @@ class Recorder {
   constexpr Recorder() = default;
 
   std::atomic<bool> armed{false};
+  // Emits pair with endCapture through the asymmetric fence (membarrier) once
+  // the first beginCapture found it available; never set back. Until then,
+  // and wherever it is not available, both sides use seq_cst operations.
+  std::atomic<bool> asymmetricFence{false};
   std::atomic<std::int32_t> armedWord{0};  // mirrors armed for FFI readers
   std::atomic<std::uint64_t> recycleEpoch{1};  // bumped whenever chunks become free
   std::atomic<std::size_t> slotsUsed{0};       // high-water mark of slots
@@ -184,25 +190,55 @@ std::uint64_t recorderNow() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-bool emitEvent(Event ev) {
+// The thread's announcement, then the armed test: either through the
+// asymmetric fence (a compiler barrier here, membarrier in endCapture) or as
+// a sequentially consistent store and load (an xchg on x86-64).
+static inline bool announceAndTestArmed(Slot& s) {
+  if (R.asymmetricFence.load(std::memory_order_relaxed)) {
+    s.busy.store(true, std::memory_order_relaxed);
+    lightFence();
+    return R.armed.load(std::memory_order_relaxed);
+  }
+  s.busy.store(true, std::memory_order_seq_cst);
+  return R.armed.load(std::memory_order_seq_cst);
+}
+
+// Field by field, as callers write an Event: a wide copy would load across
+// the callers' narrow stores to the same bytes and stall store forwarding.
+static inline void store(Event& to, const Event& from, std::uint32_t threadId) {
+  to.timeNs = from.timeNs;
+  to.threadId = threadId;
+  to.vmId = from.vmId;
+  to.kind = from.kind;
+  to.a = from.a;
+  to.b = from.b;
+  to.c = from.c;
+}
+
+// The rest of an emit whose thread has no chunk or a full one (once per
+// 4,096 events): out of line, so the common path needs no saved registers.
+static __attribute__((noinline)) bool emitIntoNewChunk(Slot& s, const Event& ev) {
+  Chunk* c = refill(s);
+  if (!c) {
+    ++s.dropped;
+    s.busy.store(false, std::memory_order_release);
+    return false;
+  }
+  store(c->events[c->count++], ev, s.threadId);
+  s.busy.store(false, std::memory_order_release);
+  return true;
+}
+
+bool emitEvent(const Event& ev) {
   Slot* s = tSlot;
-  if (!s && !(s = attachThread())) return false;
-  s->busy.store(true, std::memory_order_seq_cst);  // announce, then test armed
-  if (!R.armed.load(std::memory_order_seq_cst)) {
+  if (__builtin_expect(!s, 0) && !(s = attachThread())) return false;
+  if (!announceAndTestArmed(*s)) {
     s->busy.store(false, std::memory_order_release);
     return false;
   }
   Chunk* c = s->chunk;
-  if (!c || c->count == kEventsPerChunk) {
-    c = refill(*s);
-    if (!c) {
-      ++s->dropped;
-      s->busy.store(false, std::memory_order_release);
-      return false;
-    }
-  }
-  ev.threadId = s->threadId;
-  c->events[c->count++] = ev;
+  if (__builtin_expect(!c || c->count == kEventsPerChunk, 0)) return emitIntoNewChunk(*s, ev);
+  store(c->events[c->count++], ev, s->threadId);
   s->busy.store(false, std::memory_order_release);
   return true;
 }
@@ -225,6 +261,8 @@ bool beginCapture(std::size_t chunkCount, std::string* error) {
   R.dropped = 0;
   R.discarded = discarded;
   R.recycleEpoch.fetch_add(1, std::memory_order_relaxed);
+  if (!R.asymmetricFence.load(std::memory_order_relaxed) && heavyFenceAvailable())
+    R.asymmetricFence.store(true, std::memory_order_relaxed);  // before any emit can see armed
   R.armed.store(true, std::memory_order_seq_cst);
   R.armedWord.store(1, std::memory_order_release);
   return true;
@@ -234,6 +272,10 @@ CaptureCounts endCapture() {
   std::lock_guard<std::mutex> control(R.control);
   R.armedWord.store(0, std::memory_order_release);
   R.armed.store(false, std::memory_order_seq_cst);
+  // The heavy side of the fence. It cannot fail once registered (membarrier(2)
+  // lists no such error); if it ever did, later emits go back to seq_cst.
+  if (R.asymmetricFence.load(std::memory_order_relaxed) && !heavyFence())
+    R.asymmetricFence.store(false, std::memory_order_relaxed);
   std::size_t used = R.slotsUsed.load(std::memory_order_acquire);
   for (std::size_t i = 0; i < used; ++i)
     for (int spins = 0; R.slots[i].busy.load(std::memory_order_seq_cst); ++spins)
@@ -279,6 +321,8 @@ std::uint32_t currentThreadId() {
   if (!s) s = attachThread();
   return s ? s->threadId : 0;
 }
+
+bool recorderUsesAsymmetricFence() { return R.asymmetricFence.load(std::memory_order_relaxed); }
 
 std::size_t recorderChunkCount() {
   std::lock_guard<std::mutex> lock(R.lists);

@@ -10,6 +10,7 @@
 #include "ljcheck/trace_report.h"
 #include "lua_api.h"
 #include "lua_binding.h"
+#include "ljcheck/trace_exit_hook.h"
 
 namespace ljcheck {
 namespace {
@@ -20,11 +21,13 @@ struct TimelineSlot {
   TimelineCapture* capture = nullptr;
   LiveProfile* profile = nullptr;
   std::string root;
+  TraceExitHook exits;  // in the VM that started the timeline, while it runs
 };
 
 struct TimelineOptions {
   std::size_t chunks = TimelineCapture::kDefaultChunks;
   std::string root;
+  bool exits = true;  // record trace exits (a texit handler: a Lua call per exit)
 };
 
 TimelineOptions readOptions(lua_State* L, int idx) {
@@ -38,6 +41,9 @@ TimelineOptions readOptions(lua_State* L, int idx) {
       if (!(n >= 1 && n <= 65536) || n != static_cast<lua_Number>(static_cast<long>(n)))
         throw std::runtime_error("ljcheck.timeline: option 'chunks' must be a whole number from 1 to 65536");
       options.chunks = static_cast<std::size_t>(n);
+    } else if (key == "exits") {
+      if (lua_type(L, -1) != LUA_TBOOLEAN) throw std::runtime_error("ljcheck.timeline: option 'exits' must be a boolean");
+      options.exits = lua_toboolean(L, -1) != 0;
     } else if (key == "root") {
       if (lua_type(L, -1) != LUA_TSTRING) throw std::runtime_error("ljcheck.timeline: option 'root' must be a string");
       options.root = std::string(lua::stringAt(L, -1));
@@ -48,7 +54,8 @@ TimelineOptions readOptions(lua_State* L, int idx) {
   return options;
 }
 
-void release(TimelineSlot& slot) {
+void release(lua_State* L, TimelineSlot& slot) {
+  slot.exits.detach(L);
   delete slot.capture;  // ends the capture if it still runs
   slot.capture = nullptr;
   delete slot.profile;
@@ -64,6 +71,7 @@ int timeline(lua_State* L) {
   slot->root = options.root;
   slot->profile = new LiveProfile(std::move(profile));
   slot->capture = TimelineCapture::start(options.chunks).release();
+  if (options.exits) slot->exits.attach(L);
   return 1;
 }
 
@@ -75,8 +83,9 @@ int stop(lua_State* L) {
   else if (!lua_isnoneornil(L, 2))
     throw std::runtime_error(std::string("timeline:stop(filename): filename must be a string, got a ") +
                              luaL_typename(L, 2));
+  slot.exits.detach(L);
   std::string json = toChromeTraceJson(slot.capture->finish(), timelineNaming(*slot.profile, slot.root));
-  release(slot);
+  release(L, slot);
   if (!filename.empty()) writeReportFile(filename, json);
   lua_pushlstring(L, json.data(), json.size());
   return 1;
@@ -84,7 +93,7 @@ int stop(lua_State* L) {
 
 int timelineGc(lua_State* L) {
   auto& slot = *static_cast<TimelineSlot*>(luaL_checkudata(L, 1, kTimelineType));
-  release(slot);
+  release(L, slot);
   slot.~TimelineSlot();
   return 0;
 }

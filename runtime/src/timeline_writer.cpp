@@ -178,7 +178,7 @@ class Writer {
       }
       case EventKind::TraceExit:
         instant(lane(e.vmId, e.threadId + kRecorderLane), at,
-                "exit " + std::to_string(e.a) + "/" + std::to_string(e.b), nullptr);
+                "exit " + std::to_string(e.a) + "/" + std::to_string(e.b), json{{"trace", e.a}, {"exit", e.b}});
         break;
     }
   }

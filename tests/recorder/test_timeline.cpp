@@ -208,3 +208,80 @@ TEST_CASE("timeline: scopes become nested slices", "[timeline][scopes]") {
   CHECK(frames == 3);
   CHECK(updates == 3);
 }
+
+// Side exits of compiled code: a loop whose trace compiled one branch leaves
+// it through a side exit each time the other branch runs (until a side trace
+// is compiled). The texit handler is attached only while the timeline runs,
+// calls on the handler attached before it, and gives "texit" back at stop.
+TEST_CASE("timeline: trace exits become instants with trace and exit numbers, chained to an earlier handler",
+          "[timeline]") {
+  testing::EmbeddedVm vm;
+  CHECK(vm.run(R"(
+    local ljcheck = require("ljcheck")
+    exitsSeenByEarlier = 0
+    earlier = function(tr, ex) exitsSeenByEarlier = exitsSeenByEarlier + 1 end
+    jit.attach(earlier, "texit")
+    local function run()
+      local t = 0
+      for i = 1, 3000 do
+        if i % 4 == 0 then t = t + 1 else t = t - 1 end
+      end
+      return t
+    end
+    local tl = ljcheck.timeline({chunks = 4})
+    run()
+    timelineJson = tl:stop()
+    exitsDuringTimeline = exitsSeenByEarlier
+    exitsSeenByEarlier = 0
+    jit.flush()
+    run()  -- after stop: the earlier handler has "texit" back
+  )") == "");
+  lua_getglobal(vm.L, "timelineJson");
+  json trace = json::parse(lua_tostring(vm.L, -1));
+  lua_getglobal(vm.L, "exitsDuringTimeline");
+  lua_Integer chainedDuring = lua_tointeger(vm.L, -1);
+  lua_getglobal(vm.L, "exitsSeenByEarlier");
+  lua_Integer earlierAfter = lua_tointeger(vm.L, -1);
+  lua_pop(vm.L, 3);
+  CHECK(structuralProblems(trace) == "");
+  std::size_t exits = 0;
+  for (const json& e : trace["traceEvents"])
+    if (e["ph"] == "i" && e.contains("args") && e["args"].contains("exit")) {
+      ++exits;
+      CHECK(e["args"]["trace"].get<int>() >= 1);
+      CHECK(e["args"]["exit"].get<int>() >= 0);
+      CHECK(e["name"] == "exit " + std::to_string(e["args"]["trace"].get<int>()) + "/" +
+                             std::to_string(e["args"]["exit"].get<int>()));
+    }
+  CHECK(exits >= 10);  // hotexit is 10: at least that many before a side trace takes over
+  CHECK(chainedDuring == static_cast<lua_Integer>(exits));
+  CHECK(earlierAfter >= 10);
+  // Stopped: the earlier handler holds "texit" itself again, no C handler is left.
+  CHECK(vm.run(R"(
+    local cHandlers, earlierThere = 0, false
+    for _, handler in pairs(debug.getregistry()._VMEVENTS or {}) do
+      if handler == earlier then earlierThere = true end
+      if debug.getinfo(handler, "S").what == "C" then cHandlers = cHandlers + 1 end
+    end
+    assert(earlierThere and cHandlers == 0, "earlier handler restored: " .. tostring(earlierThere) .. ", C handlers: " .. cHandlers)
+  )") == "");
+}
+
+TEST_CASE("timeline: exits = false records no trace exits and leaves texit alone", "[timeline]") {
+  testing::EmbeddedVm vm;
+  CHECK(vm.run(R"(
+    local ljcheck = require("ljcheck")
+    local tl = ljcheck.timeline({chunks = 4, exits = false})
+    local t = 0
+    for i = 1, 3000 do
+      if i % 4 == 0 then t = t + 1 else t = t - 1 end
+    end
+    local handlers = 0
+    for _ in pairs(debug.getregistry()._VMEVENTS or {}) do handlers = handlers + 1 end
+    assert(handlers == 0, "no texit handler attached: " .. handlers)
+    local json = tl:stop()
+    assert(not json:find('"exit":'), "no exit instants")
+  )") == "");
+  CHECK(vm.run("require('ljcheck').timeline({exits = 1})").find("option 'exits' must be a boolean") !=
+        std::string::npos);
+}

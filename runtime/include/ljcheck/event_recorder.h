@@ -8,8 +8,10 @@
 //   - the free and full chunk lists are under one mutex, taken once per chunk,
 //     never per event (no lock-free free list, so no ABA);
 //   - an emit announces itself in its thread's `busy` flag before it reads the
-//     armed flag, both sequentially consistent, so endCapture, which disarms
-//     and then waits for every busy flag, cannot miss a producer;
+//     armed flag, so endCapture, which disarms and then waits for every busy
+//     flag, cannot miss a producer; the pairing is an asymmetric fence (a
+//     compiler barrier in emit, membarrier(2) in endCapture) where the kernel
+//     offers it, else a sequentially consistent store and load on both sides;
 //   - beginCapture rebuilds the free list from every chunk of the slab and
 //     discards unexported events explicitly: a second capture records;
 //   - name tables publish their count with release ordering after the entry.
@@ -68,7 +70,7 @@ std::uint64_t recorderNow();
 
 // Stores ev for the calling thread when a capture is armed; false when not
 // armed, when no chunk is free, or when the thread cannot get a slot.
-bool emitEvent(Event ev);
+bool emitEvent(const Event& ev);
 
 // Arms a capture over a slab of chunkCount chunks (reallocated when the size
 // changes). Fails, leaving capture disarmed and the program running, when a
@@ -111,5 +113,9 @@ void emitScopeEvent(ScopeEdge edge, std::string_view label, std::uint64_t timeNs
 
 // Internal figures for tests and benchmarks.
 std::size_t recorderChunkCount();
+// True once a capture began with the asymmetric fence (membarrier) rather
+// than the sequentially consistent fallback (LJCHECK_RECORDER_FENCE=seq_cst,
+// ThreadSanitizer builds, kernels without membarrier).
+bool recorderUsesAsymmetricFence();
 
 }  // namespace ljcheck
