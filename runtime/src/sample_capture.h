@@ -1,7 +1,9 @@
 // The capture of one sample session, filled by the profiler callback inside
 // the VM (sampler.cpp) and read once at stop (sample_session.cpp). Samples are
 // aggregated as they come: by (zone, stack) and by (zone, innermost Lua line),
-// so memory grows with distinct stacks, not with run time.
+// so memory grows with distinct stacks, not with run time, and is bounded:
+// past kMaxSampledStacks distinct stacks (or lines), a new one is counted in
+// one overflow stack (and in no line), so the totals stay exact.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +25,14 @@ struct SampledFrame {
   int lineDefined = 0;  // 0: a main chunk
   StringId name = 0;    // the name the caller used, when known
   bool isC = false;
-  auto key() const { return std::tie(source, lineDefined, name, isC); }
+  bool overflow = false;  // stands for the stacks past kMaxSampledStacks
+  auto key() const { return std::tie(source, lineDefined, name, isC, overflow); }
   bool operator<(const SampledFrame& o) const { return key() < o.key(); }
 };
 using FrameId = std::uint32_t;
+
+// Bound on SampleCapture::stacks and on SampleCapture::lines.
+inline constexpr std::size_t kMaxSampledStacks = 10000;
 
 class SampleCapture {
  public:

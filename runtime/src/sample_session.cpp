@@ -106,6 +106,7 @@ class ReportBuilder {
   // chunk is "main@path"), "name@[C]" for a C or fast function.
   std::string label(FrameId id) {
     const SampledFrame& f = capture_.frames[id];
+    if (f.overflow) return "(stacks past the limit of " + std::to_string(kMaxSampledStacks) + ")";
     std::string name = capture_.strings.text(f.name);
     if (f.isC) return (name.empty() ? std::string("?") : name) + "@[C]";
     if (f.lineDefined == 0) return "main@" + path(f.source);

@@ -58,8 +58,25 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
   }
   StringId zone = strings.intern(currentZonePath(L));
   auto count = static_cast<std::uint64_t>(samples > 0 ? samples : 1);
-  stacks[{zone, scratch_}][state] += count;
-  if (line >= 0) lines[{zone, lineSource, line}][state] += count;
+  std::pair<StringId, std::vector<FrameId>> key{zone, {}};
+  key.second.swap(scratch_);  // no copy: the scratch is cleared at the next sample anyway
+  auto stack = stacks.find(key);
+  if (stack == stacks.end()) {
+    if (stacks.size() >= kMaxSampledStacks) {
+      SampledFrame past;
+      past.overflow = true;
+      key = {zone, {frameId(past)}};
+    }
+    stack = stacks.try_emplace(std::move(key)).first;
+  } else {
+    scratch_.swap(key.second);  // keep the scratch's capacity
+  }
+  stack->second[state] += count;
+  if (line < 0) return;
+  std::tuple<StringId, StringId, int> at{zone, lineSource, line};
+  auto counted = lines.find(at);
+  if (counted == lines.end() && lines.size() < kMaxSampledStacks) counted = lines.try_emplace(at).first;
+  if (counted != lines.end()) counted->second[state] += count;
 }
 
 void onProfilerSample(void* data, lua_State* L, int samples, int vmstate) {
