@@ -19,6 +19,8 @@ struct lua_State;
 
 namespace ljcheck {
 
+class ZoneStack;
+
 // One stack frame as lua_getinfo saw it.
 struct SampledFrame {
   StringId source = 0;  // chunk name; 0 for a C function
@@ -48,11 +50,22 @@ class SampleCapture {
 
   // The profiler callback's work: one call for `samples` samples in `state`.
   void record(lua_State* L, int samples, VmState state);
+  // Find the zones without a lookup by name per sample: the VM's zone stack
+  // and registry references to package.loaded and "jit.zone". Session start
+  // and stop, on the VM's thread.
+  void referenceZones(lua_State* L);
+  void releaseZones(lua_State* L);
 
  private:
   FrameId frameId(const SampledFrame& frame);
 
+  // The zone path open now, as a pool id.
+  StringId zoneNow(lua_State* L);
+
   int stackDepth_;
+  const ZoneStack* zones_ = nullptr;  // null: look the zones up by name
+  int loadedRef_ = 0;
+  int jitZoneKeyRef_ = 0;
   std::map<SampledFrame, FrameId> frameIds_;
   std::vector<FrameId> scratch_;
 };

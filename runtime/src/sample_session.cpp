@@ -140,6 +140,7 @@ std::unique_ptr<SampleSession> SampleSession::start(lua_State* L, SampleOptions 
     throw;
   }
   session->owner_ = L;
+  session->capture_->referenceZones(L);
   // 'f': function-level hooks in compiled code, as jit.p's default.
   std::string mode = "fi" + std::to_string(session->options_.intervalMs);
   profiler.start(L, mode.c_str(), onProfilerSample, session->capture_.get());
@@ -170,6 +171,7 @@ SampleReport SampleSession::stop(lua_State* L) {
   hostProfiler().stop(L);
   stopped_ = true;
   gSampleSessionActive = false;
+  capture_->releaseZones(L);
   SampleReport report = ReportBuilder(*capture_, options_, *locations_).build();
   capture_.reset();
   return report;
@@ -183,6 +185,7 @@ void SampleSession::cancel(lua_State* L) noexcept {
   }
   stopped_ = true;
   gSampleSessionActive = false;
+  capture_->releaseZones(L);
   capture_.reset();
 }
 
