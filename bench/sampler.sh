@@ -14,12 +14,17 @@
 # CPU time is getrusage user+sys of the luajit process, from before the
 # profiler starts to after it stopped and wrote its report. Each overhead
 # line gives the median and the 25th and 75th percentiles of the pairs.
+# Workloads run --scale times their base length (about 0.45 s each), so the
+# default 5 gives 2-3 s runs: a pair's noise shrinks with the run's length.
+# bench/sampler_cost.sh gives the load-independent figure (instructions per
+# sample).
 #
 # usage: bench/sampler.sh [options]
 #   --reps N        repetitions (default 31)
 #   --luajit PATH   the LuaJIT host (default /usr/bin/luajit)
 #   --module DIR    the directory of ljcheck.so (default build/lib)
 #   --interval MS   sampling interval (default 10)
+#   --scale N       workload length in base runs of about 0.45 s (default 5)
 #   --no-zones      skip (c)
 #   -h, --help      this text
 # Exit status: 0 when every measurement ran (targets missed do not fail the
@@ -33,13 +38,14 @@ bench_name=sampler
 # shellcheck source=bench/lib.sh
 . "$bench/lib.sh"
 
-reps=31 luajit=/usr/bin/luajit module=$root/build/lib interval=10 zones=1
+reps=31 luajit=/usr/bin/luajit module=$root/build/lib interval=10 zones=1 scale=5
 while [[ $# -gt 0 ]]; do
   case $1 in
     --reps) reps=$(uint_arg "$1" "${2:-}"); shift 2 ;;
     --luajit) luajit=$(path_arg "$1" "${2:-}"); shift 2 ;;
     --module) module=$(path_arg "$1" "${2:-}"); shift 2 ;;
     --interval) interval=$(uint_arg "$1" "${2:-}"); shift 2 ;;
+    --scale) scale=$(uint_arg "$1" "${2:-}"); shift 2 ;;
     --no-zones) zones=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option $1" 2 ;;
@@ -49,7 +55,7 @@ use_module "$luajit" "$module"
 
 run_mode() {  # MODE WORKLOAD -> CPU seconds
   local out
-  out=$(cd "$bench/sampler" && "$luajit" driver.lua "$1" "$2.lua" "$interval") || die "$1 $2 failed" 1
+  out=$(cd "$bench/sampler" && "$luajit" driver.lua "$1" "$2.lua" "$interval" "$scale") || die "$1 $2 failed" 1
   printf '%s' "${out%% *}"
 }
 

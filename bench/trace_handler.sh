@@ -10,7 +10,10 @@
 # cost per abort is
 #   ((I_mode(N) - I_mode(0)) - (I_none(N) - I_none(0))) / aborts_mode(N)
 # so start-up, session start and report building at stop (fixed costs)
-# drop out. Target: ljcheck <= 0.2x the Lua handler.
+# drop out. Target: ljcheck <= 0.2x the Lua handler. The floor is LuaJIT's
+# own dispatch of a trace event to a handler: an empty Lua function and an
+# empty C library function (io.type) attached the same way, per abort of the
+# Lua handler's run (the same rounds abort the same number of times).
 #
 # usage: bench/trace_handler.sh [options]
 #   --rounds N      rounds of the measured runs (default 1000)
@@ -52,7 +55,7 @@ count() {  # MODE ROUNDS -> "instructions aborts"
 }
 
 declare -A base full aborts
-for m in none ljcheck lua; do
+for m in none ljcheck lua empty-lua empty-c; do
   read -r base[$m] _ < <(count "$m" 0)
   read -r full[$m] aborts[$m] < <(count "$m" "$rounds")
   say "$m: ${base[$m]} instructions with 0 rounds, ${full[$m]} with $rounds (${aborts[$m]} aborts)"
@@ -62,4 +65,7 @@ per() { calc %.0f "(${full[$1]} - ${base[$1]} - $none) / ${aborts[$1]}"; }
 c=$(per ljcheck) l=$(per lua)
 printf '| handler | aborts | instructions per abort |\n|---|---:|---:|\n'
 printf '| ljcheck.trace (C) | %s | %s |\n| Lua jit.attach handler | %s | %s |\n' "${aborts[ljcheck]}" "$c" "${aborts[lua]}" "$l"
+aborts[empty-lua]=${aborts[lua]} aborts[empty-c]=${aborts[lua]}
+printf '| empty Lua handler (floor) | %s | %s |\n| empty C function, io.type (floor) | %s | %s |\n' \
+  "${aborts[lua]}" "$(per empty-lua)" "${aborts[lua]}" "$(per empty-c)"
 printf '\nratio C / Lua: %s (target <= 0.2)\n' "$(calc %.2f "$c / $l")"

@@ -1,17 +1,24 @@
 -- Runs one CPU-bound workload under one sampling mode and prints the CPU
 -- seconds (getrusage user+sys) from before the profiler starts to after it
--- stopped and wrote its report; bench/sampler.sh pairs the modes.
--- usage: luajit driver.lua MODE WORKLOAD INTERVAL
+-- stopped and wrote its report, the workload's check value and the number
+-- of samples taken; bench/sampler.sh pairs the modes, bench/sampler_cost.sh
+-- counts instructions per sample.
+-- usage: luajit driver.lua MODE WORKLOAD INTERVAL [SCALE]
 --   MODE: none | ljcheck (ljcheck.sample, report built at stop)
 --       | jitp (LuaJIT's own jit.p, "vfG": VM state and the whole stack per
---         sample, as ljcheck keeps them, its report written to /dev/null)
+--         sample, as ljcheck keeps them, with raw counts, its report written
+--         to a temporary file whose counts give the number of samples)
+--   SCALE multiplies the workload's length (1: about 0.45 s; default 1).
 local mode, workload, interval = arg[1], arg[2], tonumber(arg[3] or "10")
+local scale = tonumber(arg[4] or "1")
 local run = assert(loadfile(workload))()
 local ffi = require("ffi")
 ffi.cdef [[
 struct ljbench_timeval { long tv_sec; long tv_usec; };
 struct ljbench_rusage { struct ljbench_timeval ru_utime, ru_stime; long rest[14]; };
 int getrusage(int who, struct ljbench_rusage *usage);
+typedef void (*ljbench_sighandler)(int);
+ljbench_sighandler signal(int sig, ljbench_sighandler handler);
 ]]
 local usage = ffi.new("struct ljbench_rusage")
 local function cpuSeconds()
@@ -22,18 +29,28 @@ end
 -- Every mode loads the same modules, so that only sampling differs (loading
 -- code moves LuaJIT's hot counters and changes which traces form).
 local ljcheck, jitp = require("ljcheck"), require("jit.p")
+-- Under valgrind a profiler tick can be delivered after the profiler put the
+-- previous action back, which by default kills the process: make that action
+-- "ignore" (27: SIGPROF, 1: SIG_IGN); the profilers install their own on start.
+ffi.C.signal(27, ffi.cast("ljbench_sighandler", 1))
 local t0 = cpuSeconds()
-local stop
+local stop, samples, jitpFile = nil, 0, nil
 if mode == "ljcheck" then
   local session = ljcheck.sample({ intervalMs = interval })
-  stop = function() session:stop() end
+  stop = function() samples = session:stop().samples end
 elseif mode == "jitp" then
-  jitp.start("vfGi" .. interval, "/dev/null")
+  jitpFile = os.tmpname()
+  jitp.start("vfGri" .. interval, jitpFile)
   stop = jitp.stop
 elseif mode ~= "none" then
   error("unknown mode " .. tostring(mode))
 end
-local check = run()
+local check = run(scale)
 if stop then stop() end
 local t1 = cpuSeconds()
-io.write(string.format("%.6f %s\n", t1 - t0, tostring(check)))
+if jitpFile then  -- "state count" lines, each followed by its "frames count" lines
+  for line in io.lines(jitpFile) do samples = samples + (tonumber(line:match(" (%d+)$")) or 0) end
+  samples = samples / 2
+  os.remove(jitpFile)
+end
+io.write(string.format("%.6f %s %d\n", t1 - t0, tostring(check), samples))

@@ -8,6 +8,9 @@
 -- usage: luajit aborts.lua MODE ROUNDS [WORKLOAD]
 --   MODE: none | ljcheck (ljcheck.trace: the C handler)
 --       | lua (a Lua jit.attach handler doing the same aggregation)
+--       | empty-lua (a Lua handler that does nothing: LuaJIT's dispatch floor)
+--       | empty-c (io.type, a C library function that does nothing with its
+--         arguments: the floor for a handler written in C)
 local mode, rounds, workload = arg[1], tonumber(arg[2] or "100"), arg[3] or "same"
 local ljcheck = require("ljcheck")
 local jutil, vmdef = require("jit.util"), require("jit.vmdef")
@@ -72,6 +75,12 @@ elseif mode == "lua" then
   jit.attach(luaHandler, "trace")
   work()
   jit.attach(luaHandler)
+elseif mode == "empty-lua" or mode == "empty-c" then
+  local handler = mode == "empty-c" and io.type or function() end
+  jit.attach(handler, "trace")
+  work()
+  jit.attach(handler)
+  aborts = rounds  -- not counted here: the script divides by ljcheck's count
 elseif mode == "none" then
   work()
 else

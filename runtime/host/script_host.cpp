@@ -47,7 +47,7 @@ struct Host {
         timelineJson = toChromeTraceJson(timeline->finish(), timelineNaming(session->profile(), session->options().root));
       if (!options.timelineOut.empty()) writeReportFile(options.timelineOut, timelineJson);
       if (sampler) addSiteCosts(report, samples);
-      if (!options.quiet) std::fputs(runSummary(report, samples).c_str(), stderr);
+      if (!options.quiet) std::fputs(runSummary(report, sampler ? &samples : nullptr).c_str(), stderr);
       if (!options.traceCsv.empty()) writeReportFile(options.traceCsv, toCsv(report));
       if (!options.jsonOut.empty()) writeReportFile(options.jsonOut, toJson(report, sampler ? &samples : nullptr));
       if (!options.sampleOut.empty()) writeReportFile(options.sampleOut, samples.collapsedText());

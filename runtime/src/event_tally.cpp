@@ -28,8 +28,14 @@ bool EventTally::Equal::operator()(const TraceEvent& a, const TraceEvent& b) con
 }
 
 void EventTally::add(const TraceEvent& ev) {
+  // A hot loop aborts the same way again and again: the last record first.
+  if (last_ < records_.size() && Equal()(records_[last_].event, ev)) {
+    ++records_[last_].count;
+    return;
+  }
   auto it = index_.find(ev);
   if (it != index_.end()) {
+    last_ = it->second;
     ++records_[it->second].count;
     return;
   }
@@ -41,6 +47,7 @@ void EventTally::add(const TraceEvent& ev) {
       records_.pop_back();
       throw;
     }
+    last_ = records_.size() - 1;
     return;
   }
   if (ev.kind == TraceEventKind::Abort) ++overflow_.aborts;

@@ -56,6 +56,7 @@ class EventTally {
   std::vector<CountedEvent> records_;
   std::unordered_map<TraceEvent, std::size_t, Hash, Equal> index_;  // event -> records_ position
   EventOverflow overflow_;
+  std::size_t last_ = static_cast<std::size_t>(-1);  // the record counted last
 };
 
 }  // namespace ljcheck

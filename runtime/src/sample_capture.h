@@ -1,7 +1,9 @@
 // The capture of one sample session, filled by the profiler callback inside
 // the VM (sampler.cpp) and read once at stop (sample_session.cpp). Samples are
 // aggregated as they come: by (zone, stack) and by (zone, innermost Lua line),
-// so memory grows with distinct stacks, not with run time.
+// so memory grows with distinct stacks, not with run time, and is bounded:
+// past kMaxSampledStacks distinct stacks (or lines), a new one is counted in
+// one overflow stack (and in no line), so the totals stay exact.
 #pragma once
 
 #include <cstdint>
@@ -17,16 +19,22 @@ struct lua_State;
 
 namespace ljcheck {
 
+class ZoneStack;
+
 // One stack frame as lua_getinfo saw it.
 struct SampledFrame {
   StringId source = 0;  // chunk name; 0 for a C function
   int lineDefined = 0;  // 0: a main chunk
   StringId name = 0;    // the name the caller used, when known
   bool isC = false;
-  auto key() const { return std::tie(source, lineDefined, name, isC); }
+  bool overflow = false;  // stands for the stacks past kMaxSampledStacks
+  auto key() const { return std::tie(source, lineDefined, name, isC, overflow); }
   bool operator<(const SampledFrame& o) const { return key() < o.key(); }
 };
 using FrameId = std::uint32_t;
+
+// Bound on SampleCapture::stacks and on SampleCapture::lines.
+inline constexpr std::size_t kMaxSampledStacks = 10000;
 
 class SampleCapture {
  public:
@@ -42,11 +50,22 @@ class SampleCapture {
 
   // The profiler callback's work: one call for `samples` samples in `state`.
   void record(lua_State* L, int samples, VmState state);
+  // Find the zones without a lookup by name per sample: the VM's zone stack
+  // and registry references to package.loaded and "jit.zone". Session start
+  // and stop, on the VM's thread.
+  void referenceZones(lua_State* L);
+  void releaseZones(lua_State* L);
 
  private:
   FrameId frameId(const SampledFrame& frame);
 
+  // The zone path open now, as a pool id.
+  StringId zoneNow(lua_State* L);
+
   int stackDepth_;
+  const ZoneStack* zones_ = nullptr;  // null: look the zones up by name
+  int loadedRef_ = 0;
+  int jitZoneKeyRef_ = 0;
   std::map<SampledFrame, FrameId> frameIds_;
   std::vector<FrameId> scratch_;
 };

@@ -106,6 +106,7 @@ class ReportBuilder {
   // chunk is "main@path"), "name@[C]" for a C or fast function.
   std::string label(FrameId id) {
     const SampledFrame& f = capture_.frames[id];
+    if (f.overflow) return "(stacks past the limit of " + std::to_string(kMaxSampledStacks) + ")";
     std::string name = capture_.strings.text(f.name);
     if (f.isC) return (name.empty() ? std::string("?") : name) + "@[C]";
     if (f.lineDefined == 0) return "main@" + path(f.source);
@@ -139,6 +140,7 @@ std::unique_ptr<SampleSession> SampleSession::start(lua_State* L, SampleOptions 
     throw;
   }
   session->owner_ = L;
+  session->capture_->referenceZones(L);
   // 'f': function-level hooks in compiled code, as jit.p's default.
   std::string mode = "fi" + std::to_string(session->options_.intervalMs);
   profiler.start(L, mode.c_str(), onProfilerSample, session->capture_.get());
@@ -169,6 +171,7 @@ SampleReport SampleSession::stop(lua_State* L) {
   hostProfiler().stop(L);
   stopped_ = true;
   gSampleSessionActive = false;
+  capture_->releaseZones(L);
   SampleReport report = ReportBuilder(*capture_, options_, *locations_).build();
   capture_.reset();
   return report;
@@ -182,6 +185,7 @@ void SampleSession::cancel(lua_State* L) noexcept {
   }
   stopped_ = true;
   gSampleSessionActive = false;
+  capture_->releaseZones(L);
   capture_.reset();
 }
 

@@ -56,10 +56,56 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
     if (ar.name) frame.name = strings.intern(ar.name);
     scratch_.push_back(frameId(frame));
   }
-  StringId zone = strings.intern(currentZonePath(L));
+  StringId zone = zoneNow(L);
   auto count = static_cast<std::uint64_t>(samples > 0 ? samples : 1);
-  stacks[{zone, scratch_}][state] += count;
-  if (line >= 0) lines[{zone, lineSource, line}][state] += count;
+  std::pair<StringId, std::vector<FrameId>> key{zone, {}};
+  key.second.swap(scratch_);  // no copy: the scratch is cleared at the next sample anyway
+  auto stack = stacks.find(key);
+  if (stack == stacks.end()) {
+    if (stacks.size() >= kMaxSampledStacks) {
+      SampledFrame past;
+      past.overflow = true;
+      key = {zone, {frameId(past)}};
+    }
+    stack = stacks.try_emplace(std::move(key)).first;
+  } else {
+    scratch_.swap(key.second);  // keep the scratch's capacity
+  }
+  stack->second[state] += count;
+  if (line < 0) return;
+  std::tuple<StringId, StringId, int> at{zone, lineSource, line};
+  auto counted = lines.find(at);
+  if (counted == lines.end() && lines.size() < kMaxSampledStacks) counted = lines.try_emplace(at).first;
+  if (counted != lines.end()) counted->second[state] += count;
+}
+
+StringId SampleCapture::zoneNow(lua_State* L) {
+  if (!zones_) return strings.intern(currentZonePath(L));
+  lua_rawgeti(L, LUA_REGISTRYINDEX, loadedRef_);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, jitZoneKeyRef_);
+  int top = lua_gettop(L);
+  std::string path = currentZonePath(L, {zones_, top - 1, top});
+  lua_pop(L, 2);
+  return path.empty() ? 0 : strings.intern(path);
+}
+
+void SampleCapture::referenceZones(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  if (!lua_istable(L, -1)) {  // no package.loaded as LuaJIT keeps it: look up by name
+    lua_pop(L, 1);
+    return;
+  }
+  loadedRef_ = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_pushliteral(L, "jit.zone");
+  jitZoneKeyRef_ = luaL_ref(L, LUA_REGISTRYINDEX);
+  zones_ = &zoneStackOf(L);
+}
+
+void SampleCapture::releaseZones(lua_State* L) {
+  if (!zones_) return;
+  zones_ = nullptr;
+  luaL_unref(L, LUA_REGISTRYINDEX, loadedRef_);
+  luaL_unref(L, LUA_REGISTRYINDEX, jitZoneKeyRef_);
 }
 
 void onProfilerSample(void* data, lua_State* L, int samples, int vmstate) {

@@ -43,30 +43,39 @@ std::string collectorSummary(const CollectorUsage& usage) {
   return out;
 }
 
+// "N samples every M ms: x% compiled, ..."
+std::string samplesSummary(const SampleReport& samples) {
+  const StateCounts& s = samples.states;
+  return "ljcheck: " + std::to_string(samples.samples) + " samples every " + std::to_string(samples.intervalMs) +
+         " ms: " + percent(s[VmState::Compiled], samples.samples) + " compiled, " +
+         percent(s[VmState::Interpreted], samples.samples) + " interpreted, " +
+         percent(s[VmState::CCode], samples.samples) + " C code, " +
+         percent(s[VmState::Collecting], samples.samples) + " GC, " +
+         percent(s[VmState::Compiling], samples.samples) + " JIT compiler\n";
+}
+
 }  // namespace
 
-std::string runSummary(const TraceReport& report, const SampleReport& samples, std::size_t topSites) {
-  const StateCounts& s = samples.states;
-  std::string out = "ljcheck: " + std::to_string(samples.samples) + " samples every " +
-                    std::to_string(samples.intervalMs) + " ms: " + percent(s[VmState::Compiled], samples.samples) +
-                    " compiled, " + percent(s[VmState::Interpreted], samples.samples) + " interpreted, " +
-                    percent(s[VmState::CCode], samples.samples) + " C code, " +
-                    percent(s[VmState::Collecting], samples.samples) + " GC, " +
-                    percent(s[VmState::Compiling], samples.samples) + " JIT compiler\n";
+std::string runSummary(const TraceReport& report, const SampleReport* samples, std::size_t topSites) {
+  std::string out = samples ? samplesSummary(*samples) : std::string();
   out += "ljcheck: " + std::to_string(report.totalAborts) + " trace aborts, " + std::to_string(report.sites.size()) +
          " sites, " + std::to_string(report.blacklisted) + " blacklisted\n";
   out += collectorSummary(report.collector);
   std::vector<const AbortSite*> sites;
   for (const AbortSite& site : report.sites) sites.push_back(&site);
-  std::stable_sort(sites.begin(), sites.end(),
-                   [](const AbortSite* a, const AbortSite* b) { return a->costMs > b->costMs; });
+  if (samples)
+    std::stable_sort(sites.begin(), sites.end(),
+                     [](const AbortSite* a, const AbortSite* b) { return a->costMs > b->costMs; });
+  else
+    std::stable_sort(sites.begin(), sites.end(),
+                     [](const AbortSite* a, const AbortSite* b) { return a->count > b->count; });
   if (sites.size() > topSites) sites.resize(topSites);
-  if (!sites.empty()) out += "ljcheck: top sites by interpreter cost:\n";
+  if (!sites.empty()) out += samples ? "ljcheck: top sites by interpreter cost:\n" : "ljcheck: top sites by count:\n";
   for (const AbortSite* site : sites) {
     char cost[32];
     std::snprintf(cost, sizeof cost, "%9.1f ms", site->costMs);
-    out += std::string("  ") + cost + "  " + site->reasonId.str() + "  " + site->location() + "  x" +
-           std::to_string(site->count);
+    out += std::string("  ") + (samples ? std::string(cost) + "  " : std::string()) + site->reasonId.str() + "  " +
+           site->location() + "  x" + std::to_string(site->count);
     if (!site->startPath.empty()) out += "  (trace started at " + site->startLocation() + ")";
     out += "\n";
   }

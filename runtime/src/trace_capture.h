@@ -19,6 +19,8 @@ struct lua_State;
 
 namespace ljcheck {
 
+class ZoneStack;
+
 // What the "start" event said about a trace, kept until it stops or aborts.
 struct StartRecord {
   std::int32_t pc = 0;
@@ -59,13 +61,24 @@ class TraceCapture {
   std::map<std::tuple<StringId, int, int>, std::pair<int, int>> extents;
 
   bool paused = false;
+  const ZoneStack* zoneStack = nullptr;  // the VM's, set with the handler
+  bool chained = false;  // the handler has a replaced handler to call (set when attached)
+  // jit.util.funcbc as a C function and the thread it is called on (anchored
+  // by the handler); funcbc is null when the host's is no plain C function.
+  int (*funcbc)(lua_State*) = nullptr;
+  lua_State* funcbcThread = nullptr;
   std::vector<StartRecord> starts;  // by trace number; grows only past the capacity
   EventTally events;
   StringPool strings;
   VisitedLines visited;  // filled only when the record handler is attached
   // (function, pc) -> (chunk, line; -1 without one) of the aborts and trace
   // starts seen so far; the functions are anchored by the trace handler.
-  std::unordered_map<std::pair<const void*, int>, std::pair<StringId, int>, VisitedLines::PcHash> locations;
+  struct Location {
+    StringId source = 0;
+    int line = -1;
+    std::pair<int, int> extent{0, 0};  // as a trace start: its extents entry, once read
+  };
+  std::unordered_map<std::pair<const void*, int>, Location, VisitedLines::PcHash> locations;
 
   bool isDemotedOpcode(int op) const {
     return op >= 0 && static_cast<std::size_t>(op) < demotedOpcodes_.size() &&

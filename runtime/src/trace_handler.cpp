@@ -28,7 +28,11 @@
 namespace ljcheck {
 namespace {
 
-enum Upvalue { kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv, kAnchorsUv, kChainUv };
+enum Upvalue {
+  kCaptureUv = 1, kStartFuncsUv, kFuncinfoUv, kFuncbcUv, kTraceinfoUv, kAnchorsUv, kChainUv,
+  kLoadedUv, kJitZoneKeyUv,  // package.loaded and "jit.zone": see ZoneSources
+  kScratchThreadUv  // the thread jit.util.funcbc is called on directly
+};
 static_assert(kChainUv == kTraceChainUpvalue);
 // Handler arguments: what, tr, func, pc, then (parent, exitno) or (code, info).
 enum Arg { kWhat = 1, kTrace, kFunc, kPc, kArg5, kArg6 };
@@ -72,24 +76,30 @@ void anchorFunction(lua_State* L, TraceCapture& c, int idx) {
 // line. jit.util.funcinfo builds a table per call (most of a handler call's
 // cost), so each (function, pc) is resolved once: a loop aborts again and
 // again at the same place.
-bool luaFunctionLocation(lua_State* L, TraceCapture& c, int idx, int pc, Where& out) {
-  if (!isLuaFunction(L, idx) || pc < 0) return false;
+TraceCapture::Location* cachedLocation(lua_State* L, TraceCapture& c, int idx, int pc) {
+  if (!isLuaFunction(L, idx) || pc < 0) return nullptr;
   std::pair<const void*, int> key{lua_topointer(L, idx), pc};
   auto cached = c.locations.find(key);
   if (cached == c.locations.end()) {
     pushFuncinfo(L, idx, &pc);
-    std::pair<StringId, int> found{0, lua::intField(L, -1, "currentline", -1)};
-    if (found.second >= 0) {
+    TraceCapture::Location found;
+    found.line = lua::intField(L, -1, "currentline", -1);
+    if (found.line >= 0) {
       lua_getfield(L, -1, "source");
-      found.first = c.nameId(lua::stringAt(L, -1));
+      found.source = c.nameId(lua::stringAt(L, -1));
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
     anchorFunction(L, c, idx);
     cached = c.locations.emplace(key, found).first;
   }
-  if (cached->second.second < 0) return false;
-  out = {cached->second.first, cached->second.second};
+  return &cached->second;
+}
+
+bool luaFunctionLocation(lua_State* L, TraceCapture& c, int idx, int pc, Where& out) {
+  const TraceCapture::Location* at = cachedLocation(L, c, idx, pc);
+  if (!at || at->line < 0) return false;
+  out = {at->source, at->line};
   return true;
 }
 
@@ -132,31 +142,56 @@ StartRecord* startOf(TraceCapture& c, int tr) {
   return s.live ? &s : nullptr;
 }
 
-// The trace ended: drop its start record and its reference to the start function.
-void forget(lua_State* L, TraceCapture& c, int tr) {
+// The trace ended: drop its start record. Its start function stays in the
+// table until the trace number starts again (at most maxtrace functions are
+// kept alive that way), which saves a table store per event.
+void forget(TraceCapture& c, int tr) {
   StartRecord* s = startOf(c, tr);
-  if (!s) return;
-  s->live = false;
-  lua_pushnil(L);
-  lua_rawseti(L, lua_upvalueindex(kStartFuncsUv), tr);
+  if (s) s->live = false;
 }
 
 void onStart(lua_State* L, TraceCapture& c) {
-  int tr = intAt(L, kTrace, 0);
+  int tr = static_cast<int>(lua_tointeger(L, kTrace));  // 0 when absent
   if (tr <= 0) return;
   auto slot = static_cast<std::size_t>(tr);
   if (slot >= c.starts.size()) c.starts.resize(slot + 1);  // only past the preallocated capacity
-  c.starts[slot] = {intAt(L, kPc, 0), intAt(L, kArg5, 0), intAt(L, kArg6, 0), true};
+  int parent = static_cast<int>(lua_tointeger(L, kArg5));  // numbers or nil (0)
+  c.starts[slot] = {static_cast<int>(lua_tointeger(L, kPc)), parent, static_cast<int>(lua_tointeger(L, kArg6)), true};
   lua_pushvalue(L, kFunc);
   lua_rawseti(L, lua_upvalueindex(kStartFuncsUv), tr);
-  if (!c.paused) recordTraceStart(L, tr, intAt(L, kArg5, 0));
+  if (!c.paused) recordTraceStart(L, tr, parent);
 }
 
-// The zone path open now, as a pool id.
-StringId zoneNow(lua_State* L, TraceCapture& c) { return c.nameId(currentZonePath(L)); }
+// The zone path open now, as a pool id (0, the empty string, when none is open).
+StringId zoneNow(lua_State* L, TraceCapture& c) {
+  if (c.zoneStack->data.depth == 0) {  // the common case: only jit.zone's stack to look at
+    lua_pushvalue(L, lua_upvalueindex(kJitZoneKeyUv));
+    lua_rawget(L, lua_upvalueindex(kLoadedUv));
+    bool none = lua_objlen(L, -1) == 0;  // nil (not loaded) or an empty stack
+    lua_pop(L, 1);
+    if (none) return 0;
+  }
+  std::string path =
+      currentZonePath(L, {c.zoneStack, lua_upvalueindex(kLoadedUv), lua_upvalueindex(kJitZoneKeyUv)});
+  return path.empty() ? 0 : c.nameId(path);
+}
 
 // The instruction at pc of the Lua function at funcIdx (jit.util.funcbc), or -1.
-long long instructionAt(lua_State* L, int funcIdx, int pc) {
+// funcbc is a plain lua_CFunction that only reads its two arguments and pushes
+// numbers, so it is called directly on a scratch thread holding them: a
+// lua_call from the handler cost more than the rest of an abort's handling.
+long long instructionAt(lua_State* L, const TraceCapture& c, int funcIdx, int pc) {
+  lua_State* scratch = c.funcbcThread;
+  if (c.funcbc && scratch) {  // the scratch stack is empty between calls
+    lua_pushvalue(L, funcIdx);
+    lua_xmove(L, scratch, 1);
+    lua_pushinteger(scratch, pc);
+    int results = c.funcbc(scratch);  // the instruction and its mode, or nothing past the end
+    long long ins = results > 0 ? static_cast<long long>(static_cast<std::uint32_t>(lua_tointeger(scratch, -results)))
+                                : -1;
+    lua_settop(scratch, 0);
+    return ins;
+  }
   lua_pushvalue(L, lua_upvalueindex(kFuncbcUv));
   lua_pushvalue(L, funcIdx);
   lua_pushinteger(L, pc);
@@ -199,20 +234,22 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
 void readStart(lua_State* L, TraceCapture& c, int tr, const StartRecord& start, TraceEvent& ev) {
   lua_rawgeti(L, lua_upvalueindex(kStartFuncsUv), tr);
   int funcIdx = lua_gettop(L);
-  if (isLuaFunction(L, funcIdx)) {
+  TraceCapture::Location* at = cachedLocation(L, c, funcIdx, start.pc);
+  if (at) {
     Where where;
-    luaFunctionLocation(L, c, funcIdx, start.pc, where);
+    if (at->line >= 0) where = {at->source, at->line};
     ev.startSource = where.source;
     ev.startLine = where.line;
     ev.startPc = start.pc;
-    long long ins = instructionAt(L, funcIdx, start.pc);
-    auto key = std::make_tuple(where.source, where.line, start.pc);
-    auto cached = c.extents.find(key);
-    std::pair<int, int> extent =
-        cached != c.extents.end() ? cached->second : codeExtent(L, c, funcIdx, start.pc, ins);
-    if (cached == c.extents.end() && !c.events.full()) c.extents.emplace(key, extent);  // bounded with the tally
-    ev.extentFirstLine = extent.first;
-    ev.extentLastLine = extent.second;
+    long long ins = instructionAt(L, c, funcIdx, start.pc);
+    if (at->extent.first == 0) {  // first abort of a trace started here: the lines it would have compiled
+      auto key = std::make_tuple(where.source, where.line, start.pc);
+      auto cached = c.extents.find(key);
+      at->extent = cached != c.extents.end() ? cached->second : codeExtent(L, c, funcIdx, start.pc, ins);
+      if (cached == c.extents.end() && !c.events.full()) c.extents.emplace(key, at->extent);  // bounded with the tally
+    }
+    ev.extentFirstLine = at->extent.first;
+    ev.extentLastLine = at->extent.second;
     if (start.parent == 0 && ins >= 0 && c.isDemotedOpcode(static_cast<int>(ins & 0xff)))
       ev.blacklistedStart = true;
   }
@@ -220,7 +257,7 @@ void readStart(lua_State* L, TraceCapture& c, int tr, const StartRecord& start, 
 }
 
 void onAbort(lua_State* L, TraceCapture& c) {
-  int tr = intAt(L, kTrace, 0);
+  int tr = static_cast<int>(lua_tointeger(L, kTrace));  // 0 when absent
   const StartRecord* start = startOf(c, tr);
   if (!c.paused) {
     TraceEvent ev;
@@ -240,7 +277,7 @@ void onAbort(lua_State* L, TraceCapture& c) {
     c.events.add(ev);
     recordTraceAbort(L, ev, c.strings);
   }
-  forget(L, c, tr);
+  forget(c, tr);
 }
 
 // The link type of trace tr ("stitch", "return", "loop", ...), read from jit.util.traceinfo.
@@ -254,8 +291,8 @@ std::string_view linkType(lua_State* L, int tr) {
 }
 
 void onStop(lua_State* L, TraceCapture& c) {
-  int tr = intAt(L, kTrace, 0);
-  forget(L, c, tr);
+  int tr = static_cast<int>(lua_tointeger(L, kTrace));  // 0 when absent
+  forget(c, tr);
   if (!c.paused) recordTraceStop(L, tr);
   // Only a trace that ended at a C or fast function is a split.
   if (c.paused || lua_type(L, kFunc) != LUA_TFUNCTION || !lua_iscfunction(L, kFunc)) return;
@@ -276,8 +313,8 @@ void onStop(lua_State* L, TraceCapture& c) {
 }
 
 // The handler this one replaced (-jv's, -jdump's), called with the same arguments.
-void callChained(lua_State* L, int nargs) {
-  if (lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return;
+void callChained(lua_State* L, const TraceCapture& c, int nargs) {
+  if (!c.chained || lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return;
   lua_settop(L, nargs);
   lua_pushvalue(L, lua_upvalueindex(kChainUv));
   for (int i = 1; i <= nargs; ++i) lua_pushvalue(L, i);
@@ -287,16 +324,20 @@ void callChained(lua_State* L, int nargs) {
 int traceHandler(lua_State* L) {
   if (processExiting()) return 0;  // the capture was released at exit
   auto* capture = static_cast<TraceCapture*>(lua_touserdata(L, lua_upvalueindex(kCaptureUv)));
-  lua_settop(L, kArg6);  // absent arguments read as nil; scratch space starts above
-  std::string_view what = lua::stringAt(L, kWhat);
+  std::size_t length = 0;
+  const char* what = lua_tolstring(L, kWhat, &length);  // "start", "stop", "abort", "flush"
+  bool start = length == 5 && what[0] == 's' && what[2] == 'a';
+  bool abort = length == 5 && what[0] == 'a';
+  bool stop = length == 4 && what[0] == 's';
+  if (start || abort || stop) lua_settop(L, kArg6);  // absent arguments read as nil; scratch space starts above
   try {
-    if (what == "start") onStart(L, *capture);
-    else if (what == "abort") onAbort(L, *capture);
-    else if (what == "stop") onStop(L, *capture);
+    if (start) onStart(L, *capture);
+    else if (abort) onAbort(L, *capture);
+    else if (stop) onStop(L, *capture);
   } catch (const std::exception&) {
     // Out of memory while recording an event: the event is lost, the VM goes on.
   }
-  callChained(L, kArg6);
+  callChained(L, *capture, kArg6);
   return 0;
 }
 
@@ -311,7 +352,18 @@ void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
   lua_getfield(L, utilIndex, "traceinfo");
   lua_newtable(L);  // kAnchorsUv
   lua_pushnil(L);  // kChainUv
-  lua_pushcclosure(L, traceHandler, kChainUv);
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  if (!lua_istable(L, -1)) {  // not a LuaJIT host as we know it: no jit.zone then
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  lua_pushliteral(L, "jit.zone");
+  capture->zoneStack = &zoneStackOf(L);
+  capture->funcbcThread = lua_newthread(L);
+  lua_getfield(L, utilIndex, "funcbc");
+  capture->funcbc = lua_tocfunction(L, -1);  // null when it is not a plain C function
+  lua_pop(L, 1);
+  lua_pushcclosure(L, traceHandler, kScratchThreadUv);
 }
 
 }  // namespace ljcheck

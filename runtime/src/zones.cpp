@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <new>
+#include <utility>
 
 #include "ljcheck/event_recorder.h"
 #include "lua_api.h"
@@ -113,28 +114,41 @@ int zoneWithoutFfi(lua_State* L) {
   return 0;
 }
 
-// jit.zone's stack, when the program loaded it: "A/B" of its entries, outermost first.
-std::string jitZonePath(lua_State* L) {
+// jit.zone's stack, the table at the top of the stack (popped), when the
+// program loaded it: "A/B" of its entries, outermost first.
+std::string popJitZonePath(lua_State* L) {
   std::string path;
-  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
   if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "jit.zone");
-    if (lua_istable(L, -1)) {
-      int n = static_cast<int>(lua_objlen(L, -1));
-      for (int i = 1; i <= n; ++i) {
-        lua_rawgeti(L, -1, i);
-        std::string_view name = lua::stringAt(L, -1);
-        if (!name.empty()) {
-          if (!path.empty()) path += '/';
-          path += name;
-        }
-        lua_pop(L, 1);
+    int n = static_cast<int>(lua_objlen(L, -1));
+    for (int i = 1; i <= n; ++i) {
+      lua_rawgeti(L, -1, i);
+      std::string_view name = lua::stringAt(L, -1);
+      if (!name.empty()) {
+        if (!path.empty()) path += '/';
+        path += name;
       }
+      lua_pop(L, 1);
     }
-    lua_pop(L, 1);
   }
   lua_pop(L, 1);
   return path;
+}
+
+std::string jitZonePath(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return {};
+  }
+  lua_getfield(L, -1, "jit.zone");
+  std::string path = popJitZonePath(L);
+  lua_pop(L, 1);
+  return path;
+}
+
+std::string joinZonePaths(std::string outer, std::string inner) {
+  if (outer.empty()) return inner;
+  return inner.empty() ? outer : outer + "/" + inner;
 }
 
 }  // namespace
@@ -196,11 +210,14 @@ ZoneStack& zoneStackOf(lua_State* L) {
   return *zones;
 }
 
-std::string currentZonePath(lua_State* L) {
-  std::string outer = jitZonePath(L);
-  std::string inner = zoneStackOf(L).path();
-  if (outer.empty()) return inner;
-  return inner.empty() ? outer : outer + "/" + inner;
+std::string currentZonePath(lua_State* L) { return joinZonePaths(jitZonePath(L), zoneStackOf(L).path()); }
+
+std::string currentZonePath(lua_State* L, const ZoneSources& from) {
+  lua_pushvalue(L, from.jitZoneKeyIndex);
+  lua_rawget(L, from.loadedIndex);
+  std::string outer = popJitZonePath(L);
+  if (from.zones->data.depth == 0) return outer;
+  return joinZonePaths(std::move(outer), from.zones->path());
 }
 
 void pushZoneFunction(lua_State* L) {

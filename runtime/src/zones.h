@@ -55,6 +55,16 @@ ZoneStack& zoneStackOf(lua_State* L);
 ZoneStack* findZoneStack(lua_State* L);
 // The zone path open now in L's VM: jit.zone's zones (outermost), then ljcheck's.
 std::string currentZonePath(lua_State* L);
+// Where a VM event handler finds the zones without a registry lookup or a
+// name hashed per event: the VM's zone stack, and the stack or upvalue
+// indices of package.loaded and of the string "jit.zone".
+struct ZoneSources {
+  const ZoneStack* zones = nullptr;
+  int loadedIndex = 0;
+  int jitZoneKeyIndex = 0;
+};
+// currentZonePath read through `from`; "" without allocating when no zone is open.
+std::string currentZonePath(lua_State* L, const ZoneSources& from);
 // Pushes ljcheck.zone: a vararg Lua function over the FFI, or a C function
 // with the same behaviour when the VM has no FFI (that one stitches).
 void pushZoneFunction(lua_State* L);

@@ -67,9 +67,14 @@ TEST_CASE("an abort site's cost is the interpreted samples of its loop", "[runti
       CHECK(s["costMs"].get<double>() == Approx(site->costMs));
     }
 
-  std::string summary = runSummary(report, samples);
+  std::string summary = runSummary(report, &samples);
   CHECK(summary.find("NYIBC:FNEW  snippet.lua:7") != std::string::npos);
   CHECK(summary.find("(trace started at snippet.lua:6)") != std::string::npos);
+
+  std::string unsampled = runSummary(report, nullptr);
+  CHECK(unsampled.find("samples") == std::string::npos);
+  CHECK(unsampled.find("top sites by count") != std::string::npos);
+  CHECK(unsampled.find("NYIBC:FNEW  snippet.lua:7") != std::string::npos);
 }
 
 TEST_CASE("speedscope JSON: one sampled profile per VM state over one frame table", "[runtime][sampler]") {

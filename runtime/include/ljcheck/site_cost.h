@@ -16,7 +16,8 @@ namespace ljcheck {
 void addSiteCosts(TraceReport& report, const SampleReport& samples);
 
 // The short run summary `ljcheck run` prints on stderr: samples, compiled vs
-// interpreted share, the top `topSites` sites by cost.
-std::string runSummary(const TraceReport& report, const SampleReport& samples, std::size_t topSites = 5);
+// interpreted share, the top `topSites` sites by cost. Without samples (null:
+// the run did not sample) there is no samples line and the top sites are by count.
+std::string runSummary(const TraceReport& report, const SampleReport* samples, std::size_t topSites = 5);
 
 }  // namespace ljcheck
