@@ -5,7 +5,10 @@
 // call through ffi.C or an ffi.load library to a function whose declaration
 // in this file's ffi.cdef passes or returns a struct, union or complex by
 // value (NYICALL, crec_call); ffi.new or a ctype call that initializes a
-// variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc).
+// variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc);
+// ffi.new of a ctype with one initializer that is a table (BADTYPE: crec_alloc
+// initializes from a single value through crec_ct_tv, which converts only
+// cdata, numbers, strings and pointers; a table falls to argv2cdata).
 #include "flow/c_declarations.h"
 #include "flow/instruction_effects.h"
 #include "rules/rule.h"
@@ -103,6 +106,16 @@ class FfiCallRule final : public Rule {
                               "the ctype \"" + std::string(ctype.text()) +
                                   "\" declares a struct, union or enum, and the recorder refuses to parse new "
                                   "type definitions; " + whyHot(fn, pc)));
+      return;
+    }
+    if (ff == "ffi.new" && args == 2 && (ctype.isConstantString() || ctype.is(Kind::CType)) &&
+        fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
+      std::string spelling(ctype.isConstantString() ? ctype.text() : std::string_view(ctype.name));
+      sink.report(fn, abortAt(pc, ReasonId::traceError("BADTYPE"), callee,
+                              "ffi.new with a table initializer is not compiled (BADTYPE)",
+                              "the initializer of the ctype \"" + spelling +
+                                  "\" is a table built in this function, and the recorder converts only cdata, "
+                                  "numbers, strings and pointers into C data; " + whyHot(fn, pc)));
       return;
     }
     if (ff == "ffi.new") {
