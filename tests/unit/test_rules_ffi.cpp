@@ -99,11 +99,18 @@ TEST_CASE("ffi.new with a table initializer in a hot loop is BADTYPE, with numbe
       "  local b = ffi.new(P, {x = i})\n"
       "  local c = ffi.new(P, first)\n"
       "  local d = ffi.new('int[3]', i, 2, 3)\n"
+      "  local e = ffi.new(Unresolved, {i})\n"
+      "  local f = ffi.new('int[64]', {i})\n"
       "end\n");
   INFO(listed(ps));
   REQUIRE(find(ps, 5, "BADTYPE"));
   REQUIRE(find(ps, 6, "BADTYPE"));
   REQUIRE(find(ps, 5, "BADTYPE")->reasoning.find("int[3]") != std::string::npos);
+  REQUIRE(find(ps, 9, "BADTYPE"));
+  CHECK(find(ps, 9, "BADTYPE")->confidence == Confidence::Possible);
+  CHECK(find(ps, 5, "BADTYPE")->confidence != Confidence::Possible);
+  REQUIRE(find(ps, 10, "NYICONV"));
+  CHECK_FALSE(find(ps, 10, "BADTYPE"));
   for (const auto& p : ps) CHECK((p.line != 3 && p.line != 7 && p.line != 8));
 }
 
