@@ -5,7 +5,10 @@
 // call through ffi.C or an ffi.load library to a function whose declaration
 // in this file's ffi.cdef passes or returns a struct, union or complex by
 // value (NYICALL, crec_call); ffi.new or a ctype call that initializes a
-// variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc).
+// variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc);
+// ffi.new of a ctype with one initializer that is a table (BADTYPE: crec_alloc
+// initializes from a single value through crec_ct_tv, which converts only
+// cdata, numbers, strings and pointers; a table falls to argv2cdata).
 #include "flow/c_declarations.h"
 #include "flow/instruction_effects.h"
 #include "rules/rule.h"
@@ -105,10 +108,35 @@ class FfiCallRule final : public Rule {
                                   "type definitions; " + whyHot(fn, pc)));
       return;
     }
+    if (ff == "ffi.new" && args == 2 && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
+      reportTableInitializer(fn, pc, ctype, sink);
+      return;
+    }
     if (ff == "ffi.new") {
       if (ctype.isConstantString()) checkAllocation(fn, pc, ctype.text(), args - 1, callee, sink);
       else if (ctype.is(Kind::CType)) checkAllocation(fn, pc, ctype.name, args - 1, callee, sink);
     }
+  }
+
+  // ffi.new(ct, {...}): a known ctype of at most 128 bytes aborts with BADTYPE
+  // (crec_ct_tv: argv2cdata of the table); a larger or variable-length one with
+  // NYICONV (checkAllocation). A ctype the file cannot resolve aborts with one
+  // of the two, so BADTYPE is only possible there.
+  static void reportTableInitializer(const FunctionView& fn, int pc, const Value& ctype, PredictionSink& sink) {
+    bool known = ctype.isConstantString() || ctype.is(Kind::CType);
+    if (known && !allocationRefusal(fn.values.cDeclarations().typeOf(ctype.name), 1, std::string(ctype.name)).empty()) {
+      checkAllocation(fn, pc, ctype.name, 1, "ffi.new", sink);
+      return;
+    }
+    std::string what = known ? "the initializer of the ctype \"" + std::string(ctype.name) + "\" is a table"
+                             : "the initializer is a table (the ctype is not resolved in this file: a type over 128 "
+                               "bytes or of variable length would abort with NYICONV instead)";
+    Finding f = abortAt(pc, ReasonId::traceError("BADTYPE"), "ffi.new",
+                        "ffi.new with a table initializer is not compiled (BADTYPE)",
+                        what + ", and the recorder converts only cdata, numbers, strings and pointers into C data; " +
+                            whyHot(fn, pc));
+    if (!known) f.confidence = Confidence::Possible;
+    sink.report(fn, std::move(f));
   }
 
   static void checkAllocation(const FunctionView& fn, int pc, std::string_view spelling, int args,

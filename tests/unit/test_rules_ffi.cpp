@@ -88,6 +88,32 @@ TEST_CASE("FFI refusals at the calling line", "[rules][ffi]") {
   for (const auto& p : ps) CHECK(p.line != 11);
 }
 
+TEST_CASE("ffi.new with a table initializer in a hot loop is BADTYPE, with numbers or cdata it is not",
+          "[rules][ffi]") {
+  auto ps = predict(
+      "local ffi = require('ffi')\n"
+      "local P = ffi.typeof('struct { int x, y; }')\n"
+      "local first = ffi.new(P, {x = 1, y = 2})\n"
+      "for i = 1, 3000 do\n"
+      "  local a = ffi.new('int[3]', {i, 2, 3})\n"
+      "  local b = ffi.new(P, {x = i})\n"
+      "  local c = ffi.new(P, first)\n"
+      "  local d = ffi.new('int[3]', i, 2, 3)\n"
+      "  local e = ffi.new(Unresolved, {i})\n"
+      "  local f = ffi.new('int[64]', {i})\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 5, "BADTYPE"));
+  REQUIRE(find(ps, 6, "BADTYPE"));
+  REQUIRE(find(ps, 5, "BADTYPE")->reasoning.find("int[3]") != std::string::npos);
+  REQUIRE(find(ps, 9, "BADTYPE"));
+  CHECK(find(ps, 9, "BADTYPE")->confidence == Confidence::Possible);
+  CHECK(find(ps, 5, "BADTYPE")->confidence != Confidence::Possible);
+  REQUIRE(find(ps, 10, "NYICONV"));
+  CHECK_FALSE(find(ps, 10, "BADTYPE"));
+  for (const auto& p : ps) CHECK((p.line != 3 && p.line != 7 && p.line != 8));
+}
+
 TEST_CASE("cdef parser: qualifiers after a pointer star are consumed (a fuzzer found a hang here)",
           "[rules][ffi][cdef]") {
   CDeclarations d;
