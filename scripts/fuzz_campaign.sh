@@ -9,7 +9,7 @@
 #      run sanitized;
 #   3. append a line to fuzz-campaign/<harness>/ledger.tsv: UTC time, phase
 #      (fuzz or replay), seconds, executions, executions/s, edges, corpus size,
-#      result.
+#      result, and the commit the harnesses were built from.
 # A finding (crash, timeout, out-of-memory, sanitizer report) stops the run
 # with exit 1, prints the reproducer and keeps it in fuzz-campaign/<harness>/.
 # Totals: scripts/fuzz_campaign.sh --totals
@@ -61,14 +61,15 @@ cmake --build "$sanitized" --target "${harnesses[@]/#/fuzz_}" -j "$(nproc)"
 [[ -x $normal/bin/ljcheck ]] || LJCHECK_BUILD_DIR="$normal" bash "$root/scripts/build.sh"
 seeds=$campaign/seeds
 bash "$root/fuzz/make_seeds.sh" "$seeds" "$normal/bin/ljcheck"
+commit=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 
 # record HARNESS PHASE SECONDS LOG CORPUS RESULT: one ledger line.
 record() {
   local edges
   edges=$(grep -oE 'cov: [0-9]+' "$4" | tail -n 1 | cut -d' ' -f2)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$2" "$3" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$2" "$3" \
     "$(fuzz_stat "$4" number_of_executed_units)" "$(fuzz_stat "$4" average_exec_per_sec)" \
-    "${edges:-0}" "$(find "$5" -type f | wc -l)" "$6" >>"$campaign/$1/ledger.tsv"
+    "${edges:-0}" "$(find "$5" -type f | wc -l)" "$6" "$commit" >>"$campaign/$1/ledger.tsv"
 }
 
 # finding HARNESS STATUS LOG: report and stop.

@@ -100,6 +100,10 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   if ((heat == flow::Heat::Likely && !evidence) || (pastLoop && !finding.structural))
     p.confidence = std::min(p.confidence, Confidence::Likely);
   if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
+  // A possible prediction is a note, whatever made it possible (a cold
+  // heat above, or a rule that cannot resolve what it needs, such as an
+  // FFI ctype from another file): warn and blacklist claim more.
+  if (p.confidence == Confidence::Possible) p.severity = Severity::Info;
   p.path = path_;
   p.line = finding.pc > 0 ? code.at(finding.pc).line : code.firstline;
   p.context = finding.pc > 0 ? contextOf(fn.calls, fn.chunk, proto, finding.pc) : Context::Function;
