@@ -42,7 +42,8 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
   int line = -1;
   lua_Debug ar;
   for (int level = 0; level < stackDepth_ && lua_getstack(L, level, &ar); ++level) {
-    if (!lua_getinfo(L, "Sln", &ar)) break;
+    // The current line only until the innermost Lua frame gave one.
+    if (!lua_getinfo(L, line < 0 ? "Sln" : "Sn", &ar)) break;
     SampledFrame frame;
     frame.isC = ar.what && ar.what[0] == 'C';
     if (!frame.isC) {

@@ -58,3 +58,21 @@ TEST_CASE("sample capture: a stack seen again is counted in its own record", "[r
   CHECK(capture.stacks.begin()->second[ljcheck::VmState::Interpreted] == 3);
   CHECK(capture.stacks.begin()->first.second.size() == 3);  // record, f, main chunk
 }
+
+TEST_CASE("sample capture: a function called under two names gives two frames", "[runtime][sampler]") {
+  ljcheck::testing::EmbeddedVm vm;
+  ljcheck::SampleCapture capture(4);
+  lua_pushlightuserdata(vm.L, &capture);
+  lua_pushcclosure(vm.L, recordSample, 1);
+  lua_setglobal(vm.L, "record");
+  // A frame's name belongs to its call site, not to its function: no per-function cache may merge them.
+  std::string error = vm.run("local function f() record() end\nlocal g = f\nf()\ng()\nf()\n");
+  INFO(error);
+  REQUIRE(error.empty());
+  REQUIRE(capture.stacks.size() == 2);
+  for (const auto& [key, counts] : capture.stacks) {
+    const ljcheck::SampledFrame& caller = capture.frames.at(key.second.at(1));
+    CHECK(caller.lineDefined == 1);
+    CHECK(capture.strings.text(caller.name) == (counts.total() == 2 ? "f" : "g"));
+  }
+}
