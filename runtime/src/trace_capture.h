@@ -79,6 +79,15 @@ class TraceCapture {
     std::pair<int, int> extent{0, 0};  // as a trace start: its extents entry, once read
   };
   std::unordered_map<std::pair<const void*, int>, Location, VisitedLines::PcHash> locations;
+  // The last two entries of locations the handler used (an abort's site and
+  // its trace's start), tried before hashing; cleared with locations.
+  struct RecentLocation {
+    const void* function = nullptr;
+    int pc = 0;
+    Location* at = nullptr;
+  };
+  RecentLocation recentLocations[2];
+  std::size_t nextRecentLocation = 0;
 
   bool isDemotedOpcode(int op) const {
     return op >= 0 && static_cast<std::size_t>(op) < demotedOpcodes_.size() &&

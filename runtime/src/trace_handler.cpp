@@ -64,6 +64,7 @@ void pushFuncinfo(lua_State* L, int idx, const int* pc) {
 void anchorFunction(lua_State* L, TraceCapture& c, int idx) {
   if (c.locations.size() >= kMaxCachedLocations) {
     c.locations.clear();
+    for (auto& recent : c.recentLocations) recent = {};
     lua_newtable(L);
     lua_replace(L, lua_upvalueindex(kAnchorsUv));
   }
@@ -79,6 +80,8 @@ void anchorFunction(lua_State* L, TraceCapture& c, int idx) {
 TraceCapture::Location* cachedLocation(lua_State* L, TraceCapture& c, int idx, int pc) {
   if (!isLuaFunction(L, idx) || pc < 0) return nullptr;
   std::pair<const void*, int> key{lua_topointer(L, idx), pc};
+  for (const auto& recent : c.recentLocations)
+    if (recent.at && recent.function == key.first && recent.pc == pc) return recent.at;
   auto cached = c.locations.find(key);
   if (cached == c.locations.end()) {
     pushFuncinfo(L, idx, &pc);
@@ -93,6 +96,8 @@ TraceCapture::Location* cachedLocation(lua_State* L, TraceCapture& c, int idx, i
     anchorFunction(L, c, idx);
     cached = c.locations.emplace(key, found).first;
   }
+  auto& recent = c.recentLocations[c.nextRecentLocation++ % 2];
+  recent = {key.first, pc, &cached->second};
   return &cached->second;
 }
 
@@ -132,7 +137,8 @@ int infoSubject(lua_State* L, int idx) {
 
 StringId errorObjectText(lua_State* L, TraceCapture& c, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) return c.nameId(lua::stringAt(L, idx));
-  return c.nameId(std::string("(error object is a ") + luaL_typename(L, idx) + " value)");
+  const char* type = lua_type(L, idx) == LUA_TNONE ? "nil" : luaL_typename(L, idx);  // an absent argument reads as nil
+  return c.nameId(std::string("(error object is a ") + type + " value)");
 }
 
 // The live start record of trace tr, or null.
@@ -313,8 +319,10 @@ void onStop(lua_State* L, TraceCapture& c) {
 }
 
 // The handler this one replaced (-jv's, -jdump's), called with the same arguments.
-void callChained(lua_State* L, const TraceCapture& c, int nargs) {
+// top: the arguments the handler got; absent ones up to nargs are passed as nil.
+void callChained(lua_State* L, const TraceCapture& c, int top, int nargs) {
   if (!c.chained || lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return;
+  lua_settop(L, top);  // drops what the handler left above its arguments
   lua_settop(L, nargs);
   lua_pushvalue(L, lua_upvalueindex(kChainUv));
   for (int i = 1; i <= nargs; ++i) lua_pushvalue(L, i);
@@ -329,7 +337,10 @@ int traceHandler(lua_State* L) {
   bool start = length == 5 && what[0] == 's' && what[2] == 'a';
   bool abort = length == 5 && what[0] == 'a';
   bool stop = length == 4 && what[0] == 's';
-  if (start || abort || stop) lua_settop(L, kArg6);  // absent arguments read as nil; scratch space starts above
+  // No lua_settop to the six arguments (a costly call, and a root trace's
+  // start has four): an absent argument reads as none (type LUA_TNONE,
+  // integer 0) just as nil would, and scratch values go above the arguments.
+  int top = lua_gettop(L);
   try {
     if (start) onStart(L, *capture);
     else if (abort) onAbort(L, *capture);
@@ -337,7 +348,7 @@ int traceHandler(lua_State* L) {
   } catch (const std::exception&) {
     // Out of memory while recording an event: the event is lost, the VM goes on.
   }
-  callChained(L, *capture, kArg6);
+  callChained(L, *capture, top, kArg6);
   return 0;
 }
 
