@@ -78,19 +78,22 @@ void attachHandler(lua_State* L, const char* event, int& ref, int chainUpvalue, 
   lua_settop(L, handlerIdx - 1);
 }
 
-void detachHandler(lua_State* L, int& ref, const char* event, int& chainedRef) {
-  if (ref == LUA_NOREF) return;
+namespace {
+// Takes the function ref holds out of the registry and passes it to
+// jit.attach with event (nullptr detaches it).
+void releaseAndAttach(lua_State* L, int& ref, const char* event) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
   luaL_unref(L, LUA_REGISTRYINDEX, ref);
   ref = LUA_NOREF;
-  callJitAttach(L, lua_gettop(L), nullptr);
-  lua_pop(L, 1);
-  if (chainedRef == LUA_NOREF) return;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, chainedRef);
-  luaL_unref(L, LUA_REGISTRYINDEX, chainedRef);
-  chainedRef = LUA_NOREF;
   callJitAttach(L, lua_gettop(L), event);
   lua_pop(L, 1);
+}
+}  // namespace
+
+void detachHandler(lua_State* L, int& ref, const char* event, int& chainedRef) {
+  if (ref == LUA_NOREF) return;
+  releaseAndAttach(L, ref, nullptr);
+  if (chainedRef != LUA_NOREF) releaseAndAttach(L, chainedRef, event);
 }
 
 }  // namespace ljcheck
