@@ -20,13 +20,19 @@ struct alignas(64) Chunk {
   Chunk* next = nullptr;
 };
 
-// One producing thread. `busy` is set for the whole of an emit; `chunk` and
-// `dropped` are written by the owner inside an emit, and by others only
-// under the recorder's mutex once the owner is known to be outside one.
-struct Slot {
+// One producing thread. `busy` is set for the whole of an emit; `chunk`,
+// `cursor`, `end` and `dropped` are written by the owner inside an emit, and
+// by others only under the recorder's mutex once the owner is known to be
+// outside one. An emit stores at `cursor` and advances it; cursor == end
+// (both null without a chunk) sends it to the refill. The chunk's `count` is
+// written from the cursor when the chunk is published. A cache line of its
+// own, so that producers do not share one.
+struct alignas(64) Slot {
   std::atomic<bool> busy{false};
   bool inUse = false;  // under the mutex
   std::uint32_t threadId = 0;
+  Event* cursor = nullptr;
+  Event* end = nullptr;
   Chunk* chunk = nullptr;
   std::uint64_t dropped = 0;
   std::uint64_t starvedAt = 0;  // recycle epoch at which no chunk was free; 0: not starved
@@ -82,12 +88,24 @@ class Recorder {
     }
     return c;
   }
+  // Takes the slot's chunk away from it, its count written from the cursor.
+  static Chunk* detachChunk(Slot& s) {  // lists held, or the owner inside an emit
+    Chunk* c = s.chunk;
+    if (c) c->count = static_cast<std::size_t>(s.cursor - c->events);
+    s.chunk = nullptr;
+    s.cursor = s.end = nullptr;
+    return c;
+  }
+  static void attachChunk(Slot& s, Chunk* c) {
+    s.chunk = c;
+    s.cursor = c ? c->events : nullptr;
+    s.end = c ? c->events + kEventsPerChunk : nullptr;
+  }
   // A chunk a thread held when it stopped producing: drained if it holds events.
   void publishPartial(Slot& s) {  // lists held
-    if (s.chunk) {
-      if (s.chunk->count > 0) pushFull(s.chunk);
-      else pushFree(s.chunk);
-      s.chunk = nullptr;
+    if (Chunk* c = detachChunk(s)) {
+      if (c->count > 0) pushFull(c);
+      else pushFree(c);
       recycleEpoch.fetch_add(1, std::memory_order_relaxed);
     }
     dropped += s.dropped;
@@ -127,7 +145,7 @@ Slot* attachThread() {
     if (s.inUse) continue;
     s.inUse = true;
     s.threadId = R.nextThreadId.fetch_add(1, std::memory_order_relaxed) + 1;
-    s.chunk = nullptr;
+    Recorder::attachChunk(s, nullptr);
     s.dropped = 0;
     s.starvedAt = 0;
     if (i + 1 > R.slotsUsed.load(std::memory_order_relaxed))
@@ -145,11 +163,8 @@ Chunk* refill(Slot& s) {
   std::uint64_t epoch = R.recycleEpoch.load(std::memory_order_relaxed);
   if (s.starvedAt == epoch && !s.chunk) return nullptr;
   std::lock_guard<std::mutex> lock(R.lists);
-  if (s.chunk) {
-    R.pushFull(s.chunk);
-    s.chunk = nullptr;
-  }
-  s.chunk = R.popFree();
+  if (Chunk* full = Recorder::detachChunk(s)) R.pushFull(full);
+  Recorder::attachChunk(s, R.popFree());
   s.starvedAt = s.chunk ? 0 : R.recycleEpoch.load(std::memory_order_relaxed);
   return s.chunk;
 }
@@ -194,7 +209,7 @@ std::uint64_t recorderNow() {
 // asymmetric fence (a compiler barrier here, membarrier in endCapture) or as
 // a sequentially consistent store and load (an xchg on x86-64).
 static inline bool announceAndTestArmed(Slot& s) {
-  if (R.asymmetricFence.load(std::memory_order_relaxed)) {
+  if (R.asymmetricFence.load(std::memory_order_relaxed)) [[likely]] {
     s.busy.store(true, std::memory_order_relaxed);
     lightFence();
     return R.armed.load(std::memory_order_relaxed);
@@ -205,6 +220,8 @@ static inline bool announceAndTestArmed(Slot& s) {
 
 // Field by field, as callers write an Event: a wide copy would load across
 // the callers' narrow stores to the same bytes and stall store forwarding.
+// This file is built without SLP vectorization (runtime/CMakeLists.txt), which
+// would merge neighbouring fields into 16-byte loads and stores.
 static inline void store(Event& to, const Event& from, std::uint32_t threadId) {
   to.timeNs = from.timeNs;
   to.threadId = threadId;
@@ -218,29 +235,40 @@ static inline void store(Event& to, const Event& from, std::uint32_t threadId) {
 // The rest of an emit whose thread has no chunk or a full one (once per
 // 4,096 events): out of line, so the common path needs no saved registers.
 static __attribute__((noinline)) bool emitIntoNewChunk(Slot& s, const Event& ev) {
-  Chunk* c = refill(s);
-  if (!c) {
+  if (!refill(s)) {
     ++s.dropped;
     s.busy.store(false, std::memory_order_release);
     return false;
   }
-  store(c->events[c->count++], ev, s.threadId);
+  store(*s.cursor++, ev, s.threadId);
   s.busy.store(false, std::memory_order_release);
   return true;
 }
 
-bool emitEvent(const Event& ev) {
-  Slot* s = tSlot;
-  if (__builtin_expect(!s, 0) && !(s = attachThread())) return false;
-  if (!announceAndTestArmed(*s)) {
-    s->busy.store(false, std::memory_order_release);
+static inline bool emitFromSlot(Slot& s, const Event& ev) {
+  if (!announceAndTestArmed(s)) [[unlikely]] {
+    s.busy.store(false, std::memory_order_release);
     return false;
   }
-  Chunk* c = s->chunk;
-  if (__builtin_expect(!c || c->count == kEventsPerChunk, 0)) return emitIntoNewChunk(*s, ev);
-  store(c->events[c->count++], ev, s->threadId);
-  s->busy.store(false, std::memory_order_release);
+  Event* at = s.cursor;
+  if (at == s.end) [[unlikely]] return emitIntoNewChunk(s, ev);
+  s.cursor = at + 1;
+  store(*at, ev, s.threadId);
+  s.busy.store(false, std::memory_order_release);
   return true;
+}
+
+// A thread's first emit: out of line too, so that the common path keeps the
+// event's address in its argument register and saves none.
+static __attribute__((noinline)) bool emitFromNewThread(const Event& ev) {
+  Slot* s = attachThread();
+  return s && emitFromSlot(*s, ev);
+}
+
+bool emitEvent(const Event& ev) {
+  Slot* s = tSlot;
+  if (!s) [[unlikely]] return emitFromNewThread(ev);
+  return emitFromSlot(*s, ev);
 }
 
 bool beginCapture(std::size_t chunkCount, std::string* error) {
