@@ -21,6 +21,15 @@ use_module() {
   [[ -f $2/ljcheck.so ]] || die "no ljcheck.so in $2 (build the project first)" 2
   export LUA_CPATH="$2/?.so"
 }
+# callgrind_count DIR COMMAND...: runs COMMAND in DIR under callgrind; prints the
+# instructions it executed on the first line, then what it printed.
+callgrind_count() {
+  local dir=$1 out
+  shift
+  out=$(cd "$dir" && valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1) || die "$* failed: $out" 1
+  sed -n 's/.*Collected : //p' <<<"$out"
+  printf '%s\n' "$out"
+}
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # percentile P VALUES...: the P-th percentile (0-100), linear between ranks.

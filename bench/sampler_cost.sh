@@ -50,11 +50,8 @@ command -v valgrind >/dev/null || die "valgrind not found" 2
 
 count() {  # MODE WORKLOAD -> "instructions samples"
   local out
-  out=$(cd "$bench/sampler" &&
-        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$luajit" driver.lua "$1" "$2.lua" "$interval" "$scale" 2>&1) ||
-    die "$1 $2 failed: $out" 1
-  printf '%s %s\n' "$(sed -n 's/.*Collected : //p' <<<"$out")" \
-    "$(awk 'NF == 3 && $1 ~ /^[0-9.]+$/ { print $3 }' <<<"$out")"
+  out=$(callgrind_count "$bench/sampler" "$luajit" driver.lua "$1" "$2.lua" "$interval" "$scale")
+  printf '%s %s\n' "$(head -n 1 <<<"$out")" "$(awk 'NR > 1 && NF == 3 && $1 ~ /^[0-9.]+$/ { print $3 }' <<<"$out")"
 }
 native_seconds() {  # WORKLOAD -> median CPU seconds of 5 unsampled native runs
   local t=() i

@@ -48,10 +48,8 @@ command -v valgrind >/dev/null || die "valgrind not found" 2
 
 count() {  # MODE ROUNDS -> "instructions aborts"
   local out
-  out=$(cd "$bench/trace_handler" &&
-        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$luajit" aborts.lua "$1" "$2" "$workload" 2>&1) ||
-    die "$1 $2 failed: $out" 1
-  printf '%s %s\n' "$(sed -n 's/.*Collected : //p' <<<"$out")" "$(awk 'NF == 2 && $1 ~ /^[0-9]+$/ { print $1 }' <<<"$out")"
+  out=$(callgrind_count "$bench/trace_handler" "$luajit" aborts.lua "$1" "$2" "$workload")
+  printf '%s %s\n' "$(head -n 1 <<<"$out")" "$(awk 'NR > 1 && NF == 2 && $1 ~ /^[0-9]+$/ { print $1 }' <<<"$out")"
 }
 
 declare -A base full aborts
