@@ -18,14 +18,19 @@ int recordSample(lua_State* L) {
   return 0;
 }
 
+// Makes record() a global of vm that samples into capture.
+void exposeRecord(ljcheck::testing::EmbeddedVm& vm, ljcheck::SampleCapture& capture) {
+  lua_pushlightuserdata(vm.L, &capture);
+  lua_pushcclosure(vm.L, recordSample, 1);
+  lua_setglobal(vm.L, "record");
+}
+
 }  // namespace
 
 TEST_CASE("sample capture: stacks past the limit are counted in one overflow stack", "[runtime][sampler]") {
   ljcheck::testing::EmbeddedVm vm;
   ljcheck::SampleCapture capture(4);
-  lua_pushlightuserdata(vm.L, &capture);
-  lua_pushcclosure(vm.L, recordSample, 1);
-  lua_setglobal(vm.L, "record");
+  exposeRecord(vm, capture);
   const std::size_t extra = 5;
   // Every chunk has its own name, so every sample is a new stack and a new line.
   std::string error = vm.run("for i = 1, " + std::to_string(ljcheck::kMaxSampledStacks + extra) +
@@ -48,9 +53,7 @@ TEST_CASE("sample capture: stacks past the limit are counted in one overflow sta
 TEST_CASE("sample capture: a stack seen again is counted in its own record", "[runtime][sampler]") {
   ljcheck::testing::EmbeddedVm vm;
   ljcheck::SampleCapture capture(4);
-  lua_pushlightuserdata(vm.L, &capture);
-  lua_pushcclosure(vm.L, recordSample, 1);
-  lua_setglobal(vm.L, "record");
+  exposeRecord(vm, capture);
   std::string error = vm.run("local function f() record() end\nfor i = 1, 3 do f() end\n");
   INFO(error);
   REQUIRE(error.empty());
@@ -62,9 +65,7 @@ TEST_CASE("sample capture: a stack seen again is counted in its own record", "[r
 TEST_CASE("sample capture: a function called under two names gives two frames", "[runtime][sampler]") {
   ljcheck::testing::EmbeddedVm vm;
   ljcheck::SampleCapture capture(4);
-  lua_pushlightuserdata(vm.L, &capture);
-  lua_pushcclosure(vm.L, recordSample, 1);
-  lua_setglobal(vm.L, "record");
+  exposeRecord(vm, capture);
   // A frame's name belongs to its call site, not to its function: no per-function cache may merge them.
   std::string error = vm.run("local function f() record() end\nlocal g = f\nf()\ng()\nf()\n");
   INFO(error);
