@@ -7,8 +7,18 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
+# Each stage prints its wall time, so a CI log shows where the minutes go
+# (CI must finish within 45 minutes).
+stage_start=$SECONDS
+stage_done() {
+  printf '== %s: %d s (total %d s) ==\n' "$1" $((SECONDS - stage_start)) "$SECONDS"
+  stage_start=$SECONDS
+}
+
 bash scripts/build.sh
+stage_done "setup and build"
 ctest --test-dir build --output-on-failure -j 2
+stage_done "tests"
 
 if [[ ${1:-} != --quick ]]; then
   # A sanitizer report exits with 86, a code no ljcheck command uses (0-3, see
@@ -25,6 +35,7 @@ if [[ ${1:-} != --quick ]]; then
   LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=$sanitizer_exit \
     ctest --test-dir build-asan --output-on-failure -j 2
+  stage_done "sanitizers: address + undefined + leaks"
 
   echo "== sanitizers: thread (lint -j workers) =="
   # The multi-threaded part is the lint workers: build the CLI alone under
@@ -56,8 +67,10 @@ if [[ ${1:-} != --quick ]]; then
   TSAN_OPTIONS=halt_on_error=1:exitcode=$sanitizer_exit:second_deadlock_stack=1 \
     build-tsan/bin/recorder_tests
   echo "TSan: recorder tests clean"
+  stage_done "sanitizers: thread"
 
   echo "== fuzzing: each harness for a bounded time =="
   # 30 s each: six harnesses, about 3 minutes of fuzzing in all (docs/fuzzing.md).
   bash scripts/fuzz.sh --seconds 30
+  stage_done "fuzzing"
 fi
