@@ -489,6 +489,29 @@ TEST_CASE("ljcheck verify: counts near 2^63 from two runs saturate, and a negati
   CHECK(huge.err.find("has a count that is not a whole number") != std::string::npos);
 }
 
+TEST_CASE("ljcheck report: sample counts near 2^63 from two runs saturate in the totals", "[cli][bad-input][verify]") {
+  // Every state count may be near 2^63 - 1: adding the states of one run, or
+  // the same state of two runs, must neither wrap to a negative total nor be
+  // undefined behaviour (UBSan fails the ASan stage on it).
+  std::string dir = project("report-sample-counts");
+  ProcessResult lint = ljcheckIn(dir, {"lint", "--brief", "--format", "json", "good.lua"});
+  REQUIRE(lint.exitCode == 1);
+  writeFile(dir + "/lint.json", lint.out);
+  REQUIRE(ljcheckIn(dir, {"run", "--json", "run.json", "--", "good.lua"}).exitCode == 0);
+  json run = json::parse(readFile(dir + "/run.json"));
+  const std::int64_t nearMax = std::numeric_limits<std::int64_t>::max() - 10;
+  run["samples"] = {{"intervalMs", 10}, {"compiled", nearMax}, {"interpreted", nearMax},
+                    {"lines", json::array({{{"zonePath", ""}, {"compiled", nearMax}, {"interpreted", nearMax}}})}};
+  writeFile(dir + "/a.json", run.dump());
+  writeFile(dir + "/b.json", run.dump());
+  ProcessResult md = ljcheckIn(
+      dir, {"report", "--format", "md", "--static", "lint.json", "--runtime", "a.json", "--runtime", "b.json"});
+  INFO(md.out << md.err);
+  CHECK(md.exitCode == 0);
+  CHECK(md.out.find("Samples: " + std::to_string(std::numeric_limits<std::int64_t>::max()) + ",") != std::string::npos);
+  CHECK(md.out.find("Samples: -") == std::string::npos);
+}
+
 TEST_CASE("ljcheck verify: a line or sample count of 1e48 is refused by name", "[cli][bad-input][verify]") {
   // Found by fuzz/fuzz_reports: converting such a float to int was undefined behaviour.
   std::string dir = project("verify-huge-fields");

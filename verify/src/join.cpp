@@ -60,14 +60,6 @@ bool isBenign(const std::string& reasonId) {
 
 // Chunk names that are not files ("=stdin", [string "..."]) and unknown
 // locations keep their text.
-// Counts from several reports add up; a forged count near 2^63 saturates
-// instead of wrapping to a negative number.
-long saturatingAdd(long a, long b) {
-  long sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? std::numeric_limits<long>::max() : std::numeric_limits<long>::min();
-  return sum;
-}
-
 bool isFilePath(const std::string& path) { return !path.empty() && path[0] != '=' && path[0] != '['; }
 
 // Shows a run's paths as the lint report's root does. Reports written under

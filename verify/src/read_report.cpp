@@ -113,11 +113,11 @@ void readRun(const nlohmann::json& j, SiteReport& r) {
 }  // namespace
 
 StateSamples& StateSamples::operator+=(const StateSamples& other) {
-  compiled += other.compiled;
-  interpreted += other.interpreted;
-  cCode += other.cCode;
-  collecting += other.collecting;
-  compiling += other.compiling;
+  compiled = saturatingAdd(compiled, other.compiled);
+  interpreted = saturatingAdd(interpreted, other.interpreted);
+  cCode = saturatingAdd(cCode, other.cCode);
+  collecting = saturatingAdd(collecting, other.collecting);
+  compiling = saturatingAdd(compiling, other.compiling);
   return *this;
 }
 

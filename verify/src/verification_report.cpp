@@ -93,7 +93,7 @@ std::vector<ZoneBreakdown> zonesOf(const Verification& v, const std::vector<Site
     if (s.observedCount == 0) continue;
     ZoneBreakdown& z = zones[s.zonePath];
     ++z.sites;
-    z.observations += s.observedCount;
+    z.observations = saturatingAdd(z.observations, s.observedCount);
     z.costMs += s.costMs;
   }
   std::vector<ZoneBreakdown> out;

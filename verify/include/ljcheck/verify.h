@@ -2,6 +2,7 @@
 // runtime collector's observations on (location, reasonId).
 #pragma once
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -43,10 +44,20 @@ struct ReportSite {
   std::string location() const;  // path:line
 };
 
+// Counts from several reports add up; a forged count near 2^63 saturates
+// instead of wrapping to a negative number (signed overflow is undefined).
+inline long saturatingAdd(long a, long b) {
+  long sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? std::numeric_limits<long>::max() : std::numeric_limits<long>::min();
+  return sum;
+}
+
 // Samples by VM state, as the runtime JSON's "samples" counts them.
 struct StateSamples {
   long compiled = 0, interpreted = 0, cCode = 0, collecting = 0, compiling = 0;
-  long total() const { return compiled + interpreted + cCode + collecting + compiling; }
+  long total() const {
+    return saturatingAdd(saturatingAdd(saturatingAdd(saturatingAdd(compiled, interpreted), cCode), collecting), compiling);
+  }
   StateSamples& operator+=(const StateSamples& other);
 };
 
