@@ -104,7 +104,7 @@ class CallSplitRule final : public Rule {
         f.reasoning += "; the receiver is taken for a string because its method gets a Lua pattern";
       } else if (callee.inferredReceiver) {
         f.confidence = Confidence::Likely;
-        f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
+        f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
       }
       addCModuleEvidence(fn, callee.value, f);
       if (callee.value.name == "error" && !callee.protectedCall) {

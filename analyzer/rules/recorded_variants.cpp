@@ -6,14 +6,18 @@
 // level 0) in the trace (but `select(i, ...)` in a loop of the vararg
 // function itself is recorded, and so is an index computed from
 // `select('#', ...)`, a constant in an inlined frame); string.find with a
-// pattern that has special characters (and no plain flag); string.format
+// pattern that has special characters (and no plain flag, or a literal
+// false one), or a pattern the bytecode does not show but a caller or the
+// variable's name does (pattern_arguments.h); string.format
 // whose %s/%q gets a known non-string, or with %p or an invalid specifier;
-// tostring of a known table (without __tostring) or function.
+// tostring of a known table (without __tostring) or function; tonumber of
+// a string whose result is tested for nil (a string that does not convert).
 #include <algorithm>
 #include <optional>
 
 #include "flow/instruction_effects.h"
 #include "rules/format_spec.h"
+#include "rules/pattern_arguments.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
 
@@ -184,6 +188,37 @@ Refusal tostringRefusal(const FunctionView& fn, int pc) {
   }
 }
 
+// The result of the call at pc is tested right away (`if tonumber(s) then`,
+// `local n = tonumber(s) if not n then`): the line of the test, or 0.
+int resultTestLine(const bytecode::Prototype& proto, int pc) {
+  const auto& call = proto.at(pc);
+  if (call.op != Op::CALL || call.b < 2) return 0;
+  for (int q = pc + 1; q <= std::min(proto.size(), pc + 3); ++q) {
+    const auto& ins = proto.at(q);
+    bool truth = (ins.op == Op::IST || ins.op == Op::ISF || ins.op == Op::ISTC || ins.op == Op::ISFC) && ins.d == call.a;
+    bool nil = (ins.op == Op::ISEQP || ins.op == Op::ISNEP) && ins.a == call.a && ins.d == 0;
+    if (truth || nil) return ins.line;
+    flow::Writes w = flow::writesOf(ins);
+    if (call.a >= w.first && call.a <= w.last) return 0;
+  }
+  return 0;
+}
+
+// tonumber of a string that does not convert: recff_tonumber would need an
+// inverted STRTO and stitches instead. Only a program that tests the
+// result expects such strings; a known string argument makes it likely.
+Refusal tonumberRefusal(const FunctionView& fn, int pc) {
+  Value v = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
+  if (v.known() && !v.is(Kind::String)) return {};
+  if (v.isConstantString()) return {};  // converts or not the same way every time: the trace is specialized
+  int test = resultTestLine(fn.proto, pc);
+  if (test == 0) return {};
+  std::string what = v.is(Kind::String) ? "a string" : "a value of unknown type";
+  return {"tonumber of a string that does not convert", v.is(Kind::String) ? Confidence::Likely : Confidence::Possible,
+          "the argument is " + what + " and the result is tested for nil at line " + std::to_string(test) +
+              ", so the program expects strings that do not convert, and the recorder stitches for those"};
+}
+
 // `x = select(k, ...)` in a loop of the vararg function itself: the loop's
 // trace starts in the vararg frame, where the recorder reads the varargs
 // straight from the frame for this idiom (lj_record.c: rec_varg,
@@ -216,9 +251,17 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
                                "a constant index in a vararg frame entered on trace (recff_select)");
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
+    if (args >= 4 && !isFalseLiteral(fn, pc, 3)) return {};  // a plain flag: recorded when true
     Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
+    if (!pattern.known()) {
+      // The recorder specializes the trace to the pattern it sees
+      // (recff_string_find): a pattern with special characters stitches.
+      PatternEvidence evidence = patternArgument(fn, pc, 1);
+      if (!evidence.found) return {};
+      return {"string.find with a pattern (not a plain search)", Confidence::Likely,
+              evidence.reasoning + ", and the recorder compiles only plain searches"};
+    }
     if (!pattern.is(Kind::String) || !hasPatternSpecials(pattern.text())) return {};
-    if (args >= 4) return {};  // a plain flag: recorded when true
     std::string text = pattern.constant ? "the pattern \"" + std::string(pattern.text()) + "\""
                                         : "the pattern, concatenated from \"" + std::string(pattern.text()) + "\",";
     return {"string.find with a pattern (not a plain search)", Confidence::Certain,
@@ -226,6 +269,7 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
   }
   if (name == "string.format" && args >= 1 && !variableArgs) return formatRefusal(fn, pc, args);
   if (name == "tostring" && args == 1 && !variableArgs) return tostringRefusal(fn, pc);
+  if (name == "tonumber" && args == 1 && !variableArgs) return tonumberRefusal(fn, pc);
   if (name == "tonumber" && args >= 2 && !variableArgs) {
     Value base = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
     if (base.is(Kind::Nil)) return {};
@@ -279,7 +323,7 @@ class RecordedVariantRule final : public Rule {
         f.reasoning += "; the receiver is taken for a string because its find method gets a Lua pattern";
       } else if (callee.inferredReceiver) {
         f.confidence = std::min(f.confidence, Confidence::Likely);
-        f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
+        f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
       }
       sink.report(fn, std::move(f));
     }
