@@ -1,27 +1,12 @@
 // Resolves forward-declared local functions (see local_functions.h).
 #include "flow/local_functions.h"
+#include "flow/variables.h"
 
 #include "flow/instruction_effects.h"
 
 namespace ljcheck::flow {
 
 using bytecode::Op;
-
-namespace {
-
-// The debug-info variable that occupies `slot` at `pc`: active locals take
-// consecutive slots in declaration order.
-const bytecode::VarInfo* variableAt(const bytecode::Prototype& p, int pc, int slot) {
-  int index = 0;
-  for (const auto& v : p.vars) {
-    if (v.startpc > pc || v.endpc <= pc) continue;
-    if (index == slot) return &v;
-    ++index;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 std::size_t forwardDeclaredFunction(const bytecode::Chunk& chunk, std::size_t parent, int pc, int slot) {
   const auto& p = chunk.prototypes[parent];

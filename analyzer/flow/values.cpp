@@ -89,13 +89,18 @@ Value meetOf(const Value& a, const Value& b) {
 }
 
 // Merges `from` into `into`; true when `into` changed.
-bool meet(std::vector<Value>& into, const std::vector<Value>& from) {
+// `lost`: the closures whose value the meet forgets (a local given one of
+// two functions in two branches): calls through it cannot be resolved, so
+// they count as escaping.
+bool meet(std::vector<Value>& into, const std::vector<Value>& from, std::vector<std::size_t>& lost) {
   bool changed = false;
   for (std::size_t s = 0; s < into.size(); ++s) {
     if (into[s].kind == Kind::Unknown && !into[s].isMissingMember() && (into[s].reassignable || !from[s].reassignable))
       continue;
     if (into[s] == from[s]) continue;
     Value m = meetOf(into[s], from[s]);
+    for (const Value* v : std::initializer_list<const Value*>{&into[s], &from[s]})
+      if (v->kind == Kind::LuaFunction && !(m == *v)) lost.push_back(v->proto);
     if (!(m == into[s])) {
       into[s] = m;
       changed = true;
@@ -423,6 +428,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   std::vector<char> isTarget(static_cast<std::size_t>(p.size()) + 2, 0);
   Pass pass;
   pass.before.slotOf.assign(static_cast<std::size_t>(p.size()) + 1, -1);
+  std::vector<std::size_t> lost;  // kept across rounds: a slot forgotten once stays Unknown
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
     pass.escaping.clear();  // snapshots are overwritten in place: reachability only grows
@@ -433,7 +439,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
     for (int pc = 1; pc <= p.size(); ++pc) {
       if (isTarget[static_cast<std::size_t>(pc)]) {
         Registers& target = atTarget[static_cast<std::size_t>(pc)];
-        if (reachable) meet(target, regs);  // merged here, before its use
+        if (reachable) meet(target, regs, lost);  // merged here, before its use
         regs = target;
         reachable = true;
       }
@@ -446,7 +452,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
         if (t < 1 || t > p.size()) return;
         auto at = static_cast<std::size_t>(t);
         if (isTarget[at]) {
-          if (meet(atTarget[at], regs) && t <= pc) changed = true;
+          if (meet(atTarget[at], regs, lost) && t <= pc) changed = true;
         } else {
           isTarget[at] = 1;
           atTarget[at] = regs;
@@ -460,6 +466,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
     }
     if (!changed) break;
   }
+  pass.escaping.insert(pass.escaping.end(), lost.begin(), lost.end());
   return pass;
 }
 

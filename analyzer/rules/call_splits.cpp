@@ -50,6 +50,20 @@ void addCModuleEvidence(const FunctionView& fn, const Value& v, Finding& f) {
   }
 }
 
+// An argument of the call at pc is a closure created in this function
+// before the call: its FNEW aborts every trace through the function first,
+// so no trace reaches the call (lua-uri's `return s:gsub(p, function ...)`).
+bool closureArgumentAbortsFirst(const FunctionView& fn, int pc) {
+  const auto& call = fn.proto.at(pc);
+  for (int k = 0; k < flow::fixedArgs(call); ++k) {
+    Value v = fn.values.at(fn.index, pc, argumentSlot(fn, pc, k));
+    if (!v.is(Value::Kind::LuaFunction) || fn.chunk.prototypes[v.proto].parent != fn.index) continue;
+    int created = fn.values.creatingPc(v.proto);
+    if (created > 0 && created < pc) return true;
+  }
+  return false;
+}
+
 // Raising an error leaves the loop (and usually the program): the split
 // shows only when an error path runs hot, which needs a pcall to catch it.
 Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
@@ -78,7 +92,10 @@ class CallSplitRule final : public Rule {
       if (subject.empty()) continue;  // unresolved, recorded or a Lua function
       bool neverStitches = fn.profile.neverStitch.count(std::string(callee.value.name)) > 0;
       if (flow::isTailCall(ins.op)) {
-        // The callee returns straight to our caller: judge at each hot call site.
+        // The callee returns straight to our caller: judge at each hot call
+        // site, unless a closure made for the call aborts the trace first
+        // (in a loop body, masking hides the split; here it lands elsewhere).
+        if (closureArgumentAbortsFirst(fn, pc)) continue;
         for (const auto& site : fn.calls.callers(fn.index)) {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;
           const auto& caller = fn.chunk.prototypes[site.proto];
@@ -104,7 +121,7 @@ class CallSplitRule final : public Rule {
         f.reasoning += "; the receiver is taken for a string because its method gets a Lua pattern";
       } else if (callee.inferredReceiver) {
         f.confidence = Confidence::Likely;
-        f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
+        f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
       }
       addCModuleEvidence(fn, callee.value, f);
       if (callee.value.name == "error" && !callee.protectedCall) {

@@ -6,14 +6,18 @@
 // level 0) in the trace (but `select(i, ...)` in a loop of the vararg
 // function itself is recorded, and so is an index computed from
 // `select('#', ...)`, a constant in an inlined frame); string.find with a
-// pattern that has special characters (and no plain flag); string.format
+// pattern that has special characters (and no plain flag, or a literal
+// false one), or a pattern the bytecode does not show but a caller or the
+// variable's name does (pattern_arguments.h); string.format
 // whose %s/%q gets a known non-string, or with %p or an invalid specifier;
-// tostring of a known table (without __tostring) or function.
+// tostring of a known table (without __tostring) or function; tonumber of
+// a string whose result is tested for nil (a string that does not convert).
 #include <algorithm>
 #include <optional>
 
 #include "flow/instruction_effects.h"
 #include "rules/format_spec.h"
+#include "rules/pattern_arguments.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
 
@@ -184,6 +188,43 @@ Refusal tostringRefusal(const FunctionView& fn, int pc) {
   }
 }
 
+// The result of the call at pc is tested right away (`if tonumber(s) then`,
+// `local n = tonumber(s) if not n then`, also after a copy into a local):
+// the line of the test, or 0.
+int resultTestLine(const bytecode::Prototype& proto, int pc) {
+  const auto& call = proto.at(pc);
+  if (call.op != Op::CALL || call.b < 2) return 0;
+  int slot = call.a;
+  for (int q = pc + 1; q <= std::min(proto.size(), pc + 3); ++q) {
+    const auto& ins = proto.at(q);
+    bool truth = (ins.op == Op::IST || ins.op == Op::ISF || ins.op == Op::ISTC || ins.op == Op::ISFC) && ins.d == slot;
+    bool nil = (ins.op == Op::ISEQP || ins.op == Op::ISNEP) && ins.a == slot && ins.d == 0;
+    if (truth || nil) return ins.line;
+    if (ins.op == Op::MOV && ins.d == slot) {
+      slot = ins.a;
+      continue;
+    }
+    flow::Writes w = flow::writesOf(ins);
+    if (slot >= w.first && slot <= w.last) return 0;
+  }
+  return 0;
+}
+
+// tonumber of a string that does not convert: recff_tonumber would need an
+// inverted STRTO and stitches instead. Only a program that tests the
+// result expects such strings, and only a known string argument makes the
+// split likely: tonumber of a number, a table or nil is recorded (on the
+// third-party corpus, arguments of unknown type were refuted 2 of 2).
+Refusal tonumberRefusal(const FunctionView& fn, int pc) {
+  Value v = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
+  if (!v.is(Kind::String) || v.constant) return {};  // a constant converts or not on every run
+  int test = resultTestLine(fn.proto, pc);
+  if (test == 0) return {};
+  return {"tonumber of a string that does not convert", Confidence::Likely,
+          "the argument is a string and the result is tested for nil at line " + std::to_string(test) +
+              ", so the program expects strings that do not convert, and the recorder stitches for those"};
+}
+
 // `x = select(k, ...)` in a loop of the vararg function itself: the loop's
 // trace starts in the vararg frame, where the recorder reads the varargs
 // straight from the frame for this idiom (lj_record.c: rec_varg,
@@ -216,9 +257,17 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
                                "a constant index in a vararg frame entered on trace (recff_select)");
   }
   if (name == "string.find" && args >= 2 && !variableArgs) {
+    if (args >= 4 && !isFalseLiteral(fn, pc, 3)) return {};  // a plain flag: recorded when true
     Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
+    if (!pattern.known()) {
+      // The recorder specializes the trace to the pattern it sees
+      // (recff_string_find): a pattern with special characters stitches.
+      PatternEvidence evidence = patternArgument(fn, pc, 1);
+      if (!evidence.found) return {};
+      return {"string.find with a pattern (not a plain search)", Confidence::Likely,
+              evidence.reasoning + ", and the recorder compiles only plain searches"};
+    }
     if (!pattern.is(Kind::String) || !hasPatternSpecials(pattern.text())) return {};
-    if (args >= 4) return {};  // a plain flag: recorded when true
     std::string text = pattern.constant ? "the pattern \"" + std::string(pattern.text()) + "\""
                                         : "the pattern, concatenated from \"" + std::string(pattern.text()) + "\",";
     return {"string.find with a pattern (not a plain search)", Confidence::Certain,
@@ -226,6 +275,7 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
   }
   if (name == "string.format" && args >= 1 && !variableArgs) return formatRefusal(fn, pc, args);
   if (name == "tostring" && args == 1 && !variableArgs) return tostringRefusal(fn, pc);
+  if (name == "tonumber" && args == 1 && !variableArgs) return tonumberRefusal(fn, pc);
   if (name == "tonumber" && args >= 2 && !variableArgs) {
     Value base = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
     if (base.is(Kind::Nil)) return {};
@@ -279,7 +329,7 @@ class RecordedVariantRule final : public Rule {
         f.reasoning += "; the receiver is taken for a string because its find method gets a Lua pattern";
       } else if (callee.inferredReceiver) {
         f.confidence = std::min(f.confidence, Confidence::Likely);
-        f.reasoning += "; the receiver is taken for a string because the method gets a pattern literal";
+        f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
       }
       sink.report(fn, std::move(f));
     }

@@ -2,6 +2,7 @@
 #include "rules/split_finding.h"
 
 #include "flow/instruction_effects.h"
+#include "rules/pattern_arguments.h"
 
 namespace ljcheck::rules {
 
@@ -14,7 +15,8 @@ namespace {
 // `obj:match(<string>, ...)` or `obj:find(<string>, ...)` on an object of
 // unknown type: names only strings have with a pattern string (a literal,
 // or a string built from literals: other objects' match or find methods
-// rarely take one) are the string library's. The method call is a TGETS of
+// rarely take one) are the string library's; so is a variable the
+// evidence of pattern_arguments.h calls a pattern. The method call is a TGETS of
 // the object into the callee slot and a MOV of it into the first argument
 // slot.
 Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
@@ -25,7 +27,11 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
   flow::Value receiver = fn.values.at(fn.index, pc, self);
   if (receiver.known() && !receiver.is(flow::Value::Kind::String) && !receiver.is(flow::Value::Kind::Method)) return {};
   flow::Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
-  if (!pattern.is(flow::Value::Kind::String) || pattern.text().empty()) return {};
+  PatternEvidence named;
+  if (!pattern.known()) named = patternArgument(fn, pc, 1);
+  bool literal = pattern.is(flow::Value::Kind::String) && !pattern.text().empty();
+  if (!literal && !named.found) return {};
+  bool specials = literal && hasPatternSpecials(pattern.text());
   // Only the call's own evaluation is searched: it writes no slot below
   // the callee's, so the first such write ends the search.
   for (int q = pc - 1; q >= 2; --q) {
@@ -39,9 +45,10 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
     const std::string& key = fn.proto.gc[ins.c].str;
     Callee c;
     c.inferredReceiver = true;
+    c.patternWhy = literal ? "a pattern literal" : "a pattern: " + named.reasoning;
     if (key == "match") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
     if (key == "find") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
-    c.patternReceiver = hasPatternSpecials(pattern.text());
+    c.patternReceiver = specials;
     return c.value.known() ? c : Callee{};
   }
   return {};

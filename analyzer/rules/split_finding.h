@@ -2,6 +2,8 @@
 // call (through pcall), and the STITCH-or-RETURN decision for one call site.
 #pragma once
 
+#include <string>
+
 #include "rules/rule.h"
 
 namespace ljcheck::rules {
@@ -16,6 +18,9 @@ struct Callee {
   // characters: other objects' find methods do not take Lua patterns, so
   // the guess is as sure as a known string receiver.
   bool patternReceiver = false;
+  // What the method gets, for the reasoning: "a pattern literal", or the
+  // evidence that a variable holds a pattern (pattern_arguments.h).
+  std::string patternWhy;
 };
 
 // Whether a Lua pattern (or the constant pieces of one) has characters

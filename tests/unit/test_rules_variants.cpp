@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "../../analyzer/rules/format_spec.h"
+#include "../../analyzer/rules/pattern_arguments.h"
 #include "test_rules_support.h"
 
 using namespace ljcheck;
@@ -152,4 +153,61 @@ TEST_CASE("match and find with a pattern literal on a receiver of unknown type",
   REQUIRE(find(ps, 4, "STITCH:string.find"));
   REQUIRE_FALSE(find(ps, 5, "STITCH:string.match"));
   REQUIRE_FALSE(find(ps, 6, "STITCH:string.find"));
+}
+
+TEST_CASE("names given to pattern strings, and names that only look like one", "[rules][variants]") {
+  for (const char* name : {"pattern", "pat", "patn", "patt", "trailing_ws_pattern", "Pattern", "pat_sep", "line_pat"})
+    REQUIRE(rules::isPatternName(name));
+  for (const char* name : {"path", "patch", "spat", "sep", "delimiter", "p", "s"}) REQUIRE_FALSE(rules::isPatternName(name));
+}
+
+TEST_CASE("string.find with a pattern the bytecode does not show: callers and names are the evidence",
+          "[rules][variants]") {
+  auto ps = predict(
+      "local function first(s, sep) return (string.find(s, sep)) end\n"
+      "local function plain(s, sep) return (string.find(s, sep)) end\n"
+      "local function named(s, pattern) return (s.text:find(pattern, 1, false)) end\n"
+      "local function flagged(s, pattern) return (string.find(s, pattern, 1, true)) end\n"
+      "local function unnamed(s, what) return (string.find(s, what)) end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  n = n + first('a1', '%d') + plain('a,b', ',') + named({text = 'ab'}, P) + flagged('a.b', '.')\n"
+      "  n = n + unnamed('ab', 'b')\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* caller = find(ps, 1, "STITCH:string.find");
+  REQUIRE(caller);
+  REQUIRE(caller->confidence == Confidence::Likely);
+  REQUIRE(caller->reasoning.find("the call at line 8 passes the pattern \"%d\"") != std::string::npos);
+  REQUIRE_FALSE(find(ps, 2, "STITCH:string.find"));  // every caller passes plain text
+  const Prediction* named = find(ps, 3, "STITCH:string.find");
+  REQUIRE(named);  // a receiver of unknown type, a literal false plain flag
+  REQUIRE(named->confidence == Confidence::Likely);
+  REQUIRE(named->reasoning.find("the parameter pattern, named for a pattern") != std::string::npos);
+  REQUIRE_FALSE(find(ps, 4, "STITCH:string.find"));  // a true plain flag
+  REQUIRE_FALSE(find(ps, 5, "STITCH:string.find"));  // nothing says `what` is a pattern
+}
+
+TEST_CASE("tonumber whose result is tested: a string argument is likely to split, one of unknown type is not predicted",
+          "[rules][variants]") {
+  auto ps = predict(
+      "local function f(list, other)\n"
+      "  local n = 0\n"
+      "  for i = 1, #list do\n"
+      "    local s = list[i]:lower() if tonumber(s) then n = n + 1 end\n"
+      "    local v = tonumber(other[i])\n"
+      "    if not v then n = n - 1 end v = tonumber(s) if not v then n = n - 1 end\n"
+      "    n = n + tonumber(list[i]:lower()) + (tonumber(i) and 1 or 0)\n"
+      "  end\n"
+      "  return n\n"
+      "end\n"
+      "return f({'1'}, {'2'})\n");
+  INFO(listed(ps));
+  const Prediction* known = find(ps, 4, "STITCH:tonumber");
+  REQUIRE(known);
+  REQUIRE(known->confidence == Confidence::Likely);
+  REQUIRE(known->reasoning.find("tested for nil at line 4") != std::string::npos);
+  REQUIRE_FALSE(find(ps, 5, "STITCH:tonumber"));  // it may be a number, which is recorded
+  REQUIRE(find(ps, 6, "STITCH:tonumber"));         // the result copied into a local, then tested
+  REQUIRE_FALSE(find(ps, 7, "STITCH:tonumber"));  // untested, and of a number
 }
