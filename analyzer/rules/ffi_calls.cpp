@@ -8,8 +8,10 @@
 // variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc);
 // ffi.new of a ctype with one initializer that is a table (BADTYPE: crec_alloc
 // initializes from a single value through crec_ct_tv, which converts only
-// cdata, numbers, strings and pointers; a table falls to argv2cdata).
+// cdata, numbers, strings and pointers; a table falls to argv2cdata); a
+// ctype whose `__new` metamethod does that, called (ctype_constructors.cpp).
 #include "flow/c_declarations.h"
+#include "rules/ctype_constructors.h"
 #include "flow/instruction_effects.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -77,6 +79,9 @@ class FfiCallRule final : public Rule {
       const auto& ins = fn.proto.at(pc);
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
       Value callee = calleeAt(fn, pc);
+      // A ctype with a `__new` metamethod is not allocated by its call: the
+      // metamethod runs instead.
+      if (checkConstructorCall(fn, pc, callee, sink)) continue;
       if (!callee.is(Kind::LibFunction) && !callee.is(Kind::FfiSymbol) && !callee.is(Kind::CType)) continue;
       if (!runsHot(fn, pc)) continue;
       if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, sink);
