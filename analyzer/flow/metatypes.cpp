@@ -83,6 +83,17 @@ std::vector<CtypeConstructor> findCtypeConstructors(const bytecode::Chunk& chunk
   return out;
 }
 
+const CtypeConstructor* constructedType(const bytecode::Chunk& chunk, const std::vector<CtypeConstructor>& constructors,
+                                        std::size_t proto, int pc, int slot) {
+  for (const auto& c : constructors) {
+    if (c.newProto != proto) continue;
+    const auto& p = chunk.prototypes[proto];
+    if (p.numparams < 1 || assigned(p, 0) || copiedParameter(p, pc, slot) != 0) return nullptr;
+    return &c;
+  }
+  return nullptr;
+}
+
 const CtypeConstructor* findConstructor(const std::vector<CtypeConstructor>& constructors, std::string_view spelling) {
   for (const auto& c : constructors)
     if (c.spelling == spelling) return &c;

@@ -49,6 +49,12 @@ std::vector<CtypeConstructor> findCtypeConstructors(const bytecode::Chunk& chunk
 // The constructor for a ctype spelling, or null.
 const CtypeConstructor* findConstructor(const std::vector<CtypeConstructor>& constructors, std::string_view spelling);
 
+// When the slot read at pc holds the first parameter of a `__new` function
+// of `constructors` (copied there just before, and never assigned in the
+// function): the ctype being constructed, which that parameter always is.
+const CtypeConstructor* constructedType(const bytecode::Chunk& chunk, const std::vector<CtypeConstructor>& constructors,
+                                        std::size_t proto, int pc, int slot);
+
 // The members of the chunk's module table (`return M`) that hold such a
 // ctype (M.point = ffi.metatype(...)), by member name: what other files
 // reach with require(...).member.
