@@ -121,7 +121,9 @@ class FfiCallRule final : public Rule {
                                   "type definitions; " + whyHot(fn, pc)));
       return;
     }
-    if (ff == "ffi.new" && args == 2 && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
+    // Exactly one initializer: CALLM passes more after the fixed ones.
+    bool oneInitializer = args == 2 && fn.proto.at(pc).op == Op::CALL;
+    if (ff == "ffi.new" && oneInitializer && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
       reportTableInitializer(fn, pc, ctype, origin, sink);
       return;
     }
