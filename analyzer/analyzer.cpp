@@ -72,13 +72,14 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     for (const auto& [member, proto] : exports)
       if (auto it = project.incoming->find(std::string(member)); it != project.incoming->end())
         external[proto] = it->second;
-  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10), external);
+  flow::CtypeConstructors constructors{flow::findCtypeConstructors(chunk, values), {}};
+  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10), external,
+                        &constructors.own);
   if (project.links) {
     project.links->exports.clear();
     for (const auto& [member, proto] : exports) project.links->exports[std::string(member)] = calls.heat(proto);
     project.links->calls = calls.moduleCalls();
   }
-  flow::CtypeConstructors constructors{flow::findCtypeConstructors(chunk, values), {}};
   if (project.importedConstructors) constructors.imported = *project.importedConstructors;
   if (project.links) project.links->constructors = flow::exportedConstructors(chunk, values, constructors.own);
   rules::CollectingSink sink(path);
