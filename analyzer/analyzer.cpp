@@ -48,6 +48,8 @@ const bytecode::OpcodeTable& embeddedOpcodes() {
 struct ProjectView {
   const IncomingHeat* incoming = nullptr;  // other files' calls into this one
   FileLinks* links = nullptr;              // this file's exports and calls out
+  // ctypes with `__new` that other files' module tables export, by "module:member".
+  const std::map<std::string, flow::CtypeConstructor>* importedConstructors = nullptr;
   std::atomic<std::size_t>* dumpBudget = nullptr;  // bytes of dumps that may still be kept
 };
 
@@ -70,17 +72,21 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     for (const auto& [member, proto] : exports)
       if (auto it = project.incoming->find(std::string(member)); it != project.incoming->end())
         external[proto] = it->second;
-  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10), external);
+  flow::CtypeConstructors constructors{flow::findCtypeConstructors(chunk, values), {}};
+  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10), external,
+                        &constructors.own);
   if (project.links) {
     project.links->exports.clear();
     for (const auto& [member, proto] : exports) project.links->exports[std::string(member)] = calls.heat(proto);
     project.links->calls = calls.moduleCalls();
   }
+  if (project.importedConstructors) constructors.imported = *project.importedConstructors;
+  if (project.links) project.links->constructors = flow::exportedConstructors(chunk, values, constructors.own);
   rules::CollectingSink sink(path);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
     flow::LoopMap loops(chunk.prototypes[i]);
     rules::FunctionView view{chunk, i, chunk.prototypes[i], loops, values, calls, profile,
-                             ReasonCatalog::builtin()};
+                             ReasonCatalog::builtin(), constructors};
     for (const auto& rule : rules::allRules()) rule->check(view, sink);
   }
   auto found = sink.take(minConfidence);
@@ -277,7 +283,9 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
     for (std::size_t k = next++; k < order.size(); k = next++) {
       std::size_t i = order[k];
       auto in = incoming.find(i);
-      ProjectView view{in == incoming.end() ? nullptr : &in->second, &links[i], project.dumpBudget};
+      ProjectView view{in == incoming.end() ? nullptr : &in->second, &links[i], nullptr, project.dumpBudget};
+      if (project.constructors)
+        if (auto c = project.constructors->find(i); c != project.constructors->end()) view.importedConstructors = &c->second;
       const std::string& shown = project.shown[i];
       try {
         if (const std::string* unsaved = project.unsavedText(i))
@@ -351,7 +359,17 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
   std::iota(all.begin(), all.end(), std::size_t{0});
   std::map<std::size_t, IncomingHeat> used;  // what each file's latest analysis was given
   analyzeBatch(project, all, used, results, links, true);
-  settleProject(ProjectIndex(project.shown), links, used, [&](const std::vector<std::size_t>& again) {
+  // Files that call ctypes with `__new` of other files' module tables are
+  // analyzed again knowing them (a first pass must see every export).
+  const ProjectIndex index(project.shown);
+  const std::map<std::size_t, ImportedConstructors> constructors = index.constructors(links);
+  project.constructors = &constructors;
+  if (!constructors.empty()) {
+    std::vector<std::size_t> importing;
+    for (const auto& entry : constructors) importing.push_back(entry.first);
+    analyzeBatch(project, importing, used, results, links, false);
+  }
+  settleProject(index, links, used, [&](const std::vector<std::size_t>& again) {
     analyzeBatch(project, again, used, results, links, false);
   });
   return results;

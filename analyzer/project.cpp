@@ -96,4 +96,20 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
   return out;
 }
 
+std::map<std::size_t, ImportedConstructors> ProjectIndex::constructors(const std::vector<FileLinks>& links) const {
+  std::map<std::size_t, ImportedConstructors> out;
+  for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
+    for (const auto& call : links[from].calls) {
+      std::optional<std::size_t> to = resolve(call.module, from);
+      if (!to || *to == from || *to >= links.size()) continue;
+      auto exported = links[*to].constructors.find(call.member);
+      if (exported == links[*to].constructors.end()) continue;
+      flow::CtypeConstructor c = exported->second;
+      c.definedIn = paths_[*to];
+      out[from].emplace(call.module + ":" + call.member, std::move(c));
+    }
+  }
+  return out;
+}
+
 }  // namespace ljcheck

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "flow/call_graph.h"
+#include "flow/metatypes.h"
 
 namespace ljcheck {
 
@@ -21,6 +22,8 @@ namespace ljcheck {
 struct FileLinks {
   std::map<std::string, flow::Heat> exports;  // member -> its heat as this file's analysis saw it
   std::vector<flow::ModuleCall> calls;
+  // Members of its module table that are ctypes with a `__new` metamethod.
+  std::map<std::string, flow::CtypeConstructor> constructors;
   // The bytecode dump of a file with exports, kept so that analyzing it
   // again with other files' heat need not compile it again.
   std::string dump;
@@ -28,6 +31,9 @@ struct FileLinks {
 
 // Heats other files give a file's exported functions, by member name.
 using IncomingHeat = std::map<std::string, flow::ExternalCaller>;
+// ctypes with a `__new` metamethod a file calls through other files' module
+// tables, by "module:member".
+using ImportedConstructors = std::map<std::string, flow::CtypeConstructor>;
 
 class ProjectIndex {
  public:
@@ -40,6 +46,9 @@ class ProjectIndex {
   // For every file, the hottest call into each of its exported functions,
   // where that is hotter than the file's own analysis made the function.
   std::map<std::size_t, IncomingHeat> incoming(const std::vector<FileLinks>& links) const;
+  // For every file that calls one, the ctypes with `__new` it reaches
+  // through another file's module table.
+  std::map<std::size_t, ImportedConstructors> constructors(const std::vector<FileLinks>& links) const;
 
  private:
   std::vector<std::string> paths_;

@@ -22,8 +22,20 @@ bool sameHeat(const IncomingHeat& a, const IncomingHeat& b) {
   return true;
 }
 
+bool sameConstructor(const flow::CtypeConstructor& a, const flow::CtypeConstructor& b) {
+  return a.spelling == b.spelling && a.newProto == b.newProto && a.metatypeLine == b.metatypeLine &&
+         a.initializer == b.initializer && a.initializerLine == b.initializerLine && a.definedIn == b.definedIn;
+}
+
+bool sameImports(const ImportedConstructors& a, const ImportedConstructors& b) {
+  if (a.size() != b.size()) return false;
+  for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
+    if (i->first != j->first || !sameConstructor(i->second, j->second)) return false;
+  return true;
+}
+
 // What the rounds read of a file's links: its exports and calls, no dump.
-FileLinks withoutDump(const FileLinks& links) { return FileLinks{links.exports, links.calls, {}}; }
+FileLinks withoutDump(const FileLinks& links) { return FileLinks{links.exports, links.calls, links.constructors, {}}; }
 
 }  // namespace
 
@@ -43,6 +55,8 @@ struct ProjectAnalysis::State {
   std::vector<bool> dirty;
   std::vector<FileResult> first;
   std::vector<FileLinks> firstLinks;  // with the dump of a file with exports, for its second analysis
+  std::vector<ImportedConstructors> firstImports;  // other files' ctypes its first analysis knew
+  std::map<std::size_t, ImportedConstructors> imports;  // the latest, for every file that has some
   std::vector<std::optional<Seeded>> seeded;
   std::vector<bool> usesSeeded;  // the latest result is seeded's
 
@@ -58,6 +72,7 @@ struct ProjectAnalysis::State {
     dirty.push_back(true);
     first.emplace_back();
     firstLinks.emplace_back();
+    firstImports.emplace_back();
     seeded.emplace_back();
     usesSeeded.push_back(false);
     index.reset();
@@ -82,8 +97,24 @@ struct ProjectAnalysis::State {
     if (!stale.empty()) analyzeBatch(project, stale, {}, first, firstLinks, false);
     for (std::size_t i : stale) {
       dirty[i] = false;
+      firstImports[i].clear();
       changed.insert(i);
     }
+    // As analyzeFiles does: a file that calls other files' ctypes with
+    // `__new` is analyzed again knowing them, whenever they change.
+    imports = index->constructors(firstLinks);
+    project.constructors = &imports;
+    std::vector<std::size_t> importing;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      auto it = imports.find(i);
+      const ImportedConstructors none;
+      if (sameImports(it == imports.end() ? none : it->second, firstImports[i])) continue;
+      firstImports[i] = it == imports.end() ? none : it->second;
+      seeded[i].reset();
+      importing.push_back(i);
+    }
+    if (!importing.empty()) analyzeBatch(project, importing, {}, first, firstLinks, false);
+    changed.insert(importing.begin(), importing.end());
     std::vector<FileLinks> links;
     links.reserve(files.size());
     for (const auto& l : firstLinks) links.push_back(withoutDump(l));

@@ -154,7 +154,8 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Prototype& proto) {
 }  // namespace
 
 CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
-                     const std::map<std::size_t, ExternalCaller>& external)
+                     const std::map<std::size_t, ExternalCaller>& external,
+                     const std::vector<CtypeConstructor>* constructors)
     : heat_(chunk.prototypes.size(), Heat::Cold),
       callers_(chunk.prototypes.size()),
       callbacks_(chunk.prototypes.size()),
@@ -182,6 +183,11 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       Value callee = values.at(q, pc, calleeSlot(ins));
       if (callee.is(Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size()) {
         callers_[callee.proto].push_back({q, pc, false, 0});
+      } else if (const CtypeConstructor* c = callee.is(Value::Kind::CType) && constructors && ins.op != Op::ITERC
+                                                 ? findConstructor(*constructors, callee.name)
+                                                 : nullptr) {
+        // Calling the ctype tail-calls its `__new` (lj_crecord.c crec_tailcall).
+        callers_[c->newProto].push_back({q, pc, false, 0});
       } else if (callee.is(Value::Kind::ModuleMember) && ins.op != Op::ITERC) {
         moduleSites.emplace_back(q, pc);
       } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall") &&

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "flow/metatypes.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 
@@ -95,8 +96,11 @@ class CallGraph {
   // `hotloop` and `hotexit`: the profile's JIT parameters, the loop
   // iterations that make a loop hot and the exits that make an exit hot.
   // `external`: heats other files give this file's functions, by prototype.
+  // `constructors`: this file's ctypes with a `__new` metamethod; a call of
+  // one calls its `__new` (null: none known).
   CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
-            const std::map<std::size_t, ExternalCaller>& external = {});
+            const std::map<std::size_t, ExternalCaller>& external = {},
+            const std::vector<CtypeConstructor>* constructors = nullptr);
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
   // Where a prototype is called from, in the order found.
   const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }

@@ -214,6 +214,11 @@ class ValueMap {
   // methods resolve (worth a second pass of its callers when returned).
   bool isObject(const Value& v) const;
 
+  // The one value this file stores under a constant key of a table from a
+  // constructor ({__new = function ... end}, M.f = ...); Unknown when the
+  // file stores several, or keys the analyzer cannot name.
+  Value field(const Value& table, std::string_view key) const;
+
   // The C declarations of every ffi.cdef call with a constant string in
   // this chunk (parsed on first use).
   const CDeclarations& cDeclarations() const;
@@ -324,7 +329,6 @@ class ValueMap {
   Value receiverOf(std::size_t proto) const;
   void collectFields();
   void addFields(const TableUses& uses);
-  Value field(const Value& table, std::string_view key) const;
   // Per prototype, the upvalues its code (or a nested closure's) assigns.
   std::vector<std::vector<bool>> assignedUpvalues_;
   bool assignsUpvalue(std::size_t proto, std::size_t index) const;

@@ -8,8 +8,10 @@
 // variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc);
 // ffi.new of a ctype with one initializer that is a table (BADTYPE: crec_alloc
 // initializes from a single value through crec_ct_tv, which converts only
-// cdata, numbers, strings and pointers; a table falls to argv2cdata).
+// cdata, numbers, strings and pointers; a table falls to argv2cdata); a
+// ctype whose `__new` metamethod does that, called (ctype_constructors.cpp).
 #include "flow/c_declarations.h"
+#include "rules/ctype_constructors.h"
 #include "flow/instruction_effects.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -77,6 +79,9 @@ class FfiCallRule final : public Rule {
       const auto& ins = fn.proto.at(pc);
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
       Value callee = calleeAt(fn, pc);
+      // A ctype with a `__new` metamethod is not allocated by its call: the
+      // metamethod runs instead.
+      if (checkConstructorCall(fn, pc, callee, sink)) continue;
       if (!callee.is(Kind::LibFunction) && !callee.is(Kind::FfiSymbol) && !callee.is(Kind::CType)) continue;
       if (!runsHot(fn, pc)) continue;
       if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, sink);
@@ -91,6 +96,14 @@ class FfiCallRule final : public Rule {
     if (args < 1) return;
     Value ctype = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
     std::string callee(ff);
+    // In a `__new` metamethod, the first parameter is the ctype being made.
+    std::string origin;
+    if (!ctype.known())
+      if (const auto* c = flow::constructedType(fn.chunk, fn.constructors.own, fn.index, pc, argumentSlot(fn, pc, 0))) {
+        ctype = Value::of(Kind::CType, c->spelling);
+        origin = "this function is the `__new` metamethod line " + std::to_string(c->metatypeLine) +
+                 " gives the ctype \"" + c->spelling + "\", so its first parameter is that ctype; ";
+      }
     if (ff == "ffi.typeof") {
       if (!ctype.is(Kind::String)) return;
       sink.report(fn, abortAt(pc, ReasonId::refusedFastFunction("ffi.typeof"), callee,
@@ -108,13 +121,15 @@ class FfiCallRule final : public Rule {
                                   "type definitions; " + whyHot(fn, pc)));
       return;
     }
-    if (ff == "ffi.new" && args == 2 && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
-      reportTableInitializer(fn, pc, ctype, sink);
+    // Exactly one initializer: CALLM passes more after the fixed ones.
+    bool oneInitializer = args == 2 && fn.proto.at(pc).op == Op::CALL;
+    if (ff == "ffi.new" && oneInitializer && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
+      reportTableInitializer(fn, pc, ctype, origin, sink);
       return;
     }
     if (ff == "ffi.new") {
       if (ctype.isConstantString()) checkAllocation(fn, pc, ctype.text(), args - 1, callee, sink);
-      else if (ctype.is(Kind::CType)) checkAllocation(fn, pc, ctype.name, args - 1, callee, sink);
+      else if (ctype.is(Kind::CType)) checkAllocation(fn, pc, ctype.name, args - 1, callee, sink, origin);
     }
   }
 
@@ -122,10 +137,11 @@ class FfiCallRule final : public Rule {
   // (crec_ct_tv: argv2cdata of the table); a larger or variable-length one with
   // NYICONV (checkAllocation). A ctype the file cannot resolve aborts with one
   // of the two, so BADTYPE is only possible there.
-  static void reportTableInitializer(const FunctionView& fn, int pc, const Value& ctype, PredictionSink& sink) {
+  static void reportTableInitializer(const FunctionView& fn, int pc, const Value& ctype, const std::string& origin,
+                                     PredictionSink& sink) {
     bool known = ctype.isConstantString() || ctype.is(Kind::CType);
     if (known && !allocationRefusal(fn.values.cDeclarations().typeOf(ctype.name), 1, std::string(ctype.name)).empty()) {
-      checkAllocation(fn, pc, ctype.name, 1, "ffi.new", sink);
+      checkAllocation(fn, pc, ctype.name, 1, "ffi.new", sink, origin);
       return;
     }
     std::string what = known ? "the initializer of the ctype \"" + std::string(ctype.name) + "\" is a table"
@@ -133,20 +149,22 @@ class FfiCallRule final : public Rule {
                                "bytes or of variable length would abort with NYICONV instead)";
     Finding f = abortAt(pc, ReasonId::traceError("BADTYPE"), "ffi.new",
                         "ffi.new with a table initializer is not compiled (BADTYPE)",
-                        what + ", and the recorder converts only cdata, numbers, strings and pointers into C data; " +
+                        origin + what +
+                            ", and the recorder converts only cdata, numbers, strings and pointers into C data; " +
                             whyHot(fn, pc));
     if (!known) f.confidence = Confidence::Possible;
     sink.report(fn, std::move(f));
   }
 
+  // `origin`: how the analyzer knows the ctype, when the call does not spell it.
   static void checkAllocation(const FunctionView& fn, int pc, std::string_view spelling, int args,
-                              const std::string& callee, PredictionSink& sink) {
+                              const std::string& callee, PredictionSink& sink, const std::string& origin = {}) {
     flow::CType type = fn.values.cDeclarations().typeOf(spelling);
     std::string why = allocationRefusal(type, args, std::string(spelling));
     if (why.empty()) return;
     sink.report(fn, abortAt(pc, ReasonId::traceError("NYICONV"), callee,
                             "this cdata initializer is not compiled: the trace aborts (NYICONV)",
-                            why + "; " + whyHot(fn, pc)));
+                            origin + why + "; " + whyHot(fn, pc)));
   }
 
   static void checkCCall(const FunctionView& fn, int pc, const Value& symbol, PredictionSink& sink) {

@@ -10,6 +10,7 @@
 
 #include "flow/call_graph.h"
 #include "flow/loops.h"
+#include "flow/metatypes.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/prediction.h"
@@ -27,6 +28,8 @@ struct FunctionView {
   const flow::CallGraph& calls;
   const RecorderProfile& profile;
   const ReasonCatalog& catalog;
+  // ctypes with a `__new` metamethod: this file's and other files' exports.
+  const flow::CtypeConstructors& constructors;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
 };
 

@@ -32,24 +32,28 @@ bool appliesTo(const std::string& tag, const std::string& profile) {
 
 }  // namespace
 
+FixtureExpectations loadFixture(const std::string& sourceDir, const std::string& path, const std::string& profile) {
+  FixtureExpectations f;
+  f.path = path;
+  std::ifstream in(std::filesystem::path(sourceDir) / path, std::ios::binary);
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& a : readFixtureAnnotations(source)) {
+    if (!appliesTo(a.profile, profile)) continue;
+    auto& into = a.kind == "expect"   ? f.predicted
+                 : a.kind == "latent" ? f.latent
+                 : a.kind == "timing" ? f.timing
+                                      : f.runtimeOnly;
+    for (const auto& id : a.reasonIds) into.insert({a.line, id});
+  }
+  return f;
+}
+
 std::vector<FixtureExpectations> loadFixtures(const std::string& sourceDir, const std::string& profile) {
   namespace fs = std::filesystem;
   std::vector<FixtureExpectations> all;
   for (const auto& entry : fs::directory_iterator(fs::path(sourceDir) / "fixtures")) {
     if (entry.path().extension() != ".lua") continue;
-    FixtureExpectations f;
-    f.path = "fixtures/" + entry.path().filename().string();
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (const auto& a : readFixtureAnnotations(source)) {
-      if (!appliesTo(a.profile, profile)) continue;
-      auto& into = a.kind == "expect"   ? f.predicted
-                   : a.kind == "latent" ? f.latent
-                   : a.kind == "timing" ? f.timing
-                                        : f.runtimeOnly;
-      for (const auto& id : a.reasonIds) into.insert({a.line, id});
-    }
-    all.push_back(std::move(f));
+    all.push_back(loadFixture(sourceDir, "fixtures/" + entry.path().filename().string(), profile));
   }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   return all;

@@ -23,6 +23,9 @@ struct FixtureExpectations {
 
 // All fixtures, sorted by path, with the expectations that hold on `profile`.
 std::vector<FixtureExpectations> loadFixtures(const std::string& sourceDir, const std::string& profile);
+// One fixture file, `path` relative to `sourceDir` (a module of a fixture
+// project under fixtures/projects/ too).
+FixtureExpectations loadFixture(const std::string& sourceDir, const std::string& path, const std::string& profile);
 
 // The package.cpath template of the C module the C-module fixtures require
 // (tests/support/fixture_c_module.cpp), built under `binaryDir`: every

@@ -124,3 +124,36 @@ TEST_CASE("a buffer that is no file of the project yet joins it", "[project]") {
   CHECK(rows(*project.result(p.shapes)) == p.lint(kMain, kShapes)[1]);
   CHECK(project.result(p.dir.string() + "/none.lua") == nullptr);
 }
+
+TEST_CASE("a ctype with __new from another module follows edits to that module", "[project]") {
+  const std::string caller =
+      "local types = require(\"shapes\")\n"
+      "local n = 0\n"
+      "for i = 1, 2000 do n = n + types.point(i, 1).x end\n"
+      "return n\n";
+  const std::string withTable =
+      "local ffi = require(\"ffi\")\n"
+      "ffi.cdef[[ struct pa_point { double x, y; }; ]]\n"
+      "local M = {}\n"
+      "M.point = ffi.metatype(\"struct pa_point\", {\n"
+      "  __new = function(ct, x, y) return ffi.new(ct, {x, y}) end,\n"
+      "})\n"
+      "return M\n";
+  std::string withNumbers = withTable;
+  withNumbers.replace(withNumbers.find("{x, y}"), 6, "x, y");
+  Project p;
+  ProjectAnalysis project({p.main, p.shapes}, p.options());
+  project.setText(p.main, caller);
+  project.setText(p.shapes, withTable);
+  project.update();
+  auto fresh = p.lint(caller, withTable);
+  REQUIRE(fresh[0].size() == 1);
+  CHECK(std::get<2>(fresh[0][0]) == "BADTYPE");
+  CHECK(std::get<1>(fresh[0][0]) == 3);
+  CHECK(rows(*project.result(p.main)) == fresh[0]);
+  // The module's __new now initializes from numbers: the caller is clean.
+  project.setText(p.shapes, withNumbers);
+  CHECK(project.update() == std::vector<std::string>{p.main, p.shapes});
+  CHECK(project.result(p.main)->predictions.empty());
+  CHECK(rows(*project.result(p.main)) == p.lint(caller, withNumbers)[0]);
+}

@@ -76,9 +76,11 @@ void runRule(const rules::Rule& rule, const bytecode::Chunk& chunk, const Record
              rules::PredictionSink& sink) {
   flow::ValueMap values(chunk, profile);
   flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10));
+  flow::CtypeConstructors constructors{flow::findCtypeConstructors(chunk, values), {}};
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
     flow::LoopMap loops(chunk.prototypes[i]);
-    rules::FunctionView view{chunk, i, chunk.prototypes[i], loops, values, calls, profile, ReasonCatalog::builtin()};
+    rules::FunctionView view{chunk,   i,       chunk.prototypes[i], loops, values, calls, profile,
+                             ReasonCatalog::builtin(), constructors};
     rule.check(view, sink);
   }
 }
@@ -139,8 +141,9 @@ TEST_CASE("a finding with a code the catalog does not know is a programming erro
   flow::ValueMap values(chunk, profile);
   flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10));
   flow::LoopMap loops(chunk.prototypes.back());
-  rules::FunctionView view{chunk, chunk.prototypes.size() - 1, chunk.prototypes.back(), loops, values, calls,
-                           profile, ReasonCatalog::builtin()};
+  flow::CtypeConstructors constructors;
+  rules::FunctionView view{chunk,   chunk.prototypes.size() - 1, chunk.prototypes.back(), loops, values, calls,
+                           profile, ReasonCatalog::builtin(),   constructors};
   rules::CollectingSink sink("example.lua");
   rules::Finding known;
   known.reasonId = ReasonId::traceError("LINNER");

@@ -127,3 +127,33 @@ TEST_CASE("cdef parser: qualifiers after a pointer star are consumed (a fuzzer f
   CHECK(d.function("take")->params.size() == 2);
   CHECK(d.function("take")->result.pass == CPass::Scalar);
 }
+
+TEST_CASE("a ctype with __new: its calls, its first parameter and the heat its calls give it", "[rules][ffi][metatype]") {
+  const std::string source =
+      "local ffi = require('ffi')\n"                                                   // 1
+      "ffi.cdef[[ struct sn_list { int count; int item[?]; }; struct sn_pt { int x; }; ]]\n"  // 2
+      "local list = ffi.metatype('struct sn_list', {\n"                                 // 3
+      "  __new = function(ct, n) local v = ffi.new(ct, n, n) return v end })\n"        // 4
+      "local pt = ffi.metatype('struct sn_pt', {\n"                                     // 5
+      "  __new = function(ct, init) return ffi.new(ct, init) end })\n"                  // 6
+      "local n = 0\n"                                                                   // 7
+      "for i = 1, 3000 do\n"                                                            // 8
+      "  n = n + list(3).count + pt(i).x + pt(...).x\n"                                 // 9
+      "  n = n + ffi.new('struct sn_pt', {7}, ...).x\n"                                 // 10
+      "end\n";
+  auto ps = predict(source);
+  INFO(listed(ps));
+  // __new is called from the loop at line 8: as hot as that loop.
+  const Prediction* vla = find(ps, 4, "NYICONV");
+  REQUIRE(vla);
+  CHECK(vla->confidence == Confidence::Certain);
+  CHECK(vla->reasoning.find("first parameter is that ctype") != std::string::npos);
+  CHECK(vla->reasoning.find("called from the loop at line 8") != std::string::npos);
+  // pt(i) passes a number, pt(...) something the analyzer cannot type: one
+  // `possible` BADTYPE on line 9 and nothing certain.
+  const Prediction* arg = find(ps, 9, "BADTYPE");
+  REQUIRE(arg);
+  CHECK(arg->confidence == Confidence::Possible);
+  // A table followed by more initializers (CALLM) is not the one initializer.
+  CHECK_FALSE(find(ps, 10, "BADTYPE"));
+}

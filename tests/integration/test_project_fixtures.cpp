@@ -1,0 +1,135 @@
+// Fixture projects (fixtures/projects/<name>/, entry main.lua): modules whose
+// sites depend on another file of the project. Both halves are held to the
+// annotations of every .lua file in the folder, as for the flat fixtures:
+// `ljcheck lint` of the folder predicts exactly `expect` + `latent`, and the
+// collector observes exactly `expect` + `expect-runtime` when main.lua runs
+// in the `ljcheck run` host, in Debian's luajit and in OpenResty's luajit2
+// (skipped with a warning when setup has not built it).
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "../support/cli.h"
+#include "../support/fixtures.h"
+#include "ljcheck/profile.h"
+#include "ljcheck/reason.h"
+
+using namespace ljcheck;
+using nlohmann::json;
+using testing::Site;
+
+namespace {
+
+// The fixture projects whose every file is annotated.
+const std::vector<std::string> kProjects{"fixtures/projects/ctype_module"};
+
+using SitesByFile = std::map<std::string, std::set<Site>>;
+
+std::vector<std::string> luaFiles(const std::string& project) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(LJCHECK_SOURCE_DIR) + "/" + project))
+    if (e.path().extension() == ".lua") out.push_back(project + "/" + e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+SitesByFile expected(const std::string& project, const std::string& profile, bool runtime) {
+  SitesByFile out;
+  for (const auto& path : luaFiles(project)) {
+    auto f = testing::loadFixture(LJCHECK_SOURCE_DIR, path, profile);
+    out[path] = runtime ? f.observed() : f.staticallyPredicted();
+  }
+  return out;
+}
+
+bool isBenign(const std::string& reasonId) {
+  const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code());
+  return r && r->benign;
+}
+
+// Actionable sites of a runtime report in the project's files.
+SitesByFile observedIn(const std::string& jsonPath, const std::string& project) {
+  SitesByFile out;
+  for (const auto& path : luaFiles(project)) out[path];
+  const json report = json::parse(testing::readFile(jsonPath));
+  for (const auto& s : report.at("sites")) {
+    std::string path = s.at("path").get<std::string>();
+    std::string id = s.at("reasonId").get<std::string>();
+    if (!out.count(path) || isBenign(id)) continue;
+    out[path].insert({s.at("line").get<int>(), id});
+  }
+  return out;
+}
+
+std::string describe(const SitesByFile& sites) {
+  std::string text;
+  for (const auto& [path, set] : sites) text += "\n" + path + ":" + testing::describe(set);
+  return text;
+}
+
+// main.lua finds its modules next to arg[0]; the wrapper sets it.
+void runUnderModule(const std::string& luajit, const std::string& project, const std::string& profile,
+                    const std::string& dir) {
+  std::string out = dir + "/" + std::filesystem::path(luajit).parent_path().parent_path().filename().string() + ".json";
+  std::string wrapper = out + ".wrapper.lua";
+  testing::writeFile(wrapper, "local ljcheck = require('ljcheck')\n"
+                              "local session = ljcheck.trace({includeBenign = true})\n"
+                              "arg = {[0] = '" + project + "/main.lua'}\n"
+                              "assert(loadfile(arg[0]))()\n"
+                              "local report = session:stop()\n"
+                              "local f = assert(io.open('" + out + "', 'w'))\n"
+                              "f:write(report:json())\nf:close()\n");
+  testing::ProcessResult run = testing::runInLuajitHost(luajit, wrapper, LJCHECK_SOURCE_DIR);
+  INFO(luajit << "\n" << run.err);
+  REQUIRE(run.exitCode == 0);
+  SitesByFile want = expected(project, profile, true), seen = observedIn(out, project);
+  INFO("expected:" << describe(want) << "\nobserved:" << describe(seen));
+  CHECK(seen == want);
+}
+
+}  // namespace
+
+TEST_CASE("lint of a fixture project predicts exactly the sites annotated in its files", "[fixtures][project]") {
+  for (const auto& project : kProjects) {
+    DYNAMIC_SECTION(project) {
+      testing::ProcessResult lint =
+          testing::runLjcheck({"lint", "--format", "json", "--confidence", "possible", "--fail-on", "none", project});
+      REQUIRE(lint.exitCode == 0);
+      SitesByFile predicted;
+      for (const auto& path : luaFiles(project)) predicted[path];
+      const json report = json::parse(lint.out);
+      for (const auto& p : report.at("predictions"))
+        if (!p.contains("masked") || !p.at("masked").get<bool>())
+          predicted[p.at("path").get<std::string>()].insert({p.at("line").get<int>(), p.at("reasonId").get<std::string>()});
+      SitesByFile want = expected(project, defaultProfile().name, false);
+      INFO("expected:" << describe(want) << "\npredicted:" << describe(predicted));
+      CHECK(predicted == want);
+    }
+  }
+}
+
+TEST_CASE("the collector observes exactly the sites annotated in a fixture project's files", "[fixtures][project][runtime]") {
+  for (const auto& project : kProjects) {
+    DYNAMIC_SECTION(project) {
+      std::string dir = testing::scratchDirectory("project-fixture-" + std::filesystem::path(project).filename().string());
+      std::string runJson = dir + "/run.json";
+      testing::ProcessResult run =
+          testing::runLjcheck({"run", "--include-benign", "--json", runJson, "--", project + "/main.lua"});
+      INFO(run.err);
+      REQUIRE(run.exitCode == 0);
+      SitesByFile want = expected(project, defaultProfile().name, true), seen = observedIn(runJson, project);
+      INFO("expected:" << describe(want) << "\nobserved:" << describe(seen));
+      CHECK(seen == want);
+      runUnderModule("/usr/bin/luajit", project, defaultProfile().name, dir);
+      if (access(LJCHECK_LUAJIT2, X_OK) != 0) {
+        WARN("skipped luajit2: " << LJCHECK_LUAJIT2 << " does not exist (scripts/setup.sh builds it)");
+      } else {
+        runUnderModule(LJCHECK_LUAJIT2, project, "openresty-2.1-20230119", dir);
+      }
+    }
+  }
+}
