@@ -220,8 +220,15 @@ void ValueMap::summarizeReturns(std::size_t index) {
         v = objectOf(at(index, pc, argumentSlot(chunk_, ins, 0)), at(index, pc, argumentSlot(chunk_, ins, 1)));
       else if (callee.is(Kind::LibFunction))
         v = returnedFunction(callee.name);
+      else
+        v = cModuleResult(callee);  // return lpeg.P(x): a value of the module
     } else if (ins.op == Op::RET1) {
       v = at(index, pc, ins.a);
+    } else if (ins.op == Op::RET && ins.d >= 3) {
+      // `return nil, message` is Lua's error return: callers test the first
+      // value before they use it, so what the other returns give stands.
+      v = at(index, pc, ins.a);
+      if (v.is(Kind::Nil)) continue;
     } else if (ins.op != Op::RET && ins.op != Op::RET0 && ins.op != Op::RETM) {
       continue;
     }
@@ -274,7 +281,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     return v.reassignable ? Value{} : v;
   };
   auto isNumber = [&](int s) { return reg(s).is(Kind::Number); };
-  Value result;
+  Value result, second;  // second: a call's second result
   switch (ins.op) {
     case Op::MOV: result = reg(ins.d); break;
     case Op::NOT: result = Value::of(Kind::Boolean); break;
@@ -336,6 +343,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       break;
     case Op::CALL: case Op::CALLM:
       if (ins.b >= 2) result = callResult(ins, regs);
+      if (ins.b >= 3) second = protectedResult(ins, regs);
       break;
     default:
       if (isArithmeticWithConstant(ins.op) && isNumber(ins.b)) result = Value::of(Kind::Number);
@@ -360,6 +368,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     set(ins.a + 3, Value::of(Kind::Number));  // the visible loop variable
   } else if (w.last >= w.first && (w.first == w.last || ins.op == Op::CALL || ins.op == Op::CALLM)) {
     set(w.first, result);
+    if ((ins.op == Op::CALL || ins.op == Op::CALLM) && ins.b >= 3) set(w.first + 1, second);
   }
   if (ins.op == Op::UCLO)  // the block's captured locals are closed: no closure reaches these slots
     for (int s = ins.a; s < framesize; ++s) regs[static_cast<std::size_t>(s)].reassignable = false;
@@ -441,6 +450,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       const auto& ins = p.at(pc);
       if (keepsSnapshot(ins.op)) pass.before.keep(pc) = regs;  // reuses an earlier round's vector
       noteEscapes(p, ins, regs, pass.escaping, pass.uses);
+      noteCModuleOperation(p, ins, pc, regs, pass.uses);
       Flow flow = truthyEdges(ins, flowOf(ins, pc), regs);
       auto propagate = [&](int t) {
         if (t < 1 || t > p.size()) return;
@@ -474,6 +484,7 @@ void ValueMap::keepPass(std::size_t index, Pass pass) {
   out.unresolvedSetmetatable = uses.unresolvedSetmetatable;
   out.cdefs = std::move(uses.cdefs);
   out.jitOff = std::move(uses.jitOff);
+  out.cModuleOperations = std::move(uses.cModuleOperations);
   // The field map changes only when this prototype's stores do: added to
   // on a first pass, rebuilt when a second pass stores something else.
   bool first = out.fieldWrites.empty() && out.dynamicKeys.empty() && out.metatables.empty();
