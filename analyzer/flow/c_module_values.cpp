@@ -9,7 +9,8 @@
 //     string (`d:match("^%a+")`: a string library name with a string
 //     argument).
 // An operator on an object calls its metamethod, C code of the module
-// (rules/c_metamethods.cpp).
+// (rules/c_metamethods.cpp). A running sum of such values (n = n + t) is
+// taken for arithmetic on numbers and not noted.
 #include <cstdlib>
 #include <string>
 
@@ -109,10 +110,16 @@ void ValueMap::noteCModuleOperation(const Prototype&, const Instruction& ins, in
   }
   bool first = a.is(Kind::CModuleResult);
   if (!first && !b.is(Kind::CModuleResult)) return;
+  // A running total (sum = sum + socket.gettime(): the result goes back
+  // into the slot of the operand that is no value of the module) is taken
+  // for arithmetic on numbers.
+  const Value& other = first ? b : a;
+  int otherSlot = first ? ins.c : ins.b;
+  if (isBinaryArithmetic(ins.op) && ins.a == otherSlot && !other.is(Kind::CModuleResult) && !other.constant) return;
   CModuleOperation op;
   op.pc = pc;
   op.object = first ? a : b;
-  op.needsMetamethod = isBinaryArithmetic(ins.op) && cannotBeNumber(first ? b : a);
+  op.needsMetamethod = isBinaryArithmetic(ins.op) && cannotBeNumber(other);
   uses.cModuleOperations.push_back(op);
 }
 

@@ -12,6 +12,8 @@
 // show a metamethod is needed (an operand no number has), or when the file
 // treats the module's values as objects elsewhere (values.h,
 // cModuleObjectEvidence).
+#include <vector>
+
 #include "flow/instruction_effects.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
@@ -21,14 +23,22 @@ namespace ljcheck::rules {
 
 // Part of the call-splits family (call_splits.cpp), which owns RETURN:C.
 void checkCMetamethods(const FunctionView& fn, PredictionSink& sink) {
-  for (const auto& op : fn.values.cModuleOperations(fn.index)) {
+  // Operators that need a metamethod first: of two on one line, the sink
+  // keeps the first reported, and that one is sure.
+  std::vector<const flow::CModuleOperation*> operations;
+  for (bool needed : {true, false})
+    for (const auto& op : fn.values.cModuleOperations(fn.index))
+      if (op.needsMetamethod == needed) operations.push_back(&op);
+  for (const flow::CModuleOperation* operation : operations) {
+    const flow::CModuleOperation& op = *operation;
     if (!runsHot(fn, op.pc)) continue;
     std::string module(op.object.cModuleName());
     std::string objects = op.needsMetamethod ? std::string() : fn.values.cModuleObjectEvidence(module);
     if (!op.needsMetamethod && objects.empty()) continue;
     const auto& ins = fn.proto.at(op.pc);
     std::string mm(flow::metamethodOf(ins.op)), symbol(flow::operatorOf(ins.op));
-    std::string source(op.object.name.substr(0, op.object.name.size() - 2));  // "lpeg.P()" -> "lpeg.P"
+    std::string source(op.object.name);
+    if (source.size() > 2 && source.compare(source.size() - 2, 2, "()") == 0) source.resize(source.size() - 2);
     Finding f = splitFinding(op.pc, SIZE_MAX, std::string(kPlainCSubject), module + " " + mm, true,
                              "it runs as a metamethod, which the recorder cannot stitch");
     f.construct = "metamethod";
