@@ -154,6 +154,7 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
   // only for prototypes that call one with a known return, and their
   // children (whose upvalues come from the parent's registers).
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) summarizeReturns(i);
+  for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) summarizeRecursiveReturns(i);
   std::vector<bool> rerun(chunk.prototypes.size(), false);
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) {
     std::size_t parent = chunk.prototypes[i].parent;
@@ -208,11 +209,12 @@ std::string_view ValueMap::intern(std::string text) { return *names_.insert(std:
 
 Value ValueMap::returned(std::size_t proto) const { return protos_.at(proto).returns; }
 
-void ValueMap::summarizeReturns(std::size_t index) {
+void ValueMap::summarizeReturns(std::size_t index, bool skipUnknown) {
   const Prototype& p = chunk_.prototypes[index];
   std::optional<Value> common;
   for (int pc = 1; pc <= p.size(); ++pc) {
     const auto& ins = p.at(pc);
+    if (isReturn(ins.op) && !protos_[index].before.find(pc)) continue;  // the pass never reached it
     Value v;
     if (isTailCall(ins.op)) {
       Value callee = at(index, pc, ins.a);
@@ -232,6 +234,7 @@ void ValueMap::summarizeReturns(std::size_t index) {
     } else if (ins.op != Op::RET && ins.op != Op::RET0 && ins.op != Op::RETM) {
       continue;
     }
+    if (skipUnknown && v.kind == Kind::Unknown) continue;
     if (common && !(*common == v)) {
       common = meetOf(*common, v);
       if (!common->known()) break;
@@ -240,6 +243,38 @@ void ValueMap::summarizeReturns(std::size_t index) {
     common = v;
   }
   protos_[index].returns = common.value_or(Value{});
+}
+
+bool ValueMap::callsItself(std::size_t index) const {
+  const Snapshots& kept = protos_[index].before;
+  const Prototype& p = chunk_.prototypes[index];
+  for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
+    const Instruction& ins = p.at(kept.pcs[k]);
+    const Registers& regs = kept.states[k];
+    if (isCall(ins.op) && ins.a < regs.size() && regs[ins.a].is(Kind::LuaFunction) && regs[ins.a].proto == index)
+      return true;
+  }
+  return false;
+}
+
+// A recursive function's returns built from its own results (return seq(m)
+// * seq(n - m), with return lpeg.Cc(c) at the bottom) are Unknown on the
+// first pass, which knows nothing yet of what the calls return. Assume what
+// the other returns give, pass over the function again, and keep the
+// assumption when the returns then agree with it (a fixed point).
+void ValueMap::summarizeRecursiveReturns(std::size_t index) {
+  if (protos_[index].returns.kind != Kind::Unknown || !callsItself(index)) return;
+  summarizeReturns(index, true);
+  Value assumed = protos_[index].returns;
+  if (!worthPropagating(assumed)) {
+    protos_[index].returns = {};
+    return;
+  }
+  resolve(index);
+  summarizeReturns(index);
+  if (protos_[index].returns == assumed) return;
+  protos_[index].returns = {};
+  resolve(index);
 }
 
 Value ValueMap::at(std::size_t proto, int pc, int slot) const {

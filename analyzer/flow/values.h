@@ -325,7 +325,10 @@ class ValueMap {
   std::vector<int> creatingPc_;  // per prototype: the pc of the FNEW in its parent that creates it (0: none)
   Pass forwardPass(std::size_t proto);
   void keepPass(std::size_t proto, Pass pass);
-  void summarizeReturns(std::size_t proto);
+  // skipUnknown: the meet of the returns that give a known value.
+  void summarizeReturns(std::size_t proto, bool skipUnknown = false);
+  void summarizeRecursiveReturns(std::size_t proto);
+  bool callsItself(std::size_t proto) const;
 
   const bytecode::Chunk& chunk_;
   const RecorderProfile& profile_;
