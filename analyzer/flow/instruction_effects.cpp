@@ -66,7 +66,7 @@ Flow flowOf(const Instruction& ins, int pc) {
 bool keepsSnapshot(Op op) {
   switch (op) {
     case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::ITERC: case Op::ITERN:
-    case Op::RET1: case Op::FNEW: case Op::FORI:
+    case Op::RET0: case Op::RET1: case Op::RET: case Op::RETM: case Op::FNEW: case Op::FORI:
       return true;
     default:
       return false;

@@ -42,6 +42,11 @@ inline bool isCall(bytecode::Op op) {
 }
 // A call, or the ITERC of a generic for, which calls its iterator.
 inline bool isCallOrIterator(bytecode::Op op) { return isCall(op) || op == bytecode::Op::ITERC; }
+// RET0, RET1, RET and RETM.
+inline bool isReturn(bytecode::Op op) {
+  using bytecode::Op;
+  return op == Op::RET0 || op == Op::RET1 || op == Op::RET || op == Op::RETM;
+}
 // CALLT and CALLMT: the callee returns straight to this function's caller.
 inline bool isTailCall(bytecode::Op op) { return op == bytecode::Op::CALLT || op == bytecode::Op::CALLMT; }
 // The slot holding the callee of a call or ITERC/ITERN.

@@ -196,13 +196,27 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     case Kind::CModuleFunction: {
       // A C function returns no Lua function it did not get: what it
       // returns is C data, a C closure, or Lua data (cjson.decode).
-      if (callee.pc == 1) return {};
-      std::string_view name = callee.name;
-      return Value::ofCModule(Kind::CModuleResult, callee.cModuleName(), intern(std::string(name) + "()"));
+      return cModuleResult(callee);
     }
     default:
       return {};
   }
+}
+
+// ok, v = pcall(f, ...): v is what f returns, for the functions whose
+// results the tracker knows without their arguments (this file's Lua
+// functions, C module functions: pcall(lfs.dir, path)).
+Value ValueMap::protectedResult(const Instruction& ins, const Registers& regs) {
+  auto reg = [&](int s) -> Value {
+    if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
+    const Value& v = regs[static_cast<std::size_t>(s)];
+    return v.reassignable ? Value{} : v;
+  };
+  Value callee = reg(ins.a);
+  if (!callee.is(Kind::LibFunction) || callee.name != "pcall" || fixedArgs(ins) < 1) return {};
+  Value f = reg(argumentSlot(chunk_, ins, 0));
+  if (f.is(Kind::LuaFunction)) return f.proto < protos_.size() ? protos_[f.proto].returns : Value{};
+  return cModuleResult(f);
 }
 
 }  // namespace ljcheck::flow

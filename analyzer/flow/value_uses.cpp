@@ -90,6 +90,12 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
     }
     case Op::GSET: case Op::TSETB: case Op::TSETR: case Op::RET1: note(ins.a); break;
     case Op::USETV: note(ins.d); break;
+    // An operand of an operator goes to a metamethod when the other is an
+    // object (an lpeg pattern / function keeps the function as a capture).
+    case Op::ADDVV: case Op::SUBVV: case Op::MULVV: case Op::DIVVV: case Op::MODVV: case Op::POW:
+      note(ins.b);
+      note(ins.c);
+      break;
     case Op::RET:
       for (int s = ins.a; s < ins.a + ins.d - 1; ++s) note(s);
       break;

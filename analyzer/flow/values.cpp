@@ -159,6 +159,7 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
   // only for prototypes that call one with a known return, and their
   // children (whose upvalues come from the parent's registers).
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) summarizeReturns(i);
+  for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) summarizeRecursiveReturns(i);
   std::vector<bool> rerun(chunk.prototypes.size(), false);
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) {
     std::size_t parent = chunk.prototypes[i].parent;
@@ -213,11 +214,12 @@ std::string_view ValueMap::intern(std::string text) { return *names_.insert(std:
 
 Value ValueMap::returned(std::size_t proto) const { return protos_.at(proto).returns; }
 
-void ValueMap::summarizeReturns(std::size_t index) {
+void ValueMap::summarizeReturns(std::size_t index, bool skipUnknown) {
   const Prototype& p = chunk_.prototypes[index];
   std::optional<Value> common;
   for (int pc = 1; pc <= p.size(); ++pc) {
     const auto& ins = p.at(pc);
+    if (isReturn(ins.op) && !protos_[index].before.find(pc)) continue;  // the pass never reached it
     Value v;
     if (isTailCall(ins.op)) {
       Value callee = at(index, pc, ins.a);
@@ -225,11 +227,19 @@ void ValueMap::summarizeReturns(std::size_t index) {
         v = objectOf(at(index, pc, argumentSlot(chunk_, ins, 0)), at(index, pc, argumentSlot(chunk_, ins, 1)));
       else if (callee.is(Kind::LibFunction))
         v = returnedFunction(callee.name);
+      else
+        v = cModuleResult(callee);  // return lpeg.P(x): a value of the module
     } else if (ins.op == Op::RET1) {
       v = at(index, pc, ins.a);
+    } else if (ins.op == Op::RET && ins.d >= 3) {
+      // `return nil, message` is Lua's error return: callers test the first
+      // value before they use it, so what the other returns give stands.
+      v = at(index, pc, ins.a);
+      if (v.is(Kind::Nil)) continue;
     } else if (ins.op != Op::RET && ins.op != Op::RET0 && ins.op != Op::RETM) {
       continue;
     }
+    if (skipUnknown && v.kind == Kind::Unknown) continue;
     if (common && !(*common == v)) {
       common = meetOf(*common, v);
       if (!common->known()) break;
@@ -238,6 +248,38 @@ void ValueMap::summarizeReturns(std::size_t index) {
     common = v;
   }
   protos_[index].returns = common.value_or(Value{});
+}
+
+bool ValueMap::callsItself(std::size_t index) const {
+  const Snapshots& kept = protos_[index].before;
+  const Prototype& p = chunk_.prototypes[index];
+  for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
+    const Instruction& ins = p.at(kept.pcs[k]);
+    const Registers& regs = kept.states[k];
+    if (isCall(ins.op) && ins.a < regs.size() && regs[ins.a].is(Kind::LuaFunction) && regs[ins.a].proto == index)
+      return true;
+  }
+  return false;
+}
+
+// A recursive function's returns built from its own results (return seq(m)
+// * seq(n - m), with return lpeg.Cc(c) at the bottom) are Unknown on the
+// first pass, which knows nothing yet of what the calls return. Assume what
+// the other returns give, pass over the function again, and keep the
+// assumption when the returns then agree with it (a fixed point).
+void ValueMap::summarizeRecursiveReturns(std::size_t index) {
+  if (protos_[index].returns.kind != Kind::Unknown || !callsItself(index)) return;
+  summarizeReturns(index, true);
+  Value assumed = protos_[index].returns;
+  if (!worthPropagating(assumed)) {
+    protos_[index].returns = {};
+    return;
+  }
+  resolve(index);
+  summarizeReturns(index);
+  if (protos_[index].returns == assumed) return;
+  protos_[index].returns = {};
+  resolve(index);
 }
 
 Value ValueMap::at(std::size_t proto, int pc, int slot) const {
@@ -279,7 +321,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     return v.reassignable ? Value{} : v;
   };
   auto isNumber = [&](int s) { return reg(s).is(Kind::Number); };
-  Value result;
+  Value result, second;  // second: a call's second result
   switch (ins.op) {
     case Op::MOV: result = reg(ins.d); break;
     case Op::NOT: result = Value::of(Kind::Boolean); break;
@@ -341,6 +383,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       break;
     case Op::CALL: case Op::CALLM:
       if (ins.b >= 2) result = callResult(ins, regs);
+      if (ins.b >= 3) second = protectedResult(ins, regs);
       break;
     default:
       if (isArithmeticWithConstant(ins.op) && isNumber(ins.b)) result = Value::of(Kind::Number);
@@ -365,6 +408,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     set(ins.a + 3, Value::of(Kind::Number));  // the visible loop variable
   } else if (w.last >= w.first && (w.first == w.last || ins.op == Op::CALL || ins.op == Op::CALLM)) {
     set(w.first, result);
+    if ((ins.op == Op::CALL || ins.op == Op::CALLM) && ins.b >= 3) set(w.first + 1, second);
   }
   if (ins.op == Op::UCLO)  // the block's captured locals are closed: no closure reaches these slots
     for (int s = ins.a; s < framesize; ++s) regs[static_cast<std::size_t>(s)].reassignable = false;
@@ -447,6 +491,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       const auto& ins = p.at(pc);
       if (keepsSnapshot(ins.op)) pass.before.keep(pc) = regs;  // reuses an earlier round's vector
       noteEscapes(p, ins, regs, pass.escaping, pass.uses);
+      noteCModuleOperation(p, ins, pc, regs, pass.uses);
       Flow flow = truthyEdges(ins, flowOf(ins, pc), regs);
       auto propagate = [&](int t) {
         if (t < 1 || t > p.size()) return;
@@ -481,6 +526,7 @@ void ValueMap::keepPass(std::size_t index, Pass pass) {
   out.unresolvedSetmetatable = uses.unresolvedSetmetatable;
   out.cdefs = std::move(uses.cdefs);
   out.jitOff = std::move(uses.jitOff);
+  out.cModuleOperations = std::move(uses.cModuleOperations);
   // The field map changes only when this prototype's stores do: added to
   // on a first pass, rebuilt when a second pass stores something else.
   bool first = out.fieldWrites.empty() && out.dynamicKeys.empty() && out.metatables.empty();

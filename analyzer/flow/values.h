@@ -156,6 +156,24 @@ struct Value {
 };
 static_assert(sizeof(Value) == 32, "a Value is copied for every slot at every kept instruction");
 
+// An operator applied to a value a C module's function returned (lpeg's
+// p * q, p / "", -p, #p): when the value is a userdata of the module, the
+// operator calls one of its metamethods, C code of the module
+// (c_module_values.cpp).
+struct CModuleOperation {
+  int pc = 0;
+  Value object;  // the operand that comes from the C module
+  // The other operand cannot be a number (a table, a function, a string
+  // that is no numeral): only a metamethod of `object` makes the operator
+  // work, so `object` is no number.
+  bool needsMetamethod = false;
+};
+
+// The metamethod an arithmetic, UNM or LEN instruction calls on an object
+// ("__mul"), and its operator as written ("*"); empty for other instructions.
+std::string_view metamethodOf(bytecode::Op op);
+std::string_view operatorOf(bytecode::Op op);
+
 // Library functions that may take a table argument without keeping it or
 // giving it a metatable (library_values.cpp).
 bool keepsNoTable(std::string_view ff);
@@ -224,6 +242,15 @@ class ValueMap {
   const CDeclarations& cDeclarations() const;
   // Why `module` is a C module, as a sentence (c_modules.h); empty when it is not.
   std::string cModuleEvidence(std::string_view module) const;
+  // The operators a prototype applies to values of C modules, in pc order.
+  const std::vector<CModuleOperation>& cModuleOperations(std::size_t proto) const {
+    return protos_.at(proto).cModuleOperations;
+  }
+  // Why this file's values of C module `module` are taken for objects
+  // (userdata with C methods and metamethods), as a clause naming the first
+  // use that shows it ("`:match` is called on one at line 216"); empty
+  // without such a use.
+  std::string cModuleObjectEvidence(std::string_view module) const;
 
  private:
   using Registers = std::vector<Value>;
@@ -265,6 +292,7 @@ class ValueMap {
     std::vector<TableOrigin> dynamicKeys;
     // setmetatable(T, M) with both from constructors: {T, M}.
     std::vector<std::pair<TableOrigin, TableOrigin>> metatables;
+    std::vector<CModuleOperation> cModuleOperations;
   };
   struct ProtoValues : TableUses {
     Snapshots before;  // at calls, returns and FNEW
@@ -274,14 +302,20 @@ class ValueMap {
   };
   void noteEscapes(const bytecode::Prototype& proto, const bytecode::Instruction& ins, const Registers& regs,
                    std::vector<std::size_t>& out, TableUses& tables) const;
+  static void noteCModuleOperation(const bytecode::Prototype& proto, const bytecode::Instruction& ins, int pc,
+                                   const Registers& regs, TableUses& tables);
   void transfer(std::size_t index, const bytecode::Instruction& ins, int pc, Registers& regs);
   Value callResult(const bytecode::Instruction& ins, const Registers& regs);
+  // The second result of pcall(f, ...): what f returns first.
+  Value protectedResult(const bytecode::Instruction& ins, const Registers& regs);
   Value indexResult(const Value& base, const std::string& key);
   Value rawMember(const Value& table, std::string_view key);
   // A library table or function by dotted name, or Unknown (cached).
   Value library(std::string_view name);
   std::string_view intern(std::string text);
   Value returnedFunction(std::string_view callee);
+  // What calling a function of a C module (not a method) returns: a value of the module.
+  Value cModuleResult(const Value& function);
   // What one forward pass over a prototype's code finds.
   struct Pass {
     Snapshots before;
@@ -296,7 +330,10 @@ class ValueMap {
   std::vector<int> creatingPc_;  // per prototype: the pc of the FNEW in its parent that creates it (0: none)
   Pass forwardPass(std::size_t proto);
   void keepPass(std::size_t proto, Pass pass);
-  void summarizeReturns(std::size_t proto);
+  // skipUnknown: the meet of the returns that give a known value.
+  void summarizeReturns(std::size_t proto, bool skipUnknown = false);
+  void summarizeRecursiveReturns(std::size_t proto);
+  bool callsItself(std::size_t proto) const;
 
   const bytecode::Chunk& chunk_;
   const RecorderProfile& profile_;
@@ -334,6 +371,9 @@ class ValueMap {
   bool assignsUpvalue(std::size_t proto, std::size_t index) const;
   bool capturedAndAssigned(std::size_t parent, int slot) const;
   mutable std::unique_ptr<CDeclarations> cDeclarations_;
+  // Per C module, the clause of cModuleObjectEvidence (found on first use).
+  mutable std::unique_ptr<std::map<std::string, std::string, std::less<>>> cModuleObjects_;
+  void findCModuleObjects() const;
 };
 
 }  // namespace ljcheck::flow

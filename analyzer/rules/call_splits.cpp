@@ -5,7 +5,8 @@
 // is made through pcall, or the callee never stitches (error, debug.sethook,
 // jit.flush): then the trace just ends there (RETURN). A tail call leaves no
 // frame behind, so its split is reported where the tail-calling function is
-// called.
+// called. Operators on objects of C modules call C metamethods: RETURN:C
+// (c_metamethods.cpp).
 #include <algorithm>
 
 #include "flow/instruction_effects.h"
@@ -42,11 +43,20 @@ void addCModuleEvidence(const FunctionView& fn, const Value& v, Finding& f) {
   if (!fromCModule(v)) return;
   std::string module(v.cModuleName());
   f.reasoning += "; " + module + " is a C module: " + fn.values.cModuleEvidence(module);
-  if (v.is(Value::Kind::CModuleResult) || v.pc == 1) {
+  if (v.is(Value::Kind::CModuleResult)) {
     f.confidence = std::min(f.confidence, Confidence::Likely);
-    f.reasoning += v.is(Value::Kind::CModuleResult)
-                       ? "; the function called is one a C function returned, taken for a C closure"
-                       : "; the receiver is a value a C function returned, taken for a userdata with C methods";
+    f.reasoning += "; the function called is one a C function returned, taken for a C closure";
+  } else if (v.pc == 1) {
+    // A method of a value a C function returned: a userdata's C method when
+    // the file shows the module's values are objects, else taken for one.
+    std::string objects = fn.values.cModuleObjectEvidence(module);
+    if (objects.empty()) {
+      f.confidence = std::min(f.confidence, Confidence::Likely);
+      f.reasoning += "; the receiver is a value a C function returned, taken for a userdata with C methods";
+    } else {
+      f.reasoning += "; the receiver is a value a C function returned, and " + module + " values are objects here (" +
+                     objects + "): its methods are C functions of the module";
+    }
   }
 }
 
@@ -131,6 +141,7 @@ class CallSplitRule final : public Rule {
       }
       sink.report(fn, std::move(f));
     }
+    checkCMetamethods(fn, sink);
   }
 
 };

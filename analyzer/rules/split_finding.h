@@ -37,6 +37,9 @@ int argumentSlot(const FunctionView& fn, int pc, int k);
 bool nextFeedsVariableCount(const bytecode::Prototype& proto, int pc);
 std::string whyEnds(bool neverStitches, bool protectedCall);
 
+// RETURN:C at operators on objects of C modules (c_metamethods.cpp).
+void checkCMetamethods(const FunctionView& fn, PredictionSink& sink);
+
 Finding splitFinding(int pc, std::size_t proto, const std::string& subject, const std::string& callee,
                      bool ends, const std::string& why);
 

@@ -2,6 +2,7 @@
 // VM's line that skips string literals and comments (see source_map.h).
 #include <cctype>
 #include <initializer_list>
+#include <utility>
 
 #include "ljcheck/source_map.h"
 
@@ -72,6 +73,18 @@ SourceRange SourceMap::scanLine(const ConstructSite& site) const {
   if (site.construct == "return") return keyword({"return", "end"});
   if (site.construct == "upvalue close") return keyword({"break", "goto", "return", "end", "until"});
   std::string_view callee = site.callee;
+  if (site.construct == "metamethod") {
+    // The operator of a metamethod call: the callee ends in its name ("lpeg __mul").
+    static constexpr std::pair<std::string_view, char> kOperators[] = {
+        {"__add", '+'}, {"__sub", '-'}, {"__mul", '*'}, {"__div", '/'},
+        {"__mod", '%'}, {"__pow", '^'}, {"__unm", '-'}, {"__len", '#'}};
+    for (const auto& [name, symbol] : kOperators) {
+      if (callee.size() < name.size() || callee.substr(callee.size() - name.size()) != name) continue;
+      for (std::size_t at = text.find(symbol); at != std::string_view::npos; at = text.find(symbol, at + 1))
+        if (code[at]) return range(at, 1);
+    }
+    return {};
+  }
   if (site.construct == "call" && !callee.empty()) {
     // string.gsub may be written gsub (an alias) or s:gsub (a method call).
     std::string_view last = callee.substr(callee.rfind('.') == std::string_view::npos ? 0 : callee.rfind('.') + 1);

@@ -168,6 +168,89 @@ return n
                             4, "STITCH:C"));
 }
 
+TEST_CASE("an operator on a C module's object calls its C metamethod: RETURN:C, naming the evidence",
+          "[c-modules][rules]") {
+  CModules modules({{"lpeg"}, "", "", ".ljcheck.toml"});
+  auto ps = predictWith(R"(local m = require "lpeg"
+local lpeg = m
+local P = lpeg.P
+local any = P(1)
+local function count(subject)
+  local n = 0
+  for i = 1, 3000 do
+    local p = any * i
+    n = n + p:match(subject)
+  end
+  return n
+end
+return count
+)",
+                        modules);
+  INFO(testing::listed(ps));
+  const Prediction* op = testing::find(ps, 8, "RETURN:C");
+  REQUIRE(op);
+  CHECK(op->confidence == Confidence::Certain);
+  CHECK(op->reasoning.find("an operand comes from lpeg.P (lpeg is a C module") != std::string::npos);
+  CHECK(op->reasoning.find("`:match` is called on one at line 9") != std::string::npos);
+  CHECK(op->reasoning.find("calls its __mul") != std::string::npos);
+  // The method call the evidence names is C for sure, too.
+  const Prediction* method = testing::find(ps, 9, "STITCH:C");
+  REQUIRE(method);
+  CHECK(method->confidence == Confidence::Certain);
+}
+
+TEST_CASE("an operand no number has shows the metamethod by itself", "[c-modules][rules]") {
+  CModules modules({{"lpeg"}, "", "", ""});
+  auto ps = predictWith(R"(local lpeg = require "lpeg"
+local n = 0
+for i = 1, 3000 do
+  n = n + #(lpeg.P(i) / "")
+end
+return n
+)",
+                        modules);
+  INFO(testing::listed(ps));
+  const Prediction* op = testing::find(ps, 4, "RETURN:C");
+  REQUIRE(op);
+  CHECK(op->reasoning.find("the other operand is no number, so `/` calls its __div") != std::string::npos);
+}
+
+TEST_CASE("arithmetic on what a C module returns is no metamethod call without evidence of objects",
+          "[c-modules][rules]") {
+  CModules modules({{"socket"}, "", "", ""});
+  // Numbers: no method is called on the module's values, and the string
+  // method on a string from the module (with a string pattern) shows nothing.
+  auto ps = predictWith(R"(local socket = require "socket"
+local t0 = socket.gettime()
+local host = socket.dns.gethostname()
+local d, total = 0, 0
+for i = 1, 3000 do
+  d = socket.gettime() - t0
+  total = total + d * 2
+end
+return d, total, host:match("^%a+")
+)",
+                        modules);
+  INFO(testing::listed(ps));
+  CHECK_FALSE(testing::find(ps, 6, "RETURN:C"));
+  CHECK_FALSE(testing::find(ps, 7, "RETURN:C"));
+  CHECK(testing::find(ps, 6, "STITCH:C"));  // the call itself is still C
+  // A running number beside a value of a module with objects is arithmetic.
+  auto mixed = predictWith(R"(local socket = require "socket"
+local tcp = socket.tcp()
+local t0 = socket.gettime()
+local sum = 0
+for i = 1, 3000 do
+  sum = sum + socket.gettime()
+  tcp:send(sum)
+end
+return t0
+)",
+                           modules);
+  INFO(testing::listed(mixed));
+  CHECK_FALSE(testing::find(mixed, 6, "RETURN:C"));
+}
+
 TEST_CASE("the language server predicts calls into C modules as lint does", "[c-modules][lsp]") {
   auto framed = [](const nlohmann::json& message) {
     std::ostringstream out;

@@ -16,8 +16,8 @@ namespace ljcheck {
 // What the bytecode tells about a predicted construct: enough to find it.
 struct ConstructSite {
   int line = 0;                // the VM's line of its instruction
-  std::string_view construct;  // closure, upvalue close, loop, return, vararg, call
-  std::string_view callee;     // for calls: the resolved name, e.g. string.gsub
+  std::string_view construct;  // closure, upvalue close, loop, return, vararg, call, metamethod
+  std::string_view callee;     // for calls: the resolved name, e.g. string.gsub; metamethods: "lpeg __mul"
   int occurrence = 0;          // for calls: see Prediction::occurrence
   bool inLoop = false;         // it runs in a loop body of its own function
   int functionLine = -1;       // see Prediction::functionLine
