@@ -9,7 +9,12 @@
 # sample is
 #   (I_mode - I_none) / samples_mode
 # which includes its share of the fixed costs (start, stop, the report) and
-# of the profiling hooks in compiled code. The profiler's timer runs on the
+# of the profiling hooks in compiled code. The floor is the same figure for
+# an ljcheck.sample session paused from its start (LuaJIT's profiler runs,
+# the C callback returns at once), over the samples of the ljcheck run: what
+# sampling costs any profiler (trace exits at each sample, the interpreter
+# until the trace is re-entered); "above the floor" compares what each
+# profiler adds to it. The profiler's timer runs on the
 # process's CPU time, which valgrind stretches, so a run takes many more
 # samples under the tool than natively; the division removes that. The
 # overhead at 100 samples/s (10 ms) follows from the native instruction rate
@@ -23,6 +28,7 @@
 #   --luajit PATH   the LuaJIT host (default /usr/bin/luajit)
 #   --module DIR    the directory of ljcheck.so (default build/lib)
 #   --interval MS   sampling interval (default 10)
+#   --workloads "W…" the workloads of bench/sampler/ (default "nbody strings tables")
 #   -h, --help      this text
 # Exit status: 0 when every measurement ran, 1 when one failed, 2 on usage errors.
 set -euo pipefail
@@ -34,13 +40,14 @@ bench_name=sampler_cost
 # shellcheck source=bench/lib.sh
 . "$bench/lib.sh"
 
-scale=0.3 luajit=/usr/bin/luajit module=$root/build/lib interval=10
+scale=0.3 luajit=/usr/bin/luajit module=$root/build/lib interval=10 workloads="nbody strings tables"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --scale) scale=${2:-}; [[ $scale =~ ^[0-9]*\.?[0-9]+$ ]] || die "--scale needs a positive number" 2; shift 2 ;;
     --luajit) luajit=$(path_arg "$1" "${2:-}"); shift 2 ;;
     --module) module=$(path_arg "$1" "${2:-}"); shift 2 ;;
     --interval) interval=$(uint_arg "$1" "${2:-}"); shift 2 ;;
+    --workloads) workloads=${2:-}; [[ -n $workloads ]] || die "--workloads needs names" 2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option $1" 2 ;;
   esac
@@ -61,16 +68,19 @@ native_seconds() {  # WORKLOAD -> median CPU seconds of 5 unsampled native runs
   median "${t[@]}"
 }
 
-printf '| workload | samples ljcheck / jit.p | instructions per sample, ljcheck.sample | jit.p | ratio | native rate, G instr/s | overhead at 100 samples/s, ljcheck | jit.p |\n'
-printf '|---|---:|---:|---:|---:|---:|---:|---:|\n'
-for w in nbody strings tables; do
+printf '| workload | samples ljcheck / jit.p | instructions per sample, ljcheck.sample | jit.p | ratio | floor | ratio above the floor | native rate, G instr/s | overhead at 100 samples/s, ljcheck | jit.p |\n'
+printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+for w in $workloads; do
+  [[ -f $bench/sampler/$w.lua ]] || die "no workload $w in bench/sampler" 2
   read -r none _ < <(count none "$w")
   read -r lj ljn < <(count ljcheck "$w")
   read -r jp jpn < <(count jitp "$w")
+  read -r fl _ < <(count floor "$w")
   secs=$(native_seconds "$w")
-  say "$w: none $none, ljcheck $lj ($ljn samples), jit.p $jp ($jpn samples), native ${secs}s"
-  a=$(calc %.0f "($lj - $none) / $ljn") b=$(calc %.0f "($jp - $none) / $jpn")
+  say "$w: none $none, ljcheck $lj ($ljn samples), jit.p $jp ($jpn samples), floor $fl, native ${secs}s"
+  a=$(calc %.0f "($lj - $none) / $ljn") b=$(calc %.0f "($jp - $none) / $jpn") f=$(calc %.0f "($fl - $none) / $ljn")
   rate=$(calc %.6f "$none / $secs")
-  printf '| %s | %s / %s | %s | %s | %s | %s | %s %% | %s %% |\n' "$w" "$ljn" "$jpn" "$a" "$b" "$(calc %.2f "$a / $b")" \
+  printf '| %s | %s / %s | %s | %s | %s | %s | %s | %s | %s %% | %s %% |\n' "$w" "$ljn" "$jpn" "$a" "$b" "$(calc %.2f "$a / $b")" \
+    "$f" "$(calc %.2f "($a - $f) / ($b - $f)")" \
     "$(calc %.2f "$rate / 1e9")" "$(calc %.3f "$a * 100 / $rate * 100")" "$(calc %.3f "$b * 100 / $rate * 100")"
 done

@@ -8,6 +8,9 @@
 --       | jitp (LuaJIT's own jit.p, "vfG": VM state and the whole stack per
 --         sample, as ljcheck keeps them, with raw counts, its report written
 --         to a temporary file whose counts give the number of samples)
+--       | floor (ljcheck.sample paused from its start: LuaJIT's profiler
+--         runs as for ljcheck, the C callback returns at its first check;
+--         prints 0 samples, so divide by the ljcheck mode's count)
 --   SCALE multiplies the workload's length (1: about 0.45 s; default 1).
 local mode, workload, interval = arg[1], arg[2], tonumber(arg[3] or "10")
 local scale = tonumber(arg[4] or "1")
@@ -42,6 +45,10 @@ elseif mode == "jitp" then
   jitpFile = os.tmpname()
   jitp.start("vfGri" .. interval, jitpFile)
   stop = jitp.stop
+elseif mode == "floor" then
+  local session = ljcheck.sample({ intervalMs = interval })
+  session:pause()
+  stop = function() session:stop() end
 elseif mode ~= "none" then
   error("unknown mode " .. tostring(mode))
 end

@@ -3,7 +3,9 @@
 // aggregated as they come: by (zone, stack) and by (zone, innermost Lua line),
 // so memory grows with distinct stacks, not with run time, and is bounded:
 // past kMaxSampledStacks distinct stacks (or lines), a new one is counted in
-// one overflow stack (and in no line), so the totals stay exact.
+// one overflow stack (and in no line), so the totals stay exact. A level's
+// frame is found through the call-site cache (call_site_cache.h), so a sample
+// asks LuaJIT for names only at call sites it has not seen.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "call_site_cache.h"
 #include "ljcheck/sample_report.h"
 #include "trace_event.h"
 
@@ -31,14 +34,14 @@ struct SampledFrame {
   auto key() const { return std::tie(source, lineDefined, name, isC, overflow); }
   bool operator<(const SampledFrame& o) const { return key() < o.key(); }
 };
-using FrameId = std::uint32_t;
 
 // Bound on SampleCapture::stacks and on SampleCapture::lines.
 inline constexpr std::size_t kMaxSampledStacks = 10000;
 
 class SampleCapture {
  public:
-  explicit SampleCapture(int stackDepth) : stackDepth_(stackDepth) {}
+  explicit SampleCapture(int stackDepth)
+      : stackDepth_(stackDepth), walk_(static_cast<std::size_t>(stackDepth) + 1) {}
 
   bool paused = false;
   StringPool strings;
@@ -55,19 +58,39 @@ class SampleCapture {
   // and stop, on the VM's thread.
   void referenceZones(lua_State* L);
   void releaseZones(lua_State* L);
+  // Lets the functions the call-site cache kept alive go. Session stop.
+  void releaseFunctions(lua_State* L);
 
  private:
   FrameId frameId(const SampledFrame& frame);
+  // The frame at `level` by its chunk, first line and name ("Sn"), cached for site.
+  FrameId resolveFrame(lua_State* L, int level, const CallSite& site);
 
+  // The counts of (zone, scratch_) and of one line, found or added; a line
+  // past the bound has none.
+  StateCounts& stackCounts(StringId zone);
+  StateCounts* lineCounts(const std::tuple<StringId, StringId, int>& at);
   // The zone path open now, as a pool id.
   StringId zoneNow(lua_State* L);
+  // Pushes package.loaded["jit.zone"], remembered once it is a table.
+  void pushJitZone(lua_State* L);
 
   int stackDepth_;
   const ZoneStack* zones_ = nullptr;  // null: look the zones up by name
   int loadedRef_ = 0;
   int jitZoneKeyRef_ = 0;
+  int jitZoneRef_ = 0;  // jit.zone's table once the program loaded it; 0: not yet
   std::map<SampledFrame, FrameId> frameIds_;
   std::vector<FrameId> scratch_;
+  // The entries the last sample counted in (map entries never move).
+  std::pair<const std::pair<StringId, std::vector<FrameId>>, StateCounts>* lastStack_ = nullptr;
+  std::pair<const std::tuple<StringId, StringId, int>, StateCounts>* lastLine_ = nullptr;
+  struct LevelSeen {
+    const void* function = nullptr;
+    int line = -1;
+  };
+  std::vector<LevelSeen> walk_;  // this sample's levels, innermost first
+  CallSiteCache callSites_;
 };
 
 // LuaJIT's profiler C API, resolved in the host process (dlsym), so the

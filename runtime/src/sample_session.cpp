@@ -172,6 +172,7 @@ SampleReport SampleSession::stop(lua_State* L) {
   stopped_ = true;
   gSampleSessionActive = false;
   capture_->releaseZones(L);
+  capture_->releaseFunctions(L);
   SampleReport report = ReportBuilder(*capture_, options_, *locations_).build();
   capture_.reset();
   return report;
@@ -186,6 +187,7 @@ void SampleSession::cancel(lua_State* L) noexcept {
   stopped_ = true;
   gSampleSessionActive = false;
   capture_->releaseZones(L);
+  capture_->releaseFunctions(L);
   capture_.reset();
 }
 

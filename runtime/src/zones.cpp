@@ -215,9 +215,13 @@ std::string currentZonePath(lua_State* L) { return joinZonePaths(jitZonePath(L),
 std::string currentZonePath(lua_State* L, const ZoneSources& from) {
   lua_pushvalue(L, from.jitZoneKeyIndex);
   lua_rawget(L, from.loadedIndex);
+  return currentZonePathPopping(L, *from.zones);
+}
+
+std::string currentZonePathPopping(lua_State* L, const ZoneStack& zones) {
   std::string outer = popJitZonePath(L);
-  if (from.zones->data.depth == 0) return outer;
-  return joinZonePaths(std::move(outer), from.zones->path());
+  if (zones.data.depth == 0) return outer;
+  return joinZonePaths(std::move(outer), zones.path());
 }
 
 void pushZoneFunction(lua_State* L) {

@@ -65,6 +65,9 @@ struct ZoneSources {
 };
 // currentZonePath read through `from`; "" without allocating when no zone is open.
 std::string currentZonePath(lua_State* L, const ZoneSources& from);
+// currentZonePath with jit.zone's table (or nil, when not loaded) on top of
+// L's stack, which it pops; "" without allocating when no zone is open.
+std::string currentZonePathPopping(lua_State* L, const ZoneStack& zones);
 // Pushes ljcheck.zone: a vararg Lua function over the FFI, or a C function
 // with the same behaviour when the VM has no FFI (that one stitches).
 void pushZoneFunction(lua_State* L);

@@ -77,3 +77,55 @@ TEST_CASE("sample capture: a function called under two names gives two frames", 
     CHECK(capture.strings.text(caller.name) == (counts.total() == 2 ? "f" : "g"));
   }
 }
+
+TEST_CASE("sample capture: a fresh closure per call is one frame", "[runtime][sampler]") {
+  ljcheck::testing::EmbeddedVm vm;
+  ljcheck::SampleCapture capture(4);
+  exposeRecord(vm, capture);
+  // Each closure is a new function object at a new call-site key, named as before.
+  std::string error = vm.run("for i = 1, 3 do local g = function() record() end\ng()\nend\n");
+  INFO(error);
+  REQUIRE(error.empty());
+  REQUIRE(capture.stacks.size() == 1);
+  CHECK(capture.stacks.begin()->second[ljcheck::VmState::Interpreted] == 3);
+  const ljcheck::SampledFrame& g = capture.frames.at(capture.stacks.begin()->first.second.at(1));
+  CHECK(capture.strings.text(g.name) == "g");
+  CHECK(g.lineDefined == 1);
+}
+
+TEST_CASE("sample capture: call sites past the cache bound are still named", "[runtime][sampler]") {
+  ljcheck::testing::EmbeddedVm vm;
+  ljcheck::SampleCapture capture(4);
+  exposeRecord(vm, capture);
+  const std::size_t calls = ljcheck::kMaxCachedCallSites + 10;
+  std::string error = vm.run("for i = 1, " + std::to_string(calls) +
+                             " do local g = function() record() end\ng()\nend\n"
+                             "local function h() record() end\nh()\n");
+  INFO(error);
+  REQUIRE(error.empty());
+  REQUIRE(capture.stacks.size() == 2);
+  for (const auto& [key, counts] : capture.stacks) {
+    const ljcheck::SampledFrame& caller = capture.frames.at(key.second.at(1));
+    CHECK(capture.strings.text(caller.name) == (counts.total() == 1 ? "h" : "g"));
+    if (counts.total() != 1) CHECK(counts.total() == calls);
+  }
+}
+
+TEST_CASE("sample capture: the functions it keeps alive are let go at release", "[runtime][sampler]") {
+  ljcheck::testing::EmbeddedVm vm;
+  ljcheck::SampleCapture capture(4);
+  exposeRecord(vm, capture);
+  // No JIT: a trace could hold the closure as a constant of its own.
+  std::string error = vm.run("jit.off()\n"
+                             "watch = setmetatable({}, {__mode = 'k'})\n"
+                             "local function once() local g = function() record() end\n"
+                             "  watch[g] = true\n  g()\nend\n"
+                             "once()\ncollectgarbage()\ncollectgarbage()\n"
+                             "assert(next(watch), 'the sampled closure was collected while cached')\n");
+  INFO(error);
+  REQUIRE(error.empty());
+  capture.releaseFunctions(vm.L);
+  error = vm.run("collectgarbage()\ncollectgarbage()\n"
+                 "assert(next(watch) == nil, 'the sampled closure outlived the release')\n");
+  CHECK(error.empty());
+}

@@ -176,6 +176,20 @@ TEST_CASE("zones: LuaJIT's own jit.zone zones are honoured", "[runtime][sampler]
   INFO(error);
 }
 
+TEST_CASE("zones: jit.zone loaded after the session started is honoured", "[runtime][sampler][zones]") {
+  Vm vm;
+  std::string error = run(vm,
+      "local s = ljcheck.sample({intervalMs = 1})\n"
+      "local jzone = require('jit.zone')\n"
+      "jzone('late'); busy(40); jzone()\n"
+      "local r = s:stop()\n"
+      "local found = false\n"
+      "for _, row in ipairs(r.rows) do found = found or row.zonePath == 'late' end\n"
+      "assert(found, r.text)\n");
+  CHECK(error.empty());
+  INFO(error);
+}
+
 TEST_CASE("sample: root drops the callers of a module's outermost frame", "[runtime][sampler]") {
   Vm vm;
   REQUIRE(vm.run("package.preload['app.render'] = function(...)\n"
