@@ -49,9 +49,17 @@ std::uint64_t joinWords(std::uint32_t lo, std::uint32_t hi) {
 // or the declared end of the prototype (or debug block) being read.
 class Cursor {
  public:
+  // Where the part being read ends, and its name for messages: a prototype's
+  // name is only spelled out when a message needs it (a dump has hundreds).
   struct Limit {
     std::size_t end;
-    std::string what;
+    const char* what;               // "the input", or the name before a prototype's number
+    std::size_t proto = SIZE_MAX;   // that number; SIZE_MAX: none
+    std::uint32_t declared = 0;     // the prototype's or debug block's declared length
+    std::string name() const {
+      if (proto == SIZE_MAX) return what;
+      return what + std::to_string(proto) + " (declared length " + std::to_string(declared) + ")";
+    }
   };
 
   Cursor(std::string_view bytes, std::string_view inputName)
@@ -69,17 +77,18 @@ class Cursor {
   // Checks that `n` more bytes of `field` fit before the current limit.
   void need(std::size_t n, const char* field) const {
     if (n > remaining()) {
-      fail(std::string("truncated: ") + field + " runs past the end of " + limit_.what);
+      fail(std::string("truncated: ") + field + " runs past the end of " + limit_.name());
     }
   }
 
-  // Restricts reading to the next `n` bytes; returns the limit to restore.
-  Limit narrow(std::size_t n, std::string what) {
-    Limit outer{pos_ + n, std::move(what)};
+  // Restricts reading to the next `n` bytes, the part of prototype `proto`
+  // named by `what`; returns the limit to restore.
+  Limit narrow(std::uint32_t n, const char* what, std::size_t proto) {
+    Limit outer{pos_ + n, what, proto, n};
     std::swap(outer, limit_);
     return outer;
   }
-  void restore(Limit outer) { limit_ = std::move(outer); }
+  void restore(Limit outer) { limit_ = outer; }
   std::size_t limitEnd() const { return limit_.end; }
 
   std::uint8_t byte(const char* field) {
@@ -143,7 +152,7 @@ class Cursor {
   std::string zeroTerminated(const char* field) {
     const std::size_t end = bytes_.find('\0', pos_);
     if (end == std::string_view::npos || end >= limit_.end) {
-      fail(std::string("truncated: unterminated ") + field + " runs past the end of " + limit_.what);
+      fail(std::string("truncated: unterminated ") + field + " runs past the end of " + limit_.name());
     }
     std::string out(bytes_.substr(pos_, end - pos_));
     pos_ = end + 1;
@@ -228,22 +237,22 @@ class DumpReader {
       const std::uint32_t length = in_.uleb128("prototype length");
       if (length == 0) break;
       const std::size_t index = chunk_.prototypes.size();
-      const std::string name = "prototype #" + std::to_string(index);
+      auto name = [index] { return "prototype #" + std::to_string(index); };
       if (length > in_.remaining()) {
-        in_.failAt("truncated: " + name + " declares " + std::to_string(length) + " bytes but only " +
+        in_.failAt("truncated: " + name() + " declares " + std::to_string(length) + " bytes but only " +
                        std::to_string(in_.remaining()) + " remain",
                    lengthAt);
       }
       const std::size_t start = in_.offset();
-      Cursor::Limit outer = in_.narrow(length, name + " (declared length " + std::to_string(length) + ")");
+      Cursor::Limit outer = in_.narrow(length, "prototype #", index);
       spans_.emplace_back(start, length);
       if (!takeOver(index, start, length)) chunk_.prototypes.push_back(readPrototype(index));
       if (in_.offset() != in_.limitEnd()) {
-        in_.failAt(name + " declares " + std::to_string(length) + " bytes but its contents end after " +
+        in_.failAt(name() + " declares " + std::to_string(length) + " bytes but its contents end after " +
                        std::to_string(in_.offset() - start),
                    start);
       }
-      in_.restore(std::move(outer));
+      in_.restore(outer);
       unclaimed_.push_back(index);
     }
     if (in_.remaining() != 0) in_.fail("trailing bytes after the end-of-dump marker");
@@ -462,8 +471,7 @@ class DumpReader {
   // Line info, upvalue names, variable info (lj_parse.c: fs_fixup_line, fs_prep_var).
   void readDebugInfo(Prototype& pt, std::size_t index, std::uint32_t length, std::uint8_t numuv) {
     in_.need(length, "debug info");
-    Cursor::Limit outer = in_.narrow(length, "the debug info of prototype #" + std::to_string(index) +
-                                                 " (declared length " + std::to_string(length) + ")");
+    Cursor::Limit outer = in_.narrow(length, "the debug info of prototype #", index);
     const auto numline = static_cast<std::uint32_t>(pt.numline);
     const std::size_t width = numline < 256 ? 1 : numline < 65536 ? 2 : 4;
     in_.need(pt.code.size() * width, "line info");
@@ -479,7 +487,7 @@ class DumpReader {
     readVarInfo(pt);
     // LuaJIT ignores anything after the variable-info terminator; so do we.
     in_.skip(in_.remaining());
-    in_.restore(std::move(outer));
+    in_.restore(outer);
   }
 
   void readVarInfo(Prototype& pt) {
