@@ -22,6 +22,7 @@
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
+#include "ljcheck/dump_reread.h"
 #include "ljcheck/project_path.h"
 #include "project.h"
 #include "project_batch.h"
@@ -156,9 +157,24 @@ void applySource(std::string_view source, FileResult& result) {
   result.directives = map.directiveProblems(result.path);
 }
 
+}  // namespace
+
+struct AnalysisReuse::State {
+  bytecode::DumpRereader dumps;  // the prototypes of the last dump
+};
+
+AnalysisReuse::AnalysisReuse() : state_(std::make_unique<State>()) {}
+AnalysisReuse::~AnalysisReuse() = default;
+AnalysisReuse::AnalysisReuse(AnalysisReuse&&) noexcept = default;
+AnalysisReuse& AnalysisReuse::operator=(AnalysisReuse&&) noexcept = default;
+std::size_t AnalysisReuse::prototypesReused() const { return state_->dumps.reused(); }
+std::size_t AnalysisReuse::prototypesDecoded() const { return state_->dumps.decoded(); }
+
+namespace {
+
 FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std::string& path,
                        const RecorderProfile& profile, Confidence minConfidence, const BuiltinAliases& aliases,
-                       const CModules* cModules, ProjectView project = {}) {
+                       const CModules* cModules, ProjectView project = {}, AnalysisReuse* reuse = nullptr) {
   FileResult result;
   result.path = path;
   std::string dump;
@@ -185,8 +201,10 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
     dump = std::move(compiled.dump);
   }
   try {
-    bytecode::Chunk chunk = bytecode::readDump(dump, embeddedOpcodes(), path);
+    bytecode::Chunk chunk = reuse ? reuse->state().dumps.read(dump, embeddedOpcodes(), path)
+                                  : bytecode::readDump(dump, embeddedOpcodes(), path);
     result.predictions = runRules(chunk, profile, path, minConfidence, aliases, cModules, project);
+    if (reuse) reuse->state().dumps.keep(std::move(chunk));
     if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
       project.links->dump = std::move(dump);
     if (!isDump) applySource(source, result);
@@ -263,9 +281,10 @@ std::vector<std::size_t> largestFirst(const std::vector<std::string>& files, std
 }  // namespace
 
 FileResult analyzeSource(std::string_view source, const std::string& path, const RecorderProfile& profile,
-                         Confidence minConfidence, const BuiltinAliases& aliases, const CModules* cModules) {
+                         Confidence minConfidence, const BuiltinAliases& aliases, const CModules* cModules,
+                         AnalysisReuse* reuse) {
   LuaCompiler compiler;
-  return analyzeWith(compiler, source, path, profile, minConfidence, aliases, cModules);
+  return analyzeWith(compiler, source, path, profile, minConfidence, aliases, cModules, {}, reuse);
 }
 
 // Analyzes the files at `which` (indices into `files`) on `options.jobs`

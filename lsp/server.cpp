@@ -165,6 +165,7 @@ class Server {
       if (lsp::Document* d = documents_.find(uri); d && inProject(*d)) file = d->file;
       documents_.close(uri);
       published_.erase(uri);
+      reuse_.erase(uri);
       notify("textDocument/publishDiagnostics", Json{{"uri", uri}, {"diagnostics", Json::array()}});
       if (file) {  // the file on disk counts again, unsaved changes gone
         project_->useDisk(*file);
@@ -253,7 +254,7 @@ class Server {
     }
     try {
       d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence, options_.aliases,
-                               options_.cModules.get());
+                               options_.cModules.get(), &reuse_[d.uri]);
       if (options_.adjust) options_.adjust(d.result, "/");  // the document's path is absolute
     } catch (const std::exception& e) {  // a bug in one file must not end the session
       d.result = FileResult{d.path, {}, {{FileError::Kind::Input, d.path, 0, std::string("internal error: ") + e.what()}}, {}};
@@ -304,6 +305,7 @@ class Server {
   lsp::DiagnosticStyle style_;
   lsp::DocumentStore documents_;
   std::map<std::string, lsp::PublishedDiagnostics> published_;  // by URI, of the open documents
+  std::map<std::string, AnalysisReuse> reuse_;  // by URI: what the next analysis takes over
   std::optional<ProjectAnalysis> project_;  // with a workspace root
   std::string projectRoot_;
   bool initialized_ = false;

@@ -8,6 +8,7 @@
 #include <initializer_list>
 
 #include "ljcheck/bytecode.h"
+#include "ljcheck/dump_reread.h"
 
 namespace ljcheck::bytecode {
 namespace {
@@ -48,9 +49,17 @@ std::uint64_t joinWords(std::uint32_t lo, std::uint32_t hi) {
 // or the declared end of the prototype (or debug block) being read.
 class Cursor {
  public:
+  // Where the part being read ends, and its name for messages: a prototype's
+  // name is only spelled out when a message needs it (a dump has hundreds).
   struct Limit {
     std::size_t end;
-    std::string what;
+    const char* what;               // "the input", or the name before a prototype's number
+    std::size_t proto = SIZE_MAX;   // that number; SIZE_MAX: none
+    std::uint32_t declared = 0;     // the prototype's or debug block's declared length
+    std::string name() const {
+      if (proto == SIZE_MAX) return what;
+      return what + std::to_string(proto) + " (declared length " + std::to_string(declared) + ")";
+    }
   };
 
   Cursor(std::string_view bytes, std::string_view inputName)
@@ -68,17 +77,18 @@ class Cursor {
   // Checks that `n` more bytes of `field` fit before the current limit.
   void need(std::size_t n, const char* field) const {
     if (n > remaining()) {
-      fail(std::string("truncated: ") + field + " runs past the end of " + limit_.what);
+      fail(std::string("truncated: ") + field + " runs past the end of " + limit_.name());
     }
   }
 
-  // Restricts reading to the next `n` bytes; returns the limit to restore.
-  Limit narrow(std::size_t n, std::string what) {
-    Limit outer{pos_ + n, std::move(what)};
+  // Restricts reading to the next `n` bytes, the part of prototype `proto`
+  // named by `what`; returns the limit to restore.
+  Limit narrow(std::uint32_t n, const char* what, std::size_t proto) {
+    Limit outer{pos_ + n, what, proto, n};
     std::swap(outer, limit_);
     return outer;
   }
-  void restore(Limit outer) { limit_ = std::move(outer); }
+  void restore(Limit outer) { limit_ = outer; }
   std::size_t limitEnd() const { return limit_.end; }
 
   std::uint8_t byte(const char* field) {
@@ -142,7 +152,7 @@ class Cursor {
   std::string zeroTerminated(const char* field) {
     const std::size_t end = bytes_.find('\0', pos_);
     if (end == std::string_view::npos || end >= limit_.end) {
-      fail(std::string("truncated: unterminated ") + field + " runs past the end of " + limit_.what);
+      fail(std::string("truncated: unterminated ") + field + " runs past the end of " + limit_.name());
     }
     std::string out(bytes_.substr(pos_, end - pos_));
     pos_ = end + 1;
@@ -160,15 +170,26 @@ class Cursor {
 
 class DumpReader {
  public:
+  // `previous`: the last read of the same document, whose unchanged
+  // prototypes this read takes over (DumpRereader); null: decode everything.
   DumpReader(std::string_view bytes, const OpcodeTable& opcodes, std::string_view inputName,
-             const ReadOptions& options)
-      : in_(bytes, inputName), opcodes_(opcodes), options_(options), inputSize_(bytes.size()) {}
+             const ReadOptions& options, DumpRereader::LastRead* previous = nullptr)
+      : in_(bytes, inputName), bytes_(bytes), opcodes_(opcodes), options_(options), inputSize_(bytes.size()),
+        previous_(previous) {}
 
   Chunk read() {
     readHeader();
+    headerLength_ = in_.offset();
+    if (previous_ && (previous_->headerLength != headerLength_ ||
+                      std::string_view(previous_->dump).substr(0, headerLength_) != bytes_.substr(0, headerLength_)))
+      previous_ = nullptr;
     readPrototypes();
     return std::move(chunk_);
   }
+
+  std::size_t headerLength() const { return headerLength_; }
+  std::vector<std::pair<std::size_t, std::size_t>>& spans() { return spans_; }
+  std::size_t reused() const { return reused_; }
 
  private:
   void readHeader() {
@@ -216,21 +237,22 @@ class DumpReader {
       const std::uint32_t length = in_.uleb128("prototype length");
       if (length == 0) break;
       const std::size_t index = chunk_.prototypes.size();
-      const std::string name = "prototype #" + std::to_string(index);
+      auto name = [index] { return "prototype #" + std::to_string(index); };
       if (length > in_.remaining()) {
-        in_.failAt("truncated: " + name + " declares " + std::to_string(length) + " bytes but only " +
+        in_.failAt("truncated: " + name() + " declares " + std::to_string(length) + " bytes but only " +
                        std::to_string(in_.remaining()) + " remain",
                    lengthAt);
       }
       const std::size_t start = in_.offset();
-      Cursor::Limit outer = in_.narrow(length, name + " (declared length " + std::to_string(length) + ")");
-      chunk_.prototypes.push_back(readPrototype(index));
+      Cursor::Limit outer = in_.narrow(length, "prototype #", index);
+      spans_.emplace_back(start, length);
+      if (!takeOver(index, start, length)) chunk_.prototypes.push_back(readPrototype(index));
       if (in_.offset() != in_.limitEnd()) {
-        in_.failAt(name + " declares " + std::to_string(length) + " bytes but its contents end after " +
+        in_.failAt(name() + " declares " + std::to_string(length) + " bytes but its contents end after " +
                        std::to_string(in_.offset() - start),
                    start);
       }
-      in_.restore(std::move(outer));
+      in_.restore(outer);
       unclaimed_.push_back(index);
     }
     if (in_.remaining() != 0) in_.fail("trailing bytes after the end-of-dump marker");
@@ -239,6 +261,42 @@ class DumpReader {
       in_.fail(std::to_string(unclaimed_.size() - 1) +
                " prototype(s) before the main chunk are not the child of any prototype");
     }
+  }
+
+  // Takes prototype `index` over from the previous read when its bytes are
+  // the same there, and claims its children as decoding would. False (and
+  // nothing done) when it cannot: then decoding reports any problem.
+  bool takeOver(std::size_t index, std::size_t start, std::size_t length) {
+    if (!previous_ || index >= previous_->spans.size()) return false;
+    const auto [oldStart, oldLength] = previous_->spans[index];
+    if (oldLength != length || std::string_view(previous_->dump).substr(oldStart, length) != bytes_.substr(start, length))
+      return false;
+    Prototype& pt = previous_->chunk.prototypes[index];
+    // Its children are the most recent unclaimed prototypes, popped from the
+    // highest constant index down (readGcConstants).
+    std::size_t claimed = 0;
+    for (std::size_t i = pt.gc.size(); i-- > 0;) {
+      if (pt.gc[i].kind != GcConstant::Kind::Child) continue;
+      if (claimed == unclaimed_.size()) return false;
+      const std::size_t child = unclaimed_[unclaimed_.size() - 1 - claimed++];
+      if (!capturesFit(chunk_.prototypes[child], pt)) return false;
+    }
+    pt.children.clear();
+    pt.parent = SIZE_MAX;
+    for (std::size_t i = pt.gc.size(); i-- > 0;) {
+      if (pt.gc[i].kind != GcConstant::Kind::Child) continue;
+      pt.gc[i].child = unclaimed_.back();
+      unclaimed_.pop_back();
+    }
+    for (const GcConstant& k : pt.gc) {
+      if (k.kind != GcConstant::Kind::Child) continue;
+      pt.children.push_back(k.child);
+      chunk_.prototypes[k.child].parent = index;
+    }
+    chunk_.prototypes.push_back(std::move(pt));
+    in_.skip(length);
+    ++reused_;
+    return true;
   }
 
   Prototype readPrototype(std::size_t index) {
@@ -413,8 +471,7 @@ class DumpReader {
   // Line info, upvalue names, variable info (lj_parse.c: fs_fixup_line, fs_prep_var).
   void readDebugInfo(Prototype& pt, std::size_t index, std::uint32_t length, std::uint8_t numuv) {
     in_.need(length, "debug info");
-    Cursor::Limit outer = in_.narrow(length, "the debug info of prototype #" + std::to_string(index) +
-                                                 " (declared length " + std::to_string(length) + ")");
+    Cursor::Limit outer = in_.narrow(length, "the debug info of prototype #", index);
     const auto numline = static_cast<std::uint32_t>(pt.numline);
     const std::size_t width = numline < 256 ? 1 : numline < 65536 ? 2 : 4;
     in_.need(pt.code.size() * width, "line info");
@@ -430,7 +487,7 @@ class DumpReader {
     readVarInfo(pt);
     // LuaJIT ignores anything after the variable-info terminator; so do we.
     in_.skip(in_.remaining());
-    in_.restore(std::move(outer));
+    in_.restore(outer);
   }
 
   void readVarInfo(Prototype& pt) {
@@ -548,6 +605,12 @@ class DumpReader {
   }
 
   // A child's upvalues name its parent's slots or upvalues (FNEW copies them).
+  static bool capturesFit(const Prototype& child, const Prototype& parent) {
+    for (const UpvalueRef& uv : child.upvalues)
+      if (uv.index >= (uv.parentLocal ? parent.framesize : parent.upvalues.size())) return false;
+    return true;
+  }
+
   void checkCaptures(const Prototype& child, std::size_t childIndex, const Prototype& parent, std::size_t parentIndex,
                      std::size_t at) const {
     for (const UpvalueRef& uv : child.upvalues) {
@@ -561,9 +624,14 @@ class DumpReader {
   }
 
   Cursor in_;
+  std::string_view bytes_;
   const OpcodeTable& opcodes_;
   const ReadOptions& options_;
   std::size_t inputSize_;
+  DumpRereader::LastRead* previous_;
+  std::size_t headerLength_ = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> spans_;  // each prototype's bytes: start, length
+  std::size_t reused_ = 0;
   Chunk chunk_;
   std::vector<std::size_t> unclaimed_;  // prototypes read but not yet named as a child
 };
@@ -573,6 +641,35 @@ class DumpReader {
 Chunk readDump(std::string_view bytes, const OpcodeTable& opcodes, std::string_view inputName,
                const ReadOptions& options) {
   return DumpReader(bytes, opcodes, inputName, options).read();
+}
+
+Chunk DumpRereader::read(std::string_view bytes, const OpcodeTable& opcodes, std::string_view inputName,
+                         const ReadOptions& options) {
+  const bool usable = last_.kept && last_.opcodes == &opcodes && last_.expectFr2 == options.expectFr2;
+  DumpReader reader(bytes, opcodes, inputName, options, usable ? &last_ : nullptr);
+  last_.kept = false;  // whatever happens below, its prototypes are spent
+  Chunk chunk;
+  try {
+    chunk = reader.read();
+  } catch (...) {
+    last_ = LastRead{};
+    throw;
+  }
+  last_.chunk = Chunk{};
+  last_.dump.assign(bytes);
+  last_.headerLength = reader.headerLength();
+  last_.spans = std::move(reader.spans());
+  last_.opcodes = &opcodes;
+  last_.expectFr2 = options.expectFr2;
+  reused_ = reader.reused();
+  decoded_ = chunk.prototypes.size() - reused_;
+  return chunk;
+}
+
+void DumpRereader::keep(Chunk chunk) {
+  if (chunk.prototypes.size() != last_.spans.size()) return;  // not the chunk of the last read
+  last_.chunk = std::move(chunk);
+  last_.kept = true;
 }
 
 }  // namespace ljcheck::bytecode

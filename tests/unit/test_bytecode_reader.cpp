@@ -650,6 +650,14 @@ TEST_CASE("malformed bodies are refused, never read out of bounds", "[bytecode][
   const std::size_t firstProto = 5 + 1 + std::string("@body.lua").size();
   CHECK_THAT(dumpErrorOf(dump.substr(0, firstProto + 3), "long.luac"),
              Contains("long.luac") && Contains("prototype #0 declares"));
+  // One that declares a byte fewer than its fields take: the field that
+  // runs past its end names the prototype and its declared length.
+  std::string shortened = dump;
+  const auto declared = static_cast<unsigned char>(shortened[firstProto]);
+  REQUIRE(declared < 0x80);  // a one-byte ULEB128
+  shortened[firstProto] = static_cast<char>(declared - 1);
+  CHECK_THAT(dumpErrorOf(shortened, "short.luac"),
+             Contains("prototype #0 (declared length " + std::to_string(declared - 1) + ")"));
 
   // An opcode number outside the build's table.
   const OpcodeTable small(std::vector<std::string>(bytecodeNames().begin(), bytecodeNames().begin() + 10));

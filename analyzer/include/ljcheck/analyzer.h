@@ -57,10 +57,32 @@ InputList collectInputs(const std::vector<std::string>& paths, const InputFilter
 // one of `globs`, as InputFilter matches them.
 bool pathMatchesGlobs(const std::vector<std::string>& globs, const std::string& base, const std::string& path);
 
+// What analyzing the same document again after an edit (the language
+// server) takes over from its last analysis, so that an edit costs less
+// than a fresh analysis. The result is always the one a fresh analysis
+// gives. One per document; not shared between threads.
+class AnalysisReuse {
+ public:
+  AnalysisReuse();
+  ~AnalysisReuse();
+  AnalysisReuse(AnalysisReuse&&) noexcept;
+  AnalysisReuse& operator=(AnalysisReuse&&) noexcept;
+  // Of the last analysis: prototypes taken over from the one before, and decoded.
+  std::size_t prototypesReused() const;
+  std::size_t prototypesDecoded() const;
+  struct State;
+  State& state() { return *state_; }
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
 // Analyzes one Lua source held in memory; `path` is how it is reported.
+// With `reuse`, takes over what it can from that document's last analysis.
 FileResult analyzeSource(std::string_view source, const std::string& path,
                          const RecorderProfile& profile, Confidence minConfidence = Confidence::Likely,
-                         const BuiltinAliases& aliases = {}, const CModules* cModules = nullptr);
+                         const BuiltinAliases& aliases = {}, const CModules* cModules = nullptr,
+                         AnalysisReuse* reuse = nullptr);
 
 // Analyzes files in parallel; results come back in the order of `files`.
 std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files,
