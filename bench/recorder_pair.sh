@@ -11,6 +11,7 @@
 # taken within one round cancels most of the load that both runs saw.
 # usage: bench/recorder_pair.sh --before EXE [--after EXE] [--pairs N] [--events N] [--seed N]
 set -euo pipefail
+# shellcheck disable=SC2034  # used by lib.sh
 bench_name=recorder_pair
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
@@ -42,8 +43,8 @@ for (( round = 0; round <= pairs; round++ )); do
   declare -A now=()
   mapfile -t order < <(printf '%s\n' "${names[@]}" | shuf --random-source=<(yes "$seed.$round"))
   for name in "${order[@]}"; do
-    # shellcheck disable=SC2046  # the command is split into words on purpose
-    out=$($(command_of "$name")) || die "$(command_of "$name") failed" 1
+    read -ra cmd <<<"$(command_of "$name")"
+    out=$("${cmd[@]}") || die "${cmd[*]} failed" 1
     now[$name]=$(awk '/_per_/ { print $2 }' <<<"$out")
   done
   (( round == 0 )) && continue  # the warm-up
