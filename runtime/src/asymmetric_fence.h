@@ -10,7 +10,7 @@
 // calling process have passed through a state where all memory accesses to
 // user-space addresses match program order between entry to and return from
 // the system call", and that the caller itself is fenced at entry and exit):
-//   emit:       busy = 1;  lightFence();  if (!armed) ...
+//   emit:       busy = 1;  compiler barrier;  if (!armed) ...
 //   endCapture: armed = 0; heavyFence();  wait while busy ...
 // The compiler barrier keeps `busy = 1` before the `armed` load in program
 // order. The heavy fence puts a full barrier into each producer at some
@@ -27,8 +27,8 @@
 
 namespace ljcheck {
 
-// The producer side: a compiler barrier only (no instruction).
-inline void lightFence() { std::atomic_signal_fence(std::memory_order_seq_cst); }
+// The producer side is a compiler barrier only (no instruction), inline in
+// emitEvent (ljcheck/event_recorder.h).
 
 // Registers the process for the heavy fence; false when the kernel does not
 // offer it (older than 4.14, or refused by a seccomp filter), when the build

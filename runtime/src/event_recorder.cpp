@@ -1,6 +1,7 @@
 // The per-thread event recorder (see ljcheck/event_recorder.h): the slab, the
-// free and full chunk lists, the thread slots, emit, and capture begin, end
-// and drain. Names and labels live in event_names.cpp.
+// free and full chunk lists, the thread slots, emit's out-of-line part, and
+// capture begin, end and drain. Emit's common case is inline in the header;
+// names and labels live in event_names.cpp.
 #include "ljcheck/event_recorder.h"
 
 #include <atomic>
@@ -18,21 +19,20 @@ struct alignas(64) Chunk {
   Event events[kEventsPerChunk];
   std::size_t count = 0;
   Chunk* next = nullptr;
+  std::uint32_t threadId = 0;  // of the slot it was attached to; stamped on its events at drain
 };
 
-// One producing thread. `busy` is set for the whole of an emit; `chunk`,
-// `cursor`, `end` and `dropped` are written by the owner inside an emit, and
-// by others only under the recorder's mutex once the owner is known to be
-// outside one. An emit stores at `cursor` and advances it; cursor == end
-// (both null without a chunk) sends it to the refill. The chunk's `count` is
-// written from the cursor when the chunk is published. A cache line of its
-// own, so that producers do not share one.
-struct alignas(64) Slot {
-  std::atomic<bool> busy{false};
+// One producing thread: the emit fast path's part (busy, cursor, end: see
+// detail::EmitSlot) and the rest. `chunk` and `dropped` are written by the
+// owner inside an emit, like the cursor, and by others only under the
+// recorder's mutex once the owner is known to be outside one. An emit stores
+// at `cursor` and advances it; cursor == end (both null without a chunk)
+// sends it to the refill. The chunk's `count` is written from the cursor when
+// the chunk is published. A cache line of its own, so that producers do not
+// share one.
+struct alignas(64) Slot : detail::EmitSlot {
   bool inUse = false;  // under the mutex
   std::uint32_t threadId = 0;
-  Event* cursor = nullptr;
-  Event* end = nullptr;
   Chunk* chunk = nullptr;
   std::uint64_t dropped = 0;
   std::uint64_t starvedAt = 0;  // recycle epoch at which no chunk was free; 0: not starved
@@ -46,12 +46,11 @@ class Recorder {
  public:
   constexpr Recorder() = default;
 
-  std::atomic<bool> armed{false};
   // Emits pair with endCapture through the asymmetric fence (membarrier) once
   // the first beginCapture found it available; never set back. Until then,
   // and wherever it is not available, both sides use seq_cst operations.
+  // The capture's armed state (detail::armedState) tells emits which.
   std::atomic<bool> asymmetricFence{false};
-  std::atomic<std::int32_t> armedWord{0};  // mirrors armed for FFI readers
   std::atomic<std::uint64_t> recycleEpoch{1};  // bumped whenever chunks become free
   std::atomic<std::size_t> slotsUsed{0};       // high-water mark of slots
   std::atomic<std::uint32_t> nextThreadId{0};
@@ -97,6 +96,7 @@ class Recorder {
     return c;
   }
   static void attachChunk(Slot& s, Chunk* c) {
+    if (c) c->threadId = s.threadId;
     s.chunk = c;
     s.cursor = c ? c->events : nullptr;
     s.end = c ? c->events + kEventsPerChunk : nullptr;
@@ -123,7 +123,14 @@ union RecorderStorage {
 RecorderStorage gStorage;  // constant-initialized (constexpr constructors only)
 Recorder& R = gStorage.recorder;
 
-thread_local Slot* tSlot = nullptr;  // constant-initialized: no TLS guard on the hot path
+// What a thread's slot pointer holds until its first emit attaches it: no
+// chunk, so an emit goes out of line. Its busy flag is written by any
+// unattached thread and read by none.
+detail::EmitSlot gUnattached;
+
+Slot* attachedSlot() {
+  return detail::threadSlot == &gUnattached ? nullptr : static_cast<Slot*>(detail::threadSlot);
+}
 
 // Gives the thread's slot back at thread exit, with its partial chunk.
 struct ThreadExitHook {
@@ -133,7 +140,7 @@ struct ThreadExitHook {
     std::lock_guard<std::mutex> lock(R.lists);
     R.publishPartial(*slot);
     slot->inUse = false;
-    tSlot = nullptr;
+    detail::threadSlot = &gUnattached;
   }
 };
 thread_local ThreadExitHook tExitHook;
@@ -150,7 +157,7 @@ Slot* attachThread() {
     s.starvedAt = 0;
     if (i + 1 > R.slotsUsed.load(std::memory_order_relaxed))
       R.slotsUsed.store(i + 1, std::memory_order_release);
-    tSlot = &s;
+    detail::threadSlot = &s;
     tExitHook.slot = &s;
     return &s;
   }
@@ -205,75 +212,43 @@ std::uint64_t recorderNow() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// The thread's announcement, then the armed test: either through the
-// asymmetric fence (a compiler barrier here, membarrier in endCapture) or as
-// a sequentially consistent store and load (an xchg on x86-64).
-static inline bool announceAndTestArmed(Slot& s) {
-  if (R.asymmetricFence.load(std::memory_order_relaxed)) [[likely]] {
-    s.busy.store(true, std::memory_order_relaxed);
-    lightFence();
-    return R.armed.load(std::memory_order_relaxed);
+namespace detail {
+
+// Cache-line aligned: read by every emit, written once per capture.
+alignas(64) std::atomic<std::int32_t> armedState{kDisarmed};
+__thread EmitSlot* threadSlot = &gUnattached;
+
+// Announces again and tests armed sequentially consistently, which pairs with
+// endCapture under either fence (the fast path's relaxed announcement is not
+// enough for the seq_cst pairing), then stores, taking a new chunk if needed.
+// Rare: a thread's first emit, a full chunk (once per 4,096 events), every
+// emit under the seq_cst pairing, an emit while disarmed.
+bool emitSlow(Event ev) {
+  Slot* s = attachedSlot();
+  if (!s) {
+    if (armedState.load(std::memory_order_relaxed) == kDisarmed) return false;
+    if (!(s = attachThread())) return false;  // more live threads than slots
   }
-  s.busy.store(true, std::memory_order_seq_cst);
-  return R.armed.load(std::memory_order_seq_cst);
-}
-
-// Field by field, as callers write an Event: a wide copy would load across
-// the callers' narrow stores to the same bytes and stall store forwarding.
-// This file is built without SLP vectorization (runtime/CMakeLists.txt), which
-// would merge neighbouring fields into 16-byte loads and stores.
-static inline void store(Event& to, const Event& from, std::uint32_t threadId) {
-  to.timeNs = from.timeNs;
-  to.threadId = threadId;
-  to.vmId = from.vmId;
-  to.kind = from.kind;
-  to.a = from.a;
-  to.b = from.b;
-  to.c = from.c;
-}
-
-// The rest of an emit whose thread has no chunk or a full one (once per
-// 4,096 events): out of line, so the common path needs no saved registers.
-static __attribute__((noinline)) bool emitIntoNewChunk(Slot& s, const Event& ev) {
-  if (!refill(s)) {
-    ++s.dropped;
-    s.busy.store(false, std::memory_order_release);
+  s->busy.store(true, std::memory_order_seq_cst);
+  if (armedState.load(std::memory_order_seq_cst) == kDisarmed) {
+    s->busy.store(false, std::memory_order_release);
     return false;
   }
-  store(*s.cursor++, ev, s.threadId);
-  s.busy.store(false, std::memory_order_release);
+  if (s->cursor == s->end && !refill(*s)) {
+    ++s->dropped;
+    s->busy.store(false, std::memory_order_release);
+    return false;
+  }
+  storeFields(*s->cursor++, ev);
+  s->busy.store(false, std::memory_order_release);
   return true;
 }
 
-static inline bool emitFromSlot(Slot& s, const Event& ev) {
-  if (!announceAndTestArmed(s)) [[unlikely]] {
-    s.busy.store(false, std::memory_order_release);
-    return false;
-  }
-  Event* at = s.cursor;
-  if (at == s.end) [[unlikely]] return emitIntoNewChunk(s, ev);
-  s.cursor = at + 1;
-  store(*at, ev, s.threadId);
-  s.busy.store(false, std::memory_order_release);
-  return true;
-}
-
-// A thread's first emit: out of line too, so that the common path keeps the
-// event's address in its argument register and saves none.
-static __attribute__((noinline)) bool emitFromNewThread(const Event& ev) {
-  Slot* s = attachThread();
-  return s && emitFromSlot(*s, ev);
-}
-
-bool emitEvent(const Event& ev) {
-  Slot* s = tSlot;
-  if (!s) [[unlikely]] return emitFromNewThread(ev);
-  return emitFromSlot(*s, ev);
-}
+}  // namespace detail
 
 bool beginCapture(std::size_t chunkCount, std::string* error) {
   std::lock_guard<std::mutex> control(R.control);
-  if (R.armed.load(std::memory_order_seq_cst)) {
+  if (detail::armedState.load(std::memory_order_seq_cst) != detail::kDisarmed) {
     if (error) *error = "an event capture is already running; end it before beginning another";
     return false;
   }
@@ -291,15 +266,15 @@ bool beginCapture(std::size_t chunkCount, std::string* error) {
   R.recycleEpoch.fetch_add(1, std::memory_order_relaxed);
   if (!R.asymmetricFence.load(std::memory_order_relaxed) && heavyFenceAvailable())
     R.asymmetricFence.store(true, std::memory_order_relaxed);  // before any emit can see armed
-  R.armed.store(true, std::memory_order_seq_cst);
-  R.armedWord.store(1, std::memory_order_release);
+  detail::armedState.store(R.asymmetricFence.load(std::memory_order_relaxed) ? detail::kArmedAsymmetric
+                                                                              : detail::kArmedSeqCst,
+                           std::memory_order_seq_cst);
   return true;
 }
 
 CaptureCounts endCapture() {
   std::lock_guard<std::mutex> control(R.control);
-  R.armedWord.store(0, std::memory_order_release);
-  R.armed.store(false, std::memory_order_seq_cst);
+  detail::armedState.store(detail::kDisarmed, std::memory_order_seq_cst);
   // The heavy side of the fence. It cannot fail once registered (membarrier(2)
   // lists no such error); if it ever did, later emits go back to seq_cst.
   if (R.asymmetricFence.load(std::memory_order_relaxed) && !heavyFence())
@@ -323,6 +298,7 @@ std::size_t drainCapture(const std::function<void(const Event*, std::size_t)>& s
   }
   std::size_t drained = 0;
   for (Chunk* c = taken; c; c = c->next) {
+    for (std::size_t i = 0; i < c->count; ++i) c->events[i].threadId = c->threadId;
     if (c->count) sink(c->events, c->count);
     drained += c->count;
   }
@@ -338,14 +314,14 @@ std::size_t drainCapture(const std::function<void(const Event*, std::size_t)>& s
   return drained;
 }
 
-bool captureArmed() { return R.armed.load(std::memory_order_acquire); }
+bool captureArmed() { return detail::armedState.load(std::memory_order_acquire) != detail::kDisarmed; }
 
-const void* captureArmedWord() { return &R.armedWord; }
+const void* captureArmedWord() { return &detail::armedState; }
 static_assert(sizeof(std::atomic<std::int32_t>) == 4 && std::atomic<std::int32_t>::is_always_lock_free,
               "the FFI reads the armed word as a plain int32_t");
 
 std::uint32_t currentThreadId() {
-  Slot* s = tSlot;
+  Slot* s = attachedSlot();
   if (!s) s = attachThread();
   return s ? s->threadId : 0;
 }

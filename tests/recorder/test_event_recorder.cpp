@@ -2,6 +2,7 @@
 // sharing fewer chunks than there are threads, restart cycles with varying
 // slab sizes, threads exiting mid-capture, and concurrent name registration.
 // These run under ThreadSanitizer in CI (scripts/test.sh).
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -210,4 +211,46 @@ TEST_CASE("recorder: a full pool drops events without losing accepted ones", "[r
   CHECK(counts.accepted == kEventsPerChunk);
   CHECK(counts.dropped == 100);
   CHECK(drainAll() == kEventsPerChunk);
+}
+
+TEST_CASE("recorder: every drained event carries its fields and the id of the thread that emitted it",
+          "[recorder]") {
+  // Two waves of four threads, the second reusing the first's slots under new
+  // thread ids; each thread fills more than two chunks, so the id crosses
+  // chunk hand-offs (emit does not store it: a chunk's events get it at drain).
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 2 * static_cast<int>(kEventsPerChunk) + 10;
+  REQUIRE(beginCapture(2 * kThreads * 3));
+  std::vector<std::uint32_t> ids(2 * kThreads, 0);
+  for (int wave = 0; wave < 2; ++wave) {
+    std::vector<std::thread> threads;
+    for (int t = wave * kThreads; t < (wave + 1) * kThreads; ++t)
+      threads.emplace_back([&, t] {
+        ids[static_cast<std::size_t>(t)] = currentThreadId();
+        for (int i = 0; i < kPerThread; ++i) {
+          Event ev = producerEvent(t, i);
+          ev.timeNs = static_cast<std::uint64_t>(i) * 3 + 1;
+          ev.vmId = static_cast<std::uint32_t>(700 + t);
+          ev.kind = EventKind::TraceAbort;
+          ev.c = -static_cast<std::int64_t>(i);
+          emitEvent(ev);
+        }
+      });
+    for (auto& t : threads) t.join();
+  }
+  CHECK(endCapture().accepted == 2u * kThreads * kPerThread);
+  std::size_t matching = 0;
+  std::size_t seen = drainCapture([&](const Event* events, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const Event& e = events[i];
+      auto t = static_cast<std::size_t>(e.a);
+      if (t < ids.size() && e.threadId == ids[t] && e.vmId == 700 + t && e.kind == EventKind::TraceAbort &&
+          e.timeNs == static_cast<std::uint64_t>(e.b) * 3 + 1 && e.c == -e.b)
+        ++matching;
+    }
+  });
+  CHECK(seen == 2u * kThreads * kPerThread);
+  CHECK(matching == seen);
+  std::sort(ids.begin(), ids.end());
+  CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());  // eight distinct ids
 }

@@ -17,8 +17,13 @@
 //   - name tables publish their count with release ordering after the entry.
 // The recorder is constant-initialized and never destroyed, so a thread that
 // exits during static destruction can still hand its chunk back.
+//
+// emitEvent is inline (the end of this file): the common case stores into the
+// thread's chunk in about 20 instructions; a thread's first emit, a full
+// chunk, and every emit under the seq_cst pairing go out of line.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -45,9 +50,11 @@ enum class EventKind : std::uint8_t {
 // names); 0 is the empty label.
 using LabelId = std::uint32_t;
 
-// One recorded event; threadId is filled in by emit.
+// One recorded event.
 struct Event {
   std::uint64_t timeNs = 0;  // monotonic clock (recorderNow)
+  // The emitting thread's id (currentThreadId), filled in when the event is
+  // drained: a chunk belongs to one thread, so emit does not store it.
   std::uint32_t threadId = 0;
   std::uint32_t vmId = 0;    // 0: not from a Lua VM
   EventKind kind = EventKind::Sample;
@@ -70,7 +77,8 @@ std::uint64_t recorderNow();
 
 // Stores ev for the calling thread when a capture is armed; false when not
 // armed, when no chunk is free, or when the thread cannot get a slot.
-bool emitEvent(const Event& ev);
+// Inline: defined at the end of this file.
+inline bool emitEvent(const Event& ev);
 
 // Arms a capture over a slab of chunkCount chunks (reallocated when the size
 // changes). Fails, leaving capture disarmed and the program running, when a
@@ -85,7 +93,7 @@ CaptureCounts endCapture();
 std::size_t drainCapture(const std::function<void(const Event*, std::size_t)>& sink);
 bool captureArmed();
 // A 32-bit word that is nonzero while a capture is armed, for code that
-// cannot call C to ask (the FFI zone function reads it); it may lag armed.
+// cannot call C to ask (the FFI zone function reads it).
 const void* captureArmedWord();
 
 // The calling thread's id in events (registered on first use, never reused).
@@ -117,5 +125,83 @@ std::size_t recorderChunkCount();
 // than the sequentially consistent fallback (LJCHECK_RECORDER_FENCE=seq_cst,
 // ThreadSanitizer builds, kernels without membarrier).
 bool recorderUsesAsymmetricFence();
+
+// The emit fast path's view of the recorder; event_recorder.cpp owns it all.
+namespace detail {
+
+#define LJCHECK_RECORDER_HIDDEN __attribute__((visibility("hidden")))
+
+// The part of a producing thread's slot that an emit touches: `busy` for the
+// whole emit, the write cursor and its chunk's end (both null without a
+// chunk). Written by the owner inside an emit, by others only under the
+// recorder's lock once the owner is outside one.
+struct EmitSlot {
+  std::atomic<bool> busy{false};
+  Event* cursor = nullptr;
+  Event* end = nullptr;
+};
+
+// The armed word: which pairing the capture's emits use with endCapture.
+enum ArmedState : std::int32_t {
+  kDisarmed = 0,
+  kArmedAsymmetric = 1,  // a compiler barrier here, membarrier(2) in endCapture
+  kArmedSeqCst = 2,      // sequentially consistent store and load on both sides (out of line)
+};
+extern LJCHECK_RECORDER_HIDDEN std::atomic<std::int32_t> armedState;
+
+// The calling thread's slot: a shared placeholder without a chunk until the
+// thread's first emit attaches it (so the fast path needs no null test).
+// __thread, not thread_local: constant-initialized, so no TLS wrapper call.
+extern LJCHECK_RECORDER_HIDDEN __thread EmitSlot* threadSlot;
+
+// Field by field (a wide copy would load across a caller's narrow stores to
+// the same bytes and stall store forwarding); threadId is the chunk's, filled
+// in at drain.
+inline void storeFields(Event& to, const Event& from) {
+  to.timeNs = from.timeNs;
+  to.vmId = from.vmId;
+  to.kind = from.kind;
+  to.a = from.a;
+  to.b = from.b;
+  to.c = from.c;
+}
+
+// How far ahead of the cursor an emit prefetches its chunk, in events (2,560
+// bytes): a run of emits is bound by fetching the chunk's cache lines for
+// writing, not by its instructions (BENCHMARKS.md, "Event recorder: inline
+// emit"). Past a chunk's end it touches the next chunk of the slab: harmless.
+inline constexpr std::uintptr_t kEmitPrefetchAhead = 64;
+
+// Everything but the common case, `busy` already set: the thread's first
+// emit, a full chunk, the seq_cst pairing, a disarmed recorder. The event is
+// passed by value so that its address does not escape from the caller: the
+// fast path can then keep its fields in registers across the compiler barrier.
+LJCHECK_RECORDER_HIDDEN bool emitSlow(Event ev);
+
+#undef LJCHECK_RECORDER_HIDDEN
+
+}  // namespace detail
+
+// Announce (busy), then test armed: the compiler barrier keeps the two in
+// program order, membarrier(2) in endCapture does the rest (see
+// runtime/src/asymmetric_fence.h). The acquire load keeps the cursor's load
+// after the armed test. The prefetch address is computed as an integer: it
+// may lie past the slab (a prefetch does not fault, and nothing dereferences it).
+inline bool emitEvent(const Event& ev) {
+  detail::EmitSlot& s = *detail::threadSlot;
+  s.busy.store(true, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (__builtin_expect(detail::armedState.load(std::memory_order_acquire) != detail::kArmedAsymmetric, 0))
+    return detail::emitSlow(ev);
+  Event* at = s.cursor;
+  if (__builtin_expect(at == s.end, 0)) return detail::emitSlow(ev);
+  s.cursor = at + 1;
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(at) +
+                                                   detail::kEmitPrefetchAhead * sizeof(Event)),
+                     1);
+  detail::storeFields(*at, ev);
+  s.busy.store(false, std::memory_order_release);
+  return true;
+}
 
 }  // namespace ljcheck
