@@ -5,9 +5,12 @@
 // is made through pcall, or the callee never stitches (error, debug.sethook,
 // jit.flush): then the trace just ends there (RETURN). A tail call leaves no
 // frame behind, so its split is reported where the tail-calling function is
-// called. Operators on objects of C modules call C metamethods: RETURN:C
-// (c_metamethods.cpp).
+// called; a helper called from two or more sites of one loop also starts a
+// trace at its own entry, which ends at the tail call (RETURN). Operators on
+// objects of C modules call C metamethods: RETURN:C (c_metamethods.cpp).
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "flow/instruction_effects.h"
 #include "rules/prediction_sink.h"
@@ -80,6 +83,53 @@ Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
   return fn.calls.underPcall(proto) ? Confidence::Likely : Confidence::Possible;
 }
 
+// The hot call sites of a function that share one loop, in pc order: each
+// turn of the loop enters the function once per site.
+std::vector<flow::CallSite> hotSitesInOneLoop(const FunctionView& fn) {
+  std::map<std::pair<std::size_t, int>, std::vector<flow::CallSite>> byLoop;
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    if (!fn.calls.runsHot(site.proto, site.pc)) continue;
+    const flow::LoopTrips* loop = fn.calls.evidenceAt(site.proto, site.pc).loop;
+    if (loop) byLoop[{site.proto, loop->first}].push_back(site);
+  }
+  std::vector<flow::CallSite> most;
+  for (auto& [loop, sites] : byLoop)
+    if (sites.size() > most.size()) most = std::move(sites);
+  std::sort(most.begin(), most.end(), [](const auto& a, const auto& b) { return a.pc < b.pc; });
+  return most;
+}
+
+// A function that tail-calls an unrecorded builtin and is called from two or
+// more sites of one loop gets hot at its own entry (2 * hotloop calls) no later
+// than the loop does (hotloop turns), so it starts a root trace of its own.
+// That trace has no frame below the tail call (lj_record_tailcall keeps
+// framedepth at 0) and recff_nyi stitches only when framedepth > 0: it ends
+// with "return", reported at the call that made the entry hot. A vararg
+// function (FUNCV) is never hot-counted.
+void reportOwnTraceReturn(const FunctionView& fn, const std::string& subject, const Callee& callee,
+                          PredictionSink& sink) {
+  if (fn.proto.isVararg()) return;
+  std::vector<flow::CallSite> sites = hotSitesInOneLoop(fn);
+  if (sites.size() < 2) return;
+  long hotCalls = 2 * fn.calls.hotloop();
+  const flow::CallSite& site = sites[static_cast<std::size_t>((hotCalls - 1) % static_cast<long>(sites.size()))];
+  const auto& caller = fn.chunk.prototypes[site.proto];
+  if (site.protectedCall || nextFeedsVariableCount(caller, site.pc)) return;  // already a RETURN there
+  std::string name(callee.value.name);
+  Finding f = splitFinding(site.pc, site.proto, subject, name, true,
+                           "the trace started at the entry of " + functionName(fn, fn.index) +
+                               ", which leaves no frame below the tail call to stitch back into");
+  f.confidence = Confidence::Likely;
+  f.reasoning = functionName(fn, fn.index) + " tail-calls " + name + ", " + unrecordedWhy(subject) + "; it is called " +
+                std::to_string(sites.size()) + " times per turn of the loop at line " +
+                std::to_string(fn.calls.evidenceAt(site.proto, site.pc).loop->line) +
+                ", so its entry gets hot (" + std::to_string(hotCalls) +
+                " calls) no later than the loop and starts a trace of its own, which ends at the tail call; the " +
+                std::to_string(hotCalls) + "th call is made here when every site runs each turn";
+  addCModuleEvidence(fn, callee.value, f);
+  sink.report(fn, std::move(f));
+}
+
 class CallSplitRule final : public Rule {
  public:
   std::string_view name() const override { return "call-splits"; }
@@ -119,6 +169,7 @@ class CallSplitRule final : public Rule {
           addCModuleEvidence(fn, callee.value, f);
           sink.report(fn, std::move(f));
         }
+        if (!neverStitches) reportOwnTraceReturn(fn, subject, callee, sink);
         continue;
       }
       if (!runsHot(fn, pc)) continue;
