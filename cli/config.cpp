@@ -264,13 +264,17 @@ std::variant<LintConfig, std::string> loadConfig(const std::string& path) {
 }
 
 std::variant<LintConfig, std::string> parseConfig(std::string_view text, const std::string& name) {
-  // toml11 fails unsafely on these two: check them first (toml_guards.h).
+  // toml11 fails unsafely on these three: check them first (toml_guards.h).
   if (auto bad = firstInvalidUtf8(text))
     return name + ":" + std::to_string(bad->line) + ":" + std::to_string(bad->column) +
            ": not UTF-8 (a TOML file must be UTF-8 text)";
   if (auto deep = tooDeeplyNested(text, kMaxTomlNesting))
     return name + ":" + std::to_string(deep->line) + ":" + std::to_string(deep->column) +
            ": arrays and inline tables nested more than " + std::to_string(kMaxTomlNesting) + " deep";
+  if (auto binary = binaryIntegerTooLong(text, kMaxTomlBinaryDigits))
+    return name + ":" + std::to_string(binary->line) + ":" + std::to_string(binary->column) +
+           ": a binary integer of more than " + std::to_string(kMaxTomlBinaryDigits) +
+           " digits (the TOML reader cannot take it)";
   try {
     std::istringstream in{std::string(text)};
     return read(toml::parse(in, name), name);

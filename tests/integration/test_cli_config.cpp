@@ -155,6 +155,26 @@ TEST_CASE("a config that is not UTF-8 is a config error naming the byte", "[cli]
   CHECK(has(r.err, ".ljcheck.toml:3:3: not UTF-8 (a TOML file must be UTF-8 text)"));
 }
 
+TEST_CASE("a binary integer of 63 or more digits in the config is a config error, not an overflow", "[cli][config]") {
+  // Found by the fuzz campaign (fuzz_config replayed under UBSan): toml11
+  // 3.7.1 doubles a signed 64-bit place value per binary digit, which
+  // overflows from the 63rd digit on.
+  std::string dir = scratchDirectory("config-binary");
+  writeFile(dir + "/src/a.lua", kTwoReasons);
+  writeFile(dir + "/.ljcheck.toml",
+            "# 0b" + std::string(70, '1') + " in a comment and in a string is not a number\n" +
+            "x = \"0b" + std::string(70, '1') + "\"\nnums = [0b" + std::string(62, '1') + ", 0b" +
+            std::string(63, '0') + "1]\n");
+  ProcessResult r = runLjcheck({"lint", "--brief", "src"}, dir);
+  CHECK(r.exitCode == 2);
+  CHECK(has(r.err, ".ljcheck.toml:3:"));
+  CHECK(has(r.err, "a binary integer of more than 62 digits (the TOML reader cannot take it)"));
+  // 62 digits with underscores between them is the longest it takes.
+  writeFile(dir + "/.ljcheck.toml", "nums = [0b" + std::string(31, '1') + "_" + std::string(31, '1') + "]\n");
+  ProcessResult fine = runLjcheck({"lint", "--brief", "src"}, dir);
+  CHECK_FALSE(has(fine.err, "binary integer"));
+}
+
 TEST_CASE("c-modules and cpath in the config, and --cpath, make calls into C modules STITCH:C",
           "[cli][config][c-modules]") {
   std::string dir = scratchDirectory("config-c-modules");
