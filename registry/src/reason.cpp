@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <stdexcept>
 
 #include "builtin_data.h"
@@ -81,7 +84,17 @@ namespace {
 template <typename T>
 T required(const nlohmann::json& j, const char* key, const char* what) {
   if (!j.contains(key)) throw std::runtime_error(std::string(what) + ": missing field '" + key + "'");
-  return j.at(key).get<T>();
+  if constexpr (std::is_same_v<T, int>) {
+    // A float out of int's range (1e92) would convert with undefined
+    // behaviour inside get<int>() (found by the fuzz campaign under UBSan).
+    const auto& v = j.at(key);
+    if (!v.is_number_integer() || v.get<std::int64_t>() < std::numeric_limits<int>::min() ||
+        v.get<std::int64_t>() > std::numeric_limits<int>::max())
+      throw std::runtime_error(std::string(what) + ": field '" + key + "' must be a whole number, not " + v.dump());
+    return static_cast<int>(v.get<std::int64_t>());
+  } else {
+    return j.at(key).get<T>();
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include "ljcheck/reason.h"
 
+#include <cstdint>
+
 namespace ljcheck {
 namespace {
 
@@ -51,7 +53,15 @@ ReportEnvelope ReportEnvelope::read(const nlohmann::json& doc, const std::string
       throw ReportFormatError(file + ": expected a " + std::string(expectedKind) + " report (" +
                               writerOf(expectedKind) + "), found " +
                               (e.kind.empty() ? "no report kind" : "a " + e.kind + " report"));
-    e.formatVersion = doc.value("formatVersion", kFormatVersion);
+    e.formatVersion = kFormatVersion;
+    if (doc.contains("formatVersion")) {
+      // Checked before conversion: a float out of int's range (9.2e19) would
+      // convert with undefined behaviour (found by the fuzz campaign under UBSan).
+      const auto& v = doc.at("formatVersion");
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1000000)
+        throw ReportFormatError(file + ": 'formatVersion' must be a whole number, not " + v.dump());
+      e.formatVersion = static_cast<int>(v.get<std::int64_t>());
+    }
     if (e.formatVersion > kFormatVersion)
       throw ReportFormatError(file + ": report format version " + std::to_string(e.formatVersion) +
                               " is newer than this ljcheck reads (" + std::to_string(kFormatVersion) + ")");

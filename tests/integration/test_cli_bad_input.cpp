@@ -533,4 +533,10 @@ TEST_CASE("ljcheck verify: a line or sample count of 1e48 is refused by name", "
   ProcessResult total = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "aborts.json"});
   CHECK(total.exitCode == 3);
   CHECK(total.err.find("aborts.json: 'totalAborts' must be a whole number") != std::string::npos);
+  json version = run;  // found by the fuzz campaign under UBSan
+  version["formatVersion"] = 9.22337e+19;
+  writeFile(dir + "/version.json", version.dump());
+  ProcessResult format = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "version.json"});
+  CHECK(format.exitCode == 3);
+  CHECK(format.err.find("version.json: 'formatVersion' must be a whole number") != std::string::npos);
 }

@@ -165,6 +165,9 @@ TEST_CASE("reports written under an older catalog version are upgraded through a
   CHECK(catalog.upgrade("NYIFF:string.gsub", 2) == "NYIFF:string.gsub");
   CHECK(catalog.upgrade("STITCH:print", 1) == "STITCH:print");
   CHECK_THROWS_WITH(ReasonCatalog::fromJson("{"), Catch::Contains("reason catalog"));
+  // A version out of int's range is refused, not converted (found by the fuzz campaign under UBSan).
+  CHECK_THROWS_WITH(ReasonCatalog::fromJson(R"({"catalogId": "x", "catalogVersion": 1.66667e+92, "reasons": []})"),
+                    Catch::Contains("field 'catalogVersion' must be a whole number"));
   CHECK_THROWS_WITH(ReasonCatalog::fromJson(R"({"catalogId": "x", "catalogVersion": 1, "reasons": [{"code": "A", "class": "nope", "severity": "info"}]})"),
                     Catch::Contains("bad class"));
 }
