@@ -29,6 +29,8 @@
 #   --module DIR    the directory of ljcheck.so (default build/lib)
 #   --interval MS   sampling interval (default 10)
 #   --workloads "W…" the workloads of bench/sampler/ (default "nbody strings tables")
+#   --compiled-stacks exit|function  ljcheck.sample's compiledStacks for the
+#                   ljcheck and floor runs (default exit; function is jit.p's mode)
 #   -h, --help      this text
 # Exit status: 0 when every measurement ran, 1 when one failed, 2 on usage errors.
 set -euo pipefail
@@ -40,7 +42,7 @@ bench_name=sampler_cost
 # shellcheck source=bench/lib.sh
 . "$bench/lib.sh"
 
-scale=0.3 luajit=/usr/bin/luajit module=$root/build/lib interval=10 workloads="nbody strings tables"
+scale=0.3 luajit=/usr/bin/luajit module=$root/build/lib interval=10 workloads="nbody strings tables" stacks=exit
 while [[ $# -gt 0 ]]; do
   case $1 in
     --scale) scale=${2:-}; [[ $scale =~ ^[0-9]*\.?[0-9]+$ ]] || die "--scale needs a positive number" 2; shift 2 ;;
@@ -48,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --module) module=$(path_arg "$1" "${2:-}"); shift 2 ;;
     --interval) interval=$(uint_arg "$1" "${2:-}"); shift 2 ;;
     --workloads) workloads=${2:-}; [[ -n $workloads ]] || die "--workloads needs names" 2; shift 2 ;;
+    --compiled-stacks) stacks=${2:-}; [[ $stacks == exit || $stacks == function ]] || die "--compiled-stacks takes exit or function" 2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option $1" 2 ;;
   esac
@@ -57,7 +60,7 @@ command -v valgrind >/dev/null || die "valgrind not found" 2
 
 count() {  # MODE WORKLOAD -> "instructions samples"
   local out
-  out=$(callgrind_count "$bench/sampler" "$luajit" driver.lua "$1" "$2.lua" "$interval" "$scale")
+  out=$(callgrind_count "$bench/sampler" "$luajit" driver.lua "$1" "$2.lua" "$interval" "$scale" "$stacks")
   printf '%s %s\n' "$(head -n 1 <<<"$out")" "$(awk 'NR > 1 && NF == 3 && $1 ~ /^[0-9.]+$/ { print $3 }' <<<"$out")"
 }
 native_seconds() {  # WORKLOAD -> median CPU seconds of 5 unsampled native runs

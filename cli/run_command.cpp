@@ -1,6 +1,9 @@
 // `ljcheck run`: runs a script in the embedded LuaJIT with a trace session
 // and a sample session around it, writes the TraceReport CSV, the runtime
 // JSON, collapsed stacks and speedscope JSON, and prints a summary on stderr.
+#include <map>
+#include <string>
+
 #include "commands.h"
 #include "ljcheck/script_host.h"
 
@@ -33,6 +36,14 @@ Runner addRunCommand(CLI::App& app) {
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--stack-depth", o->stackDepth, "Frames kept per sample (default: 16)")
       ->check(CLI::Range(1, 10000));
+  cmd->add_option("--compiled-stacks", o->compiledStacks,
+                  "Where a sample taken in compiled code gets its stack: exit (at the trace's next exit; "
+                  "traces are left as they are, the default) or function (at the next function boundary, "
+                  "as jit.p: flushes every trace at start and adds profiler checks to new ones)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, CompiledStacks>{{"exit", CompiledStacks::AtTraceExit},
+                                                {"function", CompiledStacks::AtFunctionBoundary}},
+          CLI::ignore_case));
   cmd->add_flag("--sampling,!--no-sampling", o->sample,
                 "Sample the run with LuaJIT's profiler (on by default; costs per site need it)");
   cmd->add_flag("--quiet,-q", o->quiet, "Print no summary on stderr");

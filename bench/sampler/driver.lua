@@ -3,7 +3,7 @@
 -- stopped and wrote its report, the workload's check value and the number
 -- of samples taken; bench/sampler.sh pairs the modes, bench/sampler_cost.sh
 -- counts instructions per sample.
--- usage: luajit driver.lua MODE WORKLOAD INTERVAL [SCALE]
+-- usage: luajit driver.lua MODE WORKLOAD INTERVAL [SCALE [COMPILED_STACKS]]
 --   MODE: none | ljcheck (ljcheck.sample, report built at stop)
 --       | jitp (LuaJIT's own jit.p, "vfG": VM state and the whole stack per
 --         sample, as ljcheck keeps them, with raw counts, its report written
@@ -12,8 +12,11 @@
 --         runs as for ljcheck, the C callback returns at its first check;
 --         prints 0 samples, so divide by the ljcheck mode's count)
 --   SCALE multiplies the workload's length (1: about 0.45 s; default 1).
+--   COMPILED_STACKS: ljcheck.sample's compiledStacks, exit (its default) or
+--   function (LuaJIT's profiler mode 'f', as jit.p); for ljcheck and floor.
 local mode, workload, interval = arg[1], arg[2], tonumber(arg[3] or "10")
 local scale = tonumber(arg[4] or "1")
+local compiledStacks = arg[5] or "exit"
 local run = assert(loadfile(workload))()
 local ffi = require("ffi")
 ffi.cdef [[
@@ -39,14 +42,14 @@ ffi.C.signal(27, ffi.cast("ljbench_sighandler", 1))
 local t0 = cpuSeconds()
 local stop, samples, jitpFile = nil, 0, nil
 if mode == "ljcheck" then
-  local session = ljcheck.sample({ intervalMs = interval })
+  local session = ljcheck.sample({ intervalMs = interval, compiledStacks = compiledStacks })
   stop = function() samples = session:stop().samples end
 elseif mode == "jitp" then
   jitpFile = os.tmpname()
   jitp.start("vfGri" .. interval, jitpFile)
   stop = jitp.stop
 elseif mode == "floor" then
-  local session = ljcheck.sample({ intervalMs = interval })
+  local session = ljcheck.sample({ intervalMs = interval, compiledStacks = compiledStacks })
   session:pause()
   stop = function() session:stop() end
 elseif mode ~= "none" then

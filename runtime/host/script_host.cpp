@@ -158,7 +158,8 @@ int runScript(const RunOptions& options) {
     host.session = TraceSession::start(
         L, {options.includeBenign, options.root, options.script, options.coverage, options.maxSites});
     if (options.sample)
-      host.sampler = SampleSession::start(L, {options.intervalMs, options.stackDepth, "", "", options.root});
+      host.sampler = SampleSession::start(
+          L, {options.intervalMs, options.stackDepth, "", "", options.root, options.compiledStacks});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ljcheck run: %s\n", e.what());
     return kScriptFailed;

@@ -1,5 +1,5 @@
 // The Lua binding of sample sessions: ljcheck.sample(opts), the SampleSession
-// userdata (fields intervalMs, zoneFilter, root, paused, stopped; methods
+// userdata (fields intervalMs, zoneFilter, root, compiledStacks, paused, stopped; methods
 // pause, resume, stop: session_slot.h) and the SampleReport table (tostring =
 // collapsed text).
 #include "lua_sample_binding.h"
@@ -60,6 +60,14 @@ std::string stringOption(lua_State* L, const std::string& key) {
   return std::string(lua::stringAt(L, -1));
 }
 
+CompiledStacks compiledStacksOption(lua_State* L, const std::string& key) {
+  std::string name = stringOption(L, key);
+  if (name == compiledStacksName(CompiledStacks::AtTraceExit)) return CompiledStacks::AtTraceExit;
+  if (name == compiledStacksName(CompiledStacks::AtFunctionBoundary)) return CompiledStacks::AtFunctionBoundary;
+  throw std::runtime_error("ljcheck.sample: option '" + key + "' must be \"exit\" or \"function\", got \"" +
+                           name + "\"");
+}
+
 SampleOptions readOptions(lua_State* L, int idx) {
   SampleOptions options;
   if (lua_isnoneornil(L, idx)) return options;
@@ -72,9 +80,10 @@ SampleOptions readOptions(lua_State* L, int idx) {
     else if (key == "stackDepth") options.stackDepth = intOption(L, key);
     else if (key == "zone") options.zone = stringOption(L, key);
     else if (key == "root") options.rootModule = stringOption(L, key);
+    else if (key == "compiledStacks") options.compiledStacks = compiledStacksOption(L, key);
     else
       throw std::runtime_error("ljcheck.sample: unknown option '" + key +
-                               "' (known: intervalMs, stackDepth, zone, root)");
+                               "' (known: intervalMs, stackDepth, zone, root, compiledStacks)");
   }
   return options;
 }
@@ -158,6 +167,8 @@ int sessionIndex(lua_State* L) {
   else if (key == "intervalMs") s ? lua_pushinteger(L, s->options().intervalMs) : lua_pushnil(L);
   else if (key == "zoneFilter") s ? (void)lua_pushstring(L, s->options().zone.c_str()) : lua_pushnil(L);
   else if (key == "root") s ? (void)lua_pushstring(L, s->options().rootModule.c_str()) : lua_pushnil(L);
+  else if (key == "compiledStacks")
+    s ? (void)lua_pushstring(L, compiledStacksName(s->options().compiledStacks)) : lua_pushnil(L);
   else {
     lua_pushvalue(L, 2);
     lua_rawget(L, lua_upvalueindex(1));

@@ -34,6 +34,7 @@ void addStacks(Json& doc, const SampleReport& samples) {
     stacks.push_back(std::move(entry));
   }
   doc["stackDepth"] = samples.stackDepth;
+  doc["compiledStacks"] = samples.compiledStacks;
   doc["maxStacks"] = kMaxJsonStacks;
   doc["droppedStacks"] = droppedStacks;
   doc["droppedSamples"] = droppedSamples;

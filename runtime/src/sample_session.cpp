@@ -51,6 +51,7 @@ class ReportBuilder {
     SampleReport report;
     report.intervalMs = options_.intervalMs;
     report.stackDepth = options_.stackDepth;
+    report.compiledStacks = compiledStacksName(options_.compiledStacks);
     report.zoneFilter = options_.zone;
     report.rootModule = options_.rootModule;
     std::map<std::pair<std::string, std::vector<FrameId>>, StateCounts> merged;
@@ -121,6 +122,10 @@ class ReportBuilder {
 
 }  // namespace
 
+const char* compiledStacksName(CompiledStacks where) {
+  return where == CompiledStacks::AtFunctionBoundary ? "function" : "exit";
+}
+
 SampleSession::SampleSession(SampleOptions options) : options_(std::move(options)) {}
 
 std::unique_ptr<SampleSession> SampleSession::start(lua_State* L, SampleOptions options) {
@@ -141,8 +146,10 @@ std::unique_ptr<SampleSession> SampleSession::start(lua_State* L, SampleOptions 
   }
   session->owner_ = L;
   session->capture_->referenceZones(L);
-  // 'f': function-level hooks in compiled code, as jit.p's default.
-  std::string mode = "fi" + std::to_string(session->options_.intervalMs);
+  // No mode letter: samples in compiled code wait for the trace's exit. 'f':
+  // profiler checks at function boundaries in traces, after a flush.
+  std::string mode = session->options_.compiledStacks == CompiledStacks::AtFunctionBoundary ? "f" : "";
+  mode += "i" + std::to_string(session->options_.intervalMs);
   profiler.start(L, mode.c_str(), onProfilerSample, session->capture_.get());
   return session;
 }

@@ -47,6 +47,7 @@ struct LineSamples {
 struct SampleReport {
   int intervalMs = 10;
   int stackDepth = 16;              // frames kept per sample, innermost first
+  std::string compiledStacks = "exit";  // where compiled samples got their stack (SampleOptions)
   std::uint64_t samples = 0;        // after the zone filter
   StateCounts states;               // the same samples by VM state
   std::vector<SampleRecord> rows;   // by count, descending

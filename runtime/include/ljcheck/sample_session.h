@@ -18,13 +18,30 @@ namespace ljcheck {
 class SampleCapture;
 class LocationResolver;
 
+// Where a sample taken while a trace runs gets its stack.
+enum class CompiledStacks {
+  // At the trace's next exit: traces are left as they are (no flush at
+  // start, no profiler checks compiled into them), so the collector observes
+  // the program's own traces; a sample in compiled code is placed where the
+  // trace next leaves.
+  AtTraceExit,
+  // At the next function boundary in the trace (LuaJIT's profiler mode 'f',
+  // jit.p's default): every trace is flushed at start and new traces check
+  // for the profiler at each function entry and return.
+  AtFunctionBoundary,
+};
+
 struct SampleOptions {
   int intervalMs = 10;
   int stackDepth = 16;
   std::string zone;        // keep only samples whose zone path starts with it ("" = all)
   std::string rootModule;  // drop the callers of this module's outermost frame ("" = none)
   std::string root;        // directory paths are shown relative to ("" = cwd)
+  CompiledStacks compiledStacks = CompiledStacks::AtTraceExit;
 };
+
+// "exit" / "function", the option's spelling in Lua and on the command line.
+const char* compiledStacksName(CompiledStacks where);
 
 class SampleSession {
  public:

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ljcheck/sample_session.h"
+
 namespace ljcheck {
 
 struct RunOptions {
@@ -26,6 +28,7 @@ struct RunOptions {
   std::string timelineOut;    // write the timeline, Chrome Trace Event JSON, here ("" = no)
   int intervalMs = 10;
   int stackDepth = 16;
+  CompiledStacks compiledStacks = CompiledStacks::AtTraceExit;  // where compiled samples get their stack
   bool quiet = false;  // no summary on stderr
 };
 
