@@ -230,6 +230,7 @@ class Server {
     analyze.profile = &profile_;
     analyze.root = root;
     analyze.minConfidence = options_.minConfidence;
+    analyze.aliases = options_.aliases;  // the config's std and globals, as lint applies them
     analyze.cModules = options_.cModules;
     analyze.jobs = std::max(1u, std::thread::hardware_concurrency());  // the first pass, as lint runs it
     InputList inputs = collectInputs({root}, options_.projectFilter);

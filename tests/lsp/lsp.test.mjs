@@ -196,6 +196,32 @@ test('reason levels from .ljcheck.toml apply', async () => {
   await shutdown(s);
 });
 
+test('globals from .ljcheck.toml apply to the documents of a workspace project', async () => {
+  // With a rootUri the document is analyzed as part of the project: the
+  // config's aliases must reach that pass too, as they reach `ljcheck lint`.
+  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-globals-'));
+  writeFileSync(resolve(project, '.ljcheck.toml'), '[globals]\nstr = "string"\n');
+  const text = 'local out, lines = {}, {}\nfor i = 1, 1000 do\n  out[i] = str.gsub(lines[i] or "", "-", "+")\nend\nreturn out\n';
+  writeFileSync(resolve(project, 'aliased.lua'), text);
+  const s = startServer(project);
+  try {
+    await s.connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href, capabilities: {} });
+    s.connection.sendNotification('initialized', {});
+    const uri = pathToFileURL(resolve(project, 'aliased.lua')).href;
+    s.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'lua', version: 1, text } });
+    const gsub = byCode(await s.diagnostics(1), 'STITCH:string.gsub');
+    assert.equal(gsub.length, 1, 'str.gsub through the config alias is string.gsub');
+    assert.equal(gsub[0].range.start.line, 2);
+    const lint = spawnSync(exe, ['lint', '--format', 'json', 'aliased.lua'], { cwd: project, encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(lint.stdout).predictions.filter((p) => p.reasonId === 'STITCH:string.gsub').map((p) => p.line),
+      [3], 'and lint says the same');
+    await shutdown(s);
+  } finally {
+    s.server.kill();  // a failed assertion must not leave the server running (the runner would wait for it)
+    rmSync(project, { recursive: true, force: true });
+  }
+});
+
 test('a document that does not compile gets one syntax diagnostic', async () => {
   const s = startServer();
   await initialize(s.connection);
