@@ -225,7 +225,7 @@ int profile(lua_State* L) {
 
 int stop(lua_State* L) {
   TraceSlot& slot = TraceSlot::self(L, "stop");
-  if (!slot.session) throw TraceSessionError(TraceKind::kStopped);
+  if (!slot.session) throw SessionError(TraceKind::kStopped);
   pushReport(L, slot.finishStop(L, binding::filenameArgument(L, 2)));
   return 1;
 }

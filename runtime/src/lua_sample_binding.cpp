@@ -142,15 +142,15 @@ int reportDataGc(lua_State* L) {
 
 int stop(lua_State* L) {
   SampleSlot& slot = SampleSlot::self(L, "stop");
-  if (!slot.session) throw TraceSessionError(SampleKind::kStopped);
+  if (!slot.session) throw SessionError(SampleKind::kStopped);
   if (!slot.pending) {
     if (slot.session->owner() != L)
-      throw TraceSessionError(
+      throw SessionError(
           "sample session: stop() must run in the coroutine that started the session; "
           "this one is another coroutine (or the main one)");
     std::string zone = zoneStackOf(L).path();
     if (!zone.empty())
-      throw TraceSessionError("sample session: stop() called inside zone '" + zone +
+      throw SessionError("sample session: stop() called inside zone '" + zone +
                               "'; close it with ljcheck.zone() first");
   }
   pushReport(L, slot.finishStop(L, binding::filenameArgument(L, 2)));

@@ -100,7 +100,7 @@ struct ProfilerApi {
   void (*start)(lua_State* L, const char* mode, Callback cb, void* data) = nullptr;
   void (*stop)(lua_State* L) = nullptr;
 };
-// The host's profiler; throws TraceSessionError when the host exports none.
+// The host's profiler; throws SessionError when the host exports none.
 const ProfilerApi& hostProfiler();
 // The callback to hand luaJIT_profile_start with a SampleCapture as data.
 void onProfilerSample(void* data, lua_State* L, int samples, int vmstate);

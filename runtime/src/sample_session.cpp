@@ -129,11 +129,11 @@ const char* compiledStacksName(CompiledStacks where) {
 SampleSession::SampleSession(SampleOptions options) : options_(std::move(options)) {}
 
 std::unique_ptr<SampleSession> SampleSession::start(lua_State* L, SampleOptions options) {
-  if (options.intervalMs < 1) throw TraceSessionError("sample interval must be at least 1 ms");
-  if (options.stackDepth < 1) throw TraceSessionError("sample stack depth must be at least 1");
+  if (options.intervalMs < 1) throw SessionError("sample interval must be at least 1 ms");
+  if (options.stackDepth < 1) throw SessionError("sample stack depth must be at least 1");
   const ProfilerApi& profiler = hostProfiler();
   if (gSampleSessionActive.exchange(true))
-    throw TraceSessionError("a sample session is already active; stop it before starting another");
+    throw SessionError("a sample session is already active; stop it before starting another");
   std::unique_ptr<SampleSession> session;
   try {
     session.reset(new SampleSession(std::move(options)));
@@ -162,19 +162,19 @@ SampleSession::~SampleSession() {
 }
 
 void SampleSession::pause() {
-  if (stopped_) throw TraceSessionError("sample session already stopped");
+  if (stopped_) throw SessionError("sample session already stopped");
   capture_->paused = true;
 }
 
 void SampleSession::resume() {
-  if (stopped_) throw TraceSessionError("sample session already stopped");
+  if (stopped_) throw SessionError("sample session already stopped");
   capture_->paused = false;
 }
 
 bool SampleSession::paused() const { return !stopped_ && capture_->paused; }
 
 SampleReport SampleSession::stop(lua_State* L) {
-  if (stopped_) throw TraceSessionError("sample session already stopped");
+  if (stopped_) throw SessionError("sample session already stopped");
   hostProfiler().stop(L);
   stopped_ = true;
   gSampleSessionActive = false;

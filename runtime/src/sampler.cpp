@@ -25,7 +25,7 @@ const ProfilerApi& hostProfiler() {
     return found;
   }();
   if (!api.start || !api.stop)
-    throw TraceSessionError(
+    throw SessionError(
         "this LuaJIT host exports no luaJIT_profile_start/luaJIT_profile_stop: sampling needs "
         "LuaJIT 2.1's profiler");
   return api;

@@ -42,7 +42,7 @@ class SessionSlot final : public ReleasedAtExit {
 
   static Session& live(lua_State* L, const char* method) {
     SessionSlot& slot = self(L, method);
-    if (!slot.session) throw TraceSessionError(Kind::kStopped);
+    if (!slot.session) throw SessionError(Kind::kStopped);
     return *slot.session;
   }
 

@@ -78,7 +78,7 @@ TraceSession::TraceSession(TraceOptions options, LiveProfile profile)
 
 std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions options) {
   if (gTraceSessionActive.exchange(true))
-    throw TraceSessionError("a trace session is already active; stop it before starting another");
+    throw SessionError("a trace session is already active; stop it before starting another");
   int top = lua_gettop(L);
   std::unique_ptr<TraceSession> session;
   try {
@@ -88,7 +88,7 @@ std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions opt
     std::size_t capacity = 1000;
     if (session->profile_.registered)
       capacity = static_cast<std::size_t>(session->profile_.registered->param("maxtrace", 1000));
-    if (session->options_.maxSites < 1) throw TraceSessionError("the site limit (maxSites) must be at least 1");
+    if (session->options_.maxSites < 1) throw SessionError("the site limit (maxSites) must be at least 1");
     session->capture_ =
         std::make_unique<TraceCapture>(demotedOpcodes(session->profile_), capacity, session->options_.maxSites);
     lua::pushRequired(L, "jit.util");
@@ -113,8 +113,8 @@ std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions opt
       lua_settop(L, top);
     }
     gTraceSessionActive = false;
-    if (dynamic_cast<const TraceSessionError*>(&e)) throw;
-    throw TraceSessionError(std::string("cannot start a trace session: ") + e.what());
+    if (dynamic_cast<const SessionError*>(&e)) throw;
+    throw SessionError(std::string("cannot start a trace session: ") + e.what());
   }
   lua_settop(L, top);
   session->startedAt_ = std::chrono::steady_clock::now();
@@ -130,12 +130,12 @@ TraceSession::~TraceSession() {
 }
 
 void TraceSession::pause() {
-  if (stopped_) throw TraceSessionError("trace session already stopped");
+  if (stopped_) throw SessionError("trace session already stopped");
   capture_->paused = true;
 }
 
 void TraceSession::resume() {
-  if (stopped_) throw TraceSessionError("trace session already stopped");
+  if (stopped_) throw SessionError("trace session already stopped");
   capture_->paused = false;
 }
 
@@ -161,7 +161,7 @@ void TraceSession::detachHandlers(lua_State* L) {
 }
 
 TraceReport TraceSession::stop(lua_State* L) {
-  if (stopped_) throw TraceSessionError("trace session already stopped");
+  if (stopped_) throw SessionError("trace session already stopped");
   auto stoppedAt = std::chrono::steady_clock::now();
   detach(L);
   TraceReport report;

@@ -15,12 +15,12 @@ void callJitAttach(lua_State* L, int fnIndex, const char* event) {
   lua_remove(L, -2);
   if (!lua_isfunction(L, -1)) {
     lua_pop(L, 1);
-    throw TraceSessionError("jit.attach is missing: this VM has no trace events");
+    throw SessionError("jit.attach is missing: this VM has no trace events");
   }
   lua_pushvalue(L, fnIndex);
   if (event) lua_pushstring(L, event);
   std::string error = lua::protectedCall(L, event ? 2 : 1, 0);
-  if (!error.empty()) throw TraceSessionError("jit.attach: " + error);
+  if (!error.empty()) throw SessionError("jit.attach: " + error);
 }
 
 // A copy of the VM's event handler table (registry._VMEVENTS, where

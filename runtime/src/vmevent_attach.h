@@ -1,7 +1,7 @@
 // Attaching C handlers to a VM's events ("trace", "record", "texit") with
 // jit.attach, so that a handler attached before (-jv's, -jdump's) keeps
 // running: the new handler calls it on, and detaching gives the event back.
-// Both throw TraceSessionError when jit.attach is missing or fails.
+// Both throw SessionError when jit.attach is missing or fails.
 #pragma once
 
 struct lua_State;

@@ -198,7 +198,7 @@ TEST_CASE("session misuse is refused with a clear error", "[runtime][session]") 
   CHECK_THROWS_WITH(TraceSession::start(vm.L, {}), Catch::Contains("already active"));
   first->stop(vm.L);
   CHECK_THROWS_WITH(first->stop(vm.L), "trace session already stopped");
-  CHECK_THROWS_AS(first->pause(), TraceSessionError);
+  CHECK_THROWS_AS(first->pause(), SessionError);
   auto second = TraceSession::start(vm.L, {});  // allowed once the first stopped
   second->stop(vm.L);
 }

@@ -45,7 +45,7 @@ const char* compiledStacksName(CompiledStacks where);
 
 class SampleSession {
  public:
-  // Starts LuaJIT's profiler on L's VM. Throws TraceSessionError when a sample
+  // Starts LuaJIT's profiler on L's VM. Throws SessionError when a sample
   // session is already running or the host exports no profiler.
   static std::unique_ptr<SampleSession> start(lua_State* L, SampleOptions options);
   ~SampleSession();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ljcheck/live_profile.h"
+#include "ljcheck/session_error.h"
 #include "ljcheck/trace_report.h"
 
 struct lua_State;
@@ -27,12 +28,6 @@ struct TraceOptions {
   // are only counted (CollectorUsage). Bounds the collector's memory.
   std::size_t maxSites = kDefaultMaxSites;
   static constexpr std::size_t kDefaultMaxSites = 10000;
-};
-
-// Misuse (second session, stop twice) and VM problems (no jit.attach).
-class TraceSessionError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 class TraceSession {
