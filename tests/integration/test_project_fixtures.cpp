@@ -25,7 +25,7 @@ using testing::Site;
 namespace {
 
 // The fixture projects whose every file is annotated.
-const std::vector<std::string> kProjects{"fixtures/projects/ctype_module"};
+const std::vector<std::string> kProjects{"fixtures/projects/ctype_module", "fixtures/projects/registered_ctypes"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
