@@ -406,4 +406,3 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
 }
 
 }  // namespace ljcheck
-

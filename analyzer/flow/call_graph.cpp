@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "flow/ctype_registrars.h"
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 
@@ -188,6 +189,11 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
                                                  : nullptr) {
         // Calling the ctype tail-calls its `__new` (lj_crecord.c crec_tailcall).
         callers_[c->newProto].push_back({q, pc, false, 0});
+      } else if (const CtypeConstructor* r = !callee.known() && constructors && ins.op != Op::ITERC
+                                                 ? registeredConstructorCalled(values, *constructors, q, pc,
+                                                                               calleeSlot(ins))
+                                                 : nullptr) {
+        callers_[r->newProto].push_back({q, pc, false, 0});  // a ctype registered by name, likewise
       } else if (callee.is(Value::Kind::ModuleMember) && ins.op != Op::ITERC) {
         moduleSites.emplace_back(q, pc);
       } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall") &&

@@ -74,6 +74,18 @@ std::string where(const CtypeRegistrar& r) {
 
 }  // namespace
 
+const CtypeConstructor* registeredConstructorCalled(const ValueMap& values,
+                                                    const std::vector<CtypeConstructor>& constructors,
+                                                    std::size_t proto, int pc, int slot) {
+  Value read = values.fieldReadAt(proto, pc, slot);
+  if (read.kind != Kind::Method || read.integer != Value::kMethodOfTable) return nullptr;
+  for (const auto& c : constructors)
+    if (!c.registeredKey.empty() && c.registeredProto == read.proto && c.registeredPc == read.pc &&
+        c.registeredKey == read.name)
+      return &c;
+  return nullptr;
+}
+
 std::vector<CtypeRegistrar> findCtypeRegistrars(const bytecode::Chunk& chunk, const ValueMap& values) {
   std::vector<CtypeRegistrar> out;
   for (std::size_t p = 0; p < chunk.prototypes.size(); ++p) {

@@ -52,4 +52,11 @@ std::vector<CtypeConstructor> registeredConstructors(const bytecode::Chunk& chun
                                                      const std::vector<CtypeRegistrar>& own,
                                                      const std::map<std::string, CtypeRegistrar>& imported);
 
+// The registered constructor a call at pc calls when its callee (in
+// `slot`) is read by name from the table it was registered in: `t.point`
+// after addtype(types, "point", ct, mt) with t being types.t. Null otherwise.
+const CtypeConstructor* registeredConstructorCalled(const ValueMap& values,
+                                                    const std::vector<CtypeConstructor>& constructors,
+                                                    std::size_t proto, int pc, int slot);
+
 }  // namespace ljcheck::flow

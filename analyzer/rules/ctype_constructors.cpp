@@ -9,6 +9,7 @@
 // name in a table of this file (t.point after addtype(types, "point", ...)).
 #include "rules/ctype_constructors.h"
 
+#include "flow/ctype_registrars.h"
 #include "flow/instruction_effects.h"
 #include "rules/split_finding.h"
 
@@ -19,22 +20,11 @@ using flow::CtypeConstructor;
 using flow::NewInitializer;
 using Kind = flow::Value::Kind;
 
-// A name a helper registered in a table of this file (ctype_registrars.h),
-// read from that table: `t.point` where the file called addtype(types,
-// "point", ct, mt) and t is types.t.
-const CtypeConstructor* registeredConstructor(const FunctionView& fn, int pc) {
-  flow::Value read = fn.values.fieldReadAt(fn.index, pc, flow::calleeSlot(fn.proto.at(pc)));
-  if (read.kind != Kind::Method || read.integer != flow::Value::kMethodOfTable) return nullptr;
-  for (const auto& c : fn.constructors.own) {
-    if (!c.registeredKey.empty() && c.registeredProto == read.proto && c.registeredPc == read.pc &&
-        c.registeredKey == read.name)
-      return &c;
-  }
-  return nullptr;
-}
-
 const CtypeConstructor* constructorOf(const FunctionView& fn, int pc, const flow::Value& callee) {
-  if (!callee.known()) return registeredConstructor(fn, pc);
+  // A name a helper registered in a table of this file, read from that table.
+  if (!callee.known())
+    return flow::registeredConstructorCalled(fn.values, fn.constructors.own, fn.index, pc,
+                                             flow::calleeSlot(fn.proto.at(pc)));
   if (callee.is(Kind::CType)) return flow::findConstructor(fn.constructors.own, callee.name);
   if (callee.is(Kind::ModuleMember)) {
     auto it = fn.constructors.imported.find(std::string(callee.name));
@@ -106,4 +96,3 @@ bool checkConstructorCall(const FunctionView& fn, int pc, const flow::Value& cal
 }
 
 }  // namespace ljcheck::rules
-

@@ -195,3 +195,27 @@ TEST_CASE("ctypes a helper registers by name: calls through the name, and what d
   // A name registered twice may hold either ctype; a name never registered holds none.
   CHECK_FALSE(find(ps, 18, "BADTYPE"));
 }
+
+TEST_CASE("a ctype a helper registers by name: its calls make its __new as hot as they are", "[rules][ffi][metatype]") {
+  const std::string source =
+      "local ffi = require('ffi')\n"                                                       // 1
+      "ffi.cdef[[ struct rg_list { int count; int item[?]; }; ]]\n"                        // 2
+      "local function addtype(types, name, ct, mt) types.t[name] = ffi.metatype(ct, mt) end\n"  // 3
+      "local types = {t = {}}\n"                                                           // 4
+      "local t = types.t\n"                                                                // 5
+      "local mt = {list = {__new = function(ct, n)\n"                                      // 6
+      "  local v = ffi.new(ct, n, n) return v end}}\n"                                     // 7
+      "addtype(types, 'list', 'struct rg_list', mt.list)\n"                                // 8
+      "local function run(n)\n"                                                            // 9
+      "  local s = 0\n"                                                                    // 10
+      "  for i = 1, n do s = s + t.list(i).count end\n"                                    // 11
+      "  return s\n"                                                                       // 12
+      "end\n"                                                                              // 13
+      "return run(3000)\n";                                                                // 14
+  auto ps = predict(source);
+  INFO(listed(ps));
+  const Prediction* vla = find(ps, 7, "NYICONV");
+  REQUIRE(vla);
+  CHECK(vla->reasoning.find("first parameter is that ctype") != std::string::npos);
+  CHECK(vla->reasoning.find("called from the loop at line 11") != std::string::npos);
+}
