@@ -91,7 +91,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   if (project.links) {
     project.links->constructors = flow::exportedConstructors(chunk, values, constructors.own);
     project.links->registrars = flow::exportedRegistrars(values, registrars);
-    project.links->memberCalls = flow::calledModuleMembers(chunk, values);
+    project.links->memberCalls = calls.calledMembers();
   }
   rules::CollectingSink sink(path);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {

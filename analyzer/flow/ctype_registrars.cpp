@@ -25,14 +25,17 @@ int parameterIn(const bytecode::Prototype& proto, int pc, int slot) {
 bool matchStore(const bytecode::Chunk& chunk, const ValueMap& values, std::size_t p, int pc, CtypeRegistrar& out) {
   const auto& proto = chunk.prototypes[p];
   const auto& store = proto.at(pc);
-  out.keyParam = parameterIn(proto, pc, store.c);
-  if (out.keyParam < 0) return false;
-  int callPc = lastWriteBefore(proto, pc, store.a);
-  if (callPc == 0) return false;
+  // The cheap test first (the parameter tests scan the whole function):
+  // the stored value is what ffi.metatype just returned, the call being the
+  // instruction before the store, as LuaJIT emits `t[k] = f(...)`.
+  int callPc = pc - 1;
+  if (callPc < 1) return false;
   const auto& call = proto.at(callPc);
   if (call.op != Op::CALL || call.a != store.a || fixedArgs(call) != 2) return false;
   Value callee = values.at(p, callPc, calleeSlot(call));
   if (!callee.is(Kind::LibFunction) || callee.name != "ffi.metatype") return false;
+  out.keyParam = parameterIn(proto, pc, store.c);
+  if (out.keyParam < 0) return false;
   // The ctype may be rewritten on the way (ljsyscall's abi.rumpfn): its
   // spelling only names the type, so a copy of the parameter will do.
   out.ctypeParam = copiedParameter(proto, callPc, argumentSlot(chunk, call, 0));
@@ -112,20 +115,6 @@ std::map<std::string, CtypeRegistrar> exportedRegistrars(const ValueMap& values,
     for (const auto& r : own)
       if (r.proto == proto) out.emplace(std::string(member), r);
   return out;
-}
-
-std::vector<std::string> calledModuleMembers(const bytecode::Chunk& chunk, const ValueMap& values) {
-  std::set<std::string> names;
-  for (std::size_t p = 0; p < chunk.prototypes.size(); ++p) {
-    const auto& proto = chunk.prototypes[p];
-    for (int pc = 1; pc <= proto.size(); ++pc) {
-      const auto& ins = proto.at(pc);
-      if (!isCall(ins.op)) continue;
-      Value callee = values.at(p, pc, calleeSlot(ins));
-      if (callee.is(Kind::ModuleMember)) names.emplace(callee.name);
-    }
-  }
-  return {names.begin(), names.end()};
 }
 
 std::vector<CtypeConstructor> registeredConstructors(const bytecode::Chunk& chunk, const ValueMap& values,

@@ -40,10 +40,6 @@ std::vector<CtypeRegistrar> findCtypeRegistrars(const bytecode::Chunk& chunk, co
 std::map<std::string, CtypeRegistrar> exportedRegistrars(const ValueMap& values,
                                                         const std::vector<CtypeRegistrar>& own);
 
-// The module members ("a.b:f") the chunk calls anywhere, hot or not: where
-// a file may call another file's registering function at load time.
-std::vector<std::string> calledModuleMembers(const bytecode::Chunk& chunk, const ValueMap& values);
-
 // The ctypes with a `__new` metamethod the chunk registers by calling one
 // of `own` or of `imported` (by "module:member") with a table of its own,
 // a constant name, a constant ctype and a metatable of its own whose
