@@ -49,8 +49,9 @@ const bytecode::OpcodeTable& embeddedOpcodes() {
 struct ProjectView {
   const IncomingHeat* incoming = nullptr;  // other files' calls into this one
   FileLinks* links = nullptr;              // this file's exports and calls out
-  // ctypes with `__new` that other files' module tables export, by "module:member".
-  const std::map<std::string, flow::CtypeConstructor>* importedConstructors = nullptr;
+  // ctypes with `__new` and registering functions that other files' module
+  // tables export, by "module:member".
+  const ImportedCtypes* imports = nullptr;
   std::atomic<std::size_t>* dumpBudget = nullptr;  // bytes of dumps that may still be kept
 };
 
@@ -74,6 +75,11 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       if (auto it = project.incoming->find(std::string(member)); it != project.incoming->end())
         external[proto] = it->second;
   flow::CtypeConstructors constructors{flow::findCtypeConstructors(chunk, values), {}};
+  auto registrars = flow::findCtypeRegistrars(chunk, values);
+  for (auto& c : flow::registeredConstructors(chunk, values, registrars,
+                                              project.imports ? project.imports->registrars
+                                                              : std::map<std::string, flow::CtypeRegistrar>{}))
+    constructors.own.push_back(std::move(c));
   flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10), external,
                         &constructors.own);
   if (project.links) {
@@ -81,8 +87,12 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     for (const auto& [member, proto] : exports) project.links->exports[std::string(member)] = calls.heat(proto);
     project.links->calls = calls.moduleCalls();
   }
-  if (project.importedConstructors) constructors.imported = *project.importedConstructors;
-  if (project.links) project.links->constructors = flow::exportedConstructors(chunk, values, constructors.own);
+  if (project.imports) constructors.imported = project.imports->constructors;
+  if (project.links) {
+    project.links->constructors = flow::exportedConstructors(chunk, values, constructors.own);
+    project.links->registrars = flow::exportedRegistrars(values, registrars);
+    project.links->memberCalls = calls.calledMembers();
+  }
   rules::CollectingSink sink(path);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
     flow::LoopMap loops(chunk.prototypes[i]);
@@ -303,8 +313,8 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
       std::size_t i = order[k];
       auto in = incoming.find(i);
       ProjectView view{in == incoming.end() ? nullptr : &in->second, &links[i], nullptr, project.dumpBudget};
-      if (project.constructors)
-        if (auto c = project.constructors->find(i); c != project.constructors->end()) view.importedConstructors = &c->second;
+      if (project.ctypeImports)
+        if (auto c = project.ctypeImports->find(i); c != project.ctypeImports->end()) view.imports = &c->second;
       const std::string& shown = project.shown[i];
       try {
         if (const std::string* unsaved = project.unsavedText(i))
@@ -378,14 +388,15 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
   std::iota(all.begin(), all.end(), std::size_t{0});
   std::map<std::size_t, IncomingHeat> used;  // what each file's latest analysis was given
   analyzeBatch(project, all, used, results, links, true);
-  // Files that call ctypes with `__new` of other files' module tables are
-  // analyzed again knowing them (a first pass must see every export).
+  // Files that call ctypes with `__new` or functions that register ctypes
+  // of other files' module tables are analyzed again knowing them (a first
+  // pass must see every export).
   const ProjectIndex index(project.shown);
-  const std::map<std::size_t, ImportedConstructors> constructors = index.constructors(links);
-  project.constructors = &constructors;
-  if (!constructors.empty()) {
+  const std::map<std::size_t, ImportedCtypes> imports = index.ctypeImports(links);
+  project.ctypeImports = &imports;
+  if (!imports.empty()) {
     std::vector<std::size_t> importing;
-    for (const auto& entry : constructors) importing.push_back(entry.first);
+    for (const auto& entry : imports) importing.push_back(entry.first);
     analyzeBatch(project, importing, used, results, links, false);
   }
   settleProject(index, links, used, [&](const std::vector<std::size_t>& again) {

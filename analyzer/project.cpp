@@ -96,8 +96,8 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
   return out;
 }
 
-std::map<std::size_t, ImportedConstructors> ProjectIndex::constructors(const std::vector<FileLinks>& links) const {
-  std::map<std::size_t, ImportedConstructors> out;
+std::map<std::size_t, ImportedCtypes> ProjectIndex::ctypeImports(const std::vector<FileLinks>& links) const {
+  std::map<std::size_t, ImportedCtypes> out;
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& call : links[from].calls) {
       std::optional<std::size_t> to = resolve(call.module, from);
@@ -106,7 +106,17 @@ std::map<std::size_t, ImportedConstructors> ProjectIndex::constructors(const std
       if (exported == links[*to].constructors.end()) continue;
       flow::CtypeConstructor c = exported->second;
       c.definedIn = paths_[*to];
-      out[from].emplace(call.module + ":" + call.member, std::move(c));
+      out[from].constructors.emplace(call.module + ":" + call.member, std::move(c));
+    }
+    for (const auto& name : links[from].memberCalls) {
+      std::size_t colon = name.rfind(':');
+      std::optional<std::size_t> to = resolve(std::string_view(name).substr(0, colon), from);
+      if (!to || *to == from || *to >= links.size()) continue;
+      auto exported = links[*to].registrars.find(name.substr(colon + 1));
+      if (exported == links[*to].registrars.end()) continue;
+      flow::CtypeRegistrar r = exported->second;
+      r.definedIn = paths_[*to];
+      out[from].registrars.emplace(name, std::move(r));
     }
   }
   return out;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "flow/call_graph.h"
+#include "flow/ctype_registrars.h"
 #include "flow/metatypes.h"
 
 namespace ljcheck {
@@ -24,6 +25,10 @@ struct FileLinks {
   std::vector<flow::ModuleCall> calls;
   // Members of its module table that are ctypes with a `__new` metamethod.
   std::map<std::string, flow::CtypeConstructor> constructors;
+  // Members of its module table that register ctypes by name (ctype_registrars.h).
+  std::map<std::string, flow::CtypeRegistrar> registrars;
+  // Every "module:member" it calls, hot or not (registrations run at load).
+  std::vector<std::string> memberCalls;
   // The bytecode dump of a file with exports, kept so that analyzing it
   // again with other files' heat need not compile it again.
   std::string dump;
@@ -31,9 +36,13 @@ struct FileLinks {
 
 // Heats other files give a file's exported functions, by member name.
 using IncomingHeat = std::map<std::string, flow::ExternalCaller>;
-// ctypes with a `__new` metamethod a file calls through other files' module
-// tables, by "module:member".
-using ImportedConstructors = std::map<std::string, flow::CtypeConstructor>;
+// What a file takes from other files' module tables about ctypes, by
+// "module:member": ctypes with a `__new` metamethod it calls, and functions
+// that register ctypes by name it calls.
+struct ImportedCtypes {
+  std::map<std::string, flow::CtypeConstructor> constructors;
+  std::map<std::string, flow::CtypeRegistrar> registrars;
+};
 
 class ProjectIndex {
  public:
@@ -46,9 +55,9 @@ class ProjectIndex {
   // For every file, the hottest call into each of its exported functions,
   // where that is hotter than the file's own analysis made the function.
   std::map<std::size_t, IncomingHeat> incoming(const std::vector<FileLinks>& links) const;
-  // For every file that calls one, the ctypes with `__new` it reaches
-  // through another file's module table.
-  std::map<std::size_t, ImportedConstructors> constructors(const std::vector<FileLinks>& links) const;
+  // For every file that calls one, the ctypes with `__new` and the
+  // registering functions it reaches through another file's module table.
+  std::map<std::size_t, ImportedCtypes> ctypeImports(const std::vector<FileLinks>& links) const;
 
  private:
   std::vector<std::string> paths_;

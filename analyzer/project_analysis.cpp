@@ -27,15 +27,28 @@ bool sameConstructor(const flow::CtypeConstructor& a, const flow::CtypeConstruct
          a.initializer == b.initializer && a.initializerLine == b.initializerLine && a.definedIn == b.definedIn;
 }
 
-bool sameImports(const ImportedConstructors& a, const ImportedConstructors& b) {
+bool sameRegistrar(const flow::CtypeRegistrar& a, const flow::CtypeRegistrar& b) {
+  return a.proto == b.proto && a.tableParam == b.tableParam && a.field == b.field && a.keyParam == b.keyParam &&
+         a.ctypeParam == b.ctypeParam && a.metatableParam == b.metatableParam && a.storeLine == b.storeLine &&
+         a.definedIn == b.definedIn;
+}
+
+template <typename T, typename Same>
+bool sameMaps(const std::map<std::string, T>& a, const std::map<std::string, T>& b, Same same) {
   if (a.size() != b.size()) return false;
   for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
-    if (i->first != j->first || !sameConstructor(i->second, j->second)) return false;
+    if (i->first != j->first || !same(i->second, j->second)) return false;
   return true;
 }
 
+bool sameImports(const ImportedCtypes& a, const ImportedCtypes& b) {
+  return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar);
+}
+
 // What the rounds read of a file's links: its exports and calls, no dump.
-FileLinks withoutDump(const FileLinks& links) { return FileLinks{links.exports, links.calls, links.constructors, {}}; }
+FileLinks withoutDump(const FileLinks& links) {
+  return FileLinks{links.exports, links.calls, links.constructors, links.registrars, links.memberCalls, {}};
+}
 
 }  // namespace
 
@@ -55,8 +68,8 @@ struct ProjectAnalysis::State {
   std::vector<bool> dirty;
   std::vector<FileResult> first;
   std::vector<FileLinks> firstLinks;  // with the dump of a file with exports, for its second analysis
-  std::vector<ImportedConstructors> firstImports;  // other files' ctypes its first analysis knew
-  std::map<std::size_t, ImportedConstructors> imports;  // the latest, for every file that has some
+  std::vector<ImportedCtypes> firstImports;  // other files' ctypes its first analysis knew
+  std::map<std::size_t, ImportedCtypes> imports;  // the latest, for every file that has some
   std::vector<std::optional<Seeded>> seeded;
   std::vector<bool> usesSeeded;  // the latest result is seeded's
 
@@ -97,17 +110,18 @@ struct ProjectAnalysis::State {
     if (!stale.empty()) analyzeBatch(project, stale, {}, first, firstLinks, false);
     for (std::size_t i : stale) {
       dirty[i] = false;
-      firstImports[i].clear();
+      firstImports[i] = {};
       changed.insert(i);
     }
     // As analyzeFiles does: a file that calls other files' ctypes with
-    // `__new` is analyzed again knowing them, whenever they change.
-    imports = index->constructors(firstLinks);
-    project.constructors = &imports;
+    // `__new` or functions registering ctypes is analyzed again knowing
+    // them, whenever they change.
+    imports = index->ctypeImports(firstLinks);
+    project.ctypeImports = &imports;
     std::vector<std::size_t> importing;
     for (std::size_t i = 0; i < files.size(); ++i) {
       auto it = imports.find(i);
-      const ImportedConstructors none;
+      const ImportedCtypes none;
       if (sameImports(it == imports.end() ? none : it->second, firstImports[i])) continue;
       firstImports[i] = it == imports.end() ? none : it->second;
       seeded[i].reset();

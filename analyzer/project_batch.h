@@ -24,9 +24,10 @@ struct ProjectFiles {
   // Bytes of bytecode dumps that may still be kept for a second analysis;
   // null: none is kept, a file analyzed again is compiled again.
   std::atomic<std::size_t>* dumpBudget = nullptr;
-  // ctypes with `__new` each file reaches through other files' module
-  // tables (ProjectIndex::constructors); null: none are known yet.
-  const std::map<std::size_t, ImportedConstructors>* constructors = nullptr;
+  // ctypes with `__new` and registering functions each file reaches
+  // through other files' module tables (ProjectIndex::ctypeImports); null:
+  // none are known yet.
+  const std::map<std::size_t, ImportedCtypes>* ctypeImports = nullptr;
 
   const std::string* unsavedText(std::size_t i) const {
     if (!overlay) return nullptr;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "flow/ctype_registrars.h"
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 
@@ -188,6 +189,11 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
                                                  : nullptr) {
         // Calling the ctype tail-calls its `__new` (lj_crecord.c crec_tailcall).
         callers_[c->newProto].push_back({q, pc, false, 0});
+      } else if (const CtypeConstructor* r = !callee.known() && constructors && ins.op != Op::ITERC
+                                                 ? registeredConstructorCalled(values, *constructors, q, pc,
+                                                                               calleeSlot(ins))
+                                                 : nullptr) {
+        callers_[r->newProto].push_back({q, pc, false, 0});  // a ctype registered by name, likewise
       } else if (callee.is(Value::Kind::ModuleMember) && ins.op != Op::ITERC) {
         moduleSites.emplace_back(q, pc);
       } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall") &&
@@ -232,15 +238,19 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       if (fromLoop || heat_[site.proto] >= Heat::Likely) reentered_[p] = true;
     }
   settled_ = true;
-  for (const auto& [q, pc] : moduleSites) {
+  for (const auto& [q, pc] : moduleSites) {  // calledMembers_ is sorted and made unique below
     std::string_view name = values.at(q, pc, calleeSlot(chunk.prototypes[q].at(pc))).name;
     auto colon = name.rfind(':');
+    if (colon == std::string_view::npos) continue;
+    if (calledMembers_.empty() || calledMembers_.back() != name) calledMembers_.emplace_back(name);
     HeatEvidence e = evidenceAt(q, pc);
-    if (colon == std::string_view::npos || e.heat == Heat::Cold) continue;
+    if (e.heat == Heat::Cold) continue;
     moduleCalls_.push_back({std::string(name.substr(0, colon)), std::string(name.substr(colon + 1)), e.heat,
                             chunk.prototypes[q].at(pc).line, e.loop ? e.loop->line : 0, e.iterations,
                             e.unknownTrips});
   }
+  std::sort(calledMembers_.begin(), calledMembers_.end());
+  calledMembers_.erase(std::unique(calledMembers_.begin(), calledMembers_.end()), calledMembers_.end());
 }
 
 const ExternalCaller* CallGraph::externalCaller(std::size_t proto) const {

@@ -117,6 +117,9 @@ class CallGraph {
   long hotexit() const { return hotexit_; }
   // The calls this file makes into other project modules.
   const std::vector<ModuleCall>& moduleCalls() const { return moduleCalls_; }
+  // Every module member ("a.b:f") this file calls, hot or not, sorted:
+  // registrations of ctypes (ctype_registrars.h) run at load time.
+  const std::vector<std::string>& calledMembers() const { return calledMembers_; }
   // Why other files make a prototype hot, when they are what does.
   const ExternalCaller* externalCaller(std::size_t proto) const;
   bool inLoop(std::size_t proto, int pc) const;
@@ -140,6 +143,7 @@ class CallGraph {
   long hotloop_, hotexit_;
   std::map<std::size_t, ExternalCaller> external_;
   std::vector<ModuleCall> moduleCalls_;
+  std::vector<std::string> calledMembers_;
   // Per proto: entered at least hotexit times, as far as its callers show
   // (set once the heats are final).
   std::vector<bool> reentered_;

@@ -73,4 +73,29 @@ bool keepsSnapshot(Op op) {
   }
 }
 
+bool writesSlot(const bytecode::Instruction& ins, int framesize, int slot) {
+  Writes w = writesOf(ins, framesize);
+  return w.first <= slot && slot <= w.last;
+}
+
+int lastWriteBefore(const bytecode::Prototype& proto, int pc, int slot) {
+  for (int at = pc - 1; at >= 1; --at)
+    if (writesSlot(proto.at(at), proto.framesize, slot)) return at;
+  return 0;
+}
+
+int copiedParameter(const bytecode::Prototype& proto, int pc, int slot) {
+  int at = lastWriteBefore(proto, pc, slot);
+  if (at == 0) return -1;
+  const auto& ins = proto.at(at);
+  if (ins.op != bytecode::Op::MOV || ins.d >= proto.numparams) return -1;
+  return static_cast<int>(ins.d);
+}
+
+bool assignsSlot(const bytecode::Prototype& proto, int slot) {
+  for (int pc = 1; pc <= proto.size(); ++pc)
+    if (writesSlot(proto.at(pc), proto.framesize, slot)) return true;
+  return false;
+}
+
 }  // namespace ljcheck::flow

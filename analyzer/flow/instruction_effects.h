@@ -20,6 +20,19 @@ constexpr int kAddressableSlots = 256;
 // last addressable slot.
 inline Writes writesOf(const bytecode::Instruction& ins) { return writesOf(ins, kAddressableSlots); }
 
+// Whether the instruction writes `slot`.
+bool writesSlot(const bytecode::Instruction& ins, int framesize, int slot);
+// The pc of the nearest instruction before pc that writes `slot`, in code
+// order (0: none). For the argument slots of a call and the operands of a
+// store, that is the code just above it.
+int lastWriteBefore(const bytecode::Prototype& proto, int pc, int slot);
+// The parameter whose value the nearest earlier write copied into `slot`
+// (MOV slot, param), or -1.
+int copiedParameter(const bytecode::Prototype& proto, int pc, int slot);
+// Whether any instruction of the prototype writes `slot` (a parameter
+// that is never assigned keeps the caller's value throughout).
+bool assignsSlot(const bytecode::Prototype& proto, int slot);
+
 // Successors of an instruction other than pc + 1, and whether it falls through.
 struct Flow {
   bool fallsThrough = true;

@@ -95,6 +95,11 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
     case Kind::String:
       return library("string." + key);
     case Kind::Unknown: case Kind::Method:
+      // A field of a table of this file read through another field
+      // (`types.t.point` with `local t = types.t` captured by a closure):
+      // the inner table, once the file's stores name it.
+      if (base.kind == Kind::Method && !base.reassignable)
+        if (Value inner = resolveMethod(base); inner.is(Kind::Table) && inner.pc != 0) return indexResult(inner, key);
       // Methods only strings have, called on a value of unknown type
       // (text:gmatch(...)) or on a field of an object the file does not
       // resolve (self.name:gsub(...)): other objects rarely define these names.

@@ -6,38 +6,15 @@
 namespace ljcheck::flow {
 namespace {
 
-using bytecode::Op;
 using Kind = Value::Kind;
 
-bool writes(const bytecode::Instruction& ins, int framesize, int slot) {
-  Writes w = writesOf(ins, framesize);
-  return w.first <= slot && slot <= w.last;
-}
-
-// The parameter whose value the instruction just before pc copied into
-// `slot` (MOV slot, param), or -1: the nearest earlier write of the slot
-// decides, which for the argument slots of a call is the code just above it.
-int copiedParameter(const bytecode::Prototype& proto, int pc, int slot) {
-  for (int at = pc - 1; at >= 1; --at) {
-    const auto& ins = proto.at(at);
-    if (!writes(ins, proto.framesize, slot)) continue;
-    if (ins.op != Op::MOV || ins.d >= proto.numparams) return -1;
-    return static_cast<int>(ins.d);
-  }
-  return -1;
-}
-
-bool assigned(const bytecode::Prototype& proto, int slot) {
-  for (int pc = 1; pc <= proto.size(); ++pc)
-    if (writes(proto.at(pc), proto.framesize, slot)) return true;
-  return false;
-}
+}  // namespace
 
 // What `__new` hands to ffi.new in a tail call: ffi.new(ct, init) with ct
 // its own first parameter (the ctype being called) and one initializer.
 void summarizeNew(const bytecode::Chunk& chunk, const ValueMap& values, CtypeConstructor& out) {
   const auto& proto = chunk.prototypes[out.newProto];
-  if (proto.numparams < 1 || assigned(proto, 0)) return;
+  if (proto.numparams < 1 || assignsSlot(proto, 0)) return;
   for (int pc = 1; pc <= proto.size(); ++pc) {
     const auto& ins = proto.at(pc);
     if (!isTailCall(ins.op) || fixedArgs(ins) != 2) continue;
@@ -56,8 +33,6 @@ void summarizeNew(const bytecode::Chunk& chunk, const ValueMap& values, CtypeCon
     return;
   }
 }
-
-}  // namespace
 
 std::vector<CtypeConstructor> findCtypeConstructors(const bytecode::Chunk& chunk, const ValueMap& values) {
   std::vector<CtypeConstructor> out;
@@ -88,7 +63,7 @@ const CtypeConstructor* constructedType(const bytecode::Chunk& chunk, const std:
   for (const auto& c : constructors) {
     if (c.newProto != proto) continue;
     const auto& p = chunk.prototypes[proto];
-    if (p.numparams < 1 || assigned(p, 0) || copiedParameter(p, pc, slot) != 0) return nullptr;
+    if (p.numparams < 1 || assignsSlot(p, 0) || copiedParameter(p, pc, slot) != 0) return nullptr;
     return &c;
   }
   return nullptr;

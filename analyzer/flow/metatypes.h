@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -33,6 +34,13 @@ struct CtypeConstructor {
   NewInitializer initializer = NewInitializer::None;
   int initializerLine = 0;        // the ffi.new call inside `__new`
   std::string definedIn;          // the file that sets the metatype, when another one
+  // Registered through a helper (ctype_registrars.h): the key it is stored
+  // under in a table of this file from a constructor, that table, and a
+  // clause saying which call registered it and where the helper stores it.
+  std::string registeredKey;
+  std::uint32_t registeredProto = Value::kNoProto;
+  int registeredPc = 0;
+  std::string registeredBy;
 };
 
 // The constructors one file can call: its own (by spelling), and those the
@@ -45,6 +53,10 @@ struct CtypeConstructors {
 
 // Every ffi.metatype with a `__new` function in one chunk.
 std::vector<CtypeConstructor> findCtypeConstructors(const bytecode::Chunk& chunk, const ValueMap& values);
+
+// What `__new` hands to ffi.new in a tail call: fills c.initializer and
+// c.initializerLine from the function c.newProto.
+void summarizeNew(const bytecode::Chunk& chunk, const ValueMap& values, CtypeConstructor& c);
 
 // The constructor for a ctype spelling, or null.
 const CtypeConstructor* findConstructor(const std::vector<CtypeConstructor>& constructors, std::string_view spelling);

@@ -289,6 +289,13 @@ Value ValueMap::at(std::size_t proto, int pc, int slot) const {
   return v.reassignable ? Value{} : resolveMethod(v);
 }
 
+Value ValueMap::fieldReadAt(std::size_t proto, int pc, int slot) const {
+  const Registers* regs = protos_.at(proto).before.find(pc);
+  if (!regs || slot < 0 || static_cast<std::size_t>(slot) >= regs->size()) return {};
+  const Value& v = (*regs)[static_cast<std::size_t>(slot)];
+  return v.reassignable ? Value{} : v;
+}
+
 Value ValueMap::upvalue(std::size_t proto, int index) const {
   const auto& uvs = protos_.at(proto).upvalues;
   if (index < 0 || static_cast<std::size_t>(index) >= uvs.size()) return {};

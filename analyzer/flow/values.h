@@ -194,6 +194,10 @@ class ValueMap {
   // The value in `slot` just before the instruction at `pc` runs. Kept for
   // calls, returns and closure creations; Unknown at other instructions.
   Value at(std::size_t proto, int pc, int slot) const;
+  // As at(), but a field read from a table of this file that no store of
+  // the file names stays a Method (its table and key) instead of Unknown:
+  // what a name registered at run time (ctype_registrars.h) is looked up by.
+  Value fieldReadAt(std::size_t proto, int pc, int slot) const;
   // The value of upvalue `index` of a prototype.
   Value upvalue(std::size_t proto, int index) const;
   // What a prototype returns when every return hands back one known value

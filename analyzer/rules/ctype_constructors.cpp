@@ -4,10 +4,12 @@
 // crec_tailcall), and a tail call to ffi.new with a table as the only
 // initializer aborts in crec_ct_tv (argv2cdata of the table). Neither tail
 // call leaves a Lua frame, so the abort lands on the line that called the
-// ctype. The ctype may be this file's, or one another project file's module
-// table exports (require("types").point).
+// ctype. The ctype may be this file's, one another project file's module
+// table exports (require("types").point), or one a helper registered by
+// name in a table of this file (t.point after addtype(types, "point", ...)).
 #include "rules/ctype_constructors.h"
 
+#include "flow/ctype_registrars.h"
 #include "flow/instruction_effects.h"
 #include "rules/split_finding.h"
 
@@ -18,7 +20,11 @@ using flow::CtypeConstructor;
 using flow::NewInitializer;
 using Kind = flow::Value::Kind;
 
-const CtypeConstructor* constructorOf(const FunctionView& fn, const flow::Value& callee) {
+const CtypeConstructor* constructorOf(const FunctionView& fn, int pc, const flow::Value& callee) {
+  // A name a helper registered in a table of this file, read from that table.
+  if (!callee.known())
+    return flow::registeredConstructorCalled(fn.values, fn.constructors.own, fn.index, pc,
+                                             flow::calleeSlot(fn.proto.at(pc)));
   if (callee.is(Kind::CType)) return flow::findConstructor(fn.constructors.own, callee.name);
   if (callee.is(Kind::ModuleMember)) {
     auto it = fn.constructors.imported.find(std::string(callee.name));
@@ -34,6 +40,13 @@ std::string evidence(const flow::Value& callee, const CtypeConstructor& c) {
   std::string where = c.definedIn.empty() ? "line " + std::to_string(c.metatypeLine)
                                           : c.definedIn + ":" + std::to_string(c.metatypeLine);
   std::string name = "this call calls";
+  if (!c.registeredKey.empty() && !callee.known()) {
+    name = "this call reads `" + c.registeredKey + "` from a table of this file, which holds";
+    where = c.registeredBy + "; that ctype has a `__new` metamethod";
+    std::string init = c.initializer == NewInitializer::Table ? "a table constructor" : "its first argument";
+    return name + " the ctype `" + c.spelling + "`: " + where + ", which ends in a tail call of ffi.new at line " +
+           std::to_string(c.initializerLine) + " with " + init + " as the only initializer";
+  }
   if (callee.is(Kind::ModuleMember)) {  // "types:point"
     std::string_view n = callee.name;
     std::size_t colon = n.rfind(':');
@@ -48,7 +61,7 @@ std::string evidence(const flow::Value& callee, const CtypeConstructor& c) {
 }  // namespace
 
 bool checkConstructorCall(const FunctionView& fn, int pc, const flow::Value& callee, PredictionSink& sink) {
-  const CtypeConstructor* c = constructorOf(fn, callee);
+  const CtypeConstructor* c = constructorOf(fn, pc, callee);
   if (!c) return false;
   const auto& ins = fn.proto.at(pc);
   if (c->initializer == NewInitializer::None || !runsHot(fn, pc)) return true;
@@ -75,6 +88,9 @@ bool checkConstructorCall(const FunctionView& fn, int pc, const flow::Value& cal
       return true;
     }
   }
+  // The name is looked up in a table a helper filled at run time, which
+  // other code may have changed since: never more than likely.
+  if (!c->registeredKey.empty() && f.confidence == Confidence::Certain) f.confidence = Confidence::Likely;
   sink.report(fn, std::move(f));
   return true;
 }

@@ -157,3 +157,39 @@ TEST_CASE("a ctype with __new from another module follows edits to that module",
   CHECK(project.result(p.main)->predictions.empty());
   CHECK(rows(*project.result(p.main)) == p.lint(caller, withNumbers)[0]);
 }
+
+TEST_CASE("a ctype registered by another module's helper follows edits to that helper", "[project]") {
+  const std::string caller =
+      "local ffi = require(\"ffi\")\n"
+      "local h = require(\"shapes\")\n"
+      "ffi.cdef[[ struct pa_reg { double x, y; }; ]]\n"
+      "local types = {t = {}}\n"
+      "local t = types.t\n"
+      "h.addtype(types, \"point\", \"struct pa_reg\", {__new = function(ct, x) return ffi.new(ct, {x, x}) end})\n"
+      "local n = 0\n"
+      "local function run(k) for i = 1, k do n = n + t.point(i).x end end\n"
+      "run(2000)\n"
+      "return n\n";
+  const std::string registering =
+      "local ffi = require(\"ffi\")\n"
+      "local h = {}\n"
+      "function h.addtype(types, name, ct, mt) types.t[name] = ffi.metatype(ct, mt) end\n"
+      "return h\n";
+  std::string renaming = registering;
+  renaming.replace(renaming.find("types.t[name]"), 13, "types.t[name .. \"_\"]");
+  Project p;
+  ProjectAnalysis project({p.main, p.shapes}, p.options());
+  project.setText(p.main, caller);
+  project.setText(p.shapes, registering);
+  project.update();
+  auto fresh = p.lint(caller, registering);
+  REQUIRE(fresh[0].size() == 1);
+  CHECK(std::get<2>(fresh[0][0]) == "BADTYPE");
+  CHECK(std::get<1>(fresh[0][0]) == 8);
+  CHECK(rows(*project.result(p.main)) == fresh[0]);
+  // The helper now stores under another name: `t.point` is no ctype the analyzer knows.
+  project.setText(p.shapes, renaming);
+  project.update();
+  CHECK(project.result(p.main)->predictions.empty());
+  CHECK(rows(*project.result(p.main)) == p.lint(caller, renaming)[0]);
+}

@@ -157,3 +157,65 @@ TEST_CASE("a ctype with __new: its calls, its first parameter and the heat its c
   // A table followed by more initializers (CALLM) is not the one initializer.
   CHECK_FALSE(find(ps, 10, "BADTYPE"));
 }
+
+TEST_CASE("ctypes a helper registers by name: calls through the name, and what does not count as registering",
+          "[rules][ffi][metatype]") {
+  const std::string source =
+      "local ffi = require('ffi')\n"                                                       // 1
+      "ffi.cdef[[ struct rg_a { int x; }; struct rg_b { int x; }; ]]\n"                    // 2
+      "local function addtype(types, name, ct, mt) types.t[name] = ffi.metatype(ct, mt) end\n"  // 3
+      "local function renamed(types, name, ct, mt) name = name .. '_'\n"                   // 4
+      "  types.t[name] = ffi.metatype(ct, mt) end\n"                                       // 5
+      "local types = {t = {}}\n"                                                           // 6
+      "local t = types.t\n"                                                                // 7
+      "local mt = {new = {__new = function(ct, x) return ffi.new(ct, {x}) end}}\n"         // 8
+      "addtype(types, 'a', 'struct rg_a', mt.new)\n"                                       // 9
+      "renamed(types, 'b', 'struct rg_b', mt.new)\n"                                       // 10
+      "addtype(types, 'twice', 'struct rg_a', mt.new)\n"                                   // 11
+      "addtype(types, 'twice', 'struct rg_b', mt.new)\n"                                   // 12
+      "local function run(n)\n"                                                            // 13
+      "  local s = 0\n"                                                                    // 14
+      "  for i = 1, n do\n"                                                                // 15
+      "    s = s + t.a(i).x\n"                                                             // 16
+      "    s = s + t.b(i).x + t.b_(i).x\n"                                                 // 17
+      "    s = s + t.twice(i).x + t.other(i).x\n"                                          // 18
+      "  end\n"                                                                            // 19
+      "  return s\n"                                                                       // 20
+      "end\n"                                                                              // 21
+      "return run(3000)\n";                                                                // 22
+  auto ps = predict(source);
+  INFO(listed(ps));
+  const Prediction* a = find(ps, 16, "BADTYPE");
+  REQUIRE(a);
+  CHECK(a->confidence == Confidence::Likely);  // looked up by name at run time: never certain
+  CHECK(a->reasoning.find("line 9 registers it under the name \"a\"") != std::string::npos);
+  CHECK(a->reasoning.find("(line 3)") != std::string::npos);
+  // A helper that rewrites the name registers under a name the call site does not show.
+  CHECK_FALSE(find(ps, 17, "BADTYPE"));
+  // A name registered twice may hold either ctype; a name never registered holds none.
+  CHECK_FALSE(find(ps, 18, "BADTYPE"));
+}
+
+TEST_CASE("a ctype a helper registers by name: its calls make its __new as hot as they are", "[rules][ffi][metatype]") {
+  const std::string source =
+      "local ffi = require('ffi')\n"                                                       // 1
+      "ffi.cdef[[ struct rg_list { int count; int item[?]; }; ]]\n"                        // 2
+      "local function addtype(types, name, ct, mt) types.t[name] = ffi.metatype(ct, mt) end\n"  // 3
+      "local types = {t = {}}\n"                                                           // 4
+      "local t = types.t\n"                                                                // 5
+      "local mt = {list = {__new = function(ct, n)\n"                                      // 6
+      "  local v = ffi.new(ct, n, n) return v end}}\n"                                     // 7
+      "addtype(types, 'list', 'struct rg_list', mt.list)\n"                                // 8
+      "local function run(n)\n"                                                            // 9
+      "  local s = 0\n"                                                                    // 10
+      "  for i = 1, n do s = s + t.list(i).count end\n"                                    // 11
+      "  return s\n"                                                                       // 12
+      "end\n"                                                                              // 13
+      "return run(3000)\n";                                                                // 14
+  auto ps = predict(source);
+  INFO(listed(ps));
+  const Prediction* vla = find(ps, 7, "NYICONV");
+  REQUIRE(vla);
+  CHECK(vla->reasoning.find("first parameter is that ctype") != std::string::npos);
+  CHECK(vla->reasoning.find("called from the loop at line 11") != std::string::npos);
+}
