@@ -73,7 +73,11 @@ TypeTest typeTestAt(const bytecode::Chunk& chunk, const bytecode::Prototype& pro
   int x = mov.d;
   for (int q = movPc + 1; q < pc; ++q)
     if (writes(proto.at(q), x) || (q > callPc && writes(proto.at(q), result))) return {};
-  if (enteredBetween(proto, movPc, pc)) return {};
+  // `if type(x) == "s"` (MOV, CALL, test in a row) is one expression, which
+  // no jump enters in the middle; a test of a local holding type(x) further
+  // on is checked (the scan is the costly part).
+  bool oneExpression = callPc == movPc + 1 && pc == callPc + 1;
+  if (!oneExpression && enteredBetween(proto, movPc, pc)) return {};
   TypeTest t;
   t.slot = x;
   t.type = *name;

@@ -506,7 +506,8 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
           if (t <= pc) changed = true;
         }
       };
-      TypeTest typeTest = typeTestOf(index, pc, pass.before);
+      bool stringTest = ins.op == Op::ISEQS || ins.op == Op::ISNES;  // few are: keep the others cheap
+      TypeTest typeTest = stringTest ? typeTestOf(index, pc, pass.before) : TypeTest{};
       if (typeTest.slot >= 0 && !typeTest.matchesOnJump) {
         Registers narrowed = regs;
         narrowType(narrowed, typeTest);
