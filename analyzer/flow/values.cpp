@@ -3,7 +3,8 @@
 // one type lose their constant (strings keep the text both begin with), a library function absorbs a missing
 // library member (`table.unpack or unpack`), anything else becomes Unknown.
 // A test of a library function takes only its truthy edge
-// (`unpack or table.unpack` is unpack).
+// (`unpack or table.unpack` is unpack). A `type(x) == "string"` test
+// narrows an unknown x on the edge where it holds (type_tests.h).
 #include "flow/values.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "flow/c_declarations.h"
 #include "flow/instruction_effects.h"
 #include "flow/local_functions.h"
+#include "flow/type_tests.h"
 
 namespace ljcheck::flow {
 
@@ -500,20 +502,29 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       noteEscapes(p, ins, regs, pass.escaping, pass.uses);
       noteCModuleOperation(p, ins, pc, regs, pass.uses);
       Flow flow = truthyEdges(ins, flowOf(ins, pc), regs);
-      auto propagate = [&](int t) {
+      auto propagate = [&](int t, const Registers& from) {
         if (t < 1 || t > p.size()) return;
         auto at = static_cast<std::size_t>(t);
         if (isTarget[at]) {
-          if (meet(atTarget[at], regs, lost) && t <= pc) changed = true;
+          if (meet(atTarget[at], from, lost) && t <= pc) changed = true;
         } else {
           isTarget[at] = 1;
-          atTarget[at] = regs;
+          atTarget[at] = from;
           if (t <= pc) changed = true;
         }
       };
-      propagate(flow.skip);  // a test that skips the next JMP changes nothing
+      bool stringTest = ins.op == Op::ISEQS || ins.op == Op::ISNES;  // few are: keep the others cheap
+      TypeTest typeTest = stringTest ? typeTestOf(index, pc, pass.before) : TypeTest{};
+      if (typeTest.slot >= 0 && !typeTest.matchesOnJump) {
+        Registers narrowed = regs;
+        narrowType(narrowed, typeTest);
+        propagate(flow.skip, narrowed);
+      } else {
+        propagate(flow.skip, regs);  // a test that skips the next JMP changes nothing
+      }
       transfer(index, ins, pc, regs);
-      propagate(flow.jump);
+      if (typeTest.slot >= 0 && typeTest.matchesOnJump) narrowType(regs, typeTest);  // on to the JMP
+      propagate(flow.jump, regs);
       reachable = flow.fallsThrough;
     }
     if (!changed) break;

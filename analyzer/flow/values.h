@@ -2,7 +2,8 @@
 // library tables and functions (string, string.gsub), FFI namespaces, symbols
 // and ctypes (ffi.C, ffi.load(...), ffi.typeof("int[?]")), simple types of
 // locals (number, string, table, nil, boolean; constants where they are
-// literals), aliases through locals, immutable upvalues and compatibility
+// literals; a string, number, boolean or nil where a `type(x) == "..."` test
+// holds), aliases through locals, immutable upvalues and compatibility
 // idioms (`unpack or table.unpack`), forward-declared local functions,
 // constant-key fields of tables from constructors (M.f = function ...).
 // Anything else is Unknown: an unresolved value never yields a prediction.
@@ -28,6 +29,7 @@
 namespace ljcheck::flow {
 
 class CDeclarations;  // flow/c_declarations.h
+struct TypeTest;      // flow/type_tests.h
 
 struct Value {
   enum class Kind : std::uint8_t {
@@ -320,6 +322,10 @@ class ValueMap {
   Value returnedFunction(std::string_view callee);
   // What calling a function of a C module (not a method) returns: a value of the module.
   Value cModuleResult(const Value& function);
+  // A type test at pc of a local against `type(x)` (type_tests.h), and the
+  // narrowing of the local on the edge where the test holds.
+  TypeTest typeTestOf(std::size_t proto, int pc, const Snapshots& before) const;
+  static void narrowType(Registers& regs, const TypeTest& test);
   // What one forward pass over a prototype's code finds.
   struct Pass {
     Snapshots before;

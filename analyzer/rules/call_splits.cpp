@@ -6,8 +6,10 @@
 // jit.flush): then the trace just ends there (RETURN). A tail call leaves no
 // frame behind, so its split is reported where the tail-calling function is
 // called; a helper called from two or more sites of one loop also starts a
-// trace at its own entry, which ends at the tail call (RETURN). Operators on
-// objects of C modules call C metamethods: RETURN:C (c_metamethods.cpp).
+// trace at its own entry, which ends at the tail call (RETURN). A call
+// whose arguments come from such a RETURN just before it is never recorded.
+// Operators on objects of C modules call C metamethods: RETURN:C
+// (c_metamethods.cpp).
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -75,6 +77,18 @@ bool closureArgumentAbortsFirst(const FunctionView& fn, int pc) {
     if (created > 0 && created < pc) return true;
   }
   return false;
+}
+
+// The call's last argument is the results of an unrecorded call made just
+// before it (`os.time(os.date("*t"))`): that call ends the trace, because
+// its results feed a variable-count call (RETURN), and no trace starts
+// between the two, so this call only ever runs in the interpreter.
+bool afterTraceEndingCall(const FunctionView& fn, int pc) {
+  const auto& call = fn.proto.at(pc);
+  if ((call.op != bytecode::Op::CALLM && call.op != bytecode::Op::CALLMT) || pc < 2) return false;
+  const auto& inner = fn.proto.at(pc - 1);
+  if ((inner.op != bytecode::Op::CALL && inner.op != bytecode::Op::CALLM) || inner.b != 0) return false;
+  return !unrecordedName(fn, resolveCallee(fn, pc - 1).value).empty();
 }
 
 // Raising an error leaves the loop (and usually the program): the split
@@ -150,6 +164,7 @@ class CallSplitRule final : public Rule {
       Callee callee = resolveCallee(fn, pc);
       std::string subject = unrecordedName(fn, callee.value);
       if (subject.empty()) continue;  // unresolved, recorded or a Lua function
+      if (afterTraceEndingCall(fn, pc)) continue;
       bool neverStitches = fn.profile.neverStitch.count(std::string(callee.value.name)) > 0;
       if (flow::isTailCall(ins.op)) {
         // The callee returns straight to our caller: judge at each hot call

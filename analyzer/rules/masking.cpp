@@ -68,7 +68,36 @@ std::vector<int> innermostLoops(const std::vector<flow::Loop>& loops, int size) 
   return innermost;
 }
 
+bool isReturnOrTailCall(Op op) {
+  return op == Op::RET0 || op == Op::RET1 || op == Op::RET || op == Op::RETM || op == Op::CALLT || op == Op::CALLMT;
+}
+
 }  // namespace
+
+int closingReturnLine(const bytecode::Prototype& callee) {
+  const int size = callee.size();
+  // By pc: reached by a jump from an instruction other than UCLO.
+  std::vector<char> plainEntry(static_cast<std::size_t>(size) + 2, 0);
+  int firstUclo = 0;
+  bool anyReturn = false;
+  for (int q = 1; q <= size; ++q) {
+    const auto& ins = callee.at(q);
+    if (ins.op == Op::UCLO && firstUclo == 0) firstUclo = q;
+    flow::Flow f = flow::flowOf(ins, q);
+    for (int t : {f.jump, f.skip})
+      if (t >= 1 && t <= size && ins.op != Op::UCLO) plainEntry[static_cast<std::size_t>(t)] = 1;
+  }
+  for (int q = 1; q <= size; ++q) {
+    if (!isReturnOrTailCall(callee.at(q).op)) continue;
+    anyReturn = true;
+    if (plainEntry[static_cast<std::size_t>(q)]) return 0;
+    if (q == 1) return 0;
+    const auto& before = callee.at(q - 1);
+    bool fallsIn = flow::flowOf(before, q - 1).fallsThrough && before.op != Op::UCLO;
+    if (fallsIn) return 0;
+  }
+  return anyReturn && firstUclo > 0 ? callee.at(firstUclo).line : 0;
+}
 
 Masking::Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
                  const flow::CallGraph& calls, const std::vector<int>& maskers) {

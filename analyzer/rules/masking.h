@@ -18,6 +18,14 @@
 
 namespace ljcheck::rules {
 
+// The line of the first UCLO of a Lua function that runs one before each of
+// its returns, when every return is reached only through a UCLO; 0
+// otherwise. A function that creates closures closes upvalues before its
+// returns (lj_parse.c: parse_return, fs_fixup_ret), and the recorder
+// refuses UCLO (NYIBC), so a trace that records a call to it aborts in it
+// before the call returns: the call hides what follows it, like an abort.
+int closingReturnLine(const bytecode::Prototype& callee);
+
 // The certain aborts of one prototype and which site each hides. Built with
 // one pass over the prototype; each question then costs about log n, so a
 // loop body with tens of thousands of sites is answered in near-linear time.

@@ -63,6 +63,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   chunk_ = &fn.chunk;
   values_ = &fn.values;
   calls_ = &fn.calls;
+  uclosAbort_ = fn.profile.nyiBytecodes.count("UCLO") > 0;
   Prediction p;
   const Reason* reason = fn.catalog.find(finding.reasonId.code());
   // Every reasonId a rule can emit is checked against the catalog by a test
@@ -157,8 +158,62 @@ void CollectingSink::markMasked() {
   }
 }
 
+// Calls in a prototype to Lua functions of this file that abort every trace
+// before they return (closingReturnLine), each with the callee's UCLO.
+std::vector<CollectingSink::Masker> CollectingSink::closingCalls(std::size_t proto) {
+  std::vector<Masker> out;
+  if (!uclosAbort_) return out;
+  static const ReasonId uclo = ReasonId::refusedBytecode("UCLO");
+  const bytecode::Prototype& code = chunk_->prototypes[proto];
+  for (int pc = 1; pc <= code.size(); ++pc) {
+    const auto& ins = code.at(pc);
+    if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+    flow::Value callee = values_->at(proto, pc, ins.a);
+    if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= chunk_->prototypes.size()) continue;
+    int& line = closingLine_[callee.proto];  // -1 until asked
+    if (line < 0) line = closingReturnLine(chunk_->prototypes[callee.proto]);
+    if (line > 0) out.push_back({pc, MaskingSite{path_, line, uclo}});
+  }
+  return out;
+}
+
+// Sites right behind a call whose callee aborts every trace before it
+// returns: every path to the site runs through the call (as for an abort),
+// and no other call lies between them. Another call may start a trace
+// behind the abort that returns here: a stitched continuation or a side
+// trace in the callee (lua-uri: `_normalize_percent_encoding(new)` aborts,
+// yet the stitch in the `uri_encode` call after it starts a trace that
+// records the rest of `path`).
+void CollectingSink::markMaskedByCalls() {
+  closingLine_.assign(chunk_->prototypes.size(), -1);
+  std::map<std::size_t, std::vector<Masker>> maskers;
+  std::map<std::size_t, Masking> masking;
+  for (auto& site : pending_) {
+    if (site.prediction.masked()) continue;
+    auto [it, fresh] = maskers.try_emplace(site.proto);
+    if (fresh) it->second = closingCalls(site.proto);
+    const auto& list = it->second;
+    if (list.empty()) continue;
+    auto m = masking.find(site.proto);
+    if (m == masking.end()) {
+      std::vector<int> pcs;
+      for (const Masker& c : list) pcs.push_back(c.pc);
+      m = masking.emplace(site.proto, Masking(*chunk_, site.proto, *values_, *calls_, pcs)).first;
+    }
+    int pc = m->second.firstMasker(site.tracePc);
+    if (pc == 0) continue;
+    const auto& code = chunk_->prototypes[site.proto];
+    bool callBetween = false;
+    for (int q = pc + 1; q < site.tracePc && !callBetween; ++q) callBetween = flow::isCallOrIterator(code.at(q).op);
+    if (callBetween) continue;
+    auto masker = std::lower_bound(list.begin(), list.end(), pc, [](const Masker& c, int at) { return c.pc < at; });
+    site.prediction.maskedBy = masker->site;
+  }
+}
+
 std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   markMasked();
+  if (chunk_ && values_ && calls_) markMaskedByCalls();
   // One prediction per (line, reasonId): an unmasked one over a masked one,
   // then the surest.
   auto better = [](const Prediction& a, const Prediction& b) {

@@ -2,7 +2,9 @@
 // raised by context (a blocker in a loop body predicts blacklisting),
 // confidence lowered where the code is only possibly hot, line from the
 // bytecode, enclosing function name from the parent's bytecode. Sites that
-// an earlier certain abort hides on every path are kept, marked maskedBy.
+// an earlier certain abort hides on every path are kept, marked maskedBy; so
+// are sites behind a call to a function of the file that aborts every trace
+// before it returns (masking.h, closingReturnLine).
 #pragma once
 
 #include "rules/rule.h"
@@ -24,12 +26,21 @@ class CollectingSink final : public PredictionSink {
     int tracePc = 0;
     bool certainAbort = false;
   };
+  // A pc that hides the sites behind it, and the abort that does.
+  struct Masker {
+    int pc = 0;
+    MaskingSite site;
+  };
+  std::vector<Masker> closingCalls(std::size_t proto);
+  std::vector<int> closingLine_;  // by prototype: closingReturnLine, -1 until asked
   void markMasked();
+  void markMaskedByCalls();
 
   std::string path_;
   const bytecode::Chunk* chunk_ = nullptr;
   const flow::ValueMap* values_ = nullptr;
   const flow::CallGraph* calls_ = nullptr;
+  bool uclosAbort_ = false;  // the profile's recorder refuses UCLO
   std::vector<Pending> pending_;
 };
 

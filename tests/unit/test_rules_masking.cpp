@@ -299,3 +299,25 @@ TEST_CASE("the masking index answers as the definition does, for every pc pair o
   CHECK(masked > 100);
   CHECK(masked < questions);
 }
+
+TEST_CASE("a call to a function that closes upvalues at every return masks the split right after it", "[rules][masking]") {
+  auto ps = predict(
+      "local function wrap(x) return function() return x end end\n"
+      "local function maybe(t, x) if t then t(function() end) end end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  local f = wrap(i)\n"
+      "  local a = string.gsub('abc', 'b', 'c')\n"  // 6: right after wrap(i): masked
+      "  local b = f() .. string.gsub('abc', 'b', 'c')\n"  // 7: calls come between: not masked
+      "  maybe(nil, i)\n"
+      "  local c = string.gsub('abc', 'b', 'c')\n"  // 9: maybe returns without UCLO when t is nil
+      "  n = n + #a + #b + #c\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 6, "STITCH:string.gsub"));
+  CHECK(maskedBy(*find(ps, 6, "STITCH:string.gsub")) == "snippet.lua:1 NYIBC:UCLO");
+  REQUIRE(find(ps, 7, "STITCH:string.gsub"));
+  CHECK(maskedBy(*find(ps, 7, "STITCH:string.gsub")).empty());
+  REQUIRE(find(ps, 9, "STITCH:string.gsub"));
+  CHECK(maskedBy(*find(ps, 9, "STITCH:string.gsub")).empty());
+}

@@ -394,3 +394,51 @@ TEST_CASE("strings chosen between two literals keep the text both begin with", "
   REQUIRE_FALSE(v.constant);
   REQUIRE(v.text() == "^%s+");
 }
+
+TEST_CASE("a type() test narrows a local of unknown type where it holds", "[values][types]") {
+  Snippet s(
+      "local function f(v, w, n)\n"
+      "  if type(v) == 'string' then print(v) else print(v) end\n"  // 2: string, then unknown
+      "  if type(w) ~= 'number' then return end\n"
+      "  print(w)\n"                                                // 4: a number after the guard
+      "  local kind = type(n)\n"
+      "  if kind == 'table' then print(n)\n"                        // 6: tables are not narrowed
+      "  elseif kind == 'boolean' then print(n)\n"                  // 7: a boolean down the chain
+      "  end\n"
+      "end\n");
+  CHECK(s.atCall(2, 1).kind == Kind::Unknown);  // the last call on the line: the else branch
+  Value thenBranch;
+  for (int pc = 1; pc <= s.chunk.prototypes[0].size(); ++pc) {
+    const auto& ins = s.chunk.prototypes[0].at(pc);
+    if (flow::isCall(ins.op) && ins.line == 2 && ins.b == 1) {  // the first print, in the then branch
+      thenBranch = s.values->at(0, pc, flow::argumentSlot(s.chunk, ins, 0));
+      break;
+    }
+  }
+  CHECK(thenBranch.is(Kind::String));
+  CHECK(s.argument(4, 0).is(Kind::Number));
+  CHECK(s.argument(6, 0).kind == Kind::Unknown);
+  CHECK(s.argument(7, 0).is(Kind::Boolean));
+}
+
+TEST_CASE("a type() test does not narrow a local assigned, or a test reached without the call", "[values][types]") {
+  Snippet s(
+      "local function f(v, w, c, u)\n"
+      "  local kind = type(v)\n"
+      "  v = c\n"
+      "  if kind == 'string' then print(v) end\n"     // 4: v was assigned after type(v)
+      "  local wkind = type(w)\n"
+      "  while c do\n"
+      "    if wkind == 'string' then print(w) end\n"  // 7: the loop's back edge skips type(w)
+      "    w = c\n"
+      "  end\n"
+      "  local g = function() u = 1 end\n"
+      "  if type(u) == 'string' then print(u) end\n"  // 11: u is assigned by a closure
+      "  if type(c) == 'string' then print(c) end\n"  // 12: narrowed (the test can pass)
+      "  return g\n"
+      "end\n");
+  CHECK(s.argument(4, 0).kind == Kind::Unknown);
+  CHECK(s.argument(7, 0).kind == Kind::Unknown);
+  CHECK_FALSE(s.argument(11, 0).is(Kind::String));
+  CHECK(s.argument(12, 0).is(Kind::String));
+}
