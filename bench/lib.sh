@@ -35,3 +35,24 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) 
 # percentile P VALUES...: the P-th percentile (0-100), linear between ranks.
 percentile() { local p=$1; shift; printf '%s\n' "$@" | sort -g | awk -v p="$p" '{ a[NR] = $1 } END { r = 1 + (NR - 1) * p / 100; i = int(r); f = r - i; print (i < NR) ? a[i] + f * (a[i + 1] - a[i]) : a[NR] }'; }
 maxof() { printf '%s\n' "$@" | sort -g | tail -n 1; }
+
+# The options bench/sampler_cost.sh and bench/sampler_callback.sh share; the
+# caller sets the defaults (scale luajit module interval workloads stacks)
+# first. Usage errors exit 2.
+parse_sampler_options() {
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --scale) scale=${2:-}; [[ $scale =~ ^[0-9]*\.?[0-9]+$ ]] || die "--scale needs a positive number" 2; shift 2 ;;
+      --luajit) luajit=$(path_arg "$1" "${2:-}"); shift 2 ;;
+      --module) module=$(path_arg "$1" "${2:-}"); shift 2 ;;
+      --interval) interval=$(uint_arg "$1" "${2:-}"); shift 2 ;;
+      --workloads) workloads=${2:-}; [[ -n $workloads ]] || die "--workloads needs names" 2; shift 2 ;;
+      --compiled-stacks)
+        stacks=${2:-}
+        [[ $stacks == exit || $stacks == function ]] || die "--compiled-stacks takes exit or function" 2
+        shift 2 ;;
+      -h|--help) usage; exit 0 ;;
+      *) die "unknown option $1" 2 ;;
+    esac
+  done
+}

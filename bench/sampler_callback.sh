@@ -21,6 +21,7 @@
 #   --module DIR     the directory of ljcheck.so (default build/lib)
 #   --interval MS    sampling interval (default 1)
 #   --workloads "W…" the workloads of bench/sampler/ (default "strings tables")
+#   --compiled-stacks exit|function  ljcheck.sample's compiledStacks (default exit)
 #   -h, --help       this text
 # (Reads callgrind_annotate's output to its end: an early exit would fail the
 # pipe under pipefail.)
@@ -34,18 +35,8 @@ bench_name=sampler_callback
 # shellcheck source=bench/lib.sh
 . "$bench/lib.sh"
 
-scale=0.3 luajit=/usr/bin/luajit module=$root/build/lib interval=1 workloads="strings tables"
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --scale) scale=${2:-}; [[ $scale =~ ^[0-9]*\.?[0-9]+$ ]] || die "--scale needs a positive number" 2; shift 2 ;;
-    --luajit) luajit=$(path_arg "$1" "${2:-}"); shift 2 ;;
-    --module) module=$(path_arg "$1" "${2:-}"); shift 2 ;;
-    --interval) interval=$(uint_arg "$1" "${2:-}"); shift 2 ;;
-    --workloads) workloads=${2:-}; [[ -n $workloads ]] || die "--workloads needs names" 2; shift 2 ;;
-    -h|--help) usage; exit 0 ;;
-    *) die "unknown option $1" 2 ;;
-  esac
-done
+scale=0.3 luajit=/usr/bin/luajit module=$root/build/lib interval=1 workloads="strings tables" stacks=exit
+parse_sampler_options "$@"
 use_module "$luajit" "$module"
 command -v valgrind >/dev/null || die "valgrind not found" 2
 command -v callgrind_annotate >/dev/null || die "callgrind_annotate not found" 2
@@ -56,7 +47,7 @@ trap 'rm -rf "$work"' EXIT
 profile() {  # MODE WORKLOAD -> the callgrind file $work/MODE.out; prints the samples taken
   local out
   out=$(cd "$bench/sampler" && valgrind --tool=callgrind --callgrind-out-file="$work/$1.out" \
-    "$luajit" driver.lua "$1" "$2.lua" "$interval" "$scale" 2>&1) || die "$1 $2 failed: $out" 1
+    "$luajit" driver.lua "$1" "$2.lua" "$interval" "$scale" "$stacks" 2>&1) || die "$1 $2 failed: $out" 1
   awk 'NF == 3 && $1 ~ /^[0-9.]+$/ { print $3 }' <<<"$out"
 }
 tree() { callgrind_annotate --inclusive=yes --threshold=100 --tree="$1" "$2" 2>/dev/null; }

@@ -43,18 +43,7 @@ bench_name=sampler_cost
 . "$bench/lib.sh"
 
 scale=0.3 luajit=/usr/bin/luajit module=$root/build/lib interval=10 workloads="nbody strings tables" stacks=exit
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --scale) scale=${2:-}; [[ $scale =~ ^[0-9]*\.?[0-9]+$ ]] || die "--scale needs a positive number" 2; shift 2 ;;
-    --luajit) luajit=$(path_arg "$1" "${2:-}"); shift 2 ;;
-    --module) module=$(path_arg "$1" "${2:-}"); shift 2 ;;
-    --interval) interval=$(uint_arg "$1" "${2:-}"); shift 2 ;;
-    --workloads) workloads=${2:-}; [[ -n $workloads ]] || die "--workloads needs names" 2; shift 2 ;;
-    --compiled-stacks) stacks=${2:-}; [[ $stacks == exit || $stacks == function ]] || die "--compiled-stacks takes exit or function" 2; shift 2 ;;
-    -h|--help) usage; exit 0 ;;
-    *) die "unknown option $1" 2 ;;
-  esac
-done
+parse_sampler_options "$@"
 use_module "$luajit" "$module"
 command -v valgrind >/dev/null || die "valgrind not found" 2
 
