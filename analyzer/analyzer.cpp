@@ -19,6 +19,7 @@
 
 #include "flow/call_graph.h"
 #include "flow/loops.h"
+#include "flow/value_history.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
@@ -65,8 +66,9 @@ bool reserveDump(std::atomic<std::size_t>* budget, std::size_t bytes) {
 
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
                                  const std::string& path, Confidence minConfidence, const BuiltinAliases& aliases,
-                                 const CModules* cModules, ProjectView project) {
-  flow::ValueMap values(chunk, profile, &aliases, cModules);
+                                 const CModules* cModules, ProjectView project,
+                                 flow::ValueMap::History* history = nullptr) {
+  flow::ValueMap values(chunk, profile, &aliases, cModules, history);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
   if (project.incoming)
@@ -161,6 +163,7 @@ void applySource(std::string_view source, FileResult& result) {
 
 struct AnalysisReuse::State {
   bytecode::DumpRereader dumps;  // the prototypes of the last dump
+  flow::ValueMap::History values;  // the passes of the last value map
 };
 
 AnalysisReuse::AnalysisReuse() : state_(std::make_unique<State>()) {}
@@ -169,6 +172,8 @@ AnalysisReuse::AnalysisReuse(AnalysisReuse&&) noexcept = default;
 AnalysisReuse& AnalysisReuse::operator=(AnalysisReuse&&) noexcept = default;
 std::size_t AnalysisReuse::prototypesReused() const { return state_->dumps.reused(); }
 std::size_t AnalysisReuse::prototypesDecoded() const { return state_->dumps.decoded(); }
+std::size_t AnalysisReuse::valuePassesReused() const { return state_->values.passesReused; }
+std::size_t AnalysisReuse::valuePassesRun() const { return state_->values.passesRun; }
 
 namespace {
 
@@ -203,7 +208,12 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   try {
     bytecode::Chunk chunk = reuse ? reuse->state().dumps.read(dump, embeddedOpcodes(), path)
                                   : bytecode::readDump(dump, embeddedOpcodes(), path);
-    result.predictions = runRules(chunk, profile, path, minConfidence, aliases, cModules, project);
+    flow::ValueMap::History* history = nullptr;
+    if (reuse) {
+      history = &reuse->state().values;
+      history->sameBytes = reuse->state().dumps.takenOver();
+    }
+    result.predictions = runRules(chunk, profile, path, minConfidence, aliases, cModules, project, history);
     if (reuse) reuse->state().dumps.keep(std::move(chunk));
     if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
       project.links->dump = std::move(dump);
