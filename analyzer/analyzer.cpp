@@ -28,6 +28,7 @@
 #include "project.h"
 #include "project_batch.h"
 #include "ljcheck/source_map.h"
+#include "ljcheck/syntax_cache.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 
@@ -132,10 +133,11 @@ std::string dumpMessage(const std::string& message, const std::string& path) {
 
 // Ranges from the source, `-- ljcheck: allow(...)` suppressions, and the
 // problems of the suppression comments themselves.
-void applySource(std::string_view source, FileResult& result) {
+// `syntax`: the document's last token index, or null.
+void applySource(std::string_view source, FileResult& result, SyntaxCache* syntax = nullptr) {
   std::vector<Prediction>& predictions = result.predictions;
   if (predictions.empty() && source.find("ljcheck:") == std::string_view::npos) return;
-  SourceMap map(source);
+  SourceMap map(source, syntax);
   // A suppressed site takes the "masked by" notes it causes with it: the
   // user accepted the abort that hides them.
   std::set<std::tuple<std::string, int, std::string>> suppressedSites;
@@ -164,6 +166,7 @@ void applySource(std::string_view source, FileResult& result) {
 struct AnalysisReuse::State {
   bytecode::DumpRereader dumps;  // the prototypes of the last dump
   flow::ValueMap::History values;  // the passes of the last value map
+  SyntaxCache syntax;              // the token index of the last source map
 };
 
 AnalysisReuse::AnalysisReuse() : state_(std::make_unique<State>()) {}
@@ -174,6 +177,7 @@ std::size_t AnalysisReuse::prototypesReused() const { return state_->dumps.reuse
 std::size_t AnalysisReuse::prototypesDecoded() const { return state_->dumps.decoded(); }
 std::size_t AnalysisReuse::valuePassesReused() const { return state_->values.passesReused; }
 std::size_t AnalysisReuse::valuePassesRun() const { return state_->values.passesRun; }
+bool AnalysisReuse::tokenIndexTakenOver() const { return state_->syntax.tookOver(); }
 
 namespace {
 
@@ -217,7 +221,7 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
     if (reuse) reuse->state().dumps.keep(std::move(chunk));
     if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
       project.links->dump = std::move(dump);
-    if (!isDump) applySource(source, result);
+    if (!isDump) applySource(source, result, reuse ? &reuse->state().syntax : nullptr);
   } catch (const bytecode::DumpError& e) {
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
   }

@@ -74,6 +74,8 @@ class AnalysisReuse {
   // the one before, and run.
   std::size_t valuePassesReused() const;
   std::size_t valuePassesRun() const;
+  // Whether the last analysis took the token index over (an edit of digits only).
+  bool tokenIndexTakenOver() const;
   struct State;
   State& state() { return *state_; }
 
