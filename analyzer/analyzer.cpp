@@ -19,6 +19,7 @@
 
 #include "flow/call_graph.h"
 #include "flow/loops.h"
+#include "flow/value_history.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
@@ -27,6 +28,7 @@
 #include "project.h"
 #include "project_batch.h"
 #include "ljcheck/source_map.h"
+#include "ljcheck/syntax_cache.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 
@@ -66,8 +68,9 @@ bool reserveDump(std::atomic<std::size_t>* budget, std::size_t bytes) {
 
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
                                  const std::string& path, Confidence minConfidence, const BuiltinAliases& aliases,
-                                 const CModules* cModules, ProjectView project) {
-  flow::ValueMap values(chunk, profile, &aliases, cModules);
+                                 const CModules* cModules, ProjectView project,
+                                 flow::ValueMap::History* history = nullptr) {
+  flow::ValueMap values(chunk, profile, &aliases, cModules, history);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
   if (project.incoming)
@@ -140,10 +143,11 @@ std::string dumpMessage(const std::string& message, const std::string& path) {
 
 // Ranges from the source, `-- ljcheck: allow(...)` suppressions, and the
 // problems of the suppression comments themselves.
-void applySource(std::string_view source, FileResult& result) {
+// `syntax`: the document's last token index, or null.
+void applySource(std::string_view source, FileResult& result, SyntaxCache* syntax = nullptr) {
   std::vector<Prediction>& predictions = result.predictions;
   if (predictions.empty() && source.find("ljcheck:") == std::string_view::npos) return;
-  SourceMap map(source);
+  SourceMap map(source, syntax);
   // A suppressed site takes the "masked by" notes it causes with it: the
   // user accepted the abort that hides them.
   std::set<std::tuple<std::string, int, std::string>> suppressedSites;
@@ -171,6 +175,8 @@ void applySource(std::string_view source, FileResult& result) {
 
 struct AnalysisReuse::State {
   bytecode::DumpRereader dumps;  // the prototypes of the last dump
+  flow::ValueMap::History values;  // the passes of the last value map
+  SyntaxCache syntax;              // the token index of the last source map
 };
 
 AnalysisReuse::AnalysisReuse() : state_(std::make_unique<State>()) {}
@@ -179,6 +185,9 @@ AnalysisReuse::AnalysisReuse(AnalysisReuse&&) noexcept = default;
 AnalysisReuse& AnalysisReuse::operator=(AnalysisReuse&&) noexcept = default;
 std::size_t AnalysisReuse::prototypesReused() const { return state_->dumps.reused(); }
 std::size_t AnalysisReuse::prototypesDecoded() const { return state_->dumps.decoded(); }
+std::size_t AnalysisReuse::valuePassesReused() const { return state_->values.passesReused; }
+std::size_t AnalysisReuse::valuePassesRun() const { return state_->values.passesRun; }
+bool AnalysisReuse::tokenIndexTakenOver() const { return state_->syntax.tookOver(); }
 
 namespace {
 
@@ -213,11 +222,16 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   try {
     bytecode::Chunk chunk = reuse ? reuse->state().dumps.read(dump, embeddedOpcodes(), path)
                                   : bytecode::readDump(dump, embeddedOpcodes(), path);
-    result.predictions = runRules(chunk, profile, path, minConfidence, aliases, cModules, project);
+    flow::ValueMap::History* history = nullptr;
+    if (reuse) {
+      history = &reuse->state().values;
+      history->sameBytes = reuse->state().dumps.takenOver();
+    }
+    result.predictions = runRules(chunk, profile, path, minConfidence, aliases, cModules, project, history);
     if (reuse) reuse->state().dumps.keep(std::move(chunk));
     if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
       project.links->dump = std::move(dump);
-    if (!isDump) applySource(source, result);
+    if (!isDump) applySource(source, result, reuse ? &reuse->state().syntax : nullptr);
   } catch (const bytecode::DumpError& e) {
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
   }

@@ -190,6 +190,7 @@ class DumpReader {
   std::size_t headerLength() const { return headerLength_; }
   std::vector<std::pair<std::size_t, std::size_t>>& spans() { return spans_; }
   std::size_t reused() const { return reused_; }
+  std::vector<char>& takenOver() { return takenOver_; }
 
  private:
   void readHeader() {
@@ -246,7 +247,9 @@ class DumpReader {
       const std::size_t start = in_.offset();
       Cursor::Limit outer = in_.narrow(length, "prototype #", index);
       spans_.emplace_back(start, length);
-      if (!takeOver(index, start, length)) chunk_.prototypes.push_back(readPrototype(index));
+      const bool same = takeOver(index, start, length);
+      takenOver_.push_back(same ? 1 : 0);
+      if (!same) chunk_.prototypes.push_back(readPrototype(index));
       if (in_.offset() != in_.limitEnd()) {
         in_.failAt(name() + " declares " + std::to_string(length) + " bytes but its contents end after " +
                        std::to_string(in_.offset() - start),
@@ -632,6 +635,7 @@ class DumpReader {
   std::size_t headerLength_ = 0;
   std::vector<std::pair<std::size_t, std::size_t>> spans_;  // each prototype's bytes: start, length
   std::size_t reused_ = 0;
+  std::vector<char> takenOver_;  // by prototype index: 1 when taken over from the previous read
   Chunk chunk_;
   std::vector<std::size_t> unclaimed_;  // prototypes read but not yet named as a child
 };
@@ -653,6 +657,7 @@ Chunk DumpRereader::read(std::string_view bytes, const OpcodeTable& opcodes, std
     chunk = reader.read();
   } catch (...) {
     last_ = LastRead{};
+    takenOver_.clear();
     throw;
   }
   last_.chunk = Chunk{};
@@ -663,6 +668,7 @@ Chunk DumpRereader::read(std::string_view bytes, const OpcodeTable& opcodes, std
   last_.expectFr2 = options.expectFr2;
   reused_ = reader.reused();
   decoded_ = chunk.prototypes.size() - reused_;
+  takenOver_ = std::move(reader.takenOver());
   return chunk;
 }
 

@@ -125,8 +125,9 @@ Flow truthyEdges(const Instruction& ins, Flow flow, const std::vector<Value>& re
 }  // namespace
 
 ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases,
-                   const CModules* cModules)
-    : chunk_(chunk), profile_(profile), aliases_(aliases), cModules_(cModules), protos_(chunk.prototypes.size()) {
+                   const CModules* cModules, History* history)
+    : history_(history), chunk_(chunk), profile_(profile), aliases_(aliases), cModules_(cModules),
+      protos_(chunk.prototypes.size()) {
   // Which upvalues each closure assigns, its nested closures included
   // (children come first in a dump).
   assignedUpvalues_.resize(chunk.prototypes.size());
@@ -155,6 +156,7 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
       std::size_t child = p.gc[ins.d].child;
       if (child < creatingPc_.size() && creatingPc_[child] == 0) creatingPc_[child] = pc;
     }
+  if (history_) startHistory();
   // Parents come after their children in a dump: resolve from the end.
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
   // A second round lets calls see what the Lua functions they call return:
@@ -195,7 +197,9 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
   }
 }
 
-ValueMap::~ValueMap() = default;
+ValueMap::~ValueMap() {
+  if (history_) leaveHistory();
+}
 
 // True when some closure of `parent` captures its local in `slot` and assigns it.
 bool ValueMap::capturedAndAssigned(std::size_t parent, int slot) const {
@@ -249,7 +253,7 @@ void ValueMap::summarizeReturns(std::size_t index, bool skipUnknown) {
     }
     common = v;
   }
-  protos_[index].returns = common.value_or(Value{});
+  setReturns(index, common.value_or(Value{}));
 }
 
 bool ValueMap::callsItself(std::size_t index) const {
@@ -274,13 +278,13 @@ void ValueMap::summarizeRecursiveReturns(std::size_t index) {
   summarizeReturns(index, true);
   Value assumed = protos_[index].returns;
   if (!worthPropagating(assumed)) {
-    protos_[index].returns = {};
+    setReturns(index, {});
     return;
   }
   resolve(index);
   summarizeReturns(index);
   if (protos_[index].returns == assumed) return;
-  protos_[index].returns = {};
+  setReturns(index, {});
   resolve(index);
 }
 
@@ -431,7 +435,8 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
 
 void ValueMap::resolve(std::size_t index) {
   resolveUpvalues(index);
-  keepPass(index, forwardPass(index));
+  Pass replaced = keepPass(index, passOf(index));
+  if (history_) keepReplaced(index, std::move(replaced));
 }
 
 // What each upvalue of a prototype's closures holds (capturedValue).
@@ -533,18 +538,11 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   return pass;
 }
 
-// Keeps what a pass found for the queries, and the chunk's field map up to date.
-void ValueMap::keepPass(std::size_t index, Pass pass) {
+// Keeps what a pass found for the queries, and the chunk's field map up to
+// date; hands back what the prototype held before.
+ValueMap::Pass ValueMap::keepPass(std::size_t index, Pass pass) {
   ProtoValues& out = protos_[index];
-  TableUses& uses = pass.uses;
-  out.before = std::move(pass.before);
-  out.escaping = std::move(pass.escaping);
-  out.metatableTargets = std::move(uses.metatableTargets);
-  out.escapingTables = std::move(uses.escapingTables);
-  out.unresolvedSetmetatable = uses.unresolvedSetmetatable;
-  out.cdefs = std::move(uses.cdefs);
-  out.jitOff = std::move(uses.jitOff);
-  out.cModuleOperations = std::move(uses.cModuleOperations);
+  const TableUses& uses = pass.uses;
   // The field map changes only when this prototype's stores do: added to
   // on a first pass, rebuilt when a second pass stores something else.
   bool first = out.fieldWrites.empty() && out.dynamicKeys.empty() && out.metatables.empty();
@@ -554,11 +552,12 @@ void ValueMap::keepPass(std::size_t index, Pass pass) {
                          [](const auto& a, const auto& b) {
                            return a.table == b.table && a.key == b.key && a.value == b.value;
                          });
-  out.fieldWrites = std::move(uses.fieldWrites);
-  out.dynamicKeys = std::move(uses.dynamicKeys);
-  out.metatables = std::move(uses.metatables);
+  std::swap(out.before, pass.before);
+  std::swap(out.escaping, pass.escaping);
+  std::swap(static_cast<TableUses&>(out), pass.uses);
   if (first) addFields(out);
   else if (!same) collectFields();
+  return pass;
 }
 
 std::vector<bool> ValueMap::escapingFunctions() const {

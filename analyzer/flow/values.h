@@ -188,8 +188,13 @@ class ValueMap {
   // none, else it must outlive the map.
   // `cModules`: which require names load C modules; null for none, else it
   // must outlive the map.
+  // `history`: what the last map of the same document computed
+  // (value_history.h); this map takes over the passes whose inputs are
+  // unchanged and, when destroyed, leaves its own for the next one. Null
+  // for none, else it must outlive the map.
+  struct History;
   ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr,
-           const CModules* cModules = nullptr);
+           const CModules* cModules = nullptr, History* history = nullptr);
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
@@ -336,10 +341,19 @@ class ValueMap {
   // forward pass over its code, then keeping what the pass found.
   void resolve(std::size_t proto);
   void resolveUpvalues(std::size_t proto);
+  // The pass of a prototype: the last map's when its inputs are the same
+  // (value_history.cpp), else a forward pass.
+  Pass passOf(std::size_t proto);
+  void setReturns(std::size_t proto, Value returns);
+  void keepReplaced(std::size_t proto, Pass replaced);
+  void startHistory();
+  void leaveHistory();
+  History* history_ = nullptr;
   Value capturedValue(std::size_t proto, const bytecode::UpvalueRef& upvalue) const;
   std::vector<int> creatingPc_;  // per prototype: the pc of the FNEW in its parent that creates it (0: none)
   Pass forwardPass(std::size_t proto);
-  void keepPass(std::size_t proto, Pass pass);
+  // Returns what the prototype held before (the pass it replaces).
+  Pass keepPass(std::size_t proto, Pass pass);
   // skipUnknown: the meet of the returns that give a known value.
   void summarizeReturns(std::size_t proto, bool skipUnknown = false);
   void summarizeRecursiveReturns(std::size_t proto);

@@ -4,6 +4,7 @@
 
 #include <tree_sitter/api.h>
 
+#include "ljcheck/syntax_cache.h"
 #include "source/suppressions.h"
 #include "source/syntax_index.h"
 
@@ -11,8 +12,8 @@ extern "C" const TSLanguage* tree_sitter_lua(void);
 
 namespace ljcheck {
 
-SourceMap::SourceMap(std::string_view source)
-    : source_(source), syntax_(std::make_unique<const SyntaxIndex>(source)) {
+SourceMap::SourceMap(std::string_view source, SyntaxCache* cache)
+    : source_(source), syntax_(cache ? cache->indexOf(source) : std::make_shared<const SyntaxIndex>(source)) {
   lineStarts_.push_back(0);
   for (std::size_t i = source.find('\n'); i != std::string_view::npos; i = source.find('\n', i + 1))
     lineStarts_.push_back(i + 1);

@@ -65,8 +65,8 @@ std::string edited(const std::string& text, const LineEdit& e) {
 }
 
 // What a user types: a digit changed (trip counts, constants), a closure,
-// a vararg or a call put in, a name changed, a piece of the line deleted,
-// one library function called instead of another.
+// a vararg, a call or a line put in, a name changed, a piece of the line
+// deleted, one library function called instead of another.
 LineEdit randomEdit(const std::string& text, std::mt19937& random) {
   std::vector<std::string> lines = splitLines(text);
   auto pick = [&](std::size_t n) { return static_cast<int>(std::uniform_int_distribution<std::size_t>(0, n - 1)(random)); };
@@ -77,6 +77,7 @@ LineEdit randomEdit(const std::string& text, std::mt19937& random) {
   static const std::vector<std::string> inserts = {
       "local _f = function() return 1 end ", "print(...) ", "x", "(", "1", "for _i = 1, 100 do end ",
       "string.gsub(\"a\", \"a\", \"b\") ", "local _u = {} ", "end ", "return ",
+      "local _n = 1\n",  // a line more: every function below moves
   };
   // Names swapped for names of the same length: the bytecode changes, its
   // size does not (a fast function for one without a recorder, and back).

@@ -70,6 +70,12 @@ class AnalysisReuse {
   // Of the last analysis: prototypes taken over from the one before, and decoded.
   std::size_t prototypesReused() const;
   std::size_t prototypesDecoded() const;
+  // Of the last analysis: value passes (one prototype each) taken over from
+  // the one before, and run.
+  std::size_t valuePassesReused() const;
+  std::size_t valuePassesRun() const;
+  // Whether the last analysis took the token index over (an edit of digits only).
+  bool tokenIndexTakenOver() const;
   struct State;
   State& state() { return *state_; }
 

@@ -30,6 +30,9 @@ class DumpRereader {
   // What the last read took over and decoded (for tests and benchmarks).
   std::size_t reused() const { return reused_; }
   std::size_t decoded() const { return decoded_; }
+  // By prototype index, of the last read: 1 when the prototype's bytes are
+  // those at the same index of the read before (it was taken over), else 0.
+  const std::vector<char>& takenOver() const { return takenOver_; }
 
   // The bytes of the last read and where each prototype lies in them.
   struct LastRead {
@@ -45,6 +48,7 @@ class DumpRereader {
  private:
   LastRead last_;
   std::size_t reused_ = 0, decoded_ = 0;
+  std::vector<char> takenOver_;
 };
 
 }  // namespace ljcheck::bytecode

@@ -24,10 +24,13 @@ struct ConstructSite {
 };
 
 struct SyntaxIndex;
+class SyntaxCache;
 
 class SourceMap {
  public:
-  explicit SourceMap(std::string_view source);
+  // `cache`: the document's last token index (syntax_cache.h), taken over
+  // when it is this source's; null for none.
+  explicit SourceMap(std::string_view source, SyntaxCache* cache = nullptr);
   ~SourceMap();
   SourceMap(const SourceMap&) = delete;
   SourceMap& operator=(const SourceMap&) = delete;
@@ -62,7 +65,7 @@ class SourceMap {
   std::vector<std::size_t> lineStarts_;
   std::vector<Allow> allows_;
   std::vector<DirectiveProblem> unpaired_;
-  std::unique_ptr<const SyntaxIndex> syntax_;
+  std::shared_ptr<const SyntaxIndex> syntax_;
 };
 
 }  // namespace ljcheck
