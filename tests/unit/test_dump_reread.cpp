@@ -11,8 +11,11 @@
 #include "ljcheck/compile.h"
 #include "ljcheck/dump_reread.h"
 #include "ljcheck/profile.h"
+#include "../support/text_edits.h"
 
 using namespace ljcheck::bytecode;
+
+using ljcheck::testing::replaced;
 
 namespace {
 
@@ -69,13 +72,6 @@ const std::string kModule =
     "end\n"
     "function M.c(x) return x .. 'c' end\n"
     "return M\n";
-
-// Replaces the first `from` in `text` by `to`.
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
 
 }  // namespace
 

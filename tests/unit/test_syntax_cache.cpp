@@ -8,9 +8,12 @@
 
 #include "ljcheck/syntax_cache.h"
 #include "source/syntax_index.h"
+#include "../support/text_edits.h"
 
 using ljcheck::SyntaxCache;
 using ljcheck::SyntaxIndex;
+
+using ljcheck::testing::replaced;
 
 namespace {
 
@@ -48,12 +51,6 @@ const std::string kSource =
     "  return s, function(...) return ... end\n"
     "end\n"
     "return M\n";
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
 
 }  // namespace
 

@@ -20,9 +20,12 @@
 #include "ljcheck/compile.h"
 #include "ljcheck/dump_reread.h"
 #include "ljcheck/profile.h"
+#include "../support/text_edits.h"
 
 using namespace ljcheck;
 using flow::Value;
+
+using ljcheck::testing::replaced;
 
 namespace {
 
@@ -125,13 +128,6 @@ std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   REQUIRE(in);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// Replaces the first `from` in `text` by `to`.
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
 }
 
 }  // namespace
