@@ -97,10 +97,10 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->memberCalls = calls.calledMembers();
   }
   rules::CollectingSink sink(path);
+  rules::FunctionNames names(chunk.prototypes.size());
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
-    flow::LoopMap loops(chunk.prototypes[i]);
-    rules::FunctionView view{chunk, i, chunk.prototypes[i], loops, values, calls, profile,
-                             ReasonCatalog::builtin(), constructors};
+    rules::FunctionView view{chunk, i, chunk.prototypes[i], calls.loopMap(i), values, calls, profile,
+                             ReasonCatalog::builtin(), constructors, &names};
     for (const auto& rule : rules::allRules()) rule->check(view, sink);
   }
   auto found = sink.take(minConfidence);

@@ -168,10 +168,11 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       reentered_(chunk.prototypes.size(), false) {
   std::vector<bool> escapes = values.escapingFunctions();
   std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
+  loopMaps_.reserve(chunk.prototypes.size());
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     onceOnly_[q] = findOnceOnly(proto);
-    LoopMap loops(proto);
+    const LoopMap& loops = loopMaps_.emplace_back(proto);
     for (const auto& loop : loops.loops()) {
       long trips = loop.kind == Loop::Kind::NumericFor   ? numericTrips(chunk, q, values, loop)
                    : loop.kind == Loop::Kind::GenericFor ? genericTrips(chunk, q, values, loop)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "flow/loops.h"
 #include "flow/metatypes.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
@@ -124,6 +125,10 @@ class CallGraph {
   const ExternalCaller* externalCaller(std::size_t proto) const;
   bool inLoop(std::size_t proto, int pc) const;
   bool hasLoop(std::size_t proto) const { return !loops_.at(proto).empty(); }
+  // The loop structure of a prototype, found once per chunk for every
+  // stage that asks (rules, masking): building it per question cost more
+  // than the questions.
+  const LoopMap& loopMap(std::size_t proto) const { return loopMaps_.at(proto); }
   // The strongly connected component of a prototype in the graph of
   // resolved calls: prototypes with the same component id call each other
   // round in a cycle; recursive() when its component has a cycle.
@@ -138,6 +143,7 @@ class CallGraph {
   std::vector<Heat> heat_;
   std::vector<std::vector<CallSite>> callers_;
   std::vector<std::vector<CallSite>> callbacks_;
+  std::vector<LoopMap> loopMaps_;              // per proto
   std::vector<std::vector<LoopTrips>> loops_;  // per proto, outer before inner
   std::vector<std::vector<OnceOnly>> onceOnly_;  // per proto
   long hotloop_, hotexit_;

@@ -100,7 +100,7 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
     if (site.protectedCall)
       return name + " is called through pcall at line " + std::to_string(line) +
              ", so the side trace from this loop's exit cannot return through the pcall frame";
-    flow::LoopMap loops(caller);
+    const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
     const Loop* loop = loops.innermost(site.pc);
     if (int abortLine = abortBetween(fn, caller, loops, *loop, loop->first - 1, loop->last))
       return name + " is called at line " + std::to_string(line) + " from a loop whose trace aborts at line " +

@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <set>
 
 #include "flow/instruction_effects.h"
 
@@ -47,23 +46,19 @@ int jumpOf(const bytecode::Instruction& ins, int pc) {
 }
 
 // By pc, the index of the innermost loop holding it (LoopMap::innermost: the
-// shortest, the first listed among equals), or -1; one sweep over the pcs.
+// shortest, the first listed among equals), or -1. Each loop marks its pcs
+// where it is shorter than the loop marked there: loops nest a few deep, so
+// this touches each pc a few times, with no allocation but the result.
 std::vector<int> innermostLoops(const std::vector<flow::Loop>& loops, int size) {
-  std::vector<std::vector<int>> opening(static_cast<std::size_t>(size) + 2), closing = opening;
+  std::vector<int> innermost(static_cast<std::size_t>(size) + 1, -1);
+  auto span = [&](int i) { return loops[static_cast<std::size_t>(i)].last - loops[static_cast<std::size_t>(i)].first; };
   for (std::size_t i = 0; i < loops.size(); ++i) {
     const flow::Loop& l = loops[i];
     int first = std::max(l.first, 1), last = std::min(l.last, size);
-    if (first > last) continue;  // holds no pc
-    opening[static_cast<std::size_t>(first)].push_back(static_cast<int>(i));
-    closing[static_cast<std::size_t>(last) + 1].push_back(static_cast<int>(i));
-  }
-  std::vector<int> innermost(static_cast<std::size_t>(size) + 1, -1);
-  std::set<std::pair<int, int>> open;  // (span, index)
-  auto key = [&](int i) { return std::make_pair(loops[static_cast<std::size_t>(i)].last - loops[static_cast<std::size_t>(i)].first, i); };
-  for (int pc = 1; pc <= size; ++pc) {
-    for (int i : closing[static_cast<std::size_t>(pc)]) open.erase(key(i));
-    for (int i : opening[static_cast<std::size_t>(pc)]) open.insert(key(i));
-    if (!open.empty()) innermost[static_cast<std::size_t>(pc)] = open.begin()->second;
+    for (int pc = first; pc <= last; ++pc) {
+      int& at = innermost[static_cast<std::size_t>(pc)];
+      if (at < 0 || l.last - l.first < span(at)) at = static_cast<int>(i);
+    }
   }
   return innermost;
 }
@@ -104,7 +99,7 @@ Masking::Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::Va
   const bytecode::Prototype& code = chunk.prototypes[proto];
   size_ = code.size();
   const auto n = static_cast<std::size_t>(size_);
-  const flow::LoopMap loops(code);
+  const flow::LoopMap& loops = calls.loopMap(proto);
   innermost_ = innermostLoops(loops.loops(), size_);
 
   // floor_[pc]: the highest loop-running call below pc, and the highest first

@@ -81,8 +81,7 @@ TraceConstant bothConstant(TraceConstant a, TraceConstant b) {
 
 TraceConstant traceConstant(const FunctionView& fn, std::size_t proto, int pc, int slot, int depth) {
   const auto& code = fn.chunk.prototypes[proto];
-  flow::LoopMap loops(code);
-  const flow::Loop* loop = loops.innermost(pc);
+  const flow::Loop* loop = fn.calls.loopMap(proto).innermost(pc);
   int floor = loop ? loop->first : 1;
   for (int q = pc - 1; q >= floor; --q) {
     const auto& ins = code.at(q);
