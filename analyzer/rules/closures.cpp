@@ -20,19 +20,32 @@ class ClosureRule final : public Rule {
   }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
+    // The profile's refusals and the reasonIds, looked up once per
+    // prototype rather than at each FNEW: a file of many closures has
+    // thousands of them.
+    static const ReasonId fnewId = ReasonId::refusedBytecode(bytecode::opName(Op::FNEW));
+    static const ReasonId ucloId = ReasonId::refusedBytecode(bytecode::opName(Op::UCLO));
+    int refused = -1;  // -1: not looked up yet; else bit 0 FNEW, bit 1 UCLO
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
       Op op = fn.proto.at(pc).op;
       if (op != Op::FNEW && op != Op::UCLO) continue;
-      std::string bc(bytecode::opName(op));
-      if (!fn.profile.nyiBytecodes.count(bc)) continue;
+      if (refused < 0)
+        refused = (fn.profile.nyiBytecodes.count(std::string(bytecode::opName(Op::FNEW))) ? 1 : 0) |
+                  (fn.profile.nyiBytecodes.count(std::string(bytecode::opName(Op::UCLO))) ? 2 : 0);
+      if (!(refused & (op == Op::FNEW ? 1 : 2))) continue;
       if (!runsHot(fn, pc)) continue;
+      std::string_view bc = bytecode::opName(op);
       Context ctx = fn.loops.inLoop(pc) ? Context::Loop : Context::Function;
       Finding f;
       f.pc = pc;
-      f.reasonId = ReasonId::refusedBytecode(bc);
+      f.reasonId = op == Op::FNEW ? fnewId : ucloId;
       f.aborts = true;
-      f.reasoning = whyHot(fn, pc) + ", and the recorder refuses " + bc + " in every LuaJIT 2.1 build" +
-                    (op == Op::UCLO ? " (a local of this block is captured by a closure)" : "");
+      f.reasoning = whyHot(fn, pc);
+      f.reasoning.reserve(f.reasoning.size() + 112);  // the clauses below, grown once
+      f.reasoning += ", and the recorder refuses ";
+      f.reasoning += bc;
+      f.reasoning += " in every LuaJIT 2.1 build";
+      if (op == Op::UCLO) f.reasoning += " (a local of this block is captured by a closure)";
       if (op == Op::FNEW) {
         f.construct = "closure";
         f.message = ctx == Context::Loop

@@ -15,42 +15,62 @@ using bytecode::Op;
 namespace {
 
 // The local variable occupying `slot` just after `pc`: LuaJIT gives active
-// locals consecutive slots in declaration order.
-std::string localNameAt(const bytecode::Prototype& p, int pc, int slot) {
+// locals consecutive slots in declaration order. Null when none does.
+const std::string* localNameAt(const bytecode::Prototype& p, int pc, int slot) {
   int index = 0;
   for (const auto& v : p.vars) {
     if (v.startpc > pc + 1 || v.endpc <= pc) continue;
-    if (index == slot) return v.name;
+    if (index == slot) return &v.name;
     ++index;
   }
-  return {};
+  return nullptr;
+}
+
+// A non-empty string constant of `p` at index d, or null. The name is
+// copied once, into the result: this runs for every finding and for every
+// reasoning sentence.
+const std::string* stringKey(const bytecode::Prototype& p, std::uint16_t d) {
+  if (d >= p.gc.size() || p.gc[d].kind != bytecode::GcConstant::Kind::String || p.gc[d].str.empty()) return nullptr;
+  return &p.gc[d].str;
+}
+
+std::string nameOf(const FunctionView& fn, std::size_t index) {
+  const bytecode::Chunk& chunk = fn.chunk;
+  if (index + 1 == chunk.prototypes.size()) return "<main>";
+  const auto& proto = chunk.prototypes[index];
+  auto anonymous = [&] {
+    std::string name;
+    name.reserve(24);
+    name += "<anonymous:";
+    name += std::to_string(proto.firstline);
+    name += '>';
+    return name;
+  };
+  if (proto.parent == SIZE_MAX) return anonymous();
+  const auto& parent = chunk.prototypes[proto.parent];
+  // The FNEW that creates it, found once per chunk: a scan of the parent
+  // per name made a file of many functions quadratic.
+  int pc = fn.values.creatingPc(index);
+  if (pc <= 0 || pc > parent.size()) return anonymous();
+  const auto& ins = parent.at(pc);
+  if (pc < parent.size()) {
+    const auto& next = parent.at(pc + 1);
+    if (next.op == Op::GSET && next.a == ins.a)
+      if (const std::string* key = stringKey(parent, next.d)) return *key;
+    if (next.op == Op::TSETS && next.a == ins.a)
+      if (const std::string* key = stringKey(parent, next.c)) return *key;
+  }
+  const std::string* local = localNameAt(parent, pc, ins.a);
+  return !local || local->empty() || (*local)[0] == '(' ? anonymous() : *local;
 }
 
 }  // namespace
 
 std::string functionName(const FunctionView& fn, std::size_t index) {
-  const bytecode::Chunk& chunk = fn.chunk;
-  if (index + 1 == chunk.prototypes.size()) return "<main>";
-  const auto& proto = chunk.prototypes[index];
-  std::string anonymous = "<anonymous:" + std::to_string(proto.firstline) + ">";
-  if (proto.parent == SIZE_MAX) return anonymous;
-  const auto& parent = chunk.prototypes[proto.parent];
-  // The FNEW that creates it, found once per chunk: a scan of the parent
-  // per name made a file of many functions quadratic.
-  int pc = fn.values.creatingPc(index);
-  if (pc <= 0 || pc > parent.size()) return anonymous;
-  const auto& ins = parent.at(pc);
-  if (pc < parent.size()) {
-    const auto& next = parent.at(pc + 1);
-    auto key = [&](std::uint16_t d) -> std::string {
-      return d < parent.gc.size() && parent.gc[d].kind == bytecode::GcConstant::Kind::String ? parent.gc[d].str
-                                                                                             : std::string();
-    };
-    if (next.op == Op::GSET && next.a == ins.a && !key(next.d).empty()) return key(next.d);
-    if (next.op == Op::TSETS && next.a == ins.a && !key(next.c).empty()) return key(next.c);
-  }
-  std::string local = localNameAt(parent, pc, ins.a);
-  return local.empty() || local[0] == '(' ? anonymous : local;
+  if (!fn.names || index >= fn.names->byProto.size()) return nameOf(fn, index);
+  std::optional<std::string>& name = fn.names->byProto[index];
+  if (!name) name = nameOf(fn, index);
+  return *name;
 }
 
 namespace {
@@ -64,12 +84,15 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   values_ = &fn.values;
   calls_ = &fn.calls;
   uclosAbort_ = fn.profile.nyiBytecodes.count("UCLO") > 0;
-  Prediction p;
   const Reason* reason = fn.catalog.find(finding.reasonId.code());
   // Every reasonId a rule can emit is checked against the catalog by a test
   // (test_rule_reasons.cpp): one it does not know is a bug, never a default.
   if (!reason)
     throw std::logic_error("rule emitted " + finding.reasonId.str() + ", which the reason catalog does not know");
+  // Written in place: moving a Prediction (a dozen strings) into the list
+  // cost as much as filling it.
+  Pending& entry = pending_.emplace_back();
+  Prediction& p = entry.prediction;
   std::size_t proto = finding.proto == SIZE_MAX ? fn.index : finding.proto;
   const auto& code = fn.chunk.prototypes[proto];
   p.reasonId = std::move(finding.reasonId);
@@ -122,12 +145,9 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
   static const ReasonId jitOff = ReasonId::traceError("CJITOFF");
   if (fn.values.jitDisabled(proto) && p.reasonId != jitOff) p.maskedBy = MaskingSite{path_, code.firstline, jitOff};
-  Pending entry;
-  entry.prediction = std::move(p);
   entry.proto = finding.tracePc > 0 ? fn.index : proto;
   entry.tracePc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
   entry.certainAbort = finding.aborts && finding.confidence == Confidence::Certain;
-  pending_.push_back(std::move(entry));
 }
 
 void CollectingSink::markMasked() {
@@ -144,11 +164,15 @@ void CollectingSink::markMasked() {
     auto candidates = maskers.find(site.proto);
     if (candidates == maskers.end() || site.prediction.masked()) continue;
     const auto& list = candidates->second;
+    // Only an abort before the site can hide it (Masking::firstMasker): a
+    // prototype whose one abort is the site itself needs no Masking.
+    if (list.front()->tracePc >= site.tracePc) continue;
     auto it = masking.find(site.proto);
     if (it == masking.end()) {
       std::vector<int> pcs;
+      pcs.reserve(list.size());
       for (const Pending* m : list) pcs.push_back(m->tracePc);
-      it = masking.emplace(site.proto, Masking(*chunk_, site.proto, *values_, *calls_, pcs)).first;
+      it = masking.try_emplace(site.proto, *chunk_, site.proto, *values_, *calls_, pcs).first;
     }
     int pc = it->second.firstMasker(site.tracePc);
     if (pc == 0) continue;
@@ -193,12 +217,13 @@ void CollectingSink::markMaskedByCalls() {
     auto [it, fresh] = maskers.try_emplace(site.proto);
     if (fresh) it->second = closingCalls(site.proto);
     const auto& list = it->second;
-    if (list.empty()) continue;
+    if (list.empty() || list.front().pc >= site.tracePc) continue;  // nothing before the site (see markMasked)
     auto m = masking.find(site.proto);
     if (m == masking.end()) {
       std::vector<int> pcs;
+      pcs.reserve(list.size());
       for (const Masker& c : list) pcs.push_back(c.pc);
-      m = masking.emplace(site.proto, Masking(*chunk_, site.proto, *values_, *calls_, pcs)).first;
+      m = masking.try_emplace(site.proto, *chunk_, site.proto, *values_, *calls_, pcs).first;
     }
     int pc = m->second.firstMasker(site.tracePc);
     if (pc == 0) continue;
@@ -220,14 +245,25 @@ std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
     if (a.masked() != b.masked()) return !a.masked();
     return a.confidence > b.confidence;
   };
-  std::map<std::pair<int, ReasonId>, std::size_t> index;
+  // Keyed by the reasonId of the prediction kept in `out`, which never
+  // moves (reserved) and keeps an equal reasonId when replaced.
+  auto before = [](const std::pair<int, const ReasonId*>& a, const std::pair<int, const ReasonId*>& b) {
+    return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+  };
+  std::map<std::pair<int, const ReasonId*>, std::size_t, decltype(before)> index(before);
   std::vector<Prediction> out;
+  out.reserve(pending_.size());
   for (auto& site : pending_) {
     Prediction& p = site.prediction;
     if (p.confidence < minConfidence) continue;
-    auto [it, inserted] = index.emplace(std::make_pair(p.line, p.reasonId), out.size());
-    if (inserted) out.push_back(std::move(p));
-    else if (better(p, out[it->second])) out[it->second] = std::move(p);
+    const std::pair<int, const ReasonId*> key(p.line, &p.reasonId);
+    auto it = index.lower_bound(key);
+    if (it == index.end() || before(key, it->first)) {
+      out.push_back(std::move(p));
+      index.emplace_hint(it, std::make_pair(out.back().line, &out.back().reasonId), out.size() - 1);
+    } else if (better(p, out[it->second])) {
+      out[it->second] = std::move(p);
+    }
   }
   pending_.clear();
   return out;

@@ -7,6 +7,10 @@
 // before it returns (masking.h, closingReturnLine).
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "rules/rule.h"
 
 namespace ljcheck::rules {
@@ -45,6 +49,14 @@ class CollectingSink final : public PredictionSink {
 };
 
 // "name" for a named function, "<main>" for the chunk, "<anonymous:LINE>".
+// Kept in fn.names when it has one.
 std::string functionName(const FunctionView& fn, std::size_t index);
+
+// The names functionName() gave, by prototype: every finding and many
+// reasoning sentences name their function, often the same one.
+struct FunctionNames {
+  explicit FunctionNames(std::size_t prototypes) : byProto(prototypes) {}
+  std::vector<std::optional<std::string>> byProto;
+};
 
 }  // namespace ljcheck::rules

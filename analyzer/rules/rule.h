@@ -19,6 +19,8 @@
 
 namespace ljcheck::rules {
 
+struct FunctionNames;  // prediction_sink.h
+
 struct FunctionView {
   const bytecode::Chunk& chunk;
   std::size_t index;  // into chunk.prototypes
@@ -30,6 +32,9 @@ struct FunctionView {
   const ReasonCatalog& catalog;
   // ctypes with a `__new` metamethod: this file's and other files' exports.
   const flow::CtypeConstructors& constructors;
+  // functionName() of each prototype, kept for the analysis; null: worked
+  // out at each call.
+  FunctionNames* names = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
 };
 
