@@ -180,14 +180,13 @@ Json diagnosticFor(const Prediction& p, const Document& document, const LineInde
 
 std::string publishParams(const Document& document, const DiagnosticStyle& style) {
   LineIndex lines(document.text);
-  return publishParams(document, style, [&](std::string& out, std::size_t i) {
+  return publishParams(document, style, lines, [&](std::string& out, std::size_t i) {
     appendDiagnostic(out, document.result.predictions[i], document, lines, style);
   });
 }
 
-std::string publishParams(const Document& document, const DiagnosticStyle& style,
+std::string publishParams(const Document& document, const DiagnosticStyle& style, const LineIndex& lines,
                           const std::function<void(std::string&, std::size_t)>& appendPrediction) {
-  LineIndex lines(document.text);
   std::string out = "{\"diagnostics\":[";
   bool first = true;
   for (const auto& e : document.result.errors) {

@@ -31,7 +31,8 @@ nlohmann::json diagnosticFor(const Prediction& p, const Document& document, cons
 std::string publishParams(const Document& document, const DiagnosticStyle& style);
 // The same, with the diagnostic of document.result.predictions[i] written
 // by appendPrediction(out, i).
-std::string publishParams(const Document& document, const DiagnosticStyle& style,
+// `lines`: the LineIndex of document.text, built once by the caller.
+std::string publishParams(const Document& document, const DiagnosticStyle& style, const LineIndex& lines,
                           const std::function<void(std::string&, std::size_t)>& appendPrediction);
 
 }  // namespace ljcheck::lsp

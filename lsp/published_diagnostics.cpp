@@ -23,13 +23,6 @@ bool sameMask(const std::optional<MaskingSite>& a, const std::optional<MaskingSi
   return !a || (a->path == b->path && a->line == b->line && a->reasonId == b->reasonId);
 }
 
-// Every field of a prediction appendDiagnostic() reads.
-bool sameDiagnosticFields(const Prediction& a, const Prediction& b) {
-  return a.line == b.line && a.reasonId == b.reasonId && a.reasonClass == b.reasonClass &&
-         a.severity == b.severity && a.confidence == b.confidence && sameRange(a.range, b.range) &&
-         sameMask(a.maskedBy, b.maskedBy) && a.message == b.message && a.reasoning == b.reasoning;
-}
-
 // The 0-based lines whose text a prediction's diagnostic reads: its range's
 // start and end (or its whole line), and the masking site's line in this file.
 template <typename Visit>
@@ -45,21 +38,44 @@ bool allLines(const Prediction& p, const std::string& documentPath, Visit visit)
 
 }  // namespace
 
+PublishedDiagnostics::Written::Written(const Prediction& p)
+    : line(p.line),
+      reasonId(p.reasonId),
+      reasonClass(p.reasonClass),
+      severity(p.severity),
+      confidence(p.confidence),
+      range(p.range),
+      maskedBy(p.maskedBy),
+      message(p.message),
+      reasoning(p.reasoning) {}
+
+// Every field of a prediction appendDiagnostic() reads.
+bool PublishedDiagnostics::Written::same(const Prediction& p) const {
+  return line == p.line && reasonId == p.reasonId && reasonClass == p.reasonClass && severity == p.severity &&
+         confidence == p.confidence && sameRange(range, p.range) && sameMask(maskedBy, p.maskedBy) &&
+         message == p.message && reasoning == p.reasoning;
+}
+
 std::string PublishedDiagnostics::params(const Document& document, const DiagnosticStyle& style) {
   const bool sameSetting = uri_ == document.uri && path_ == document.path && docsUrl_ == style.docsUrl &&
                            encoding_ == style.encoding;
-  const LineIndex before(text_), now(document.text);
+  if (!lines_) lines_.emplace(*text_);
+  const LineIndex& before = *lines_;
+  // The copy kept for the next publish is made first and indexed once: the
+  // index of an equal text serves this publish as well.
+  auto text = std::make_unique<const std::string>(document.text);
+  LineIndex now(*text);
   const std::vector<Prediction>& predictions = document.result.predictions;
   std::vector<std::string> written(predictions.size());
   reused_ = 0;
   // Predictions come sorted by line: after an edit that keeps the line
   // count, the one at an index is most often the one at that index before.
   auto reusable = [&](std::size_t i) {
-    if (!sameSetting || i >= predictions_.size() || !sameDiagnosticFields(predictions[i], predictions_[i]))
+    if (!sameSetting || i >= predictions_.size() || !predictions_[i].same(predictions[i]))
       return false;
     return allLines(predictions[i], document.path, [&](int line) { return before.line(line) == now.line(line); });
   };
-  std::string out = publishParams(document, style, [&](std::string& json, std::size_t i) {
+  std::string out = publishParams(document, style, now, [&](std::string& json, std::size_t i) {
     if (reusable(i)) {
       written[i] = std::move(diagnostics_[i]);
       ++reused_;
@@ -72,8 +88,11 @@ std::string PublishedDiagnostics::params(const Document& document, const Diagnos
   path_ = document.path;
   docsUrl_ = style.docsUrl;
   encoding_ = style.encoding;
-  text_ = document.text;
-  predictions_ = predictions;
+  text_ = std::move(text);
+  lines_.emplace(std::move(now));
+  predictions_.clear();
+  predictions_.reserve(predictions.size());
+  for (const Prediction& p : predictions) predictions_.emplace_back(p);
   diagnostics_ = std::move(written);
   return out;
 }

@@ -4,6 +4,8 @@
 // one or none of them. The text is the same as publishParams() writes.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,11 +23,29 @@ class PublishedDiagnostics {
   std::size_t reused() const { return reused_; }
 
  private:
+  // The fields of a prediction its diagnostic's text reads: kept instead of
+  // the whole prediction (the advice, the function and the rest are never
+  // written), since every publish copies them all.
+  struct Written {
+    int line = 0;
+    ReasonId reasonId;
+    ReasonClass reasonClass = ReasonClass::Risk;
+    Severity severity = Severity::Warn;
+    Confidence confidence = Confidence::Likely;
+    SourceRange range;
+    std::optional<MaskingSite> maskedBy;
+    std::string message, reasoning;
+    explicit Written(const Prediction& p);
+    bool same(const Prediction& p) const;
+  };
   // What every diagnostic's text depends on besides its prediction and lines.
   std::string uri_, path_, docsUrl_;
   PositionEncoding encoding_ = PositionEncoding::Utf16;
-  std::string text_;
-  std::vector<Prediction> predictions_;
+  // The last text, on the heap so that lines_ (which views it) stays valid
+  // when this object moves; its index is the "before" of the next publish.
+  std::unique_ptr<const std::string> text_ = std::make_unique<const std::string>();
+  std::optional<LineIndex> lines_;
+  std::vector<Written> predictions_;
   std::vector<std::string> diagnostics_;  // the JSON text of each of predictions_
   std::size_t reused_ = 0;
 };
