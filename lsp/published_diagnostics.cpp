@@ -38,16 +38,17 @@ bool allLines(const Prediction& p, const std::string& documentPath, Visit visit)
 
 }  // namespace
 
-PublishedDiagnostics::Written::Written(const Prediction& p)
-    : line(p.line),
-      reasonId(p.reasonId),
-      reasonClass(p.reasonClass),
-      severity(p.severity),
-      confidence(p.confidence),
-      range(p.range),
-      maskedBy(p.maskedBy),
-      message(p.message),
-      reasoning(p.reasoning) {}
+void PublishedDiagnostics::Written::keep(const Prediction& p) {
+  line = p.line;
+  reasonId = p.reasonId;
+  reasonClass = p.reasonClass;
+  severity = p.severity;
+  confidence = p.confidence;
+  range = p.range;
+  maskedBy = p.maskedBy;
+  message = p.message;
+  reasoning = p.reasoning;
+}
 
 // Every field of a prediction appendDiagnostic() reads.
 bool PublishedDiagnostics::Written::same(const Prediction& p) const {
@@ -63,8 +64,8 @@ std::string PublishedDiagnostics::params(const Document& document, const Diagnos
   const LineIndex& before = *lines_;
   // The copy kept for the next publish is made first and indexed once: the
   // index of an equal text serves this publish as well.
-  auto text = std::make_unique<const std::string>(document.text);
-  LineIndex now(*text);
+  *spare_ = document.text;
+  LineIndex now(*spare_);
   const std::vector<Prediction>& predictions = document.result.predictions;
   std::vector<std::string> written(predictions.size());
   reused_ = 0;
@@ -88,11 +89,10 @@ std::string PublishedDiagnostics::params(const Document& document, const Diagnos
   path_ = document.path;
   docsUrl_ = style.docsUrl;
   encoding_ = style.encoding;
-  text_ = std::move(text);
+  std::swap(text_, spare_);
   lines_.emplace(std::move(now));
-  predictions_.clear();
-  predictions_.reserve(predictions.size());
-  for (const Prediction& p : predictions) predictions_.emplace_back(p);
+  predictions_.resize(predictions.size());
+  for (std::size_t i = 0; i < predictions.size(); ++i) predictions_[i].keep(predictions[i]);
   diagnostics_ = std::move(written);
   return out;
 }

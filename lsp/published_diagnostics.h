@@ -35,7 +35,9 @@ class PublishedDiagnostics {
     SourceRange range;
     std::optional<MaskingSite> maskedBy;
     std::string message, reasoning;
-    explicit Written(const Prediction& p);
+    // Assigned field by field: the strings keep their buffers from one
+    // publish to the next.
+    void keep(const Prediction& p);
     bool same(const Prediction& p) const;
   };
   // What every diagnostic's text depends on besides its prediction and lines.
@@ -43,7 +45,9 @@ class PublishedDiagnostics {
   PositionEncoding encoding_ = PositionEncoding::Utf16;
   // The last text, on the heap so that lines_ (which views it) stays valid
   // when this object moves; its index is the "before" of the next publish.
-  std::unique_ptr<const std::string> text_ = std::make_unique<const std::string>();
+  // The next text is copied into spare_, and the two trade places.
+  std::unique_ptr<std::string> text_ = std::make_unique<std::string>();
+  std::unique_ptr<std::string> spare_ = std::make_unique<std::string>();
   std::optional<LineIndex> lines_;
   std::vector<Written> predictions_;
   std::vector<std::string> diagnostics_;  // the JSON text of each of predictions_
