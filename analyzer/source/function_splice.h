@@ -39,7 +39,7 @@ namespace ljcheck {
 enum class SpliceOutcome {
   Spliced,
   NoLastDump,         // no dump of the last text (first analysis, syntax error, a dump as input)
-  Unchanged,          // the text is the last one
+  Unchanged,          // the text is the last one: its dump is the last one
   NotInOneFunction,   // the edit is not strictly inside the body of one top-level function
   LinesChanged,       // the edit adds or removes a line break
   TooLarge,           // near a LuaJIT parser limit that the function alone would not meet
@@ -55,7 +55,8 @@ const char* describe(SpliceOutcome outcome);
 class FunctionSplicer {
  public:
   // The dump of `source`, made from the dump `last` holds of the text
-  // remember() was last given; nullopt: compile `source` in full.
+  // remember() was last given (that dump itself when `source` is that
+  // text); nullopt: compile `source` in full.
   std::optional<std::string> splice(std::string_view source, const bytecode::DumpRereader::LastRead& last,
                                     const bytecode::OpcodeTable& opcodes, LuaCompiler& compiler,
                                     std::string_view chunkPath);

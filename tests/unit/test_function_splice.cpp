@@ -168,6 +168,7 @@ TEST_CASE("function splice: an edit inside a function's body is spliced, byte fo
   Document doc(kModule);
   CHECK(doc.edit(replaced(doc.text(), "local s = 0", "local s = 1")) == SpliceOutcome::Spliced);
   CHECK(doc.edit(replaced(doc.text(), "local s = 1", "local s, u = 1, t.x")) == SpliceOutcome::Spliced);
+  CHECK(doc.edit(doc.text()) == SpliceOutcome::Unchanged);
   CHECK(doc.edit(replaced(doc.text(), "return y * 2", "return y * 3 + #'abc'")) == SpliceOutcome::Spliced);
   CHECK(doc.edit(replaced(doc.text(), "return self, z", "return self, z, {a = 1, b = 'x'}")) ==
         SpliceOutcome::Spliced);
@@ -203,7 +204,7 @@ TEST_CASE("function splice: declines what it cannot show", "[function_splice]") 
   CHECK(outcome("local s = 0", "local s = function() 0") == SpliceOutcome::DoesNotCompile);
   // Its first line is that of `(`, not of `function`.
   CHECK(outcome("(w) return w end", "(w) return w + 1 end") == SpliceOutcome::NotValidated);
-  CHECK(outcome("local s = 0", "local s = 0") == SpliceOutcome::Unchanged);
+  CHECK(outcome("local s = 0", "local s = 0") == SpliceOutcome::Unchanged);  // and the last dump is returned
 }
 
 TEST_CASE("function splice: after a syntax error, an edit splices into the last dump", "[function_splice]") {
