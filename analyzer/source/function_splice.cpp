@@ -37,6 +37,7 @@ constexpr std::size_t kMaxInstructions = 1u << 26;     // LJ_MAX_BCINS, lj_def.h
 // or `break`; no token emits more than a few instructions.
 constexpr std::size_t kStackEntriesPerByte = 2;
 constexpr std::size_t kInstructionsPerByte = 16;
+constexpr std::size_t kEndLength = 3;  // `end`
 
 struct Edit {
   std::size_t begin = 0;   // first byte that differs
@@ -107,7 +108,6 @@ std::optional<std::vector<std::string>> localsInScope(const Prototype& main, std
 // deep.
 std::string aloneChunk(std::string_view text, const TopFunction& f, std::size_t end, int line,
                        const std::string& declarations, int padding) {
-  constexpr std::size_t kEndLength = 3;
   const std::string_view function = text.substr(f.keyword, end + kEndLength - f.keyword);
   std::string out(static_cast<std::size_t>(line - 1), '\n');
   out += declarations;
@@ -282,6 +282,11 @@ std::optional<std::string> FunctionSplicer::splice(std::string_view source,
     checked = checked_.emplace(which, Checked{low, assigned(old->function())}).first;
   }
 
+  // Compiled alone, the function could end early, at an `end` typed into
+  // it, with what follows parsed as the main chunk's: its tokens must close
+  // its first block at its `end` and not before.
+  if (!endsAt(source.substr(f.keyword, newEnd + kEndLength - f.keyword), newEnd - f.keyword))
+    return decline(SpliceOutcome::NotInOneFunction);
   std::optional<Alone> now = compileAlone(
       compiler, aloneChunk(source, f, newEnd, real.firstline, declarations, checked->second.padding), opcodes,
       chunkPath);

@@ -91,4 +91,20 @@ std::optional<TopFunctions> topFunctions(std::string_view source) {
   return out;
 }
 
+bool endsAt(std::string_view function, std::size_t end) {
+  const std::vector<LuaToken> tokens = tokenizeLua(function);
+  std::size_t depth = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const LuaToken& t = tokens[i];
+    if (t.kind != LuaToken::Kind::Keyword) continue;
+    if (t.text == "function" || t.text == "do" || t.text == "if" || t.text == "repeat") {
+      ++depth;
+    } else if ((t.text == "end" || t.text == "until") && depth > 0 && --depth == 0) {
+      return i + 1 == tokens.size() && t.text == "end" &&
+             static_cast<std::size_t>(t.text.data() - function.data()) == end;
+    }
+  }
+  return false;
+}
+
 }  // namespace ljcheck

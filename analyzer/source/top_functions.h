@@ -32,4 +32,9 @@ struct TopFunctions {
 // not nest as a compiled chunk's do.
 std::optional<TopFunctions> topFunctions(std::string_view source);
 
+// Whether `function`, the text of a function from its `function` keyword,
+// ends with the `end` at offset `end` and not before: the block its first
+// token opens closes with its last token, there.
+bool endsAt(std::string_view function, std::size_t end);
+
 }  // namespace ljcheck

@@ -154,6 +154,7 @@ end
 function M:e(z)
   return self, z
 end
+function M.h(a) return a end
 for i = 1, 2 do
   M[i] = function(v) return v + i end
 end
@@ -177,7 +178,7 @@ TEST_CASE("function splice: an edit inside a function's body is spliced, byte fo
   CHECK(doc.edit(replaced(doc.text(), "return x", "return function() return x end")) == SpliceOutcome::Spliced);
   CHECK(doc.edit(replaced(doc.text(), "function M:e(z)", "function M:e(z, q)")) == SpliceOutcome::Spliced);
   CHECK(doc.edit(replaced(doc.text(), "total = total * 2", "total = total * 3")) == SpliceOutcome::Spliced);
-  CHECK(doc.edit(replaced(doc.text(), "return x", "return x end")) == SpliceOutcome::DoesNotCompile);
+  CHECK(doc.edit(replaced(doc.text(), "return x", "return x end")) == SpliceOutcome::NotInOneFunction);
 }
 
 TEST_CASE("function splice: declines what it cannot show", "[function_splice]") {
@@ -188,6 +189,9 @@ TEST_CASE("function splice: declines what it cannot show", "[function_splice]") 
     return fresh.edit(replaced(text, from, to));
   };
   CHECK(outcome("local s = 0", "local s = 0\n") == SpliceOutcome::LinesChanged);
+  // Alone, `function M.h(a) return b end local q = 1 do end` compiles to one
+  // function on the same line, but the main chunk gained a local.
+  CHECK(outcome("return a end", "return b end local q = 1 do end") == SpliceOutcome::NotInOneFunction);
   CHECK(outcome("local limit = 10", "local limit = 11") == SpliceOutcome::NotInOneFunction);
   CHECK(outcome("function M.a(", "function M.aa(") == SpliceOutcome::NotInOneFunction);
   CHECK(outcome("local s = 0", "local s = count") == SpliceOutcome::UpvaluesChanged);
@@ -200,8 +204,9 @@ TEST_CASE("function splice: declines what it cannot show", "[function_splice]") 
   CHECK(outcome("local s = 0", "local s = 0LL") == SpliceOutcome::FfiChanged);
   CHECK(outcome("local s = 0", "local s = = 0") == SpliceOutcome::DoesNotCompile);
   CHECK(outcome("local s = 0", "local s = ...") == SpliceOutcome::DoesNotCompile);
-  CHECK(outcome("local s = 0", "local s = 0 end") == SpliceOutcome::DoesNotCompile);
-  CHECK(outcome("local s = 0", "local s = function() 0") == SpliceOutcome::DoesNotCompile);
+  // A stray `end` or `function`: the function would no longer end at its `end`.
+  CHECK(outcome("local s = 0", "local s = 0 end") == SpliceOutcome::NotInOneFunction);
+  CHECK(outcome("local s = 0", "local s = function() 0") == SpliceOutcome::NotInOneFunction);
   // Its first line is that of `(`, not of `function`.
   CHECK(outcome("(w) return w end", "(w) return w + 1 end") == SpliceOutcome::NotValidated);
   CHECK(outcome("local s = 0", "local s = 0") == SpliceOutcome::Unchanged);  // and the last dump is returned
