@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "ljcheck/project_path.h"
 #include "project.h"
 #include "project_batch.h"
+#include "source/function_splice.h"
 #include "ljcheck/source_map.h"
 #include "ljcheck/syntax_cache.h"
 #include "rules/prediction_sink.h"
@@ -174,6 +176,10 @@ void applySource(std::string_view source, FileResult& result, SyntaxCache* synta
 }  // namespace
 
 struct AnalysisReuse::State {
+  // One VM for all of a document's compiles: its string hash seed orders
+  // template tables, so the dumps of unchanged functions stay byte-equal.
+  LuaCompiler compiler;
+  FunctionSplicer splicer;       // the text of the last dump, for compiling only an edited function
   bytecode::DumpRereader dumps;  // the prototypes of the last dump
   flow::ValueMap::History values;  // the passes of the last value map
   SyntaxCache syntax;              // the token index of the last source map
@@ -188,6 +194,7 @@ std::size_t AnalysisReuse::prototypesDecoded() const { return state_->dumps.deco
 std::size_t AnalysisReuse::valuePassesReused() const { return state_->values.passesReused; }
 std::size_t AnalysisReuse::valuePassesRun() const { return state_->values.passesRun; }
 bool AnalysisReuse::tokenIndexTakenOver() const { return state_->syntax.tookOver(); }
+bool AnalysisReuse::functionSpliced() const { return state_->splicer.outcome() == SpliceOutcome::Spliced; }
 
 namespace {
 
@@ -199,6 +206,7 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   std::string dump;
   bool isDump = !source.empty() && source[0] == kDumpMagic[0];
   bool compiledBefore = project.links && !project.links->dump.empty();
+  bool fromSource = false, splicedDump = false;  // the dump is the source's, compiled or spliced
   if (compiledBefore) {
     dump = std::move(project.links->dump);  // a second analysis with other files' heat
     project.links->dump.clear();
@@ -210,14 +218,24 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
       result.errors.push_back({FileError::Kind::Input, path, 0, "binary file, not Lua source"});
       return result;
     }
-    CompileResult compiled = compiler.compile(source, path);
-    if (!compiled.ok()) {
-      int line = compiled.error->line;
-      result.errors.push_back(
-          {FileError::Kind::Syntax, path, line, syntaxMessage(compiled.error->message, path, line)});
-      return result;
+    // The last dump stays that of the splicer's text through a syntax error.
+    std::optional<std::string> spliced;
+    if (reuse)
+      spliced = reuse->state().splicer.splice(source, reuse->state().dumps.last(), embeddedOpcodes(), compiler, path);
+    if (spliced) {
+      dump = std::move(*spliced);
+    } else {
+      CompileResult compiled = compiler.compile(source, path);
+      if (!compiled.ok()) {
+        int line = compiled.error->line;
+        result.errors.push_back(
+            {FileError::Kind::Syntax, path, line, syntaxMessage(compiled.error->message, path, line)});
+        return result;
+      }
+      dump = std::move(compiled.dump);
     }
-    dump = std::move(compiled.dump);
+    fromSource = true;
+    splicedDump = spliced.has_value();
   }
   try {
     bytecode::Chunk chunk = reuse ? reuse->state().dumps.read(dump, embeddedOpcodes(), path)
@@ -228,11 +246,18 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
       history->sameBytes = reuse->state().dumps.takenOver();
     }
     result.predictions = runRules(chunk, profile, path, minConfidence, aliases, cModules, project, history);
-    if (reuse) reuse->state().dumps.keep(std::move(chunk));
+    if (reuse) {
+      reuse->state().dumps.keep(std::move(chunk));
+      if (fromSource)
+        reuse->state().splicer.remember(source, splicedDump);
+      else
+        reuse->state().splicer.forget();
+    }
     if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
       project.links->dump = std::move(dump);
     if (!isDump) applySource(source, result, reuse ? &reuse->state().syntax : nullptr);
   } catch (const bytecode::DumpError& e) {
+    if (reuse) reuse->state().splicer.forget();
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
   }
   return result;
@@ -307,6 +332,7 @@ std::vector<std::size_t> largestFirst(const std::vector<std::string>& files, std
 FileResult analyzeSource(std::string_view source, const std::string& path, const RecorderProfile& profile,
                          Confidence minConfidence, const BuiltinAliases& aliases, const CModules* cModules,
                          AnalysisReuse* reuse) {
+  if (reuse) return analyzeWith(reuse->state().compiler, source, path, profile, minConfidence, aliases, cModules, {}, reuse);
   LuaCompiler compiler;
   return analyzeWith(compiler, source, path, profile, minConfidence, aliases, cModules, {}, reuse);
 }

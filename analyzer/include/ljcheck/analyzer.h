@@ -76,6 +76,9 @@ class AnalysisReuse {
   std::size_t valuePassesRun() const;
   // Whether the last analysis took the token index over (an edit of digits only).
   bool tokenIndexTakenOver() const;
+  // Whether the last analysis compiled only the edited function and spliced
+  // it into the last dump (function_splice.h) instead of compiling the whole text.
+  bool functionSpliced() const;
   struct State;
   State& state() { return *state_; }
 

@@ -44,6 +44,7 @@ class DumpRereader {
     Chunk chunk;        // handed back by keep()
     bool kept = false;  // chunk holds the prototypes of dump
   };
+  const LastRead& last() const { return last_; }
 
  private:
   LastRead last_;
