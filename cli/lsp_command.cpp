@@ -74,11 +74,16 @@ int runLsp(LspOptions o) {
   std::ios::sync_with_stdio(false);
 #ifdef __GLIBC__
   // A long-lived server allocates and frees the same big buffers (a
-  // document's text, its dump, its diagnostics as JSON text) on every edit.
-  // A fixed threshold keeps them mapped apart and unmapped when freed;
-  // glibc's default raises the threshold after the first free, and then
-  // they come and go on the heap, whose size swings from edit to edit.
-  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  // document's text, its dump, its value map, its diagnostics as JSON text)
+  // on every edit. glibc's defaults hand the memory back to the kernel after
+  // each analysis (mapped blocks unmapped, the heap's top trimmed), and the
+  // next analysis faults every page of it in again: on this machine that
+  // was most of a re-lint's time (BENCHMARKS.md, "page faults"). Keep it:
+  // the resident size settles at the largest analysis so far.
+  constexpr int kMiB = 1024 * 1024;
+  mallopt(M_MMAP_THRESHOLD, 32 * kMiB);  // the most glibc takes on 64-bit
+  mallopt(M_TRIM_THRESHOLD, 128 * kMiB);
+  mallopt(M_TOP_PAD, 16 * kMiB);
 #endif
   return serveLanguageServer(std::cin, std::cout, options);
 }
