@@ -17,6 +17,17 @@ std::string writerOf(std::string_view kind) {
   return "ljcheck";
 }
 
+// A version field: checked before conversion, since a float out of int's
+// range (9.2e19, 8.9e84) would convert with undefined behaviour inside
+// get<int>() (found twice by the fuzz campaign under UBSan).
+int smallWholeNumber(const nlohmann::json& doc, const char* key, const std::string& file) {
+  constexpr std::int64_t kMost = 1000000;
+  const auto& v = doc.at(key);
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMost)
+    throw ReportFormatError(file + ": '" + key + "' must be a whole number, not " + v.dump());
+  return static_cast<int>(v.get<std::int64_t>());
+}
+
 }  // namespace
 
 ReportEnvelope ReportEnvelope::current(std::string kind, ProfileRef profile, std::string root) {
@@ -53,15 +64,7 @@ ReportEnvelope ReportEnvelope::read(const nlohmann::json& doc, const std::string
       throw ReportFormatError(file + ": expected a " + std::string(expectedKind) + " report (" +
                               writerOf(expectedKind) + "), found " +
                               (e.kind.empty() ? "no report kind" : "a " + e.kind + " report"));
-    e.formatVersion = kFormatVersion;
-    if (doc.contains("formatVersion")) {
-      // Checked before conversion: a float out of int's range (9.2e19) would
-      // convert with undefined behaviour (found by the fuzz campaign under UBSan).
-      const auto& v = doc.at("formatVersion");
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1000000)
-        throw ReportFormatError(file + ": 'formatVersion' must be a whole number, not " + v.dump());
-      e.formatVersion = static_cast<int>(v.get<std::int64_t>());
-    }
+    e.formatVersion = doc.contains("formatVersion") ? smallWholeNumber(doc, "formatVersion", file) : kFormatVersion;
     if (e.formatVersion > kFormatVersion)
       throw ReportFormatError(file + ": report format version " + std::to_string(e.formatVersion) +
                               " is newer than this ljcheck reads (" + std::to_string(kFormatVersion) + ")");
@@ -70,7 +73,7 @@ ReportEnvelope ReportEnvelope::read(const nlohmann::json& doc, const std::string
     e.traceProfile.name = profile.value("name", "");
     e.traceProfile.supported = profile.value("supported", false);
     e.reasonCatalogId = doc.at("reasonCatalogId").get<std::string>();
-    e.reasonCatalogVersion = doc.at("reasonCatalogVersion").get<int>();
+    e.reasonCatalogVersion = smallWholeNumber(doc, "reasonCatalogVersion", file);
     e.root = doc.value("root", "");
   } catch (const nlohmann::json::exception& ex) {
     throw ReportFormatError(file + ": malformed report (" + ex.what() + ")");

@@ -539,4 +539,10 @@ TEST_CASE("ljcheck verify: a line or sample count of 1e48 is refused by name", "
   ProcessResult format = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "version.json"});
   CHECK(format.exitCode == 3);
   CHECK(format.err.find("version.json: 'formatVersion' must be a whole number") != std::string::npos);
+  json catalog = run;  // found by the fuzz campaign under UBSan, as above
+  catalog["reasonCatalogVersion"] = 8.88889e+84;
+  writeFile(dir + "/catalog.json", catalog.dump());
+  ProcessResult catalogVersion = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "catalog.json"});
+  CHECK(catalogVersion.exitCode == 3);
+  CHECK(catalogVersion.err.find("catalog.json: 'reasonCatalogVersion' must be a whole number") != std::string::npos);
 }
