@@ -318,6 +318,9 @@ void FunctionSplicer::remember(std::string_view source, bool spliced) {
     checked_.clear();
     return;
   }
+  // An unchanged text moved nothing (and the functions found for it may be
+  // none: a file without any, kept through a syntax error).
+  if (outcome_ != SpliceOutcome::Spliced) return;
   auto shift = [this](std::size_t& at) { at = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(at) + growth_); };
   auto& functions = functions_->functions;
   shift(functions[splicedFunction_].end);

@@ -345,3 +345,29 @@ TEST_CASE("function splice: a re-lint through AnalysisReuse splices and finds wh
     CHECK(again.predictions[i].message == fresh.predictions[i].message);
   }
 }
+
+TEST_CASE("function splice: the last text again after a syntax error, in a file without functions",
+          "[function_splice]") {
+  // Found by fuzz/fuzz_lsp: the syntax error kept the (empty) list of the
+  // last text's functions, the unchanged text then "spliced", and
+  // remember() shifted the offsets of a function that does not exist.
+  const std::string text = "local t = {}\nfor i = 1, 100 do\n  t[i] = i\nend\nreturn t\n";
+  const std::string broken = replaced(text, "100 do", "100 dm");
+  ljcheck::AnalysisReuse reuse;
+  auto analyze = [&](const std::string& source) {
+    return ljcheck::analyzeSource(source, "doc.lua", ljcheck::defaultProfile(), ljcheck::Confidence::Possible, {},
+                                  nullptr, &reuse);
+  };
+  auto first = analyze(text);
+  REQUIRE(first.errors.empty());
+  auto failed = analyze(broken);
+  REQUIRE(failed.errors.size() == 1);
+  auto again = analyze(text);
+  CHECK(again.errors.empty());
+  CHECK(again.predictions.size() == first.predictions.size());
+  auto edited = analyze(replaced(text, "t[i] = i", "t[i] = 2 * i"));  // and the next edit still works
+  auto fresh = ljcheck::analyzeSource(replaced(text, "t[i] = i", "t[i] = 2 * i"), "doc.lua", ljcheck::defaultProfile(),
+                                      ljcheck::Confidence::Possible);
+  CHECK(edited.errors.empty());
+  CHECK(edited.predictions.size() == fresh.predictions.size());
+}
