@@ -25,8 +25,10 @@ const std::vector<std::string> kNames{
     "cr\rreturn.lua",
 };
 
-std::string oddNamesDirectory() {
-  std::string dir = ljcheck::testing::scratchDirectory("odd-names");
+// One directory per format: ctest runs these test cases in parallel, and a
+// shared one was emptied and refilled under another case's lint.
+std::string oddNamesDirectory(const std::string& format) {
+  std::string dir = ljcheck::testing::scratchDirectory("odd-names-" + format);
   std::string fixture = ljcheck::testing::readFile(std::string(LJCHECK_SOURCE_DIR) + "/" + ljcheck::testing::kFnewFixture);
   for (const auto& name : kNames) ljcheck::testing::writeFile(dir + "/" + name, fixture);
   return dir;
@@ -44,7 +46,7 @@ const std::set<std::string> kNameSet(kNames.begin(), kNames.end());
 }  // namespace
 
 TEST_CASE("odd file names: CSV stays RFC 4180 and keeps every byte", "[cli][names][csv]") {
-  std::string dir = oddNamesDirectory();
+  std::string dir = oddNamesDirectory("csv");
   auto rows = ljcheck::testing::parseCsv(lint(dir, "csv").out);
   REQUIRE(rows.size() == kNames.size() + 1);
   std::set<std::string> paths;
@@ -57,7 +59,7 @@ TEST_CASE("odd file names: CSV stays RFC 4180 and keeps every byte", "[cli][name
 
 TEST_CASE("odd file names: JSON stays valid, a name that is not UTF-8 keeps its bytes in pathBytes",
           "[cli][names][json]") {
-  std::string dir = oddNamesDirectory();
+  std::string dir = oddNamesDirectory("json");
   json report = json::parse(lint(dir, "json").out);  // nlohmann rejects invalid UTF-8
   std::set<std::string> paths;
   for (const auto& p : report.at("predictions")) {
@@ -76,7 +78,7 @@ TEST_CASE("odd file names: JSON stays valid, a name that is not UTF-8 keeps its 
 }
 
 TEST_CASE("odd file names: SARIF stays valid and its URIs decode to the names", "[cli][names][sarif]") {
-  std::string dir = oddNamesDirectory();
+  std::string dir = oddNamesDirectory("sarif");
   json sarif = json::parse(lint(dir, "sarif").out);
   std::set<std::string> paths;
   for (const auto& r : sarif.at("runs")[0].at("results")) {
@@ -89,7 +91,7 @@ TEST_CASE("odd file names: SARIF stays valid and its URIs decode to the names", 
 }
 
 TEST_CASE("odd file names: text shows control bytes escaped, one line per diagnostic", "[cli][names][text]") {
-  std::string dir = oddNamesDirectory();
+  std::string dir = oddNamesDirectory("text");
   ProcessResult r = lint(dir, "text");
   for (char c : {'\x1b', '\r', '\xff', '\xfe'}) CHECK(r.out.find(c) == std::string::npos);
   auto out = ljcheck::testing::lines(r.out);
