@@ -5,7 +5,7 @@
 // instructions (4 bytes each) and the upvalue refs.
 #include "ljcheck/dump_layout.h"
 
-#include <stdexcept>
+#include "dump_cursor.h"
 
 namespace ljcheck::bytecode {
 namespace {
@@ -13,16 +13,6 @@ namespace {
 constexpr std::size_t kFixedHeader = 4;
 constexpr std::size_t kInstructionBytes = 4;
 constexpr std::uint16_t kUpvalueImmutable = 0x4000;  // PROTO_UV_IMMUTABLE
-
-std::uint32_t uleb128(std::string_view bytes, std::size_t& at) {
-  std::uint32_t value = 0;
-  for (int shift = 0; at < bytes.size() && shift < 35; shift += 7) {
-    const auto byte = static_cast<std::uint8_t>(bytes[at++]);
-    value |= static_cast<std::uint32_t>(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) return value;
-  }
-  throw std::out_of_range("prototype header ends inside a ULEB128 number");
-}
 
 }  // namespace
 
@@ -33,15 +23,16 @@ std::string_view prototypeRun(const DumpRereader::LastRead& read, std::size_t fi
 }
 
 std::size_t upvalueRefsAt(std::string_view prototype, bool stripped) {
-  std::size_t at = kFixedHeader;
-  uleb128(prototype, at);  // sizekgc
-  uleb128(prototype, at);  // sizekn
-  const std::size_t instructions = uleb128(prototype, at);
-  if (!stripped && uleb128(prototype, at) != 0) {
-    uleb128(prototype, at);  // firstline
-    uleb128(prototype, at);  // numline
+  Cursor at(prototype, "a prototype to splice");
+  at.take(kFixedHeader, "flags, numparams, framesize and sizeuv");
+  at.uleb128("numkgc");
+  at.uleb128("numkn");
+  const std::size_t instructions = at.uleb128("numbc");
+  if (!stripped && at.uleb128("debug info length") != 0) {
+    at.uleb128("firstline");
+    at.uleb128("numline");
   }
-  return at + instructions * kInstructionBytes;
+  return at.offset() + instructions * kInstructionBytes;
 }
 
 void setUpvalueImmutable(std::string& bytes, std::size_t ref, bool immutable, bool bigEndian) {
