@@ -64,9 +64,15 @@ std::string uriOf(const std::string& path, const Document& document) {
   return "file://" + percentEncodePath(path);
 }
 
-std::string messageOf(const Prediction& p) {
+// A masking site in the same document is named by its line: the editor shows
+// the message next to that document, and relatedInformation links the site.
+std::string messageOf(const Prediction& p, const Document& document) {
   std::string message = p.message;
-  if (p.masked()) message += " (masked by " + p.maskedBy->reasonId.str() + " at " + p.maskedBy->location() + ")";
+  if (p.masked()) {
+    const MaskingSite& site = *p.maskedBy;
+    message += " (masked by " + site.reasonId.str() + " at " +
+               (site.path == document.path ? "line " + std::to_string(site.line) : site.location()) + ")";
+  }
   message += "\nconfidence: " + std::string(toString(p.confidence));
   if (!p.reasoning.empty()) message += "; " + p.reasoning;
   return message;
@@ -160,7 +166,7 @@ void appendDiagnostic(std::string& out, const Prediction& p, const Document& doc
   // diagnostics are parsed by the client on every change.
   appendField(out, "severity", toString(p.severity));
   out += '}';
-  appendField(out, "message", messageOf(p));
+  appendField(out, "message", messageOf(p, document));
   out += ",\"range\":";
   auto [start, end] = rangeOf(p, lines, style.encoding);
   appendRange(out, start, end);

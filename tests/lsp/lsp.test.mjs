@@ -114,6 +114,8 @@ test('diagnostics, incremental edits, quickfix and hover', async () => {
   assert.ok(uclo, 'the masked upvalue close is shown too');
   assert.equal(uclo.severity, 4, 'a masked site is a hint');
   assert.equal(uclo.relatedInformation[0].location.uri, fixtureUri);
+  assert.ok(uclo.message.includes(`(masked by NYIBC:FNEW at line ${fnew.data.line})`),
+    `a masking site in the same document is named by its line: ${uclo.message}`);
   assert.equal(uclo.relatedInformation[0].location.range.start.line, fnew.range.start.line);
 
   // Incremental edit: the closure becomes a plain expression; nothing is left.
