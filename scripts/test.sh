@@ -70,7 +70,8 @@ if [[ ${1:-} != --quick ]]; then
   stage_done "sanitizers: thread"
 
   echo "== fuzzing: each harness for a bounded time =="
-  # 30 s each: six harnesses, about 3 minutes of fuzzing in all (docs/fuzzing.md).
+  # 30 s each: six harnesses, two at a time on two cores, about 1.5 minutes of
+  # fuzzing in all (docs/fuzzing.md).
   bash scripts/fuzz.sh --seconds 30
   stage_done "fuzzing"
 fi
