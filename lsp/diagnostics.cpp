@@ -150,9 +150,11 @@ void appendDiagnostic(std::string& out, const Prediction& p, const Document& doc
     appendField(out, "href", style.docsUrl + page.substr(docsPrefix.size()), true);
     out += '}';
   }
+  // data: what the diagnostic's other fields do not say (the reasonId is its
+  // code, the class follows from the reasonId): a big file's diagnostics
+  // are parsed by the client on every change.
   out += ",\"data\":{";
-  appendField(out, "class", toString(p.reasonClass), true);
-  appendField(out, "confidence", toString(p.confidence));
+  appendField(out, "confidence", toString(p.confidence), true);
   out += ",\"line\":";
   appendInt(out, p.line);
   if (p.masked()) {
@@ -161,9 +163,7 @@ void appendDiagnostic(std::string& out, const Prediction& p, const Document& doc
     appendField(out, "reasonId", p.maskedBy->reasonId.str());
     out += '}';
   }
-  appendField(out, "reasonId", id);
-  // The reasoning is in the message, not repeated here: a big file's
-  // diagnostics are parsed by the client on every change.
+  // The reasoning is in the message, not repeated here.
   appendField(out, "severity", toString(p.severity));
   out += '}';
   appendField(out, "message", messageOf(p, document));

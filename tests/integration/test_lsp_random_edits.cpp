@@ -167,7 +167,7 @@ std::vector<std::string> fromLsp(const Json& params) {
                                                          data["maskedBy"]["location"].get<std::string>().substr(
                                                              data["maskedBy"]["location"].get<std::string>().rfind(':') + 1)
                                                    : "";
-    rows.push_back(data["reasonId"].get<std::string>() + " line " + std::to_string(data["line"].get<int>()) + " " +
+    rows.push_back(d["code"].get<std::string>() + " line " + std::to_string(data["line"].get<int>()) + " " +
                    data["severity"].get<std::string>() + " " + data["confidence"].get<std::string>() + " range " +
                    std::to_string(r["start"]["line"].get<int>()) + ":" + std::to_string(r["start"]["character"].get<int>()) +
                    "-" + std::to_string(r["end"]["line"].get<int>()) + ":" + std::to_string(r["end"]["character"].get<int>()) +
