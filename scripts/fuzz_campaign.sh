@@ -83,19 +83,24 @@ finding() {
 for ((round = 1; round <= rounds; round++)); do
   for h in "${harnesses[@]}"; do
     dir=$campaign/$h corpus=$campaign/$h/corpus
+    # Logs carry this campaign's process id: two campaigns on one harness
+    # (one per core, sharing the corpus) must not write into one log, whose
+    # last statistics the ledger reads.
+    log=$dir/fuzz-$$.log replay=$dir/replay-$$.log
     mkdir -p "$corpus"
     dict=-dict=$root/fuzz/dict/${fuzz_dictionary[$h]}
     say "round $round/$rounds, $h: ${seconds}s fast on $(find "$corpus" -type f | wc -l) kept inputs"
     status=0
     "$fast/fuzz/fuzz_$h" "$corpus" "$seeds/$h" "$dict" "${fuzz_options[@]}" -max_total_time="$seconds" \
-      -artifact_prefix="$dir/finding-" >"$dir/fuzz.log" 2>&1 || status=$?
-    record "$h" fuzz "$seconds" "$dir/fuzz.log" "$corpus" "$( ((status)) && echo finding || echo clean)"
-    ((status == 0)) || finding "$h" "$status" "$dir/fuzz.log"
+      -artifact_prefix="$dir/finding-" >"$log" 2>&1 || status=$?
+    record "$h" fuzz "$seconds" "$log" "$corpus" "$( ((status)) && echo finding || echo clean)"
+    ((status == 0)) || finding "$h" "$status" "$log"
     # -runs=0: execute the corpus once and stop; nothing is mutated.
     "$sanitized/fuzz/fuzz_$h" "$corpus" "$dict" "${fuzz_options[@]}" -runs=0 \
-      -artifact_prefix="$dir/finding-" >"$dir/replay.log" 2>&1 || status=$?
-    record "$h" replay 0 "$dir/replay.log" "$corpus" "$( ((status)) && echo finding || echo clean)"
-    ((status == 0)) || finding "$h" "$status" "$dir/replay.log"
+      -artifact_prefix="$dir/finding-" >"$replay" 2>&1 || status=$?
+    record "$h" replay 0 "$replay" "$corpus" "$( ((status)) && echo finding || echo clean)"
+    ((status == 0)) || finding "$h" "$status" "$replay"
+    rm -f "$log" "$replay"  # recorded in the ledger
   done
 done
 print_totals
