@@ -151,8 +151,8 @@ void appendDiagnostic(std::string& out, const Prediction& p, const Document& doc
     out += '}';
   }
   // data: what the diagnostic's other fields do not say (the reasonId is its
-  // code, the class follows from the reasonId): a big file's diagnostics
-  // are parsed by the client on every change.
+  // code, the class follows from the reasonId, the reasoning is in the
+  // message): a big file's diagnostics are parsed by the client on every change.
   out += ",\"data\":{";
   appendField(out, "confidence", toString(p.confidence), true);
   out += ",\"line\":";
@@ -163,7 +163,6 @@ void appendDiagnostic(std::string& out, const Prediction& p, const Document& doc
     appendField(out, "reasonId", p.maskedBy->reasonId.str());
     out += '}';
   }
-  // The reasoning is in the message, not repeated here.
   appendField(out, "severity", toString(p.severity));
   out += '}';
   appendField(out, "message", messageOf(p, document));
