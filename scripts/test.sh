@@ -37,7 +37,7 @@ if [[ ${1:-} != --quick ]]; then
     ctest --test-dir build-asan --output-on-failure -j 2
   stage_done "sanitizers: address + undefined + leaks"
 
-  echo "== sanitizers: thread (lint -j workers) =="
+  echo "== sanitizers: thread (lint -j workers, language server) =="
   # The multi-threaded part is the lint workers: build the CLI alone under
   # TSan and lint every fixture, example and workload on 2 and 4 workers
   # (the project-wide call graph's re-analysis rounds included). A race
@@ -59,6 +59,20 @@ if [[ ${1:-} != --quick ]]; then
     fi
     echo "TSan: lint -j $jobs clean"
   done
+
+  # The language server's threads are the same project pass (the lint
+  # workers, hardware_concurrency of them) when a workspace root is named:
+  # every fixture analyzed at the first open, then each project fixture
+  # opened, changed, changed back and closed, re-analyzing the files it makes hot.
+  node tests/sanitizers/lsp_session.mjs fixtures projects >build-tsan/lsp-session.txt
+  status=0
+  TSAN_OPTIONS=halt_on_error=1:exitcode=$sanitizer_exit:second_deadlock_stack=1 \
+    build-tsan/bin/ljcheck lsp --no-config <build-tsan/lsp-session.txt >/dev/null || status=$?
+  if ((status != 0)); then
+    echo "TSan: the language server over fixtures/ exited $status" >&2
+    exit 1
+  fi
+  echo "TSan: language server (project mode) clean"
 
   echo "== sanitizers: thread (event recorder and timeline) =="
   # The runtime's multi-threaded part: the recorder tests (producers sharing
