@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../support/process.h"
+#include "../support/spin_clock.h"
 
 using ljcheck::testing::ProcessResult;
 
@@ -28,13 +29,14 @@ Observed sampleHotLoop(const std::string& luajit, const std::string& compiledSta
   std::string script = dir + "/hot.lua";
   ljcheck::testing::writeFile(
       script,
+      std::string(ljcheck::testing::kSpinClock) +
       "local ljcheck = require('ljcheck')\n"
       "local flushes = 0\n"
       "jit.attach(function(what) if what == 'flush' then flushes = flushes + 1 end end, 'trace')\n"
       "local function work() local n = 0 for i = 1, 100000 do n = n + i % 7 end return n end\n"
       "local function spin(seconds)\n"
-      "  local stop = os.clock() + seconds\n"
-      "  while os.clock() < stop do work() end\n"
+      "  local wall, cpu = deadline(seconds)\n"
+      "  while now() < wall or os.clock() < cpu do work() end\n"
       "end\n"
       "spin(0.02)\n"
       "local before = flushes\n"
@@ -102,8 +104,9 @@ TEST_CASE("ljcheck.sample refuses a compiledStacks that is neither exit nor func
 TEST_CASE("ljcheck run --compiled-stacks takes exit or function and refuses anything else", "[cli][run][sampler]") {
   std::string dir = ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/compiled-stacks/run");
   ljcheck::testing::writeFile(dir + "/busy.lua",
-                              "local n, stop = 0, os.clock() + 0.05\n"
-                              "while os.clock() < stop do for i = 1, 1000 do n = n + i end end\n");
+                              std::string(ljcheck::testing::kSpinClock) +
+                              "local n, wall, cpu = 0, deadline(0.05)\n"
+                              "while now() < wall or os.clock() < cpu do for i = 1, 1000 do n = n + i end end\n");
   for (const char* where : {"exit", "function"}) {
     ProcessResult run = ljcheck::testing::runProcess(
         {LJCHECK_EXE, "run", "--compiled-stacks", where, "--interval", "1", "--json", "run.json", "--", "busy.lua"},

@@ -105,6 +105,6 @@ TEST_CASE("the Lua option coverage = true adds report.visited", "[runtime][cover
       "assert(plain.visited == nil)\n"
       "local ok, e = pcall(ljcheck.trace, {coverage = 1})\n"
       "assert(not ok and e:find(\"'coverage' must be a boolean\", 1, true), e)\n");
-  CHECK(error.empty());
   INFO(error);
+  CHECK(error.empty());
 }

@@ -46,8 +46,8 @@ TEST_CASE("the Lua module: trace, pause, resume, stop and the report table", "[r
       "assert(r:json():find('\"kind\": \"runtime\"', 1, true))\n"
       "ok, e = pcall(ljcheck.trace, {includeBenign = 1})\n"
       "assert(not ok and e:find('includeBenign'), e)\n");
-  CHECK(error.empty());
   INFO(error);
+  CHECK(error.empty());
 }
 
 TEST_CASE("stop(filename) writes the CSV and names a file it cannot write", "[runtime][module]") {
@@ -60,8 +60,8 @@ TEST_CASE("stop(filename) writes the CSV and names a file it cannot write", "[ru
       "assert(f:read('*a') == tostring(r)); f:close(); os.remove('" + file + "')\n"
       "local ok, e = pcall(function() return ljcheck.trace():stop('/nonexistent/dir/x.csv') end)\n"
       "assert(not ok and e:find('/nonexistent/dir/x.csv', 1, true), e)\n");
-  CHECK(error.empty());
   INFO(error);
+  CHECK(error.empty());
 }
 
 TEST_CASE("CSV follows RFC 4180 and puts actionable rows first", "[runtime][report]") {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../support/embedded_vm.h"
+#include "../support/spin_clock.h"
 #include "ljcheck/sample_session.h"
 #include "ljcheck/site_cost.h"
 #include "ljcheck/trace_session.h"
@@ -27,11 +28,12 @@ TEST_CASE("an abort site's cost is the interpreted samples of its loop", "[runti
   testing::EmbeddedVm vm;
   auto trace = TraceSession::start(vm.L, {false, "/proj", ""});
   auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
-  REQUIRE(vm.run("local ljcheck = require('ljcheck')\n"
+  REQUIRE(vm.run(std::string(testing::kSpinClock) +
+                 "local ljcheck = require('ljcheck')\n"
                  "local n = 0\n"
                  "ljcheck.zone('hot')\n"
-                 "local stop = os.clock() + 0.4\n"
-                 "while os.clock() < stop do\n"
+                 "local wall, cpu = deadline(0.4)\n"
+                 "while now() < wall or os.clock() < cpu do\n"
                  "  for i = 1, 1000 do\n"
                  "    local f = function() return i end\n"
                  "    n = n + f()\n"
