@@ -2,7 +2,8 @@
 // the server as an editor sees it: from sending didChange to receiving the
 // publishDiagnostics of that version (the client's JSON parse included).
 // Paired in the same run with a baseline: `ljcheck lint` of the same text,
-// 20 runs after the edits. Also the server's resident memory
+// 20 runs after the edits; and the client's own decode and parse of one
+// publish (clientParse), the floor under each edit. Also the server's resident memory
 // (/proc/<pid>/status VmRSS) after 10 edits and after all of them.
 // Run: node bench/lsp/edit_latency.mjs [--project] [--session FILE] [build/bin/ljcheck] [lines] [edits]
 //   --project: the file lies in a workspace root the client names (the
@@ -75,7 +76,9 @@ const pending = new Map();
 // promise would hold that version's diagnostics (about 1 MB of objects) for
 // the whole run, and the client's young-generation collections would copy
 // them again and again (18-34 ms pauses every ~25 edits, counted as latency).
+let lastPublished = null;  // the latest publish only, for the parse floor below
 connection.onNotification('textDocument/publishDiagnostics', (p) => {
+  lastPublished = p;
   const done = pending.get(p.version);
   pending.delete(p.version);
   done?.(p);
@@ -92,8 +95,7 @@ const codes = new Set(first.diagnostics.map((d) => d.code));
 if (codes.has('syntax')) throw new Error(`the generated file does not compile: ${first.diagnostics[0].message}`);
 
 // The baseline: a fresh `ljcheck lint` of the same text, as a pre-commit hook would run it.
-function lintOnce(current) {
-  writeFileSync(file, current);
+function lintOnce() {
   const start = process.hrtime.bigint();
   const run = spawnSync(exe, ['lint', '--no-config', '--format', 'json', file], { cwd: dir });
   if (run.status !== 0 && run.status !== 1) throw new Error(`lint exited ${run.status}: ${run.stderr}`);
@@ -118,7 +120,18 @@ for (let v = 2; v < edits + 2; v++) {
 // The baseline runs after the edits, not between them: a 45 ms lint process
 // spawned before every tenth edit left that edit slower (caches and the
 // scheduler after it), which is the spawn's cost, not the server's.
-for (let run = 0; run < 20; run++) lintTimes.push(lintOnce(text));
+writeFileSync(file, text);
+for (let run = 0; run < 20; run++) lintTimes.push(lintOnce());
+// The client's own share of each edit's latency: decoding and parsing one
+// publish of this file (the last one, as compact JSON like the server's),
+// with no server, pipe or event loop involved.
+const publishBytes = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/publishDiagnostics', params: lastPublished }));
+const parseTimes = [];
+for (let run = 0; run < 200; run++) {
+  const start = process.hrtime.bigint();
+  JSON.parse(publishBytes.toString('utf8'));
+  parseTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
+}
 const rssAfterAll = rss(server.pid);
 await connection.sendRequest('shutdown');
 connection.sendNotification('exit');
@@ -137,5 +150,6 @@ console.log(JSON.stringify({
   codes: [...codes], edits: times.length,
   first200: { p50Ms: p50, p95Ms: quantile(window, 0.95), maxMs: quantile(window, 1) },
   lintBaseline: { runs: lintTimes.length, p50Ms: lintP50, editOverLint: +(p50 / lintP50).toFixed(3) },
+  clientParse: { bytes: publishBytes.length, p50Ms: quantile(parseTimes, 0.5), p95Ms: quantile(parseTimes, 0.95) },
   rssKiB: { after10: rssAfter10, after100: rssAfter100, after500: rssAfter500, afterAll: rssAfterAll, growthPct: +((100 * (rssAfterAll - rssAfter10)) / rssAfter10).toFixed(1) },
 }));
