@@ -222,80 +222,30 @@ std::optional<std::string> FunctionSplicer::splice(std::string_view source,
     growth_ = 0;
     return last.dump;
   }
-  const Edit edit = difference(text_, source);
-  if (hasLineBreak(std::string_view(text_).substr(edit.begin, edit.oldEnd - edit.begin)) ||
-      hasLineBreak(source.substr(edit.begin, edit.newEnd - edit.begin)))
-    return decline(SpliceOutcome::LinesChanged);
-  if (!functions_) functions_ = topFunctions(text_);
+  Target target;
+  if (SpliceOutcome why = locate(source, last.chunk, target); why != SpliceOutcome::Spliced) return decline(why);
   const Chunk& chunk = last.chunk;
-  const Prototype& main = chunk.main();
-  if (!functions_ || functions_->functions.size() != main.children.size())
-    return decline(SpliceOutcome::NotInOneFunction);
-  const auto& functions = functions_->functions;
-  auto after = std::upper_bound(functions.begin(), functions.end(), edit.begin,
-                                [](std::size_t at, const TopFunction& f) { return at < f.keyword; });
-  if (after == functions.begin()) return decline(SpliceOutcome::NotInOneFunction);
-  const std::size_t which = static_cast<std::size_t>(after - functions.begin()) - 1;
-  const TopFunction& f = functions[which];
-  // Its name, its `(` and its `end` stay, and no identifier byte comes to
-  // stand before the `end` (lj_char.h): the edit changes neither what the
-  // main chunk does with the function nor where the function ends.
-  const std::ptrdiff_t growth = static_cast<std::ptrdiff_t>(source.size()) - static_cast<std::ptrdiff_t>(text_.size());
-  const std::size_t newEnd = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(f.end) + growth);
-  if (edit.begin <= f.open || edit.oldEnd > f.end || isIdentifierByte(source[newEnd - 1]))
-    return decline(SpliceOutcome::NotInOneFunction);
-
-  const std::size_t index = main.children[which];
-  const Prototype& real = chunk.prototypes[index];
-  const std::size_t newLength = newEnd - f.keyword;
-  if (main.vars.size() + functions_->mainJumps + kStackEntriesPerByte * newLength >= kMaxVariableStack ||
-      static_cast<std::size_t>(main.size()) + kInstructionsPerByte * newLength >= kMaxInstructions / 2)
-    return decline(SpliceOutcome::TooLarge);
-  std::optional<std::vector<std::string>> locals = localsInScope(main, index);
-  if (!locals) return decline(SpliceOutcome::NotInOneFunction);
-  std::string declarations;
-  for (const auto& name : *locals) declarations += (declarations.empty() ? "local " : ",") + name;
-  if (!declarations.empty()) declarations += ' ';
-  const std::size_t first = index + 1 - subtreeSize(chunk, index);
-  const std::string_view realRun = bytecode::prototypeRun(last, first, index);
-
-  auto checked = checked_.find(which);
-  if (checked == checked_.end()) {
-    // An expression's depth in the document is not known: the deepest
-    // padding at which its old text compiles alone gives that depth or
-    // more, since the document compiled.
-    auto compiles = [&](int padding) {
-      return compiler.compile(aloneChunk(text_, f, f.end, real.firstline, declarations, padding), chunkPath).ok();
-    };
-    int low = 0;
-    if (f.form == TopFunction::Form::Expression) {
-      if (!compiles(0)) return decline(SpliceOutcome::NotValidated);
-      int high = kMaxSyntaxLevel;  // compiles at low, not at high
-      while (high - low > 1) {
-        const int mid = (low + high) / 2;
-        (compiles(mid) ? low : high) = mid;
-      }
-    }
-    std::optional<Alone> old =
-        compileAlone(compiler, aloneChunk(text_, f, f.end, real.firstline, declarations, low), opcodes, chunkPath);
-    if (!old || old->run(real) != realRun) return decline(SpliceOutcome::NotValidated);
-    checked = checked_.emplace(which, Checked{low, assigned(old->function())}).first;
-  }
+  const Prototype& real = chunk.prototypes[target.index];
+  const std::size_t first = target.index + 1 - subtreeSize(chunk, target.index);
+  const std::string_view realRun = bytecode::prototypeRun(last, first, target.index);
+  const Checked* checked = check(target, real, realRun, opcodes, compiler, chunkPath);
+  if (!checked) return decline(SpliceOutcome::NotValidated);
 
   // Compiled alone, the function could end early, at an `end` typed into
   // it, with what follows parsed as the main chunk's: its tokens must close
   // its first block at its `end` and not before.
-  if (!endsAt(source.substr(f.keyword, newEnd + kEndLength - f.keyword), newEnd - f.keyword))
+  const TopFunction& f = functions_->functions[target.which];
+  if (!endsAt(source.substr(f.keyword, target.newEnd + kEndLength - f.keyword), target.newEnd - f.keyword))
     return decline(SpliceOutcome::NotInOneFunction);
   std::optional<Alone> now = compileAlone(
-      compiler, aloneChunk(source, f, newEnd, real.firstline, declarations, checked->second.padding), opcodes,
+      compiler, aloneChunk(source, f, target.newEnd, real.firstline, target.declarations, checked->padding), opcodes,
       chunkPath);
   if (!now) return decline(SpliceOutcome::DoesNotCompile);
   const Prototype& alone = now->function();
   if (alone.firstline != real.firstline || alone.numline != real.numline) return decline(SpliceOutcome::LinesMoved);
   if (!sameCaptures(alone, real)) return decline(SpliceOutcome::UpvaluesChanged);
   if ((alone.flags & Prototype::Ffi) != (real.flags & Prototype::Ffi)) return decline(SpliceOutcome::FfiChanged);
-  if (!sameMutability(real, checked->second.assigns, alone)) return decline(SpliceOutcome::MutabilityChanged);
+  if (!sameMutability(real, checked->assigns, alone)) return decline(SpliceOutcome::MutabilityChanged);
 
   const std::size_t runBegin = static_cast<std::size_t>(realRun.data() - last.dump.data());
   std::string dump;
@@ -303,11 +253,73 @@ std::optional<std::string> FunctionSplicer::splice(std::string_view source,
   dump.append(last.dump, 0, runBegin);
   dump += now->run(real);
   dump.append(last.dump, runBegin + realRun.size());
-  checked->second.assigns = assigned(alone);
-  splicedFunction_ = which;
-  growth_ = growth;
+  checked_[target.which].assigns = assigned(alone);
+  splicedFunction_ = target.which;
+  growth_ = target.growth;
   outcome_ = SpliceOutcome::Spliced;
   return dump;
+}
+
+SpliceOutcome FunctionSplicer::locate(std::string_view source, const Chunk& chunk, Target& target) {
+  const Edit edit = difference(text_, source);
+  if (hasLineBreak(std::string_view(text_).substr(edit.begin, edit.oldEnd - edit.begin)) ||
+      hasLineBreak(source.substr(edit.begin, edit.newEnd - edit.begin)))
+    return SpliceOutcome::LinesChanged;
+  if (!functions_) functions_ = topFunctions(text_);
+  const Prototype& main = chunk.main();
+  if (!functions_ || functions_->functions.size() != main.children.size()) return SpliceOutcome::NotInOneFunction;
+  const auto& functions = functions_->functions;
+  auto after = std::upper_bound(functions.begin(), functions.end(), edit.begin,
+                                [](std::size_t at, const TopFunction& f) { return at < f.keyword; });
+  if (after == functions.begin()) return SpliceOutcome::NotInOneFunction;
+  target.which = static_cast<std::size_t>(after - functions.begin()) - 1;
+  const TopFunction& f = functions[target.which];
+  // Its name, its `(` and its `end` stay, and no identifier byte comes to
+  // stand before the `end` (lj_char.h): the edit changes neither what the
+  // main chunk does with the function nor where the function ends.
+  target.growth = static_cast<std::ptrdiff_t>(source.size()) - static_cast<std::ptrdiff_t>(text_.size());
+  target.newEnd = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(f.end) + target.growth);
+  if (edit.begin <= f.open || edit.oldEnd > f.end || isIdentifierByte(source[target.newEnd - 1]))
+    return SpliceOutcome::NotInOneFunction;
+
+  target.index = main.children[target.which];
+  const std::size_t newLength = target.newEnd - f.keyword;
+  if (main.vars.size() + functions_->mainJumps + kStackEntriesPerByte * newLength >= kMaxVariableStack ||
+      static_cast<std::size_t>(main.size()) + kInstructionsPerByte * newLength >= kMaxInstructions / 2)
+    return SpliceOutcome::TooLarge;
+  std::optional<std::vector<std::string>> locals = localsInScope(main, target.index);
+  if (!locals) return SpliceOutcome::NotInOneFunction;
+  for (const auto& name : *locals) target.declarations += (target.declarations.empty() ? "local " : ",") + name;
+  if (!target.declarations.empty()) target.declarations += ' ';
+  return SpliceOutcome::Spliced;
+}
+
+const FunctionSplicer::Checked* FunctionSplicer::check(const Target& target, const Prototype& real,
+                                                       std::string_view realRun,
+                                                       const bytecode::OpcodeTable& opcodes, LuaCompiler& compiler,
+                                                       std::string_view chunkPath) {
+  if (auto known = checked_.find(target.which); known != checked_.end()) return &known->second;
+  const TopFunction& f = functions_->functions[target.which];
+  // An expression's depth in the document is not known: the deepest
+  // padding at which its old text compiles alone gives that depth or
+  // more, since the document compiled.
+  auto compiles = [&](int padding) {
+    return compiler.compile(aloneChunk(text_, f, f.end, real.firstline, target.declarations, padding), chunkPath)
+        .ok();
+  };
+  int low = 0;
+  if (f.form == TopFunction::Form::Expression) {
+    if (!compiles(0)) return nullptr;
+    int high = kMaxSyntaxLevel;  // compiles at low, not at high
+    while (high - low > 1) {
+      const int mid = (low + high) / 2;
+      (compiles(mid) ? low : high) = mid;
+    }
+  }
+  std::optional<Alone> old = compileAlone(
+      compiler, aloneChunk(text_, f, f.end, real.firstline, target.declarations, low), opcodes, chunkPath);
+  if (!old || old->run(real) != realRun) return nullptr;
+  return &checked_.emplace(target.which, Checked{low, assigned(old->function())}).first->second;
 }
 
 void FunctionSplicer::remember(std::string_view source, bool spliced) {

@@ -75,7 +75,21 @@ class FunctionSplicer {
     int padding = 0;
     std::vector<bool> assigns;
   };
+  // The edited function: where it is and what its chunk of its own declares.
+  struct Target {
+    std::size_t which = 0;      // index into functions_
+    std::size_t index = 0;      // its prototype in the last dump
+    std::ptrdiff_t growth = 0;  // bytes the text grew by
+    std::size_t newEnd = 0;     // its `end` in the new text
+    std::string declarations;   // `local a,b ` for the main chunk's locals in scope
+  };
   std::optional<std::string> decline(SpliceOutcome why);
+  // Finds the one function the edit lies in (Spliced) or says why not.
+  SpliceOutcome locate(std::string_view source, const bytecode::Chunk& chunk, Target& target);
+  // The target's Checked, shown on its first edit: its old text, compiled
+  // alone, gives its old bytes (`realRun`); nullptr when it does not.
+  const Checked* check(const Target& target, const bytecode::Prototype& real, std::string_view realRun,
+                       const bytecode::OpcodeTable& opcodes, LuaCompiler& compiler, std::string_view chunkPath);
 
   std::string text_;
   bool known_ = false;
