@@ -357,10 +357,13 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
         if (auto c = project.ctypeImports->find(i); c != project.ctypeImports->end()) view.imports = &c->second;
       const std::string& shown = project.shown[i];
       try {
-        if (const std::string* unsaved = project.unsavedText(i))
-          results[i] = analyzeWith(compiler, *unsaved, shown, profile, options.minConfidence, options.aliases,
-                                   options.cModules.get(), view);
-        else
+        if (const std::string* unsaved = project.unsavedText(i)) {
+          // Compiled from the buffer (no dump kept from a first analysis):
+          // its last analysis is taken over as in a single document's.
+          AnalysisReuse* reuse = project.reuse && links[i].dump.empty() ? project.reuseOf(i) : nullptr;
+          results[i] = analyzeWith(reuse ? reuse->state().compiler : compiler, *unsaved, shown, profile,
+                                   options.minConfidence, options.aliases, options.cModules.get(), view, reuse);
+        } else
           results[i] = analyzeFile(compiler, files[i], shown, options, profile, view);
       } catch (const std::exception& e) {  // a bug must not take the other files' results with it
         results[i] = FileResult{

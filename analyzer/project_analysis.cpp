@@ -64,6 +64,7 @@ struct ProjectAnalysis::State {
   std::vector<std::string> files, shown;
   std::map<std::string, std::size_t> byFile;
   std::map<std::string, std::string> unsaved;
+  std::map<std::size_t, AnalysisReuse> reuse;  // by index, for each unsaved buffer
   std::optional<ProjectIndex> index;
   std::vector<bool> dirty;
   std::vector<FileResult> first;
@@ -99,6 +100,7 @@ struct ProjectAnalysis::State {
 
   std::set<std::size_t> update() {
     ProjectFiles project{files, shown, options, &unsaved};
+    project.reuse = &reuse;
     if (!index) index.emplace(shown);
     std::set<std::size_t> changed;
     std::vector<std::size_t> stale;
@@ -167,12 +169,16 @@ void ProjectAnalysis::setText(const std::string& file, std::string text) {
   auto it = state_->byFile.find(file);
   std::size_t i = it == state_->byFile.end() ? state_->add(file) : it->second;
   state_->unsaved[file] = std::move(text);
+  state_->reuse.try_emplace(i);
   state_->invalidate(i);
 }
 
 void ProjectAnalysis::useDisk(const std::string& file) {
   state_->unsaved.erase(file);
-  if (auto it = state_->byFile.find(file); it != state_->byFile.end()) state_->invalidate(it->second);
+  if (auto it = state_->byFile.find(file); it != state_->byFile.end()) {
+    state_->reuse.erase(it->second);
+    state_->invalidate(it->second);
+  }
 }
 
 bool ProjectAnalysis::contains(const std::string& file) const { return state_->byFile.count(file) > 0; }

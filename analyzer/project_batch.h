@@ -28,11 +28,21 @@ struct ProjectFiles {
   // through other files' module tables (ProjectIndex::ctypeImports); null:
   // none are known yet.
   const std::map<std::size_t, ImportedCtypes>* ctypeImports = nullptr;
+  // What the last analysis of a file's unsaved text leaves for the next
+  // (the language server's open buffers), by index: a file found here is
+  // analyzed with it whenever it is compiled from that text. Read-only
+  // during a batch; one thread at a time uses an entry.
+  std::map<std::size_t, AnalysisReuse>* reuse = nullptr;
 
   const std::string* unsavedText(std::size_t i) const {
     if (!overlay) return nullptr;
     auto it = overlay->find(files[i]);
     return it == overlay->end() ? nullptr : &it->second;
+  }
+  AnalysisReuse* reuseOf(std::size_t i) const {
+    if (!reuse) return nullptr;
+    auto it = reuse->find(i);
+    return it == reuse->end() ? nullptr : &it->second;
   }
 };
 

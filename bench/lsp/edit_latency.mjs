@@ -2,8 +2,10 @@
 // the server as an editor sees it: from sending didChange to receiving the
 // publishDiagnostics of that version (the client's JSON parse included).
 // Paired in the same run with a baseline: `ljcheck lint` of the same text,
-// 20 runs after the edits; and the client's own decode and parse of one
-// publish (clientParse), the floor under each edit. Also the server's resident memory
+// 20 runs after the edits; the client's own decode and parse of one publish
+// (clientParse); and the floor under each edit (replayFloor): the same client
+// and edits against replay_server.mjs, which answers each edit with the same
+// publish at once, with no analysis. Also the server's resident memory
 // (/proc/<pid>/status VmRSS) after 10 edits and after all of them.
 // Run: node bench/lsp/edit_latency.mjs [--project] [--session FILE] [build/bin/ljcheck] [lines] [edits]
 //   --project: the file lies in a workspace root the client names (the
@@ -35,7 +37,7 @@ for (let f = 0; lines.length + 7 < lineCount; f++) {
 }
 while (lines.length < lineCount - 1) lines.push('-- padding');
 lines.push('return M');
-let text = lines.join('\n') + '\n';
+const text = lines.join('\n') + '\n';
 
 // The v-th edit: rewrite one `local s = 0` line somewhere in the file.
 function editAt(v) {
@@ -69,27 +71,57 @@ if (sessionFile) {
 
 const rpc = createRequire(resolve(root, 'third_party/lsp-client/package.json'))('vscode-jsonrpc/node');
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-const server = spawn(exe, ['lsp', '--no-config'], { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
-const connection = rpc.createMessageConnection(new rpc.StreamMessageReader(server.stdout), new rpc.StreamMessageWriter(server.stdin));
-const pending = new Map();
-// Each version's waiter is dropped once it is answered: kept, its resolved
-// promise would hold that version's diagnostics (about 1 MB of objects) for
-// the whole run, and the client's young-generation collections would copy
-// them again and again (18-34 ms pauses every ~25 edits, counted as latency).
-let lastPublished = null;  // the latest publish only, for the parse floor below
-connection.onNotification('textDocument/publishDiagnostics', (p) => {
-  lastPublished = p;
-  const done = pending.get(p.version);
-  pending.delete(p.version);
-  done?.(p);
-});
-connection.listen();
-const published = (version) => new Promise((done) => pending.set(version, done));
 
-await connection.sendRequest('initialize', initialize);
-connection.sendNotification('initialized', {});
-let wait = published(1);
-connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'lua', version: 1, text } });
+// A server process and the client's connection to it. Each version's waiter
+// is dropped once it is answered: kept, its resolved promise would hold that
+// version's diagnostics (about 1 MB of objects) for the whole run, and the
+// client's young-generation collections would copy them again and again
+// (18-34 ms pauses every ~25 edits, counted as latency).
+async function start(command, commandArgs) {
+  const server = spawn(command, commandArgs, { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
+  const connection = rpc.createMessageConnection(new rpc.StreamMessageReader(server.stdout), new rpc.StreamMessageWriter(server.stdin));
+  const pending = new Map();
+  const client = { server, connection, lastPublished: null };  // the latest publish only, for the parse floor below
+  connection.onNotification('textDocument/publishDiagnostics', (p) => {
+    client.lastPublished = p;
+    const done = pending.get(p.version);
+    pending.delete(p.version);
+    done?.(p);
+  });
+  connection.listen();
+  client.published = (version) => new Promise((done) => pending.set(version, done));
+  await connection.sendRequest('initialize', initialize);
+  connection.sendNotification('initialized', {});
+  return client;
+}
+
+async function stop(client) {
+  await client.connection.sendRequest('shutdown');
+  client.connection.sendNotification('exit');
+  client.connection.dispose();
+}
+
+// Edits v = 2 .. edits + 1 of the text, each timed from sending didChange to
+// receiving the publish of its version; `after(v)` runs after each one.
+async function timeEdits(client, edits, after = () => {}) {
+  const times = [];
+  let edited = text;
+  for (let v = 2; v < edits + 2; v++) {
+    const edit = editAt(v);
+    edited = applyEdit(edited, edit);
+    const wait = client.published(v);
+    const start = process.hrtime.bigint();
+    client.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [edit] });
+    await wait;
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    after(v);
+  }
+  return { times, text: edited };
+}
+
+const ljcheck = await start(exe, ['lsp', '--no-config']);
+let wait = ljcheck.published(1);
+ljcheck.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'lua', version: 1, text } });
 const first = await wait;
 const codes = new Set(first.diagnostics.map((d) => d.code));
 if (codes.has('syntax')) throw new Error(`the generated file does not compile: ${first.diagnostics[0].message}`);
@@ -102,25 +134,20 @@ function lintOnce() {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-const times = [];
 const lintTimes = [];
 let rssAfter10 = 0, rssAfter100 = 0, rssAfter500 = 0;
-for (let v = 2; v < edits + 2; v++) {
-  const edit = editAt(v);
-  text = applyEdit(text, edit);
-  wait = published(v);
-  const start = process.hrtime.bigint();
-  connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [edit] });
-  await wait;
-  times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  if (v === 11) rssAfter10 = rss(server.pid);
-  if (v === 101) rssAfter100 = rss(server.pid);
-  if (v === 501) rssAfter500 = rss(server.pid);
-}
+const { times, text: editedText } = await timeEdits(ljcheck, edits, (v) => {
+  if (v === 11) rssAfter10 = rss(ljcheck.server.pid);
+  if (v === 101) rssAfter100 = rss(ljcheck.server.pid);
+  if (v === 501) rssAfter500 = rss(ljcheck.server.pid);
+});
+const rssAfterAll = rss(ljcheck.server.pid);
+const lastPublished = ljcheck.lastPublished;
+await stop(ljcheck);
 // The baseline runs after the edits, not between them: a 45 ms lint process
 // spawned before every tenth edit left that edit slower (caches and the
 // scheduler after it), which is the spawn's cost, not the server's.
-writeFileSync(file, text);
+writeFileSync(file, editedText);
 for (let run = 0; run < 20; run++) lintTimes.push(lintOnce());
 // The client's own share of each edit's latency: decoding and parsing one
 // publish of this file (the last one, as compact JSON like the server's),
@@ -132,10 +159,14 @@ for (let run = 0; run < 200; run++) {
   JSON.parse(publishBytes.toString('utf8'));
   parseTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
 }
-const rssAfterAll = rss(server.pid);
-await connection.sendRequest('shutdown');
-connection.sendNotification('exit');
-connection.dispose();
+// The floor: the same edits and client against a server that does no work
+// and answers each with that same publish (replay_server.mjs): the pipe, the
+// wake-ups and the client's reading and parsing, over the same 200-edit window.
+const paramsFile = resolve(dir, 'publish.json');
+writeFileSync(paramsFile, JSON.stringify(lastPublished));
+const replay = await start(process.execPath, [resolve(root, 'bench/lsp/replay_server.mjs'), paramsFile]);
+const { times: floorTimes } = await timeEdits(replay, Math.min(edits, 200));
+await stop(replay);
 rmSync(dir, { recursive: true, force: true });
 
 const quantile = (values, p) => {
@@ -144,11 +175,16 @@ const quantile = (values, p) => {
 };
 const window = times.slice(0, 200);
 const p50 = quantile(window, 0.5);
+const p95 = quantile(window, 0.95);
+const floorP50 = quantile(floorTimes, 0.5);
+const floorP95 = quantile(floorTimes, 0.95);
 const lintP50 = quantile(lintTimes, 0.5);
 console.log(JSON.stringify({
   mode: projectMode ? 'project' : 'document', lines: lineCount, diagnostics: first.diagnostics.length,
   codes: [...codes], edits: times.length,
-  first200: { p50Ms: p50, p95Ms: quantile(window, 0.95), maxMs: quantile(window, 1) },
+  first200: { p50Ms: p50, p95Ms: p95, maxMs: quantile(window, 1) },
+  replayFloor: { edits: floorTimes.length, p50Ms: floorP50, p95Ms: floorP95, maxMs: quantile(floorTimes, 1),
+    editOverFloorP50: +(p50 / floorP50).toFixed(2), editOverFloorP95: +(p95 / floorP95).toFixed(2) },
   lintBaseline: { runs: lintTimes.length, p50Ms: lintP50, editOverLint: +(p50 / lintP50).toFixed(3) },
   clientParse: { bytes: publishBytes.length, p50Ms: quantile(parseTimes, 0.5), p95Ms: quantile(parseTimes, 0.95) },
   rssKiB: { after10: rssAfter10, after100: rssAfter100, after500: rssAfter500, afterAll: rssAfterAll, growthPct: +((100 * (rssAfterAll - rssAfter10)) / rssAfter10).toFixed(1) },

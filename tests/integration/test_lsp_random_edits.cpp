@@ -183,17 +183,22 @@ TEST_CASE("after random one-line edits the language server publishes what a fres
   auto [file, seed] = GENERATE(table<std::string, unsigned>({{"examples/particles/world.lua", 11u},
                                                              {"fixtures/nyibc_fnew_masks_branch_return.lua", 32u},
                                                              {"fixtures/linner_called_from_aborting_loop.lua", 13u}}));
-  CAPTURE(file, seed);
+  // Without a workspace the document is analyzed on its own; with one (as
+  // every editor names it) through the project the server keeps.
+  const bool project = GENERATE(false, true);
+  CAPTURE(file, seed, project);
   constexpr std::size_t kEdits = 20;
-  const std::string dir = ljcheck::testing::scratchDirectory("lsp-random-edits-" + std::to_string(seed));
+  const std::string dir = ljcheck::testing::scratchDirectory("lsp-random-edits-" + std::to_string(seed) +
+                                                             (project ? "-project" : ""));
   const std::string path = dir + "/edited.lua";
   const std::string uri = "file://" + path;
   std::string text = ljcheck::testing::readFile(std::string(LJCHECK_SOURCE_DIR) + "/" + file);
   int lastLine = 0;  // of the last edit
   REQUIRE(std::none_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }));
 
-  std::string session = frame({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                               {"params", {{"capabilities", Json::object()}}}});
+  Json initialize{{"capabilities", Json::object()}};
+  if (project) initialize["rootUri"] = "file://" + dir;
+  std::string session = frame({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", initialize}});
   session += frame({{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
                     {"params", {{"textDocument", {{"uri", uri}, {"languageId", "lua"}, {"version", 1}, {"text", text}}}}}});
   // Each edit, and a fresh lint of the text after it. An edit that breaks
