@@ -3,21 +3,30 @@
 // publishDiagnostics of that version (the client's JSON parse included).
 // Paired in the same run with a baseline: `ljcheck lint` of the same text,
 // 20 runs after the edits; the client's own decode and parse of one publish
-// (clientParse); and the floor under each edit (replayFloor): the same client
-// and edits against replay_server.mjs, which answers each edit with the same
-// publish at once, with no analysis. Also the server's resident memory
+// (clientParse); and a reference with no analysis at all (replay): the same
+// client and edits against replay_server.mjs, a node process that answers
+// each edit at once with the same publish, from a fresh client process (cold,
+// to set against the first 200 edits) and from this one after its edits
+// (warm, against the last 200). It is not a strict floor: node writing the
+// publish into the pipe costs about what ljcheck's analysis and write do. Latency is given for the first 200 edits
+// (a fresh client) and the last 200 (a warm one, as an editor's is), each with
+// the client's own garbage-collection pauses inside them (clientGc, with --gc). Also the server's resident memory
 // (/proc/<pid>/status VmRSS) after 10 edits and after all of them.
-// Run: node bench/lsp/edit_latency.mjs [--project] [--session FILE] [build/bin/ljcheck] [lines] [edits]
+// Run: node bench/lsp/edit_latency.mjs [--project] [--gc] [--session FILE] [--text FILE] [build/bin/ljcheck] [lines] [edits]
 //   --project: the file lies in a workspace root the client names (the
 //              server's project mode, as with cross-file analysis);
 //   --session FILE: write the messages the client would send to FILE and
-//              exit (for callgrind: ljcheck lsp < FILE, see instructions.sh).
+//              exit (for callgrind: ljcheck lsp < FILE, see instructions.sh);
+//   --text FILE: write the generated file to FILE and exit (neovim_latency.sh);
+//   --gc: also count the client's garbage-collection pauses inside each
+//              window (clientGc), which perturbs the timings a little.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -25,6 +34,9 @@ const flag = (name) => { const i = args.indexOf(name); if (i < 0) return false; 
 const option = (name) => { const i = args.indexOf(name); if (i < 0) return null; const v = args[i + 1]; args.splice(i, 2); return v; };
 const projectMode = flag('--project');
 const sessionFile = option('--session');
+const textFile = option('--text');
+const withGc = flag('--gc');
+const coldReplayParams = option('--cold-replay');  // internal: see replay.cold below
 const exe = resolve(args[0] || resolve(root, 'build/bin/ljcheck'));
 const lineCount = Number(args[1] || 5000);
 const edits = Number(args[2] || 1000);
@@ -48,6 +60,11 @@ function applyEdit(t, e) {
   let at = 0;
   for (let l = 0; l < e.range.start.line; l++) at = t.indexOf('\n', at) + 1;
   return t.slice(0, at + e.range.start.character) + e.text + t.slice(at + e.range.end.character);
+}
+
+if (textFile) {  // the generated file alone, for another client (neovim_latency.sh)
+  writeFileSync(textFile, text);
+  process.exit(0);
 }
 
 const dir = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-bench-'));
@@ -81,7 +98,7 @@ async function start(command, commandArgs) {
   const server = spawn(command, commandArgs, { cwd: dir, stdio: ['pipe', 'pipe', 'inherit'] });
   const connection = rpc.createMessageConnection(new rpc.StreamMessageReader(server.stdout), new rpc.StreamMessageWriter(server.stdin));
   const pending = new Map();
-  const client = { server, connection, lastPublished: null };  // the latest publish only, for the parse floor below
+  const client = { server, connection, lastPublished: null };  // the latest publish only, for clientParse and the replay below
   connection.onNotification('textDocument/publishDiagnostics', (p) => {
     client.lastPublished = p;
     const done = pending.get(p.version);
@@ -101,22 +118,65 @@ async function stop(client) {
   client.connection.dispose();
 }
 
+// The client's own garbage collections (start and duration, in
+// performance.now() milliseconds), to tell how many of the slow edits are the
+// client's pauses rather than the server's time.
+const gcPauses = [];
+// Only with --gc: observing them costs the client about a millisecond per edit
+// at the median on this machine (measured with and without, alternating).
+if (withGc) new PerformanceObserver((list) => { for (const e of list.getEntries()) gcPauses.push(e); }).observe({ entryTypes: ['gc'] });
+
 // Edits v = 2 .. edits + 1 of the text, each timed from sending didChange to
 // receiving the publish of its version; `after(v)` runs after each one.
+// Returns the times and each edit's [start, end] on performance.now().
 async function timeEdits(client, edits, after = () => {}) {
   const times = [];
+  const spans = [];
   let edited = text;
   for (let v = 2; v < edits + 2; v++) {
     const edit = editAt(v);
     edited = applyEdit(edited, edit);
     const wait = client.published(v);
     const start = process.hrtime.bigint();
+    const from = performance.now();
     client.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [edit] });
     await wait;
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    spans.push([from, performance.now()]);
     after(v);
   }
-  return { times, text: edited };
+  return { times, spans, text: edited };
+}
+
+// The client's collections within `window` (edit spans): how many, their
+// total, and how many edits had one.
+async function clientGc(window) {
+  await new Promise((done) => setImmediate(done));  // observer entries arrive a tick late
+  let pauses = 0, totalMs = 0;
+  const hit = new Set();
+  for (const e of gcPauses)
+    window.forEach(([from, to], i) => {
+      if (e.startTime < to && e.startTime + e.duration > from) { ++pauses; totalMs += e.duration; hit.add(i); }
+    });
+  return { pauses, totalMs: +totalMs.toFixed(2), editsWithPause: hit.size };
+}
+
+const quantile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return +sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(2);
+};
+const summary = (values) => ({ p50Ms: quantile(values, 0.5), p95Ms: quantile(values, 0.95), maxMs: quantile(values, 1) });
+
+// The replay reference from a fresh client process (the run below starts
+// one with --cold-replay): the first 200 edits against the replay server, as
+// the first 200 edits against ljcheck run in this process, fresh too.
+if (coldReplayParams) {
+  const replay = await start(process.execPath, [resolve(root, 'bench/lsp/replay_server.mjs'), coldReplayParams]);
+  const { times: cold } = await timeEdits(replay, Math.min(edits, 200));
+  await stop(replay);
+  rmSync(dir, { recursive: true, force: true });
+  console.log(JSON.stringify(summary(cold)));
+  process.exit(0);
 }
 
 const ljcheck = await start(exe, ['lsp', '--no-config']);
@@ -136,7 +196,7 @@ function lintOnce() {
 
 const lintTimes = [];
 let rssAfter10 = 0, rssAfter100 = 0, rssAfter500 = 0;
-const { times, text: editedText } = await timeEdits(ljcheck, edits, (v) => {
+const { times, spans, text: editedText } = await timeEdits(ljcheck, edits, (v) => {
   if (v === 11) rssAfter10 = rss(ljcheck.server.pid);
   if (v === 101) rssAfter100 = rss(ljcheck.server.pid);
   if (v === 501) rssAfter500 = rss(ljcheck.server.pid);
@@ -159,32 +219,48 @@ for (let run = 0; run < 200; run++) {
   JSON.parse(publishBytes.toString('utf8'));
   parseTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
 }
-// The floor: the same edits and client against a server that does no work
-// and answers each with that same publish (replay_server.mjs): the pipe, the
-// wake-ups and the client's reading and parsing, over the same 200-edit window.
+// The replay reference: the same edits and client against a server that
+// does no analysis and answers each with that same publish
+// (replay_server.mjs): the pipe, the wake-ups and the client's reading and
+// parsing, over 200 edits.
 const paramsFile = resolve(dir, 'publish.json');
 writeFileSync(paramsFile, JSON.stringify(lastPublished));
 const replay = await start(process.execPath, [resolve(root, 'bench/lsp/replay_server.mjs'), paramsFile]);
-const { times: floorTimes } = await timeEdits(replay, Math.min(edits, 200));
+const { times: replayTimes, spans: replaySpans } = await timeEdits(replay, Math.min(edits, 200));
 await stop(replay);
+const coldRun = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--cold-replay', paramsFile, exe, String(lineCount), String(edits)],
+  { encoding: 'utf8' });
+if (coldRun.status !== 0) throw new Error(`the cold replay run failed: ${coldRun.stderr}`);
+const coldReplay = JSON.parse(coldRun.stdout);
 rmSync(dir, { recursive: true, force: true });
+const gc = withGc ? await clientGc(spans.slice(0, 200)) : undefined;
+const lastGc = withGc ? await clientGc(spans.slice(-200)) : undefined;
+const replayGc = withGc ? await clientGc(replaySpans) : undefined;
 
-const quantile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return +sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(2);
-};
 const window = times.slice(0, 200);
 const p50 = quantile(window, 0.5);
 const p95 = quantile(window, 0.95);
-const floorP50 = quantile(floorTimes, 0.5);
-const floorP95 = quantile(floorTimes, 0.95);
+// The warm replay runs after the edits, on this client: its ratios are taken
+// against the last 200 edits, which run on a warm client too; the cold
+// replay's against the first 200.
+const warm = summary(replayTimes);
+const last = times.slice(-200);
+const ratio = (a, b) => +(a / b).toFixed(2);
 const lintP50 = quantile(lintTimes, 0.5);
 console.log(JSON.stringify({
   mode: projectMode ? 'project' : 'document', lines: lineCount, diagnostics: first.diagnostics.length,
   codes: [...codes], edits: times.length,
-  first200: { p50Ms: p50, p95Ms: p95, maxMs: quantile(window, 1) },
-  replayFloor: { edits: floorTimes.length, p50Ms: floorP50, p95Ms: floorP95, maxMs: quantile(floorTimes, 1),
-    editOverFloorP50: +(p50 / floorP50).toFixed(2), editOverFloorP95: +(p95 / floorP95).toFixed(2) },
+  first200: { ...summary(window), clientGc: gc },
+  // The same server after its warm-up and the client's: a node process starts
+  // with a small young generation that grows over the first few hundred
+  // publishes, where an editor's has long grown.
+  last200: { ...summary(last), clientGc: lastGc },
+  replay: {
+    edits: replayTimes.length,
+    cold: { ...coldReplay, firstOverColdP50: ratio(p50, coldReplay.p50Ms), firstOverColdP95: ratio(p95, coldReplay.p95Ms) },
+    warm: { ...warm, clientGc: replayGc, lastOverWarmP50: ratio(quantile(last, 0.5), warm.p50Ms),
+            lastOverWarmP95: ratio(quantile(last, 0.95), warm.p95Ms) },
+  },
   lintBaseline: { runs: lintTimes.length, p50Ms: lintP50, editOverLint: +(p50 / lintP50).toFixed(3) },
   clientParse: { bytes: publishBytes.length, p50Ms: quantile(parseTimes, 0.5), p95Ms: quantile(parseTimes, 0.95) },
   rssKiB: { after10: rssAfter10, after100: rssAfter100, after500: rssAfter500, afterAll: rssAfterAll, growthPct: +((100 * (rssAfterAll - rssAfter10)) / rssAfter10).toFixed(1) },
