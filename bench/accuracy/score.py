@@ -378,6 +378,29 @@ class Score:
                 fmt_ratio(r["precision"]), fmt_ratio(r["precision_lines"]), target, met))
         return "\n".join(out)
 
+    def calibration(self):
+        """The predictions that claim the most, as issue 8 sets them: of those
+        lint gives severity `blacklist` and of those it gives confidence
+        `certain`, how many the runtime confirmed among those the recorder
+        visited (as for precision above), and how many of the confirmed were
+        observed blacklisting their trace start."""
+        out = ["| predictions | predicted | visited | confirmed | observed blacklisting "
+               "| confirmed among visited | target | met |",
+               "|---|--:|--:|--:|--:|--:|---|---|"]
+        confirmed_all = self.details["overall"]["confirmed"]
+        for title, pick, target in (
+                ("severity `blacklist`", lambda p: p.get("severity") == "blacklist", 0.80),
+                ("confidence `certain`", lambda p: p.get("confidence") == "certain", 0.85)):
+            keys = {k for k in self.predicted_keys if pick(self.preds.get(k, {}))}
+            confirmed = keys & confirmed_all
+            visited = {k for k in keys if k in confirmed or self.coverage.visited(k, self.preds.get(k, {}))}
+            blacklisting = {k for k in confirmed if self.observed.get(k, {}).get("severity") == "blacklist"}
+            r = ratio(len(confirmed), len(visited))
+            out.append("| %s | %d | %d | %d | %d | %s | ≥ %.2f | %s |" % (
+                title, len(keys), len(visited), len(confirmed), len(blacklisting), fmt_ratio(r), target,
+                "n/a" if r is None else "yes" if r >= target else "no"))
+        return "\n".join(out)
+
     def per_workload(self):
         by = defaultdict(lambda: defaultdict(int))
         d = self.details["overall"]
@@ -452,7 +475,7 @@ def report_vm(label, lint_path, run_dir, ws, min_confidence, index, ljcheck):
         head.append("")
         head.append("Observed outside the workload files (not scored): " + ", ".join(
             "`%s` %s ×%d" % (loc, rid, n) for (loc, rid), n in sorted(outside.items())))
-    summary = head + ["", score.table(), ""]
+    summary = head + ["", score.table(), "", score.calibration(), ""]
     details = ["### Per workload (overall)", "", score.per_workload(), ""]
     for fam in FAMILIES:
         for what, title in (("missed", "Missed (observed, not predicted)"),
