@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -14,6 +15,7 @@
 #include "../support/cli.h"
 
 using Json = nlohmann::json;
+namespace fs = std::filesystem;
 using ljcheck::testing::runLjcheck;
 
 namespace {
@@ -126,6 +128,17 @@ LineEdit randomEdit(const std::string& text, std::mt19937& random) {
 
 Json position(int line, int character) { return {{"line", line}, {"character", character}}; }
 
+// A lint report with only the predictions and errors of `path`.
+Json onlyFile(Json report, const std::string& path) {
+  for (const char* list : {"predictions", "errors"}) {
+    Json kept = Json::array();
+    for (const Json& item : report[list])
+      if (item.value("path", "") == path) kept.push_back(item);
+    report[list] = kept;
+  }
+  return report;
+}
+
 // A finding as both outputs show it: reasonId, line, severity, confidence,
 // the construct's range (0-based, as LSP counts) and the masking site's line.
 std::vector<std::string> fromLint(const Json& report, const std::string& text) {
@@ -179,25 +192,42 @@ std::vector<std::string> fromLsp(const Json& params) {
 
 }  // namespace
 
+// Where the edited document lies: on its own (no workspace root), alone in
+// a workspace (as every editor names one, analyzed through the project the
+// server keeps), or in a workspace beside the other files of its project
+// fixture, which make its functions hot or give it their ctypes.
+enum class Workspace { None, Alone, WithProject };
+
 TEST_CASE("after random one-line edits the language server publishes what a fresh lint finds", "[lsp]") {
-  auto [file, seed] = GENERATE(table<std::string, unsigned>({{"examples/particles/world.lua", 11u},
-                                                             {"fixtures/nyibc_fnew_masks_branch_return.lua", 32u},
-                                                             {"fixtures/linner_called_from_aborting_loop.lua", 13u}}));
-  // Without a workspace the document is analyzed on its own; with one (as
-  // every editor names it) through the project the server keeps.
-  const bool project = GENERATE(false, true);
-  CAPTURE(file, seed, project);
+  auto [file, seed, workspace] = GENERATE(table<std::string, unsigned, Workspace>({
+      {"examples/particles/world.lua", 11u, Workspace::None},
+      {"examples/particles/world.lua", 11u, Workspace::Alone},
+      {"fixtures/nyibc_fnew_masks_branch_return.lua", 32u, Workspace::None},
+      {"fixtures/nyibc_fnew_masks_branch_return.lua", 32u, Workspace::Alone},
+      {"fixtures/linner_called_from_aborting_loop.lua", 13u, Workspace::None},
+      {"fixtures/linner_called_from_aborting_loop.lua", 13u, Workspace::Alone},
+      {"fixtures/projects/hot_module/shapes.lua", 5u, Workspace::WithProject},
+      {"fixtures/projects/cold_module/shapes.lua", 8u, Workspace::WithProject},
+      {"fixtures/projects/ctype_module/main.lua", 5u, Workspace::WithProject},
+      {"fixtures/projects/registered_ctypes/types.lua", 9u, Workspace::WithProject}}));
+  CAPTURE(file, seed, static_cast<int>(workspace));
   constexpr std::size_t kEdits = 20;
-  const std::string dir = ljcheck::testing::scratchDirectory("lsp-random-edits-" + std::to_string(seed) +
-                                                             (project ? "-project" : ""));
-  const std::string path = dir + "/edited.lua";
+  const std::string dir = ljcheck::testing::scratchDirectory(
+      "lsp-random-edits-" + fs::path(file).parent_path().filename().string() + "-" + fs::path(file).stem().string() +
+      "-" + std::to_string(seed) + (workspace == Workspace::None ? "" : "-workspace"));
+  // Beside its project, the document keeps its name: the others require it by that name.
+  const std::string name = workspace == Workspace::WithProject ? fs::path(file).filename().string() : "edited.lua";
+  if (workspace == Workspace::WithProject)
+    for (const auto& entry : fs::directory_iterator(fs::path(LJCHECK_SOURCE_DIR) / fs::path(file).parent_path()))
+      fs::copy_file(entry.path(), fs::path(dir) / entry.path().filename());
+  const std::string path = dir + "/" + name;
   const std::string uri = "file://" + path;
   std::string text = ljcheck::testing::readFile(std::string(LJCHECK_SOURCE_DIR) + "/" + file);
   int lastLine = 0;  // of the last edit
   REQUIRE(std::none_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }));
 
   Json initialize{{"capabilities", Json::object()}};
-  if (project) initialize["rootUri"] = "file://" + dir;
+  if (workspace != Workspace::None) initialize["rootUri"] = "file://" + dir;
   std::string session = frame({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", initialize}});
   session += frame({{"jsonrpc", "2.0"}, {"method", "textDocument/didOpen"},
                     {"params", {{"textDocument", {{"uri", uri}, {"languageId", "lua"}, {"version", 1}, {"text", text}}}}}});
@@ -219,9 +249,11 @@ TEST_CASE("after random one-line edits the language server publishes what a fres
     }
     std::string after = edited(text, e);
     ljcheck::testing::writeFile(path, after);
-    auto lint = runLjcheck({"lint", "--no-config", "--format", "json", "edited.lua"}, dir);
+    // Beside its project, the whole folder is linted (the other files' heat
+    // and ctypes count) and the edited file's findings kept.
+    auto lint = runLjcheck({"lint", "--no-config", "--format", "json", workspace == Workspace::WithProject ? "." : name}, dir);
     REQUIRE((lint.exitCode >= 0 && lint.exitCode <= 3));  // 3: the edit broke the syntax
-    Json report = Json::parse(lint.out);
+    Json report = onlyFile(Json::parse(lint.out), name);
     expected.push_back(fromLint(report, after));
     withFindings += !report["predictions"].empty();
     bool syntaxError = !report["errors"].empty();
@@ -241,9 +273,10 @@ TEST_CASE("after random one-line edits the language server publishes what a fres
   auto served = ljcheck::testing::runShell(ljcheck::testing::shellQuote(LJCHECK_EXE) + " lsp --no-config < " +
                                            ljcheck::testing::shellQuote(dir + "/session.txt"));
   REQUIRE(served.exitCode == 0);
-  std::vector<Json> published;
+  std::vector<Json> published;  // of the edited document (others may be re-published too)
   for (const Json& m : frames(served.out))
-    if (m.value("method", "") == "textDocument/publishDiagnostics") published.push_back(m["params"]);
+    if (m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+      published.push_back(m["params"]);
   REQUIRE(published.size() == expected.size() + 1);  // the open, then one per edit
   for (std::size_t i = 0; i < expected.size(); ++i) {
     CAPTURE(i);

@@ -1,7 +1,7 @@
 // End-to-end tests of `ljcheck lsp` with a real LSP client library (npm
 // vscode-jsonrpc, pinned by scripts/setup.sh into third_party/lsp-client).
 // Run: LJCHECK_EXE=build/bin/ljcheck node --test tests/lsp/lsp.test.mjs
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,10 +44,21 @@ function applyEdits(text, edits) {
   return text;
 }
 
+// Every server a test started and that has not exited: killed when the test
+// ends, whatever its outcome, so that a failed assertion cannot leave one
+// running (the runner would wait for it until ctest's timeout).
+const running = new Set();
+afterEach(() => {
+  for (const server of running) server.kill();
+  running.clear();
+});
+
 // A server process and a client connection; `diagnostics(version)` waits for
 // the publishDiagnostics of that document version.
 function startServer(cwd) {
   const server = spawn(exe, ['lsp'], { cwd, stdio: ['pipe', 'pipe', 'inherit'] });
+  running.add(server);
+  server.on('exit', () => running.delete(server));
   const connection = rpc.createMessageConnection(
     new rpc.StreamMessageReader(server.stdout), new rpc.StreamMessageWriter(server.stdin));
   const published = [];
@@ -219,7 +230,6 @@ test('globals from .ljcheck.toml apply to the documents of a workspace project',
       [3], 'and lint says the same');
     await shutdown(s);
   } finally {
-    s.server.kill();  // a failed assertion must not leave the server running (the runner would wait for it)
     rmSync(project, { recursive: true, force: true });
   }
 });
