@@ -360,7 +360,7 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
         if (const std::string* unsaved = project.unsavedText(i)) {
           // Compiled from the buffer (no dump kept from a first analysis):
           // its last analysis is taken over as in a single document's.
-          AnalysisReuse* reuse = project.reuse && links[i].dump.empty() ? project.reuseOf(i) : nullptr;
+          AnalysisReuse* reuse = links[i].dump.empty() ? project.reuseOf(i) : nullptr;
           results[i] = analyzeWith(reuse ? reuse->state().compiler : compiler, *unsaved, shown, profile,
                                    options.minConfidence, options.aliases, options.cModules.get(), view, reuse);
         } else
