@@ -75,6 +75,33 @@ long genericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMa
   return literalLength(chunk, table);
 }
 
+// The code a side trace from a pairs()/next loop's exit records at once
+// (HeatEvidence::iterExit): from the loop's end up to the first
+// instruction that may end the trace (a call, a closure, an upvalue close,
+// varargs: included, since that is where the trace stops) or make its path
+// depend on data (a branch, another loop, a return: not included). The
+// last pc of that code, or 0. Only for a loop whose body has none of the
+// aborts that keep it from compiling at all.
+int iterExitReach(const bytecode::Prototype& proto, const LoopTrips& loop, long hotloop) {
+  if (loop.last < 2 || proto.at(loop.last - 1).op != Op::ITERN) return 0;
+  if (loop.known && loop.count < hotloop) return 0;
+  for (int pc = loop.first; pc <= loop.last; ++pc) {
+    Op op = proto.at(pc).op;
+    if (op == Op::FNEW || op == Op::UCLO || op == Op::VARG) return 0;
+  }
+  int reach = 0;
+  for (int pc = loop.last + 1; pc <= proto.size(); ++pc) {
+    Op op = proto.at(pc).op;
+    if ((op >= Op::ISLT && op <= Op::ISNUM) || op == Op::JMP || op == Op::FORI || op == Op::JFORI ||
+        op == Op::LOOP || op == Op::ILOOP || op == Op::JLOOP || op == Op::ISNEXT || op == Op::RETM ||
+        op == Op::RET || op == Op::RET0 || op == Op::RET1)
+      break;
+    reach = pc;
+    if (isCallOrIterator(op) || op == Op::ITERN || op == Op::FNEW || op == Op::UCLO || op == Op::VARG) break;
+  }
+  return reach;
+}
+
 // Whether `slot` holds a named local variable just before `pc`: LuaJIT gives
 // active locals consecutive slots in declaration order.
 bool isNamedLocal(const bytecode::Prototype& proto, int pc, int slot) {
@@ -177,7 +204,9 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       long trips = loop.kind == Loop::Kind::NumericFor   ? numericTrips(chunk, q, values, loop)
                    : loop.kind == Loop::Kind::GenericFor ? genericTrips(chunk, q, values, loop)
                                                           : -1;
-      loops_[q].push_back({loop.first, loop.last, loopLine(proto, loop), trips >= 0, std::max(trips, 0L)});
+      LoopTrips& t =
+          loops_[q].emplace_back(LoopTrips{loop.first, loop.last, loopLine(proto, loop), trips >= 0, std::max(trips, 0L)});
+      t.exitReach = iterExitReach(proto, t, hotloop);
     }
     for (int pc = 1; pc <= proto.size(); ++pc) {
       const auto& ins = proto.at(pc);
@@ -244,7 +273,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     auto colon = name.rfind(':');
     if (colon == std::string_view::npos) continue;
     if (calledMembers_.empty() || calledMembers_.back() != name) calledMembers_.emplace_back(name);
-    HeatEvidence e = evidenceAt(q, pc);
+    // A call a side trace records once does not make its callee hot.
+    HeatEvidence e = evidence(q, pc, false);
     if (e.heat == Heat::Cold) continue;
     moduleCalls_.push_back({std::string(name.substr(0, colon)), std::string(name.substr(colon + 1)), e.heat,
                             chunk.prototypes[q].at(pc).line, e.loop ? e.loop->line : 0, e.iterations,
@@ -338,7 +368,9 @@ void CallGraph::findProtected() {
   }
 }
 
-HeatEvidence CallGraph::evidenceAt(std::size_t proto, int pc) const {
+HeatEvidence CallGraph::evidenceAt(std::size_t proto, int pc) const { return evidence(proto, pc, true); }
+
+HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces) const {
   HeatEvidence e;
   bool inLoop = false;
   long iterations = 1;
@@ -374,6 +406,15 @@ HeatEvidence CallGraph::evidenceAt(std::size_t proto, int pc) const {
       if (pc <= loop.last || !loop.known || loop.count < hotloop_) continue;
       // Side-trace aborts do not blacklist: a warning at most.
       e.afterLoop = &loop;
+      e.heat = Heat::Likely;
+    }
+  }
+  if (settled_ && e.heat < Heat::Likely) {
+    for (const auto& loop : loops_.at(proto)) {
+      if (pc <= loop.last || pc > loop.exitReach) continue;
+      if (!onceSideTraces && !reentered_.at(proto)) continue;
+      e.iterExit = &loop;
+      e.once = !reentered_.at(proto);
       e.heat = Heat::Likely;
     }
   }

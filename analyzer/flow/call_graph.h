@@ -43,6 +43,10 @@ struct LoopTrips {
   int line = 0;             // its `for`/`while` line
   bool known = false;       // a numeric for over constants, or a generic for over a literal table
   long count = 0;           // when known
+  // A pairs()/next loop (ITERN) that can get hot: the last pc of the code
+  // after it that a side trace from its exit records at once (see
+  // HeatEvidence::iterExit); 0 when none.
+  int exitReach = 0;
 };
 
 // The evidence for the heat at one instruction, for the reasoning sentence.
@@ -62,6 +66,16 @@ struct HeatEvidence {
   // runs as often as its function is entered. The side trace may come from
   // a later loop: one in a function called after this loop returns here.
   const LoopTrips* pastLoop = nullptr;
+  // Right after a pairs()/next loop (ITERN) that can get hot, before the
+  // first call, branch, loop or abort: the loop's exit resumes at its
+  // ITERN, which the root trace patched into a JLOOP, so the interpreter
+  // re-enters the trace and takes the same exit until hotexit, and a side
+  // trace records this code on the loop's first exit (lj_trace.c
+  // lj_trace_exit). Set when nothing else makes the code hot; `once`: its
+  // function is entered fewer than hotexit times, so the side trace runs
+  // once, and an abort costs one attempt.
+  const LoopTrips* iterExit = nullptr;
+  bool once = false;
 };
 
 // A call from this file into another module of the project:
@@ -157,6 +171,9 @@ class CallGraph {
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;
   std::vector<bool> underPcall_;
+  // evidenceAt, with or without the code a side trace records once
+  // (HeatEvidence::iterExit in a function entered fewer than hotexit times).
+  HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;
   void findCycles();
   void findProtected();
 };

@@ -107,6 +107,16 @@ std::string whyHot(const FunctionView& fn, int pc) {
     return "it runs after the loop at line " + std::to_string(e.afterLoop->line) + ", which runs " +
            std::to_string(e.afterLoop->count) + " times, and " + name + " is entered at least " +
            std::to_string(fn.calls.hotexit()) + " times (hotexit): a side trace from the loop's exit records it";
+  if (e.iterExit) {
+    const flow::LoopTrips& loop = *e.iterExit;
+    std::string trips = loop.known ? ", which runs " + std::to_string(loop.count) + " times"
+                                   : ", whose trip count the bytecode does not show";
+    return "it runs right after the pairs/next loop at line " + std::to_string(loop.line) + trips +
+           ": once that loop is hot, its exit resumes at the loop's ITERN, which jumps back into the "
+           "loop's trace, so the exit repeats until hotexit (" + std::to_string(fn.calls.hotexit()) +
+           ") and a side trace records this code on the loop's first exit" +
+           (e.once ? "; " + name + " runs once, so this costs one attempt" : "");
+  }
   std::string reasons = whyFunctionHot(fn, e, name);
   if (e.pastLoop)
     reasons += "; it runs after the loop at line " + std::to_string(e.pastLoop->line) + ", where a root trace entering " +

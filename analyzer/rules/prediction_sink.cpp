@@ -117,11 +117,14 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop && !finding.sideTrace)
     p.severity = Severity::Blacklist;
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
+  // Recorded once, by the side trace that leaves a pairs() loop, in code
+  // that runs once: right about the recorder, but it costs one attempt.
+  if (here.iterExit && here.once) p.severity = Severity::Info;
   // Structural predictions are calibrated as they stand (how often the
   // shape shows at run time), hotness included.
   bool evidence = finding.hotByEvidence || finding.structural;
   p.confidence = finding.confidence;
-  if ((heat == flow::Heat::Likely && !evidence) || (pastLoop && !finding.structural))
+  if ((heat == flow::Heat::Likely && !evidence) || ((pastLoop || here.iterExit) && !finding.structural))
     p.confidence = std::min(p.confidence, Confidence::Likely);
   if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
   // A possible prediction is a note, whatever made it possible (a cold
