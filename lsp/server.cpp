@@ -134,6 +134,8 @@ class Server {
   // as are all before initialize.
   void notification(const std::string& method, const Json& params) {
     if (!initialized_ || shutdown_) return;
+    if (method == "initialized") return watchProjectFiles();
+    if (method == "workspace/didChangeWatchedFiles") return projectFilesChanged(member(params, "changes"));
     if (method == "textDocument/didOpen") {
       const Json& item = member(params, "textDocument");
       lsp::Document& d = documents_.open(stringMember(item, "uri"), intMember(item, "version"),
@@ -187,6 +189,8 @@ class Server {
       for (const auto& e : *offered)
         if (e == "utf-8") style_.encoding = PositionEncoding::Utf8;
     openProject(params);
+    const Json::json_pointer watch("/capabilities/workspace/didChangeWatchedFiles/dynamicRegistration");
+    watchDynamic_ = params.is_object() && params.contains(watch) && params[watch] == true;
     Json capabilities{
         {"positionEncoding", lsp::toString(style_.encoding)},
         {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
@@ -236,6 +240,55 @@ class Server {
     InputList inputs = collectInputs({root}, options_.projectFilter);
     project_.emplace(std::move(inputs.files), analyze);
     projectRoot_ = root;
+    projectOptions_ = analyze;
+  }
+
+  // Files created, changed or deleted on disk (by git, a build, another
+  // editor) change the project as they change lint's view of the tree: a
+  // client that can watch files for the server is asked to.
+  void watchProjectFiles() {
+    if (!project_ || !watchDynamic_) return;
+    Json watchers = Json::array({Json{{"globPattern", "**/*.lua"}}});
+    for (const auto& glob : options_.projectFilter.include) watchers.push_back(Json{{"globPattern", glob}});
+    send(Json{{"jsonrpc", "2.0"},
+              {"id", "ljcheck-watch-files"},
+              {"method", "client/registerCapability"},
+              {"params",
+               {{"registrations", Json::array({Json{{"id", "ljcheck-project-files"},
+                                                    {"method", "workspace/didChangeWatchedFiles"},
+                                                    {"registerOptions", {{"watchers", watchers}}}}})}}}});
+  }
+
+  // A changed file no buffer holds is read again; files created or
+  // deleted make the server list the tree again as lint would. Open
+  // buffers keep their unsaved text either way.
+  void projectFilesChanged(const Json& changes) {
+    if (!changes.is_array()) throw BadParams("'changes' is not an array");
+    if (!project_) return;
+    std::set<std::string> open;
+    for (const lsp::Document* d : documents_.all())
+      if (inProject(*d)) open.insert(d->file);
+    bool listAgain = false;
+    for (const Json& change : changes) {
+      std::string file = lsp::uriToPath(stringMember(change, "uri"));
+      int type = intMember(change, "type");  // 1 created, 2 changed, 3 deleted
+      if (type == 2 && project_->contains(file) && !open.count(file)) project_->useDisk(file);
+      if (type == 1 || type == 3) listAgain = true;
+    }
+    if (listAgain) {
+      InputList inputs = collectInputs({projectRoot_}, options_.projectFilter);
+      std::set<std::string> onDisk(inputs.files.begin(), inputs.files.end());
+      bool removed = std::any_of(project_->files().begin(), project_->files().end(),
+                                 [&](const std::string& f) { return !onDisk.count(f) && !open.count(f); });
+      if (removed) {  // positions in the project are its files': start again from the tree
+        project_.emplace(std::move(inputs.files), projectOptions_);
+        for (lsp::Document* d : documents_.all())
+          if (open.count(d->file)) project_->setText(d->file, d->text);
+      } else {
+        for (const auto& f : inputs.files) project_->addFile(f);
+      }
+    }
+    publishChanged(project_->update(), nullptr);
   }
 
   // A document under the workspace root is analyzed as part of the project,
@@ -309,6 +362,8 @@ class Server {
   std::map<std::string, AnalysisReuse> reuse_;  // by URI: what the next analysis takes over
   std::optional<ProjectAnalysis> project_;  // with a workspace root
   std::string projectRoot_;
+  AnalyzeOptions projectOptions_;
+  bool watchDynamic_ = false;  // the client registers file watchers for the server
   bool initialized_ = false;
   bool shutdown_ = false;
 };

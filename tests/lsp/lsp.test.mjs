@@ -398,3 +398,82 @@ test('cross-file: an edit to the caller re-publishes the module it makes hot, as
   await shutdown(s);
   rmSync(project, { recursive: true, force: true });
 });
+
+test('files created, changed and deleted on disk change the project as lint sees it', async () => {
+  // shapes.lua is open; the driver that makes its closure hot appears on
+  // disk, changes and goes, as a `git checkout` would, and the client says
+  // so through the watcher the server registered.
+  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-watch-'));
+  const fixtureDir = resolve(root, 'fixtures/projects/hot_module');
+  const shapesText = readFileSync(resolve(fixtureDir, 'shapes.lua'), 'utf8');
+  const mainText = readFileSync(resolve(fixtureDir, 'main.lua'), 'utf8');
+  writeFileSync(resolve(project, 'shapes.lua'), shapesText);
+  const uri = (name) => pathToFileURL(resolve(project, name)).href;
+  const s = startServer(project);
+  const { connection } = s;
+  const registrations = [];
+  connection.onRequest('client/registerCapability', (params) => { registrations.push(...params.registrations); return null; });
+  const published = [];
+  const waiters = [];
+  connection.onNotification('textDocument/publishDiagnostics', (p) => { published.push(p); waiters.splice(0).forEach((w) => w()); });
+  await connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href,
+    capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } } });
+  connection.sendNotification('initialized', {});
+  async function next(seen) {
+    const deadline = Date.now() + 10000;
+    for (;;) {
+      const found = published.slice(seen).find((p) => p.uri === uri('shapes.lua'));
+      if (found) return found;
+      assert.ok(Date.now() < deadline, 'no diagnostics for shapes.lua');
+      await new Promise((done) => { waiters.push(done); setTimeout(done, 200); });
+    }
+  }
+  const errors = (p) => p.diagnostics.filter((d) => d.code === 'NYIBC:FNEW' && d.severity === 1);
+  const watched = (changes) => connection.sendNotification('workspace/didChangeWatchedFiles',
+    { changes: changes.map(([name, type]) => ({ uri: uri(name), type })) });
+
+  let seen = published.length;
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: uri('shapes.lua'), languageId: 'lua', version: 1, text: shapesText } });
+  const alone = await next(seen);
+  assert.deepEqual(errors(alone), [], 'nothing calls area hot yet');
+  assert.deepEqual(asLinted(alone), lintProject(project)['shapes.lua'] || []);
+  assert.equal(registrations.length, 1, 'the server asks the client to watch the project files');
+  assert.equal(registrations[0].method, 'workspace/didChangeWatchedFiles');
+  assert.deepEqual(registrations[0].registerOptions.watchers.map((w) => w.globPattern), ['**/*.lua']);
+
+  // Created: main.lua's loop makes area hot.
+  writeFileSync(resolve(project, 'main.lua'), mainText);
+  seen = published.length;
+  watched([['main.lua', 1]]);
+  const created = await next(seen);
+  assert.equal(errors(created).length, 1, `an error once main.lua exists: ${JSON.stringify(created.diagnostics)}`);
+  assert.match(errors(created)[0].message, /main\.lua/);
+  assert.deepEqual(asLinted(created), lintProject(project)['shapes.lua']);
+
+  // Changed: the loop now runs 5 times.
+  writeFileSync(resolve(project, 'main.lua'), mainText.replace('2000 do', '5 do'));
+  seen = published.length;
+  watched([['main.lua', 2]]);
+  const changed = await next(seen);
+  assert.deepEqual(errors(changed), [], 'a loop of 5 makes nothing hot');
+  assert.deepEqual(asLinted(changed), lintProject(project)['shapes.lua'] || []);
+
+  // Back to 2,000, then deleted.
+  writeFileSync(resolve(project, 'main.lua'), mainText);
+  seen = published.length;
+  watched([['main.lua', 2]]);
+  assert.equal(errors(await next(seen)).length, 1);
+  rmSync(resolve(project, 'main.lua'));
+  seen = published.length;
+  watched([['main.lua', 3]]);
+  const deleted = await next(seen);
+  assert.deepEqual(asLinted(deleted), asLinted(alone), 'as before main.lua existed');
+  assert.deepEqual(asLinted(deleted), lintProject(project)['shapes.lua'] || []);
+
+  // A malformed change is logged, and the server keeps serving.
+  const logged = new Promise((done) => connection.onNotification('window/logMessage', done));
+  connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: 42, type: 1 }] });
+  assert.match((await logged).message, /didChangeWatchedFiles: 'uri' is not a string/);
+  await shutdown(s);
+  rmSync(project, { recursive: true, force: true });
+});

@@ -28,6 +28,10 @@ class ProjectAnalysis {
   // Read `file` from disk again (its buffer was closed or saved, or it changed).
   void useDisk(const std::string& file);
   bool contains(const std::string& file) const;
+  // A file that appeared on disk joins the project, read from disk.
+  void addFile(const std::string& file);
+  // The project's files, in the order they joined.
+  const std::vector<std::string>& files() const;
 
   // Analyzes what changed since the last update. Returns the files whose
   // result may differ from the one before (all of them the first time).
