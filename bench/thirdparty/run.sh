@@ -69,9 +69,10 @@ bench_name=thirdparty
 #   lpath   LUA_PATH (@ stands for src/<name>, % for drivers/); cpath LUA_CPATH;
 #           both end in ;; (the default path, where the collector finds jit.vmdef)
 #   nobody  1: run as user nobody when root
-programs=(luaunit lua-uri ljsyscall messagepack luajson lpeg lua51 luacheck)
+#   prepare a shell command run in src/<name>/ before the runs (e.g. unpack an input)
+programs=(luaunit lua-uri ljsyscall messagepack luajson lpeg lua51 luacheck dkjson markdown)
 
-reset_spec() { fetch=() what='' cwd=. entry='' args=() lint=() lpath=';;' cpath=';;' nobody=0; }
+reset_spec() { fetch=() what='' cwd=. entry='' args=() lint=() lpath=';;' cpath=';;' nobody=0 prepare=''; }
 
 spec_luaunit() {
   fetch=("src lua-unit 3.4-2")
@@ -150,6 +151,27 @@ spec_luacheck() {
   lint=(usr/share/lua/5.1/luacheck usr/share/lua/5.1/argparse.lua)
   lpath='@/usr/share/lua/5.1/?.lua;@/usr/share/lua/5.1/?/init.lua;;'
   cpath='@/usr/lib/*/lua/5.1/?.so;;'
+}
+
+spec_dkjson() {
+  fetch=("deb lua-dkjson 2.6-2" "deb lua-lpeg 1.0.2-2")
+  what="dkjson 2.6's own examples: speedtest.lua (100,000 decodes and encodes, without and with LPeg), then jsontest.lua"
+  cwd=usr/share/doc/lua-dkjson/examples
+  entry=@each.lua
+  args=(speedtest.lua dkjson -- speedtest.lua dkjson-lpeg -- jsontest.lua)
+  lint=(usr/share/lua/5.1/dkjson.lua usr/share/doc/lua-dkjson/examples/speedtest.lua
+        usr/share/doc/lua-dkjson/examples/jsontest.lua)
+  lpath='@/usr/share/lua/5.1/?.lua;;'
+  cpath='@/usr/lib/*/lua/5.1/?.so;;'
+}
+
+spec_markdown() {
+  fetch=("deb lua-markdown 0.32-6")
+  what="markdown.lua 0.32 (Debian's lua-markdown) converting its own manual to HTML, as its command line does"
+  entry=usr/share/lua/5.1/markdown.lua
+  args=(usr/share/doc/lua-markdown/MANUAL)
+  lint=(usr/share/lua/5.1/markdown.lua)
+  prepare='gzip -dkf usr/share/doc/lua-markdown/MANUAL.gz'
 }
 
 # ---------------------------------------------------------------------------
@@ -333,6 +355,9 @@ run_program() {
     > "$out/lint-possible.json" 2>> "$out/lint.err" || rc=$?
   (( rc == 0 || rc == 3 )) || { say "$name: lint --confidence possible failed (exit $rc)"; failed=1; return; }
 
+  if [[ -n $prepare ]]; then
+    (cd "$dir" && eval "$prepare") || { say "$name: '$prepare' failed"; failed=1; return; }
+  fi
   local entry_path=$entry
   [[ $entry == @* ]] && entry_path=$drivers/${entry#@}
   local run_args=() a
