@@ -57,6 +57,11 @@ void ValueMap::startHistory() {
     for (std::size_t u = 0; u < p.upvalues.size(); ++u) shape.push_back(upvalueShape(p.upvalues[u], assignsUpvalue(i, u)));
     shape.push_back(static_cast<std::size_t>(creatingPc_[i]));
   }
+  // Which globals name which functions: a read of one resolves to it.
+  for (const auto& [name, proto] : globalFunctions_) {
+    shape.push_back(std::hash<std::string>{}(name));
+    shape.push_back(proto);
+  }
   const BuiltinAliases noAliases;
   const BuiltinAliases& aliases = aliases_ ? *aliases_ : noAliases;
   bool lineUp = h.valid && h.profile == &profile_ && h.cModules == cModules_ && h.aliases == aliases &&

@@ -156,6 +156,7 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
       std::size_t child = p.gc[ins.d].child;
       if (child < creatingPc_.size() && creatingPc_[child] == 0) creatingPc_[child] = pc;
     }
+  findGlobalFunctions();
   if (history_) startHistory();
   // Parents come after their children in a dump: resolve from the end.
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
@@ -195,6 +196,30 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
     unresolvedSetmetatable_ |= p.unresolvedSetmetatable;
     jitOff_.insert(p.jitOff.begin(), p.jitOff.end());
   }
+}
+
+// A global assigned once in the chunk, by `function name() ... end` (FNEW
+// then GSET of the same slot), names that function wherever the chunk reads
+// it: another file assigning the same global is not seen, nor are stores
+// through _G or rawset, which old-style code keeps for deliberate overrides.
+void ValueMap::findGlobalFunctions() {
+  std::map<std::string_view, int> stores;
+  std::map<std::string_view, std::size_t> closures;
+  for (const Prototype& p : chunk_.prototypes)
+    for (int pc = 1; pc <= p.size(); ++pc) {
+      const auto& ins = p.at(pc);
+      if (ins.op != Op::GSET) continue;
+      const std::string* name = gcString(p, ins.d);
+      if (!name) continue;
+      ++stores[*name];
+      if (pc < 2) continue;
+      const auto& made = p.at(pc - 1);
+      if (made.op == Op::FNEW && made.a == ins.a && made.d < p.gc.size() &&
+          p.gc[made.d].kind == bytecode::GcConstant::Kind::Child)
+        closures[*name] = p.gc[made.d].child;
+    }
+  for (const auto& [name, proto] : closures)
+    if (stores[name] == 1) globalFunctions_.emplace(std::string(name), proto);
 }
 
 ValueMap::~ValueMap() {
@@ -377,7 +402,12 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     }
     case Op::GGET:
       if (const auto* s = gcString(p, ins.d)) {
+        // A library name stays the library's: a chunk that redefines one
+        // (prosody's `function require(...)`) keeps the original in a
+        // local first, and reads before the redefinition runs get it.
         result = library(*s);
+        auto defined = globalFunctions_.find(*s);
+        if (!result.known() && defined != globalFunctions_.end()) result = Value::luaFunction(defined->second);
         if (!result.known()) result = Value::of(Kind::Global, *s);
       }
       break;

@@ -347,10 +347,15 @@ class ValueMap {
   void setReturns(std::size_t proto, Value returns);
   void keepReplaced(std::size_t proto, Pass replaced);
   void startHistory();
+  void findGlobalFunctions();
   void leaveHistory();
   History* history_ = nullptr;
   Value capturedValue(std::size_t proto, const bytecode::UpvalueRef& upvalue) const;
   std::vector<int> creatingPc_;  // per prototype: the pc of the FNEW in its parent that creates it (0: none)
+  // Globals this chunk assigns once, with a closure it creates there
+  // (`function name() ... end` outside a module table): by name, the
+  // prototype. A read of the global (not a library name) is that function.
+  std::map<std::string, std::size_t, std::less<>> globalFunctions_;
   Pass forwardPass(std::size_t proto);
   // Returns what the prototype held before (the pass it replaces).
   Pass keepPass(std::size_t proto, Pass pass);

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <variant>
 
 #include "flow/instruction_effects.h"
+#include "flow/loops.h"
 #include "flow/variables.h"
 #include "rules/split_finding.h"
 
@@ -47,6 +49,50 @@ std::string callerPassingPattern(const FunctionView& fn, int parameter) {
   return {};
 }
 
+// A parameter at index `parameter` that a caller in this file fills with a
+// table constructor holding a string with pattern special characters: the
+// clause that says where, or empty.
+std::string callerPassingPatterns(const FunctionView& fn, int parameter) {
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
+    int argument = parameter + site.firstArgument;
+    if (argument >= flow::fixedArgs(call)) continue;
+    flow::Value t = fn.values.at(site.proto, site.pc, flow::argumentSlot(fn.chunk, call, argument));
+    if (!t.is(flow::Value::Kind::Table) || t.proto >= fn.chunk.prototypes.size() || t.pc <= 0) continue;
+    const auto& maker = fn.chunk.prototypes[t.proto];
+    const auto& ins = maker.at(t.pc);
+    if (ins.op != Op::TDUP || ins.d >= maker.gc.size() || maker.gc[ins.d].kind != bytecode::GcConstant::Kind::Table)
+      continue;
+    for (const auto& entry : maker.gc[ins.d].table.array) {
+      const std::string* text = std::get_if<std::string>(&entry);
+      if (text && hasPatternSpecials(*text))
+        return "the call at line " + std::to_string(call.line) + " passes a table holding the pattern " + quoted(*text);
+    }
+  }
+  return {};
+}
+
+// The local read at `q` (a MOV from `slot`) is the value variable of a
+// `for _, v in ipairs(t)` (or pairs) over a parameter t of this function:
+// t's parameter index, else -1.
+int iteratedParameter(const FunctionView& fn, const bytecode::VarInfo& var, int slot) {
+  for (const auto& loop : fn.loops.loops()) {
+    if (loop.kind != flow::Loop::Kind::GenericFor || loop.first != var.startpc || loop.first < 3) continue;
+    int call = loop.first - 2;
+    const auto& ins = fn.proto.at(call);
+    if (!flow::isCall(ins.op) || slot != ins.a + 4) return -1;  // the value comes after gen, state, control, key
+    flow::Value callee = fn.values.at(fn.index, call, flow::calleeSlot(ins));
+    if (!callee.is(flow::Value::Kind::LibFunction) || (callee.name != "ipairs" && callee.name != "pairs"))
+      return -1;
+    int w = writerOf(fn, call, argumentSlot(fn, call, 0));
+    if (w == 0 || fn.proto.at(w).op != Op::MOV) return -1;
+    const bytecode::VarInfo* table = flow::variableAt(fn.proto, w, fn.proto.at(w).d);
+    if (!table || table->startpc != 0 || fn.proto.at(w).d >= fn.proto.numparams) return -1;
+    return fn.proto.at(w).d;
+  }
+  return -1;
+}
+
 }  // namespace
 
 bool isPatternName(std::string_view name) {
@@ -76,6 +122,13 @@ PatternEvidence patternArgument(const FunctionView& fn, int pc, int k) {
   if (parameter) {
     std::string caller = callerPassingPattern(fn, ins.d);
     if (!caller.empty()) return {true, "the argument is the parameter " + var->name + ", and " + caller};
+  }
+  if (int t = iteratedParameter(fn, *var, ins.d); t >= 0) {
+    std::string caller = callerPassingPatterns(fn, t);
+    const bytecode::VarInfo* table = flow::variableAt(fn.proto, 1, t);
+    if (!caller.empty())
+      return {true, "the argument is " + var->name + ", an entry of the parameter " +
+                        (table ? table->name : std::string("?")) + ", and " + caller};
   }
   if (!isPatternName(var->name)) return {};
   return {true, std::string("the argument is the ") + (parameter ? "parameter " : "local ") + var->name +

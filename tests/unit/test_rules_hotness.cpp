@@ -172,3 +172,55 @@ TEST_CASE("an abort in a hot function with no loop before it still blacklists", 
   CHECK(fnew->confidence == Confidence::Certain);
   CHECK(fnew->reasoning.find("only side traces") == std::string::npos);
 }
+
+TEST_CASE("a global function assigned once is the function its readers call: heat flows into it",
+          "[rules][hotness]") {
+  auto ps = predict(
+      "function make(n)\n  local f = function() return n end\n  return f()\nend\n"
+      "local s = 0\nfor i = 1, 1000 do s = s + make(i) end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 2, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+  CHECK(fnew->reasoning.find("make is called from the loop at line 6, which runs 1000 times") != std::string::npos);
+}
+
+TEST_CASE("a global assigned twice, or one that redefines a library name, stands for no function",
+          "[rules][hotness]") {
+  // Which definition runs is decided at run time; the loop calls the one
+  // it finds, the escape alone leaves the closures possibly hot.
+  auto twice = predict(
+      "function make(n) return n end\nif os.getenv('X') then\n"
+      "  function make(n)\n    local f = function() return n end\n    return f()\n  end\nend\n"
+      "local s = 0\nfor i = 1, 1000 do s = s + make(i) end\n");
+  INFO(listed(twice));
+  const Prediction* fnew = find(twice, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Info);
+  CHECK(fnew->reasoning.find("escapes") != std::string::npos);
+  // prosody's util/startup.lua keeps the original require in a local,
+  // then defines its own: the local, read before, is the library's.
+  auto library = predict(
+      "local real = tostring\nfunction tostring(x)\n  local f = function() return real(x) end\n  return f()\nend\n"
+      "local n = 0\nfor i = 1, 1000 do n = n + #real(i) end\n");
+  INFO(listed(library));
+  const Prediction* own = find(library, 3, "NYIBC:FNEW");
+  REQUIRE(own);
+  CHECK(own->severity == Severity::Info);
+}
+
+TEST_CASE("code right after a pairs loop is recorded on the loop's exit, a note where it runs once",
+          "[rules][hotness]") {
+  auto ps = predict(
+      "local t = ...\nlocal n = 0\nfor _, v in pairs(t) do n = n + v end\n"
+      "local f = function() return n end\nif n > 0 then local g = function() return 1 end end\n"
+      "for _, v in ipairs(t) do n = n + v end\nlocal h = function() return n end\nreturn f, h\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Info);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->reasoning.find("right after the pairs/next loop at line 3") != std::string::npos);
+  CHECK_FALSE(find(ps, 5, "NYIBC:FNEW"));  // past the closure that ends the side trace, behind a branch
+  CHECK_FALSE(find(ps, 7, "NYIBC:FNEW"));  // after an ipairs loop: its exit is taken once
+}
