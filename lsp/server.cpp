@@ -14,6 +14,7 @@
 
 #include "code_actions.h"
 #include "diagnostics.h"
+#include "disk_view.h"
 #include "documents.h"
 #include "framing.h"
 #include "hover.h"
@@ -141,7 +142,7 @@ class Server {
       lsp::Document& d = documents_.open(stringMember(item, "uri"), intMember(item, "version"),
                                          stringMember(item, "text"));
       if (inProject(d)) d.path = project_->shown(d.file);
-      return analyzeAndPublish(d);
+      return analyzeAndPublish(d, lookAtDisk());
     }
     if (method == "textDocument/didChange") {
       const Json& item = member(params, "textDocument");
@@ -157,7 +158,7 @@ class Server {
     if (method == "textDocument/didSave") {
       if (lsp::Document* d = documents_.find(stringMember(member(params, "textDocument"), "uri"))) {
         if (params.contains("text") && params["text"].is_string()) d->text = params["text"].get<std::string>();
-        analyzeAndPublish(*d);
+        analyzeAndPublish(*d, lookAtDisk());
       }
       return;
     }
@@ -237,8 +238,8 @@ class Server {
     analyze.aliases = options_.aliases;  // the config's std and globals, as lint applies them
     analyze.cModules = options_.cModules;
     analyze.jobs = std::max(1u, std::thread::hardware_concurrency());  // the first pass, as lint runs it
-    InputList inputs = collectInputs({root}, options_.projectFilter);
-    project_.emplace(std::move(inputs.files), analyze);
+    disk_ = lsp::DiskView(root, options_.projectFilter);
+    project_.emplace(disk_.files(), analyze);
     projectRoot_ = root;
     projectOptions_ = analyze;
   }
@@ -259,36 +260,40 @@ class Server {
                                                     {"registerOptions", {{"watchers", watchers}}}}})}}}});
   }
 
-  // A changed file no buffer holds is read again; files created or
-  // deleted make the server list the tree again as lint would. Open
-  // buffers keep their unsaved text either way.
+  // The client reports files created, changed or deleted: the server looks
+  // at the tree again (the report says that, not always all of what).
   void projectFilesChanged(const Json& changes) {
     if (!changes.is_array()) throw BadParams("'changes' is not an array");
-    if (!project_) return;
+    for (const Json& change : changes) {
+      stringMember(change, "uri");
+      intMember(change, "type");  // 1 created, 2 changed, 3 deleted
+    }
+    if (project_ && followDisk()) publishChanged(project_->update(), nullptr);
+  }
+
+  // Takes in what changed on disk since the last look: a file written that
+  // no buffer holds is read again, a created one joins, and a deletion
+  // starts the project again from the tree (positions in it are its
+  // files'), with the open buffers' texts. Open buffers keep their unsaved
+  // text either way. True when the project changed.
+  bool followDisk() {
+    lsp::DiskChanges changes = disk_.refresh();
+    if (changes.empty()) return false;
     std::set<std::string> open;
     for (const lsp::Document* d : documents_.all())
       if (inProject(*d)) open.insert(d->file);
-    bool listAgain = false;
-    for (const Json& change : changes) {
-      std::string file = lsp::uriToPath(stringMember(change, "uri"));
-      int type = intMember(change, "type");  // 1 created, 2 changed, 3 deleted
-      if (type == 2 && project_->contains(file) && !open.count(file)) project_->useDisk(file);
-      if (type == 1 || type == 3) listAgain = true;
+    bool removed = std::any_of(changes.deleted.begin(), changes.deleted.end(),
+                               [&](const std::string& f) { return project_->contains(f) && !open.count(f); });
+    if (removed) {
+      project_.emplace(disk_.files(), projectOptions_);
+      for (lsp::Document* d : documents_.all())
+        if (open.count(d->file)) project_->setText(d->file, d->text);
+      return true;
     }
-    if (listAgain) {
-      InputList inputs = collectInputs({projectRoot_}, options_.projectFilter);
-      std::set<std::string> onDisk(inputs.files.begin(), inputs.files.end());
-      bool removed = std::any_of(project_->files().begin(), project_->files().end(),
-                                 [&](const std::string& f) { return !onDisk.count(f) && !open.count(f); });
-      if (removed) {  // positions in the project are its files': start again from the tree
-        project_.emplace(std::move(inputs.files), projectOptions_);
-        for (lsp::Document* d : documents_.all())
-          if (open.count(d->file)) project_->setText(d->file, d->text);
-      } else {
-        for (const auto& f : inputs.files) project_->addFile(f);
-      }
-    }
-    publishChanged(project_->update(), nullptr);
+    for (const auto& f : changes.created) project_->addFile(f);
+    for (const auto& f : changes.written)
+      if (project_->contains(f) && !open.count(f)) project_->useDisk(f);
+    return true;
   }
 
   // A document under the workspace root is analyzed as part of the project,
@@ -301,11 +306,17 @@ class Server {
            !pathMatchesGlobs(options_.projectFilter.exclude, projectRoot_, d.file);
   }
 
-  void analyzeAndPublish(lsp::Document& d) {
+  // A client that watches no files for the server: opening or saving a
+  // document is when the server looks at the tree for what changed on disk.
+  bool lookAtDisk() { return project_ && !watchDynamic_ && followDisk(); }
+
+  // `diskMoved`: the project took in changes on disk, to publish as well.
+  void analyzeAndPublish(lsp::Document& d, bool diskMoved = false) {
     if (inProject(d)) {
       project_->setText(d.file, d.text);
       return publishChanged(project_->update(), &d);
     }
+    if (diskMoved) publishChanged(project_->update(), nullptr);
     try {
       d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence, options_.aliases,
                                options_.cModules.get(), &reuse_[d.uri]);
@@ -363,6 +374,7 @@ class Server {
   std::optional<ProjectAnalysis> project_;  // with a workspace root
   std::string projectRoot_;
   AnalyzeOptions projectOptions_;
+  lsp::DiskView disk_;  // the project's files on disk, at the last look
   bool watchDynamic_ = false;  // the client registers file watchers for the server
   bool initialized_ = false;
   bool shutdown_ = false;

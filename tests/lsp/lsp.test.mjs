@@ -477,3 +477,58 @@ test('files created, changed and deleted on disk change the project as lint sees
   await shutdown(s);
   rmSync(project, { recursive: true, force: true });
 });
+
+test('a client that watches no files: the server looks at the disk when a document is opened or saved', async () => {
+  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-nowatch-'));
+  const fixtureDir = resolve(root, 'fixtures/projects/hot_module');
+  const shapesText = readFileSync(resolve(fixtureDir, 'shapes.lua'), 'utf8');
+  const mainText = readFileSync(resolve(fixtureDir, 'main.lua'), 'utf8');
+  writeFileSync(resolve(project, 'shapes.lua'), shapesText);
+  const uri = (name) => pathToFileURL(resolve(project, name)).href;
+  const s = startServer(project);
+  const { connection } = s;
+  const registrations = [];
+  connection.onRequest('client/registerCapability', (params) => { registrations.push(...params.registrations); return null; });
+  const published = [];
+  const waiters = [];
+  connection.onNotification('textDocument/publishDiagnostics', (p) => { published.push(p); waiters.splice(0).forEach((w) => w()); });
+  await connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href, capabilities: {} });
+  connection.sendNotification('initialized', {});
+  async function next(seen) {
+    const deadline = Date.now() + 10000;
+    for (;;) {
+      const found = published.slice(seen).find((p) => p.uri === uri('shapes.lua'));
+      if (found) return found;
+      assert.ok(Date.now() < deadline, 'no diagnostics for shapes.lua');
+      await new Promise((done) => { waiters.push(done); setTimeout(done, 200); });
+    }
+  }
+  const errors = (p) => p.diagnostics.filter((d) => d.code === 'NYIBC:FNEW' && d.severity === 1);
+  const saved = () => connection.sendNotification('textDocument/didSave', { textDocument: { uri: uri('shapes.lua') } });
+
+  let seen = published.length;
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: uri('shapes.lua'), languageId: 'lua', version: 1, text: shapesText } });
+  const alone = await next(seen);
+  assert.deepEqual(errors(alone), []);
+
+  writeFileSync(resolve(project, 'main.lua'), mainText);
+  seen = published.length;
+  saved();
+  const created = await next(seen);
+  assert.equal(errors(created).length, 1, 'main.lua, created on disk, is part of the project at the next save');
+  assert.deepEqual(asLinted(created), lintProject(project)['shapes.lua']);
+
+  writeFileSync(resolve(project, 'main.lua'), mainText.replace('2000 do', '5 do'));
+  seen = published.length;
+  saved();
+  assert.deepEqual(errors(await next(seen)), [], 'main.lua, written on disk, is read again');
+
+  rmSync(resolve(project, 'main.lua'));
+  seen = published.length;
+  saved();
+  const deleted = await next(seen);
+  assert.deepEqual(asLinted(deleted), asLinted(alone));
+  assert.deepEqual(registrations, [], 'nothing to register with a client that cannot watch');
+  await shutdown(s);
+  rmSync(project, { recursive: true, force: true });
+});
