@@ -399,11 +399,12 @@ test('cross-file: an edit to the caller re-publishes the module it makes hot, as
   rmSync(project, { recursive: true, force: true });
 });
 
-test('files created, changed and deleted on disk change the project as lint sees it', async () => {
-  // shapes.lua is open; the driver that makes its closure hot appears on
-  // disk, changes and goes, as a `git checkout` would, and the client says
-  // so through the watcher the server registered.
-  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-watch-'));
+// A workspace holding only shapes.lua of the hot_module fixture project, a
+// server started in it with `capabilities`, and shapes.lua opened: main.lua,
+// the driver whose loop makes shapes.area hot, is then written and removed
+// on disk by the test. `next(seen)` waits for shapes.lua's next publish.
+async function shapesWorkspace(prefix, capabilities) {
+  const project = mkdtempSync(resolve(tmpdir(), prefix));
   const fixtureDir = resolve(root, 'fixtures/projects/hot_module');
   const shapesText = readFileSync(resolve(fixtureDir, 'shapes.lua'), 'utf8');
   const mainText = readFileSync(resolve(fixtureDir, 'main.lua'), 'utf8');
@@ -416,8 +417,7 @@ test('files created, changed and deleted on disk change the project as lint sees
   const published = [];
   const waiters = [];
   connection.onNotification('textDocument/publishDiagnostics', (p) => { published.push(p); waiters.splice(0).forEach((w) => w()); });
-  await connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href,
-    capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } } });
+  await connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href, capabilities });
   connection.sendNotification('initialized', {});
   async function next(seen) {
     const deadline = Date.now() + 10000;
@@ -428,42 +428,51 @@ test('files created, changed and deleted on disk change the project as lint sees
       await new Promise((done) => { waiters.push(done); setTimeout(done, 200); });
     }
   }
-  const errors = (p) => p.diagnostics.filter((d) => d.code === 'NYIBC:FNEW' && d.severity === 1);
+  const seen = published.length;
+  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: uri('shapes.lua'), languageId: 'lua', version: 1, text: shapesText } });
+  const opened = await next(seen);
+  const main = (text) => (text === null ? rmSync(resolve(project, 'main.lua')) : writeFileSync(resolve(project, 'main.lua'), text));
+  return { s, connection, project, uri, published, next, opened, mainText, main, registrations };
+}
+const hotErrors = (p) => p.diagnostics.filter((d) => d.code === 'NYIBC:FNEW' && d.severity === 1);
+
+test('files created, changed and deleted on disk change the project as lint sees it', async () => {
+  // The driver appears on disk, changes and goes, as a `git checkout` would,
+  // and the client says so through the watcher the server registered.
+  const w = await shapesWorkspace('ljcheck-lsp-watch-', { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } });
+  const { connection, published, next, uri, project } = w;
   const watched = (changes) => connection.sendNotification('workspace/didChangeWatchedFiles',
     { changes: changes.map(([name, type]) => ({ uri: uri(name), type })) });
-
-  let seen = published.length;
-  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: uri('shapes.lua'), languageId: 'lua', version: 1, text: shapesText } });
-  const alone = await next(seen);
-  assert.deepEqual(errors(alone), [], 'nothing calls area hot yet');
+  const alone = w.opened;
+  assert.deepEqual(hotErrors(alone), [], 'nothing calls area hot yet');
   assert.deepEqual(asLinted(alone), lintProject(project)['shapes.lua'] || []);
-  assert.equal(registrations.length, 1, 'the server asks the client to watch the project files');
-  assert.equal(registrations[0].method, 'workspace/didChangeWatchedFiles');
-  assert.deepEqual(registrations[0].registerOptions.watchers.map((w) => w.globPattern), ['**/*.lua']);
+  assert.equal(w.registrations.length, 1, 'the server asks the client to watch the project files');
+  assert.equal(w.registrations[0].method, 'workspace/didChangeWatchedFiles');
+  assert.deepEqual(w.registrations[0].registerOptions.watchers.map((x) => x.globPattern), ['**/*.lua']);
 
   // Created: main.lua's loop makes area hot.
-  writeFileSync(resolve(project, 'main.lua'), mainText);
-  seen = published.length;
+  w.main(w.mainText);
+  let seen = published.length;
   watched([['main.lua', 1]]);
   const created = await next(seen);
-  assert.equal(errors(created).length, 1, `an error once main.lua exists: ${JSON.stringify(created.diagnostics)}`);
-  assert.match(errors(created)[0].message, /main\.lua/);
+  assert.equal(hotErrors(created).length, 1, `an error once main.lua exists: ${JSON.stringify(created.diagnostics)}`);
+  assert.match(hotErrors(created)[0].message, /main\.lua/);
   assert.deepEqual(asLinted(created), lintProject(project)['shapes.lua']);
 
   // Changed: the loop now runs 5 times.
-  writeFileSync(resolve(project, 'main.lua'), mainText.replace('2000 do', '5 do'));
+  w.main(w.mainText.replace('2000 do', '5 do'));
   seen = published.length;
   watched([['main.lua', 2]]);
   const changed = await next(seen);
-  assert.deepEqual(errors(changed), [], 'a loop of 5 makes nothing hot');
+  assert.deepEqual(hotErrors(changed), [], 'a loop of 5 makes nothing hot');
   assert.deepEqual(asLinted(changed), lintProject(project)['shapes.lua'] || []);
 
   // Back to 2,000, then deleted.
-  writeFileSync(resolve(project, 'main.lua'), mainText);
+  w.main(w.mainText);
   seen = published.length;
   watched([['main.lua', 2]]);
-  assert.equal(errors(await next(seen)).length, 1);
-  rmSync(resolve(project, 'main.lua'));
+  assert.equal(hotErrors(await next(seen)).length, 1);
+  w.main(null);
   seen = published.length;
   watched([['main.lua', 3]]);
   const deleted = await next(seen);
@@ -474,61 +483,35 @@ test('files created, changed and deleted on disk change the project as lint sees
   const logged = new Promise((done) => connection.onNotification('window/logMessage', done));
   connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: 42, type: 1 }] });
   assert.match((await logged).message, /didChangeWatchedFiles: 'uri' is not a string/);
-  await shutdown(s);
+  await shutdown(w.s);
   rmSync(project, { recursive: true, force: true });
 });
 
 test('a client that watches no files: the server looks at the disk when a document is opened or saved', async () => {
-  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-nowatch-'));
-  const fixtureDir = resolve(root, 'fixtures/projects/hot_module');
-  const shapesText = readFileSync(resolve(fixtureDir, 'shapes.lua'), 'utf8');
-  const mainText = readFileSync(resolve(fixtureDir, 'main.lua'), 'utf8');
-  writeFileSync(resolve(project, 'shapes.lua'), shapesText);
-  const uri = (name) => pathToFileURL(resolve(project, name)).href;
-  const s = startServer(project);
-  const { connection } = s;
-  const registrations = [];
-  connection.onRequest('client/registerCapability', (params) => { registrations.push(...params.registrations); return null; });
-  const published = [];
-  const waiters = [];
-  connection.onNotification('textDocument/publishDiagnostics', (p) => { published.push(p); waiters.splice(0).forEach((w) => w()); });
-  await connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href, capabilities: {} });
-  connection.sendNotification('initialized', {});
-  async function next(seen) {
-    const deadline = Date.now() + 10000;
-    for (;;) {
-      const found = published.slice(seen).find((p) => p.uri === uri('shapes.lua'));
-      if (found) return found;
-      assert.ok(Date.now() < deadline, 'no diagnostics for shapes.lua');
-      await new Promise((done) => { waiters.push(done); setTimeout(done, 200); });
-    }
-  }
-  const errors = (p) => p.diagnostics.filter((d) => d.code === 'NYIBC:FNEW' && d.severity === 1);
+  const w = await shapesWorkspace('ljcheck-lsp-nowatch-', {});
+  const { connection, published, next, uri, project } = w;
   const saved = () => connection.sendNotification('textDocument/didSave', { textDocument: { uri: uri('shapes.lua') } });
+  const alone = w.opened;
+  assert.deepEqual(hotErrors(alone), []);
 
+  w.main(w.mainText);
   let seen = published.length;
-  connection.sendNotification('textDocument/didOpen', { textDocument: { uri: uri('shapes.lua'), languageId: 'lua', version: 1, text: shapesText } });
-  const alone = await next(seen);
-  assert.deepEqual(errors(alone), []);
-
-  writeFileSync(resolve(project, 'main.lua'), mainText);
-  seen = published.length;
   saved();
   const created = await next(seen);
-  assert.equal(errors(created).length, 1, 'main.lua, created on disk, is part of the project at the next save');
+  assert.equal(hotErrors(created).length, 1, 'main.lua, created on disk, is part of the project at the next save');
   assert.deepEqual(asLinted(created), lintProject(project)['shapes.lua']);
 
-  writeFileSync(resolve(project, 'main.lua'), mainText.replace('2000 do', '5 do'));
+  w.main(w.mainText.replace('2000 do', '5 do'));
   seen = published.length;
   saved();
-  assert.deepEqual(errors(await next(seen)), [], 'main.lua, written on disk, is read again');
+  assert.deepEqual(hotErrors(await next(seen)), [], 'main.lua, written on disk, is read again');
 
-  rmSync(resolve(project, 'main.lua'));
+  w.main(null);
   seen = published.length;
   saved();
   const deleted = await next(seen);
   assert.deepEqual(asLinted(deleted), asLinted(alone));
-  assert.deepEqual(registrations, [], 'nothing to register with a client that cannot watch');
-  await shutdown(s);
+  assert.deepEqual(w.registrations, [], 'nothing to register with a client that cannot watch');
+  await shutdown(w.s);
   rmSync(project, { recursive: true, force: true });
 });
