@@ -92,10 +92,13 @@ int iterExitReach(const bytecode::Prototype& proto, const LoopTrips& loop, long 
   int reach = 0;
   for (int pc = loop.last + 1; pc <= proto.size(); ++pc) {
     Op op = proto.at(pc).op;
-    if ((op >= Op::ISLT && op <= Op::ISNUM) || op == Op::JMP || op == Op::FORI || op == Op::JFORI ||
-        op == Op::LOOP || op == Op::ILOOP || op == Op::JLOOP || op == Op::ISNEXT || op == Op::RETM ||
-        op == Op::RET || op == Op::RET0 || op == Op::RET1)
-      break;
+    // A loop's start or back edge: the side trace enters the next loop,
+    // or goes round the loop around this one, instead of going straight on.
+    bool loopEdge = op == Op::FORI || op == Op::JFORI || op == Op::FORL || op == Op::IFORL || op == Op::JFORL ||
+                    op == Op::ITERL || op == Op::IITERL || op == Op::JITERL || op == Op::LOOP || op == Op::ILOOP ||
+                    op == Op::JLOOP || op == Op::ISNEXT;
+    bool ret = op == Op::RETM || op == Op::RET || op == Op::RET0 || op == Op::RET1;
+    if ((op >= Op::ISLT && op <= Op::ISNUM) || op == Op::JMP || loopEdge || ret) break;
     reach = pc;
     if (isCallOrIterator(op) || op == Op::ITERN || op == Op::FNEW || op == Op::UCLO || op == Op::VARG) break;
   }
