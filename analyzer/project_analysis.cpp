@@ -187,8 +187,6 @@ void ProjectAnalysis::addFile(const std::string& file) {
   if (!contains(file)) state_->add(file);
 }
 
-const std::vector<std::string>& ProjectAnalysis::files() const { return state_->files; }
-
 std::vector<std::string> ProjectAnalysis::update() {
   std::vector<std::string> out;
   for (std::size_t i : state_->update()) out.push_back(state_->files[i]);

@@ -30,8 +30,6 @@ class ProjectAnalysis {
   bool contains(const std::string& file) const;
   // A file that appeared on disk joins the project, read from disk.
   void addFile(const std::string& file);
-  // The project's files, in the order they joined.
-  const std::vector<std::string>& files() const;
 
   // Analyzes what changed since the last update. Returns the files whose
   // result may differ from the one before (all of them the first time).
