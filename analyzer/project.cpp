@@ -88,6 +88,7 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
       auto exported = links[*to].exports.find(call.member);
       if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
       flow::ExternalCaller& caller = out[*to][call.member];
+      if (!call.unknownTrips && call.loopLine > 0) caller.runs = std::max(caller.runs, call.iterations);
       if (call.heat <= caller.heat) continue;
       caller.heat = call.heat;
       caller.why = describeCall(call, paths_[from]);

@@ -195,7 +195,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       hotloop_(hotloop),
       hotexit_(hotexit),
       external_(external),
-      reentered_(chunk.prototypes.size(), false) {
+      reentered_(chunk.prototypes.size(), false),
+      entries_(chunk.prototypes.size(), 1) {
   std::vector<bool> escapes = values.escapingFunctions();
   std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
   loopMaps_.reserve(chunk.prototypes.size());
@@ -270,6 +271,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       bool fromLoop = e.loop && (e.unknownTrips || e.iterations >= hotexit_);
       if (fromLoop || heat_[site.proto] >= Heat::Likely) reentered_[p] = true;
     }
+  countEntries();
   settled_ = true;
   for (const auto& [q, pc] : moduleSites) {  // calledMembers_ is sorted and made unique below
     std::string_view name = values.at(q, pc, calleeSlot(chunk.prototypes[q].at(pc))).name;
@@ -373,6 +375,39 @@ void CallGraph::findProtected() {
 
 HeatEvidence CallGraph::evidenceAt(std::size_t proto, int pc) const { return evidence(proto, pc, true); }
 
+namespace {
+constexpr long kManyRuns = 1L << 40;  // saturates: nested constant loops can multiply past long
+
+long timesSaturating(long a, long b) { return a > 0 && b > kManyRuns / a ? kManyRuns : a * b; }
+}  // namespace
+
+long CallGraph::runsAt(std::size_t proto, int pc) const {
+  long runs = entries_.at(proto);
+  for (const auto& loop : loops_.at(proto))
+    if (pc >= loop.first && pc <= loop.last && loop.known) runs = timesSaturating(runs, std::max(loop.count, 1L));
+  return runs;
+}
+
+// Each prototype gets the most runs of any one call site outside its own
+// cycle of recursion (a lower bound: the sites are not added up), to a
+// fixpoint; the graph without the cycles is acyclic, so it settles.
+void CallGraph::countEntries() {
+  for (const auto& [p, caller] : external_)
+    if (p < entries_.size()) entries_[p] = std::max(entries_[p], std::min(std::max(caller.runs, 1L), kManyRuns));
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t p = 0; p < callers_.size(); ++p)
+      for (const auto& site : callers_[p]) {
+        if (component_.at(site.proto) == component_.at(p)) continue;
+        long runs = runsAt(site.proto, site.pc);
+        if (runs > entries_[p]) {
+          entries_[p] = runs;
+          changed = true;
+        }
+      }
+  }
+}
+
 HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces) const {
   HeatEvidence e;
   bool inLoop = false;
@@ -381,12 +416,8 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
     if (pc < loop.first || pc > loop.last) continue;
     inLoop = true;
     e.loop = &loop;  // outer before inner: the last one is the innermost
-    if (!loop.known) {
-      e.unknownTrips = true;
-    } else {
-      constexpr long kMany = 1L << 40;  // saturates: nested constant loops can multiply past long
-      iterations = iterations > 0 && loop.count > kMany / iterations ? kMany : iterations * loop.count;
-    }
+    if (!loop.known) e.unknownTrips = true;
+    else iterations = timesSaturating(iterations, loop.count);
   }
   Heat loopHeat = Heat::Cold;
   if (inLoop) {

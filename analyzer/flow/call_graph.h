@@ -95,6 +95,7 @@ struct ModuleCall {
 struct ExternalCaller {
   Heat heat = Heat::Cold;
   std::string why;  // "step is called from the loop at line 12 of main.lua, which runs 600 times"
+  long runs = 0;    // the most calls one such site makes whenever its function runs, when known
 };
 
 // A lazy initialization: `if t[k] == nil then t[k] = ... end`, `if not x
@@ -128,6 +129,13 @@ class CallGraph {
   // The hotter of the function's heat and that of the loops around pc.
   Heat heatAt(std::size_t proto, int pc) const { return evidenceAt(proto, pc).heat; }
   HeatEvidence evidenceAt(std::size_t proto, int pc) const;
+  // How many times the instruction at least runs whenever the program runs
+  // it at all: the known trip counts of the loops around it, times the
+  // calls its function at least gets from such loops (in this file, or
+  // from other files of the project). A loop whose trip count the bytecode
+  // does not show counts once; calls within a cycle of recursion do not
+  // count. Saturates at 2^40.
+  long runsAt(std::size_t proto, int pc) const;
   long hotloop() const { return hotloop_; }
   long hotexit() const { return hotexit_; }
   // The calls this file makes into other project modules.
@@ -167,6 +175,8 @@ class CallGraph {
   // Per proto: entered at least hotexit times, as far as its callers show
   // (set once the heats are final).
   std::vector<bool> reentered_;
+  // Per proto: the calls it at least gets whenever it is called (runsAt).
+  std::vector<long> entries_;
   bool settled_ = false;
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;
@@ -176,6 +186,7 @@ class CallGraph {
   HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;
   void findCycles();
   void findProtected();
+  void countEntries();
 };
 
 }  // namespace ljcheck::flow

@@ -106,16 +106,31 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   int heatPc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
   const flow::HeatEvidence here = heatPc > 0 ? fn.calls.evidenceAt(heatProto, heatPc) : flow::HeatEvidence{};
   flow::Heat heat = heatPc > 0 ? here.heat : fn.calls.heat(proto);
-  // Blacklisting takes tens of thousands of iterations (each abort doubles
-  // the start's penalty): only evidence that the code runs hot (a known
-  // trip count of at least hotloop, or a caller that has one) predicts it.
-  // Without it (a loop over a parameter, a while loop, code only called from
-  // one) the site is a warning and one step less sure.
-  // Code after a loop of its function is recorded by side traces only
-  // (HeatEvidence::pastLoop): hot, but an abort there never blacklists.
+  // Blacklisting takes eleven aborts, each doubling the start's penalty:
+  // the runs RecorderProfile::loopBlacklisting counts (44,487 turns of a
+  // loop on LuaJIT 2.1). Only a blocker whose known heat comes with at
+  // least that many runs (CallGraph::runsAt: known trip counts, times the
+  // calls from such loops) predicts it; with fewer the loop is tried again
+  // now and then, a warning that gives the count. Without known heat (a loop
+  // over a parameter, a while loop, code only called from one) the site is
+  // a warning and one step less sure. Code after a loop of its function is
+  // recorded by side traces only (HeatEvidence::pastLoop): hot, but an
+  // abort there never blacklists.
   const flow::LoopTrips* pastLoop = here.pastLoop;
-  if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop && !finding.sideTrace)
-    p.severity = Severity::Blacklist;
+  std::string blacklisting;
+  if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop && !finding.sideTrace) {
+    const RecorderProfile::Blacklisting needed = fn.profile.loopBlacklisting();
+    long runs = fn.calls.runsAt(heatProto, heatPc);
+    std::string takes = std::to_string(needed.runs) + " runs take " + std::to_string(needed.aborts) +
+                        " aborts, each doubling the wait before the next try";
+    if (needed.runs > 0 && runs >= needed.runs) {
+      p.severity = Severity::Blacklist;
+      blacklisting = "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" + takes + ")";
+    } else if (needed.runs > 0) {
+      blacklisting = "; the bytecode shows at least " + std::to_string(runs) +
+                     " runs, fewer than blacklisting the trace start needs (" + takes + "), so a warning";
+    }
+  }
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
   // Recorded once, by the side trace that leaves a pairs() loop, in code
   // that runs once: right about the recorder, but it costs one attempt.
@@ -144,6 +159,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.function = functionName(fn, proto);
   p.message = std::move(finding.message);
   p.reasoning = std::move(finding.reasoning);
+  if (p.severity != Severity::Info) p.reasoning += blacklisting;
   p.advice = reason->advice;
   // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
   static const ReasonId jitOff = ReasonId::traceError("CJITOFF");

@@ -94,6 +94,7 @@ class ProfileReader final : public nlohmann::json_sax<nlohmann::json> {
         {"name", Kind::string},          {"description", Kind::string},   {"arch", Kind::string},
         {"os", Kind::string},            {"gc64", Kind::boolean},         {"luajit", Kind::object},
         {"returnsFunction", Kind::object}, {"recorderErrors", Kind::object}, {"params", Kind::object},
+        {"hotCounters", Kind::object},
         {"jitFlags", Kind::array},       {"traceErrors", Kind::array},    {"bytecodes", Kind::array},
         {"fastFunctions", Kind::array},  {"nyiBytecodes", Kind::array},   {"neverStitch", Kind::array},
         {"cFunctions", Kind::array}};
@@ -162,6 +163,8 @@ class ProfileReader final : public nlohmann::json_sax<nlohmann::json> {
         p_.returnsFunction[key] = str(v);
       } else if (top == "params" && v.kind == Kind::integer) {
         p_.params[key] = v.integer;
+      } else if (top == "hotCounters") {
+        p_.hotCounters[key] = integer(v);
       }
     } else if (depth == 3 && frames_[1].array && !frames_[2].array) {
       element(top, frames_[2].key, v);
@@ -265,6 +268,31 @@ std::optional<int> RecorderProfile::traceErrorCode(std::string_view n) const {
 std::int64_t RecorderProfile::param(std::string_view n, std::int64_t fallback) const {
   auto it = params.find(std::string(n));
   return it == params.end() ? fallback : it->second;
+}
+
+// lj_trace.c: a loop's hot counter starts at hotloop * HOTCOUNT_LOOP - 1 and
+// loses loopStep per iteration; a trace is tried when it goes below zero.
+// Each abort of a root trace (penalty_pc) sets the start's counter to its
+// penalty: PENALTY_MIN at first, then twice the last plus up to
+// 2^PENALTY_RNDBITS - 1 at random; the abort whose new penalty passes
+// PENALTY_MAX blacklists the start. Counted with the largest random bits,
+// so that this many runs blacklist on every run of the program.
+RecorderProfile::Blacklisting RecorderProfile::loopBlacklisting() const {
+  auto constant = [this](const char* key) {
+    auto it = hotCounters.find(key);
+    return it == hotCounters.end() ? 0 : it->second;
+  };
+  std::int64_t step = constant("loopStep"), min = constant("penaltyMin"), max = constant("penaltyMax");
+  std::int64_t bits = constant("penaltyRandomBits"), hotloop = param("hotloop", 0);
+  if (step <= 0 || min <= 0 || max < min || bits < 0 || bits > 16 || hotloop <= 0) return {};
+  Blacklisting b;
+  b.runs = static_cast<long>((hotloop * step - 1) / step + 1);
+  b.aborts = 1;
+  for (std::int64_t penalty = min; penalty <= max; penalty = 2 * penalty + ((std::int64_t{1} << bits) - 1)) {
+    b.runs += static_cast<long>(penalty / step + 1);
+    ++b.aborts;
+  }
+  return b;
 }
 
 namespace {

@@ -82,6 +82,7 @@ std::map<std::string, std::string> buildFacts(const RecorderProfile& p) {
 std::map<std::string, std::string> paramValues(const RecorderProfile& p) {
   std::map<std::string, std::string> values;
   for (const auto& [name, value] : p.params) values[name] = std::to_string(value);
+  for (const auto& [name, value] : p.hotCounters) values["hotCounters." + name] = std::to_string(value);
   return values;
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 // NYIBC:FNEW (blacklist, "error") on line 3 and STITCH:print (a note) on line 4.
 const std::string kTwoReasons = R"(local t = {}
-for i = 1, 100 do
+for i = 1, 50000 do
   t[i] = function() return i end
   print(i)
 end

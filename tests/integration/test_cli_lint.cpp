@@ -125,7 +125,7 @@ TEST_CASE("lint --format json holds the recorder profile, the catalog and every 
 // trace first, so the upvalue close after it is masked.
 const char* kMaskedSource =
     "local t = {}\n"
-    "for i = 1, 100 do\n"
+    "for i = 1, 50000 do\n"
     "  local x = i * 2\n"
     "  t[i] = function() return x end\n"
     "end\n"
@@ -176,7 +176,7 @@ TEST_CASE("a masked prediction alone never fails the run, its masking site does"
   // (test_cli_suppressions.cpp): nothing is left to fail the run.
   ljcheck::testing::writeFile(dir + "/allowed.lua",
                               "local t = {}\n"
-                              "for i = 1, 100 do\n"
+                              "for i = 1, 50000 do\n"
                               "  local x = i * 2\n"
                               "  t[i] = function() return x end -- ljcheck: allow(NYIBC:FNEW)\n"
                               "end\n"

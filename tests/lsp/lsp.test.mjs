@@ -358,7 +358,7 @@ test('cross-file: an edit to the caller re-publishes the module it makes hot, as
   await next('main.lua', seen);
 
   // Edit the caller, unsaved: its loop now runs 5 times. shapes.lua is re-published without the error.
-  const loop = positionOf(texts['main.lua'], '2000 do');
+  const loop = positionOf(texts['main.lua'], '50000 do');
   const edit = (name, version, at, length, text) => {
     const lines = texts[name].split('\n');
     const line = lines[at.line];
@@ -368,14 +368,14 @@ test('cross-file: an edit to the caller re-publishes the module it makes hot, as
       contentChanges: [{ range: { start: at, end: { line: at.line, character: at.character + length } }, text }] });
   };
   seen = published.length;
-  edit('main.lua', 2, loop, 4, '5');
+  edit('main.lua', 2, loop, 5, '5');
   const shapes2 = await next('shapes.lua', seen);
   assert.ok(fnewIn(shapes2).every((d) => d.severity !== 1), `no error left in ${JSON.stringify(fnewIn(shapes2))}`);
   await expectAsLint(shapes2, 'shapes.lua');
 
   // And back: the error returns.
   seen = published.length;
-  edit('main.lua', 3, loop, 1, '2000');
+  edit('main.lua', 3, loop, 1, '50000');
   const shapes3 = await next('shapes.lua', seen);
   assert.equal(fnewIn(shapes3)[0].severity, 1);
   await expectAsLint(shapes3, 'shapes.lua');
@@ -460,7 +460,7 @@ test('files created, changed and deleted on disk change the project as lint sees
   assert.deepEqual(asLinted(created), lintProject(project)['shapes.lua']);
 
   // Changed: the loop now runs 5 times.
-  w.main(w.mainText.replace('2000 do', '5 do'));
+  w.main(w.mainText.replace('50000 do', '5 do'));
   seen = published.length;
   watched([['main.lua', 2]]);
   const changed = await next(seen);
@@ -501,7 +501,7 @@ test('a client that watches no files: the server looks at the disk when a docume
   assert.equal(hotErrors(created).length, 1, 'main.lua, created on disk, is part of the project at the next save');
   assert.deepEqual(asLinted(created), lintProject(project)['shapes.lua']);
 
-  w.main(w.mainText.replace('2000 do', '5 do'));
+  w.main(w.mainText.replace('50000 do', '5 do'));
   seen = published.length;
   saved();
   assert.deepEqual(hotErrors(await next(seen)), [], 'main.lua, written on disk, is read again');

@@ -189,3 +189,25 @@ TEST_CASE("the built-in catalog reads NYIFF from before version 1 as STITCH", "[
   CHECK(catalog.upgrade("NYIFFU:ffi.typeof", 0) == "NYIFFU:ffi.typeof");  // a prefix is not the code
   CHECK(catalog.upgrade("NYIFF:string.gsub", 1) == "NYIFF:string.gsub");
 }
+
+TEST_CASE("blacklisting takes the loop runs the profile's hot-counter constants give", "[registry]") {
+  for (const auto& profile : builtinProfiles()) {
+    INFO(profile.name);
+    CHECK(profile.hotCounters.at("loopStep") == 2);
+    CHECK(profile.hotCounters.at("penaltyMin") == 72);
+    CHECK(profile.hotCounters.at("penaltyMax") == 60000);
+    CHECK(profile.hotCounters.at("penaltyRandomBits") == 4);
+    // 56 turns to the first try, then penalties 72, 159, 333, ... 44529
+    // (doubled plus 15) halved per turn: 11 aborts.
+    RecorderProfile::Blacklisting b = profile.loopBlacklisting();
+    CHECK(b.aborts == 11);
+    CHECK(b.runs == 44487);
+    // Without the constants the profile claims nothing.
+    RecorderProfile bare = profile;
+    bare.hotCounters.clear();
+    CHECK(bare.loopBlacklisting().runs == 0);
+    bare = profile;
+    bare.hotCounters["penaltyRandomBits"] = 0;
+    CHECK(bare.loopBlacklisting().runs == 36894);
+  }
+}

@@ -23,13 +23,13 @@ const char* kClass =
 }  // namespace
 
 TEST_CASE("obj:m() from a hot loop makes the method hot: certain", "[rules][methods]") {
-  auto ps = predict(std::string(kClass) + "local o = C.new()\nfor i = 1, 100 do o:make(i) end\n");
+  auto ps = predict(std::string(kClass) + "local o = C.new()\nfor i = 1, 50000 do o:make(i) end\n");
   INFO(listed(ps));
   const Prediction* fnew = find(ps, 5, "NYIBC:FNEW");
   REQUIRE(fnew);
   CHECK(fnew->confidence == Confidence::Certain);
   CHECK(fnew->severity == Severity::Blacklist);
-  CHECK(fnew->reasoning.find("make is called from the loop at line 9, which runs 100 times") != std::string::npos);
+  CHECK(fnew->reasoning.find("make is called from the loop at line 9, which runs 50000 times") != std::string::npos);
 }
 
 TEST_CASE("self:m() in a hot method makes m hot", "[rules][methods]") {

@@ -151,6 +151,7 @@ ExtractedProfile extractProfile(const ExtractOptions& options) {
   p.gc64 = identity.gc64;
   p.jitFlags = jit.flags;
   p.params = jit.params;
+  p.hotCounters = jit.hotCounters;
   p.cFunctions = library.cFunctions;
   p.returnsFunction = returnedNames(library.returned, library.functions);
   requireCompiles(*record, library.cNames);

@@ -1,6 +1,8 @@
 // JIT defaults from lj_jit.h: the trace parameters of JIT_PARAMDEF (as
 // jit.opt.start knows them) and the optimization flags a fresh VM has on,
-// named as jit.status() names them.
+// named as jit.status() names them; and the constants of the hot counters
+// and of the penalty that blacklists a trace start (lj_dispatch.h,
+// lj_jit.h), which say how many runs of a loop blacklisting takes.
 #include "scans.h"
 
 namespace ljcheck::extractor {
@@ -41,21 +43,42 @@ std::vector<std::string> readFlags(const TranslationUnit& unit) {
   return flags;
 }
 
+// The hot-counter constants, by the names the profile gives them.
+const std::vector<std::pair<const char*, const char*>> kHotCounterMacros = {
+    {"loopStep", "HOTCOUNT_LOOP"},         {"callStep", "HOTCOUNT_CALL"},     {"counters", "HOTCOUNT_SIZE"},
+    {"penaltyMin", "PENALTY_MIN"},         {"penaltyMax", "PENALTY_MAX"},     {"penaltySlots", "PENALTY_SLOTS"},
+    {"penaltyRandomBits", "PENALTY_RNDBITS"}};
+
+std::vector<JitParam> readHotCounters(const TranslationUnit& unit) {
+  std::vector<JitParam> constants;
+  for (const auto& [name, macro] : kHotCounterMacros) {
+    auto row = unit.variable(std::string("ljcheck_counter_") + name);
+    std::optional<std::int64_t> value = row ? evaluateInt(*row) : std::nullopt;
+    if (!value) throw ExtractError("lj_dispatch.h", std::string(macro) + " is missing or not a constant");
+    constants.push_back({name, *value});
+  }
+  return constants;
+}
+
 }  // namespace
 
 JitDefaults scanJitDefaults(const SourceTree& tree) {
   tree.require("lj_jit.h");
+  tree.require("lj_dispatch.h");
   // The first JIT_PARAMDEF column is the name's length for jit.opt; skip it.
-  const std::string code =
+  std::string code =
       "#include \"lj_obj.h\"\n"
       "#include \"lj_jit.h\"\n"
+      "#include \"lj_dispatch.h\"\n"
       "#define LJCHECK_PARAM(len, name, value) static const long long ljcheck_param_##name = (value);\n"
       "JIT_PARAMDEF(LJCHECK_PARAM)\n"
       "static const char *const ljcheck_opt_names = JIT_F_OPTSTRING;\n"
       "static const long long ljcheck_opt_first = JIT_F_OPT;\n"
       "static const long long ljcheck_opt_default = JIT_F_OPT_DEFAULT;\n";
+  for (const auto& [name, macro] : kHotCounterMacros)
+    code += std::string("static const long long ljcheck_counter_") + name + " = (" + macro + ");\n";
   TranslationUnit unit = TranslationUnit::parseCode(tree, "ljcheck_jit_wrapper.c", code, "lj_jit.h");
-  return {readParams(unit), readFlags(unit)};
+  return {readParams(unit), readFlags(unit), readHotCounters(unit)};
 }
 
 }  // namespace ljcheck::extractor

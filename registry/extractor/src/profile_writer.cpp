@@ -72,6 +72,9 @@ std::string toJson(const ExtractedProfile& p) {
   lines.clear();
   for (const auto& param : p.params) lines.push_back(quote(param.name) + ": " + std::to_string(param.value));
   fields.push_back(block("params", lines, '{', '}'));
+  lines.clear();
+  for (const auto& c : p.hotCounters) lines.push_back(quote(c.name) + ": " + std::to_string(c.value));
+  fields.push_back(block("hotCounters", lines, '{', '}'));
   field("cFunctions", stringList(p.cFunctions));
   lines.clear();
   for (const auto& [function, returns] : p.returnsFunction) lines.push_back(quote(function) + ": " + quote(returns));

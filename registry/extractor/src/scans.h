@@ -23,10 +23,12 @@ std::vector<TraceErrorDef> scanTraceErrors(const SourceTree& tree);
 std::vector<BytecodeDef> scanBytecodes(const SourceTree& tree);
 
 // params.cpp: JIT_PARAMDEF defaults and the optimizations on by default
-// (JIT_F_OPT_DEFAULT over JIT_F_OPTSTRING), both from lj_jit.h.
+// (JIT_F_OPT_DEFAULT over JIT_F_OPTSTRING), both from lj_jit.h, and the hot
+// counters' constants (lj_dispatch.h HOTCOUNT_*, lj_jit.h PENALTY_*).
 struct JitDefaults {
   std::vector<JitParam> params;
   std::vector<std::string> flags;
+  std::vector<JitParam> hotCounters;
 };
 JitDefaults scanJitDefaults(const SourceTree& tree);
 

@@ -62,6 +62,11 @@ struct RecorderProfile {
   std::set<std::string> nyiBytecodes;          // refused by lj_record_ins: UCLO, FNEW
   std::set<std::string> neverStitch;           // error, debug.sethook, jit.flush
   std::map<std::string, std::int64_t> params;  // JIT_PARAMDEF defaults
+  // The hot counters and the penalty that blacklists a trace start, from
+  // lj_dispatch.h and lj_jit.h: loopStep, callStep (HOTCOUNT_LOOP/CALL),
+  // counters (HOTCOUNT_SIZE), penaltyMin, penaltyMax, penaltySlots,
+  // penaltyRandomBits. Empty in a profile without them.
+  std::map<std::string, std::int64_t> hotCounters;
   // Standard-library functions that are plain C functions (lua_CFunction, no
   // fast-function id): every call stitches as STITCH:C.
   std::set<std::string> cFunctions;
@@ -88,6 +93,14 @@ struct RecorderProfile {
   const FastFunctionDef* fastFunction(std::string_view name) const;
   std::optional<int> traceErrorCode(std::string_view name) const;
   std::int64_t param(std::string_view name, std::int64_t fallback) const;
+  // How many runs of a loop whose trace aborts every time blacklist its
+  // start, whatever the penalty's random bits: `runs` iterations, `aborts`
+  // aborts. Zero when the profile lacks the hot-counter constants.
+  struct Blacklisting {
+    long runs = 0;
+    int aborts = 0;
+  };
+  Blacklisting loopBlacklisting() const;
 };
 
 // The profiles compiled into the registry library, in a stable order.

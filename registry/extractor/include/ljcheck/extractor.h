@@ -56,6 +56,9 @@ struct ExtractedProfile {
   std::vector<std::string> nyiBytecodes;    // lj_record_ins refuses them with NYIBC; bytecode order
   std::vector<std::string> neverStitch;     // recff_nyi never stitches them; ffid order
   std::vector<JitParam> params;             // JIT_PARAMDEF order
+  // The hot counters and the penalty that blacklists a trace start
+  // (lj_dispatch.h HOTCOUNT_*, lj_jit.h PENALTY_*), by the profile's names.
+  std::vector<JitParam> hotCounters;
   std::vector<std::string> cFunctions;      // plain C library functions (luaL_register)
   std::vector<std::pair<std::string, std::string>> returnsFunction;  // from the overlay
   // By recorder name (recff_<name>): the trace errors it can raise, itself or
