@@ -16,7 +16,7 @@ echo "== ljcheck lint examples/particles =="
 
 echo
 echo "== ljcheck run -- examples/particles/main.lua =="
-"$ljcheck" run --trace out/trace.csv --json out/run.json --speedscope out/profile.speedscope.json \
+"$ljcheck" run --interval 1 --trace out/trace.csv --json out/run.json --speedscope out/profile.speedscope.json \
   -- examples/particles/main.lua
 echo "TraceReport (out/trace.csv):"
 cat out/trace.csv

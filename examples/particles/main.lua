@@ -6,7 +6,7 @@ local world = require("world")
 local report = require("report")
 
 local w = world.new(400)
-for frame = 1, 300 do
+for frame = 1, 3000 do
   world.step(w, 1 / 60)
 end
 io.write(report.summary(w), "\n")
