@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "../support/cli.h"
+#include "lsp/framing.h"
 
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -21,19 +23,20 @@ using ljcheck::testing::runLjcheck;
 namespace {
 
 std::string frame(const Json& message) {
-  std::string body = message.dump();
-  return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::ostringstream out;
+  ljcheck::lsp::writeFrame(out, message.dump());
+  return out.str();
 }
 
 // The bodies of the frames `ljcheck lsp` wrote.
 std::vector<Json> frames(const std::string& out) {
   std::vector<Json> messages;
-  const std::string header = "Content-Length: ";
-  for (std::size_t at = out.find(header); at != std::string::npos; at = out.find(header, at)) {
-    std::size_t length = std::stoul(out.substr(at + header.size()));
-    std::size_t body = out.find("\r\n\r\n", at) + 4;
-    messages.push_back(Json::parse(out.substr(body, length)));
-    at = body + length;
+  std::istringstream in(out);
+  for (auto f = ljcheck::lsp::readFrame(in); f.status != ljcheck::lsp::Frame::Status::End;
+       f = ljcheck::lsp::readFrame(in)) {
+    INFO(f.error);
+    REQUIRE(f.status == ljcheck::lsp::Frame::Status::Message);
+    messages.push_back(Json::parse(f.body));
   }
   return messages;
 }
