@@ -51,9 +51,6 @@ int loopLine(const FunctionView& fn, int pc) {
   return fn.proto.at(loop->kind == flow::Loop::Kind::While ? loop->first : at).line;
 }
 
-namespace {
-
-// How the loops around pc make it hot, as a clause after "the loop at line N".
 std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence& e) {
   if (!e.unknownTrips) {
     std::string n = std::to_string(e.iterations);
@@ -65,6 +62,8 @@ std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence&
     return ", inside loops that run " + std::to_string(e.iterations) + " times";
   return ", whose trip count the bytecode does not show";
 }
+
+namespace {
 
 // Why the function around the instruction runs hot: its own loop, or its hottest caller.
 std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, const std::string& name) {

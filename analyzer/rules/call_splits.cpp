@@ -144,6 +144,39 @@ void reportOwnTraceReturn(const FunctionView& fn, const std::string& subject, co
   sink.report(fn, std::move(f));
 }
 
+// A function that C code calls back (string.gsub's replacement, table.sort's
+// comparator) from a call that runs in a hot loop is entered from C on
+// every call, so its entry gets hot (2 * hotloop calls) and starts a trace of
+// its own. A tail call to an unrecorded function ends that trace (RETURN:
+// no Lua frame lies below it to stitch back into), and the collector reports
+// it at the trace's start: the function's first line. A vararg function
+// (FUNCV) is never hot-counted.
+void reportCallbackReturn(const FunctionView& fn, const std::string& subject, const Callee& callee,
+                          PredictionSink& sink) {
+  if (fn.proto.isVararg()) return;
+  for (const auto& site : fn.calls.callbacks(fn.index)) {
+    flow::HeatEvidence e = fn.calls.evidenceAt(site.proto, site.pc);
+    if (e.heat < flow::Heat::Likely || !e.loop) continue;
+    const auto& caller = fn.chunk.prototypes[site.proto];
+    Value library = fn.values.at(site.proto, site.pc, flow::calleeSlot(caller.at(site.pc)));
+    std::string name(callee.value.name), self = functionName(fn, fn.index);
+    Finding f = splitFinding(0, SIZE_MAX, subject, name, true,
+                             "the trace started at the entry of " + self +
+                                 ", which C code calls back: no Lua frame lies below the tail call to stitch back into");
+    f.construct = "closure";  // the function's header, as for CJITOFF: the `function` keyword
+    f.confidence = Confidence::Likely;
+    f.hotByEvidence = true;
+    f.reasoning = self + " tail-calls " + name + ", " + unrecordedWhy(subject) + "; " + std::string(library.name) +
+                  " calls it back from C at line " + std::to_string(caller.at(site.pc).line) + ", in the loop at line " +
+                  std::to_string(e.loop->line) + loopEvidence(fn.calls, e) + ", so its entry gets hot (" +
+                  std::to_string(2 * fn.calls.hotloop()) +
+                  " calls) and starts a trace of its own, which ends at the tail call";
+    addCModuleEvidence(fn, callee.value, f);
+    sink.report(fn, std::move(f));
+    return;  // one trace, one site
+  }
+}
+
 class CallSplitRule final : public Rule {
  public:
   std::string_view name() const override { return "call-splits"; }
@@ -185,6 +218,7 @@ class CallSplitRule final : public Rule {
           sink.report(fn, std::move(f));
         }
         if (!neverStitches) reportOwnTraceReturn(fn, subject, callee, sink);
+        reportCallbackReturn(fn, subject, callee, sink);
         continue;
       }
       if (!runsHot(fn, pc)) continue;

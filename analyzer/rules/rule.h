@@ -98,6 +98,10 @@ flow::Value calleeAt(const FunctionView& fn, int pc);
 // "it runs in the loop at line 4", "make_adder is called from the loop at
 // line 8", "handler escapes, so code elsewhere may call it hot".
 std::string whyHot(const FunctionView& fn, int pc);
+// How the loops around an instruction make it hot, as a clause after "the
+// loop at line N": ", which runs 3000 times", ", whose trip count the
+// bytecode does not show".
+std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence& e);
 // The first line of the innermost loop holding pc (0 outside loops).
 int loopLine(const FunctionView& fn, int pc);
 

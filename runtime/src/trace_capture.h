@@ -68,6 +68,9 @@ class TraceCapture {
   int (*funcbc)(lua_State*) = nullptr;
   lua_State* funcbcThread = nullptr;
   std::vector<StartRecord> starts;  // by trace number; grows only past the capacity
+  // The ffids of pcall and xpcall (-1 when the host has none): a split's
+  // calling line is looked for across them (set with the handler).
+  int pcallFfid = -1, xpcallFfid = -1;
   EventTally events;
   StringPool strings;
   VisitedLines visited;  // filled only when the record handler is attached

@@ -8,7 +8,12 @@
 //            IFORL/IITERL/ILOOP/IFUNCF/IFUNCV was blacklisted by this abort.
 //   "stop":  a trace that ended at a C or fast function with link type
 //            "stitch" or "return" is a split; its location is the innermost
-//            Lua frame below the callee, i.e. the calling line.
+//            Lua frame below the callee, i.e. the calling line (across pcall
+//            and xpcall). When the frame right below the callee is another C
+//            function, a Lua function that C code called back (an lpeg
+//            capture, a gsub replacement) tail-called the callee and is gone:
+//            no frame on the stack made the call, and the location is the
+//            trace's start, in that function.
 // Inside the handler, stack level 0 is the handler itself and level 1 the
 // code that triggered the event (verified on Debian's LuaJIT: for a split,
 // level 1 is the callee and the first non-C level is the calling Lua line,
@@ -296,12 +301,40 @@ std::string_view linkType(lua_State* L, int tr) {
   return lua::stringAt(L, -1);  // valid while it stays on the stack
 }
 
+// The frame right below the callee (level 1) is a C function other than
+// pcall or xpcall: C code called a Lua function back, which tail-called the
+// callee and left no frame of its own.
+bool calledBackFromC(lua_State* L, TraceCapture& c) {
+  lua_Debug ar;
+  if (!lua_getstack(L, 2, &ar) || !lua_getinfo(L, "f", &ar)) return false;
+  bool fromC = lua_iscfunction(L, -1);
+  if (fromC) {
+    int ffid = fastFunctionId(L, lua_gettop(L));
+    fromC = ffid != c.pcallFfid && ffid != c.xpcallFfid;
+  }
+  lua_pop(L, 1);
+  return fromC;
+}
+
+// Where trace tr started, when its start record is live and that is a Lua line.
+bool startLocation(lua_State* L, TraceCapture& c, int tr, Where& out) {
+  if (!startOf(c, tr)) return false;
+  lua_rawgeti(L, lua_upvalueindex(kStartFuncsUv), tr);
+  bool found = luaFunctionLocation(L, c, lua_gettop(L), startOf(c, tr)->pc, out);
+  lua_pop(L, 1);
+  return found;
+}
+
 void onStop(lua_State* L, TraceCapture& c) {
   int tr = static_cast<int>(lua_tointeger(L, kTrace));  // 0 when absent
-  forget(c, tr);
+  Where started;
+  bool callback = false;
   if (!c.paused) recordTraceStop(L, tr);
   // Only a trace that ended at a C or fast function is a split.
-  if (c.paused || lua_type(L, kFunc) != LUA_TFUNCTION || !lua_iscfunction(L, kFunc)) return;
+  bool cCallee = !c.paused && lua_type(L, kFunc) == LUA_TFUNCTION && lua_iscfunction(L, kFunc);
+  if (cCallee) callback = calledBackFromC(L, c) && startLocation(L, c, tr, started);
+  forget(c, tr);
+  if (!cCallee) return;
   std::string_view link = linkType(L, tr);
   bool stitch = link == "stitch";
   bool split = stitch || link == "return";
@@ -310,8 +343,8 @@ void onStop(lua_State* L, TraceCapture& c) {
   TraceEvent ev;
   ev.kind = stitch ? TraceEventKind::Stitch : TraceEventKind::Return;
   ev.subject = fastFunctionId(L, kFunc);
-  Where where;
-  innermostLuaFrame(L, c, where);
+  Where where = started;
+  if (!callback) innermostLuaFrame(L, c, where);
   ev.source = where.source;
   ev.line = where.line;
   ev.zone = zoneNow(L, c);
@@ -374,6 +407,19 @@ void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
   lua_getfield(L, utilIndex, "funcbc");
   capture->funcbc = lua_tocfunction(L, -1);  // null when it is not a plain C function
   lua_pop(L, 1);
+  int* ffids[] = {&capture->pcallFfid, &capture->xpcallFfid};
+  const char* names[] = {"pcall", "xpcall"};
+  for (int i = 0; i < 2; ++i) {
+    lua_getfield(L, LUA_GLOBALSINDEX, names[i]);
+    if (lua_iscfunction(L, -1)) {
+      lua_getfield(L, utilIndex, "funcinfo");
+      lua_pushvalue(L, -2);
+      lua_call(L, 1, 1);
+      *ffids[i] = lua::intField(L, -1, "ffid", -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
   lua_pushcclosure(L, traceHandler, kScratchThreadUv);
 }
 
