@@ -10,10 +10,12 @@ extern "C" {
 }
 
 #include <memory>
+#include <regex>
 
 #include "ljcheck/abort_mapping.h"
 #include "ljcheck/profile.h"
 #include "ljcheck/reason.h"
+#include "../support/process.h"
 
 using namespace ljcheck;
 
@@ -210,4 +212,19 @@ TEST_CASE("blacklisting takes the loop runs the profile's hot-counter constants 
     bare.hotCounters["penaltyRandomBits"] = 0;
     CHECK(bare.loopBlacklisting().runs == 36894);
   }
+}
+
+TEST_CASE("a profile's hot-counter constants are checked as it loads, and may be absent", "[registry]") {
+  const std::string text =
+      ljcheck::testing::readFile(std::string(LJCHECK_SOURCE_DIR) + "/registry/profiles/debian-2.1-20220320.json");
+  REQUIRE(text.find("\"loopStep\": 2") != std::string::npos);
+  std::string wrong = text;
+  wrong.replace(wrong.find("\"loopStep\": 2"), 13, "\"loopStep\": \"2\"");
+  CHECK_THROWS_WITH(RecorderProfile::fromJson(wrong), Catch::Contains("hotCounters.loopStep must be an integer"));
+  // A profile written before the constants were extracted loads, and claims no blacklisting.
+  std::string older = std::regex_replace(text, std::regex(R"(  "hotCounters": \{[^}]*\},\n)"), "");
+  REQUIRE(older.find("hotCounters") == std::string::npos);
+  const RecorderProfile loaded = RecorderProfile::fromJson(older);
+  CHECK(loaded.hotCounters.empty());
+  CHECK(loaded.loopBlacklisting().runs == 0);
 }
