@@ -3,18 +3,25 @@
 // enough to blacklist its start (44,500 turns: the profile's penalty
 // constants say 44,487 with the largest random bits) and too few (36,800:
 // the smallest random bits need 36,894). Lint says `error` for the first and
-// `warning` for the second; the run blacklists the first and not the second.
+// `warning` for the second; the run blacklists the first and not the second,
+// under `ljcheck run` and in OpenResty's luajit2 through require("ljcheck").
 #include <catch2/catch.hpp>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "../support/cli.h"
+#include "ljcheck/profile.h"
 
 using ljcheck::testing::ProcessResult;
 using ljcheck::testing::readFile;
+using ljcheck::testing::runInLuajitHost;
 using ljcheck::testing::runLjcheck;
 using ljcheck::testing::writeFile;
+using ljcheck::RecorderProfile;
+using ljcheck::findProfile;
 using nlohmann::json;
 
 namespace {
@@ -47,6 +54,18 @@ Outcome lintAndRun(const std::string& dir, int turns) {
   return o;
 }
 
+// The same loop in a host that loads the module: the report's count of
+// blacklisted starts.
+long blacklistedInHost(const std::string& dir, const std::string& luajit, int turns) {
+  const std::string script = dir + "/host" + std::to_string(turns) + ".lua";
+  writeFile(script, "local s = require('ljcheck').trace()\nlocal t = {}\nfor i = 1, " + std::to_string(turns) +
+                        " do t[i % 7 + 1] = function() return i end end\nio.write(s:stop().blacklisted)\n");
+  ProcessResult r = runInLuajitHost(luajit, script);
+  INFO(r.err);
+  REQUIRE(r.exitCode == 0);
+  return std::stol(r.out);
+}
+
 }  // namespace
 
 TEST_CASE("error means the run blacklists the loop; a certain abort with too few runs is a warning",
@@ -60,4 +79,17 @@ TEST_CASE("error means the run blacklists the loop; a certain abort with too few
   CHECK(few.predicted == "warn");
   CHECK(few.blacklisted == 0);
   CHECK(few.observed == "warn");
+}
+
+TEST_CASE("OpenResty's luajit2 blacklists at the same count: its constants are the same", "[module][blacklist][openresty]") {
+  if (access(LJCHECK_LUAJIT2, X_OK) != 0) {
+    WARN("skipped: " LJCHECK_LUAJIT2 " does not exist (scripts/setup.sh builds it)");
+    return;
+  }
+  const RecorderProfile* openresty = findProfile("openresty-2.1-20230119");
+  REQUIRE(openresty);
+  CHECK(openresty->loopBlacklisting().runs == 44487);
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-severity-openresty");
+  CHECK(blacklistedInHost(dir, LJCHECK_LUAJIT2, 44500) == 1);
+  CHECK(blacklistedInHost(dir, LJCHECK_LUAJIT2, 36800) == 0);
 }
