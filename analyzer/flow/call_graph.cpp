@@ -6,6 +6,7 @@
 #include "flow/ctype_registrars.h"
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
+#include "flow/while_trips.h"
 
 namespace ljcheck::flow {
 
@@ -207,7 +208,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     for (const auto& loop : loops.loops()) {
       long trips = loop.kind == Loop::Kind::NumericFor   ? numericTrips(chunk, q, values, loop)
                    : loop.kind == Loop::Kind::GenericFor ? genericTrips(chunk, q, values, loop)
-                                                          : -1;
+                                                          : whileTrips(chunk, q, loop);
       LoopTrips& t =
           loops_[q].emplace_back(LoopTrips{loop.first, loop.last, loopLine(proto, loop), trips >= 0, std::max(trips, 0L)});
       t.exitReach = iterExitReach(proto, t, hotloop);

@@ -30,7 +30,7 @@ struct CallSite {
 // many calls). Known: evidence it does: a loop whose trip count is known and
 // at least `hotloop` (with the loops around it), or a function called from
 // such code. Likely: a loop whose trip count the bytecode does not show (a
-// loop over a parameter, a `while` loop), or a function called from one.
+// loop over a parameter, a `while` loop on a condition other than a counter), or a function called from one.
 // Possible: it escapes (stored in a table or global, returned, passed as an
 // argument), so code elsewhere may call it hot. Cold: none of these, or loops
 // that cannot get hot (a constant range or literal table shorter than
@@ -41,7 +41,8 @@ enum class Heat { Cold, Possible, Likely, Known };
 struct LoopTrips {
   int first = 0, last = 0;  // the loop's pcs, as in Loop
   int line = 0;             // its `for`/`while` line
-  bool known = false;       // a numeric for over constants, or a generic for over a literal table
+  bool known = false;       // a numeric for over constants, a generic for over a literal table, or a
+                            // while/repeat loop counting between constants (while_trips.h)
   long count = 0;           // when known
   // A pairs()/next loop (ITERN) that can get hot: the last pc of the code
   // after it that a side trace from its exit records at once (see

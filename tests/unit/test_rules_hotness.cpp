@@ -89,6 +89,78 @@ TEST_CASE("short literal tables and small constant ranges in code that runs once
   CHECK(ps.empty());
 }
 
+// while/repeat loops that count a local between constants have known trip
+// counts (flow/while_trips.h), like numeric for loops; any other shape stays
+// unknown. Each count was checked against the VM: `ljcheck run` on the
+// positive cases observes the FNEW, the short loops record no trace.
+TEST_CASE("a while or repeat loop counting between constants has a known trip count", "[rules][hotness]") {
+  struct Case {
+    const char* loop;
+    const char* runs;
+  };
+  for (const Case& c : {
+           Case{"local i = 1\nwhile i <= 1000 do\n  t[i] = function() return 1 end\n  i = i + 1\nend\n", "1000"},
+           Case{"local i = 0\nwhile i < 1000 do\n  t[i] = function() return 1 end\n  i = i + 3\nend\n", "334"},
+           Case{"local i = 600\nwhile i > 0 do\n  t[i] = function() return 1 end\n  i = i - 2\nend\n", "300"},
+           Case{"local i, N = 1, 400\nwhile N >= i do\n  t[i] = function() return 1 end\n  i = 1 + i\nend\n",
+                "400"},
+           Case{"local k = 0\nrepeat\n  t[k] = function() return 1 end\n  k = k + 1\nuntil k >= 500\n", "500"},
+       }) {
+    INFO(c.loop);
+    auto ps = predict(std::string("local t = {}\n") + c.loop);
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->confidence == Confidence::Certain);
+    CHECK(fnew->reasoning.find(std::string("the loop at line 3, which runs ") + c.runs + " times") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("a counting while loop shorter than hotloop in code that runs once never gets hot", "[rules][hotness]") {
+  auto ps = predict(
+      "local t = {}\nlocal i = 1\nwhile i <= 7 do\n  t[i] = function() return 1 end\n  i = i + 1\nend\n"
+      "local k = 10\nrepeat\n  t[k] = function() return 1 end\n  k = k - 1\nuntil k == 0 or k < 5\n");
+  INFO(listed(ps));
+  REQUIRE_FALSE(find(ps, 4, "NYIBC:FNEW"));
+  // `until k == 0 or k < 5` is no single comparison: unknown, so likely.
+  REQUIRE(find(ps, 9, "NYIBC:FNEW"));
+  CHECK(find(ps, 9, "NYIBC:FNEW")->confidence == Confidence::Likely);
+}
+
+TEST_CASE("a while loop whose step can be skipped, left early or changed elsewhere has no known count",
+          "[rules][hotness]") {
+  for (const char* loop : {
+           // break: fewer turns than the bound says
+           "local i = 1\nwhile i <= 1000 do\n  t[i] = function() return 1 end\n  if t[i + 5] then break end\n"
+           "  i = i + 1\nend\n",
+           // the step sits in a branch
+           "local i = 1\nwhile i <= 1000 do\n  t[i] = function() return 1 end\n  if i % 2 == 0 then i = i + 1 end\n"
+           "  i = i + 1\nend\n",
+           // a closure may assign the counter
+           "local i = 1\nwhile i <= 1000 do\n  t[i] = function() i = i + 1 end\n  i = i + 1\nend\n",
+           // the start depends on a branch before the loop
+           "local i = 1\nif ... then i = 900 end\nwhile i <= 1000 do\n  t[i] = function() return 1 end\n"
+           "  i = i + 1\nend\n",
+           // the bound is computed
+           "local i, n = 1, select('#', ...)\nwhile i <= n do\n  t[i] = function() return 1 end\n  i = i + 1\nend\n",
+           // the bound changes in the body
+           "local i, n = 1, 1000\nwhile i <= n do\n  t[i] = function() return 1 end\n  n = n - 1\n  i = i + 1\nend\n",
+           // counting away from the bound never ends
+           "local i = 1\nwhile i <= 1000 do\n  t[i] = function() return 1 end\n  i = i - 1\nend\n",
+       }) {
+    INFO(loop);
+    auto ps = predict(std::string("local t = {}\n") + loop);
+    INFO(listed(ps));
+    const Prediction* fnew = nullptr;
+    for (const auto& p : ps)
+      if (p.reasonId.str() == "NYIBC:FNEW") fnew = &p;
+    REQUIRE(fnew);
+    CHECK(fnew->confidence == Confidence::Likely);
+    CHECK(fnew->reasoning.find("whose trip count the bytecode does not show") != std::string::npos);
+  }
+}
+
 TEST_CASE("nested constant loops multiply: 30 x 30 runs hot", "[rules][hotness]") {
   auto ps = predict("local s = 'x'\nfor i = 1, 30 do\n  for j = 1, 30 do s = s:gsub('x', 'y') end\nend\n");
   INFO(listed(ps));
