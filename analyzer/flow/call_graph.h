@@ -44,6 +44,9 @@ struct LoopTrips {
   bool known = false;       // a numeric for over constants, a generic for over a literal table, or a
                             // while/repeat loop counting between constants (while_trips.h)
   long count = 0;           // when known
+  // When the count comes from the arguments of every call of the function
+  // (argument_trips.h): which, for the reasoning; empty otherwise.
+  std::string countFrom = {};
   // A pairs()/next loop (ITERN) that can get hot: the last pc of the code
   // after it that a side trace from its exit records at once (see
   // HeatEvidence::iterExit); 0 when none.

@@ -55,7 +55,9 @@ std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence&
   if (!e.unknownTrips) {
     std::string n = std::to_string(e.iterations);
     bool nested = e.loop && e.loop->count != e.iterations;
+    std::string from = e.loop && !e.loop->countFrom.empty() ? " (" + e.loop->countFrom + ")" : "";
     return (nested ? ", which runs " + n + " times with the loops around it" : ", which runs " + n + " times") +
+           from +
            (e.iterations >= calls.hotloop() ? "" : " (fewer than hotloop, " + std::to_string(calls.hotloop()) + ")");
   }
   if (e.iterations >= calls.hotloop())

@@ -161,6 +161,91 @@ TEST_CASE("a while loop whose step can be skipped, left early or changed elsewhe
   }
 }
 
+// `for i = 1, n` over a parameter of a function only this file calls: the
+// constants its calls pass are the trip count (flow/argument_trips.h).
+TEST_CASE("a loop bounded by a parameter gets its trip count from the constants every call passes",
+          "[rules][hotness]") {
+  const std::string fill = "local function fill(t, n)\n  for i = 1, n do\n    t[i] = function() return 1 end\n  end\nend\n";
+  SECTION("every call turns it hotloop times or more: the fewest count") {
+    auto ps = predict(fill + "local c = {}\nfill(c, 1000)\nfill(c, 3000)\n");
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->confidence == Confidence::Certain);
+    CHECK(fnew->reasoning.find("which runs 1000 times (at least: its 2 calls pass n = 1000 to 3000)") !=
+          std::string::npos);
+  }
+  SECTION("one call") {
+    auto ps = predict(fill + "local c = {}\nfill(c, 50000)\n");
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Blacklist);
+    CHECK(fnew->reasoning.find("which runs 50000 times (n is 50000 at its one call, at line 7)") !=
+          std::string::npos);
+  }
+  SECTION("no call turns it hotloop times, in code that runs once: nothing") {
+    auto ps = predict(fill + "local c = {}\nfill(c, 5)\nfill(c, 7)\n");
+    INFO(listed(ps));
+    CHECK_FALSE(find(ps, 3, "NYIBC:FNEW"));
+  }
+  SECTION("calls on both sides of hotloop, a computed argument, a function that escapes: unknown") {
+    for (const std::string& calls : {std::string("local c = {}\nfill(c, 5)\nfill(c, 1000)\n"),
+                                     std::string("local c = {}\nfill(c, #arg)\n"),
+                                     std::string("local c = {}\nfill(c, 1000)\nreturn fill\n")}) {
+      INFO(calls);
+      auto ps = predict(fill + calls);
+      INFO(listed(ps));
+      const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+      REQUIRE(fnew);
+      CHECK(fnew->confidence != Confidence::Certain);
+    }
+  }
+  SECTION("a parameter the function assigns is no longer what the calls passed") {
+    auto ps = predict(
+        "local function fill(t, n)\n  n = n * 0 + 10\n  for i = 1, n do\n    t[i] = function() return 1 end\n"
+        "  end\nend\nlocal c = {}\nfill(c, 1000)\n");
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->confidence == Confidence::Likely);
+  }
+}
+
+// lj_record.c rec_loop_interp: a root trace that reaches an inner loop stops
+// (LINNER) unless the loop's own traces kept leaving it (innerloopleft),
+// which only loops of one or two turns do. Measured with `ljcheck run` on
+// this program: T = 1, 2 blacklist the loop at line 12 (root traces record
+// the closure); T = 5, 10, 30 abort only in side traces from the short
+// loop's exit, and never blacklist.
+TEST_CASE("code after a short loop is recorded by root traces only when the loop turns once or twice",
+          "[rules][hotness]") {
+  auto program = [](const char* turns) {
+    return std::string("local function step(xs)\n  local s = 0\n  for i = 1, ") + turns +
+           " do\n    s = s + xs[i]\n  end\n  local f = function() return s end\n  return f()\nend\n"
+           "local xs = {}\nfor i = 1, 40 do xs[i] = i end\nlocal n = 0\n"
+           "for _ = 1, 60000 do n = n + step(xs) end\n";
+  };
+  for (const char* turns : {"1", "2"}) {
+    INFO(turns);
+    auto ps = predict(program(turns));
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Blacklist);
+  }
+  for (const char* turns : {"5", "10", "30"}) {
+    INFO(turns);
+    auto ps = predict(program(turns));
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Warn);
+    CHECK(fnew->reasoning.find("only side traces record it, and their aborts do not blacklist") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("nested constant loops multiply: 30 x 30 runs hot", "[rules][hotness]") {
   auto ps = predict("local s = 'x'\nfor i = 1, 30 do\n  for j = 1, 30 do s = s:gsub('x', 'y') end\nend\n");
   INFO(listed(ps));
