@@ -89,6 +89,7 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
       if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
       flow::ExternalCaller& caller = out[*to][call.member];
       if (!call.unknownTrips && call.loopLine > 0) caller.runs = std::max(caller.runs, call.iterations);
+      caller.steadyRuns = std::max(caller.steadyRuns, call.steadyRuns);
       if (call.heat <= caller.heat) continue;
       caller.heat = call.heat;
       caller.why = describeCall(call, paths_[from]);

@@ -2,6 +2,7 @@
 #include "flow/call_graph.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "flow/argument_trips.h"
 #include "flow/ctype_registrars.h"
@@ -201,13 +202,15 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       hotexit_(hotexit),
       external_(external),
       reentered_(chunk.prototypes.size(), false),
-      entries_(chunk.prototypes.size(), 1) {
+      entries_(chunk.prototypes.size(), 1),
+      steadyEntries_(chunk.prototypes.size(), 1) {
   std::vector<bool> escapes = values.escapingFunctions();
   std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
   loopMaps_.reserve(chunk.prototypes.size());
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     onceOnly_[q] = findOnceOnly(proto);
+    branches_.push_back(branchesOf(proto));
     const LoopMap& loops = loopMaps_.emplace_back(proto);
     for (const auto& loop : loops.loops()) {
       long trips = loop.kind == Loop::Kind::NumericFor   ? numericTrips(chunk, q, values, loop)
@@ -304,7 +307,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     if (e.heat == Heat::Cold) continue;
     moduleCalls_.push_back({std::string(name.substr(0, colon)), std::string(name.substr(colon + 1)), e.heat,
                             chunk.prototypes[q].at(pc).line, e.loop ? e.loop->line : 0, e.iterations,
-                            e.unknownTrips});
+                            e.unknownTrips, steadyRunsAt(q, pc)});
   }
   std::sort(calledMembers_.begin(), calledMembers_.end());
   calledMembers_.erase(std::unique(calledMembers_.begin(), calledMembers_.end()), calledMembers_.end());
@@ -413,8 +416,11 @@ long CallGraph::runsAt(std::size_t proto, int pc) const {
 // cycle of recursion (a lower bound: the sites are not added up), to a
 // fixpoint; the graph without the cycles is acyclic, so it settles.
 void CallGraph::countEntries() {
-  for (const auto& [p, caller] : external_)
-    if (p < entries_.size()) entries_[p] = std::max(entries_[p], std::min(std::max(caller.runs, 1L), kManyRuns));
+  for (const auto& [p, caller] : external_) {
+    if (p >= entries_.size()) continue;
+    entries_[p] = std::max(entries_[p], std::min(std::max(caller.runs, 1L), kManyRuns));
+    steadyEntries_[p] = std::max(steadyEntries_[p], std::min(std::max(caller.steadyRuns, 1L), kManyRuns));
+  }
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t p = 0; p < callers_.size(); ++p)
@@ -425,8 +431,56 @@ void CallGraph::countEntries() {
           entries_[p] = runs;
           changed = true;
         }
+        long steady = steadyRunsAt(site.proto, site.pc);
+        if (steady > steadyEntries_[p]) {
+          steadyEntries_[p] = steady;
+          changed = true;
+        }
       }
   }
+}
+
+long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
+  const auto& branches = branches_.at(proto);
+  CountStop none;
+  CountStop& why = stop ? *stop : none;
+  why = {};
+  long runs = 1;
+  int at = pc;  // what must run on every pass of the next level out
+  const auto& loops = loops_.at(proto);
+  const auto& shapes = loopMaps_.at(proto).loops();
+  bool innermost = true;
+  for (std::size_t k = loops.size(); k-- > 0;) {  // innermost first
+    const LoopTrips& loop = loops[k];
+    if (pc < loop.first || pc > loop.last) continue;
+    if (const Branch* b = branchAround(branches, at, loop.first, loop.last, false)) {
+      why = {CountStop::Kind::Branch, b->line};
+      return runs;
+    }
+    // The root trace that starts at this loop stops at a loop inside it
+    // that comes first (lj_record.c: LINNER, or a link to that loop's own
+    // trace), unless that loop turns so few times that it is unrolled (see
+    // evidence()): what comes after it is recorded by side traces only.
+    if (innermost && !(loop.known && loop.count <= kUnrolledTurns)) {
+      for (std::size_t j = k + 1; j < loops.size(); ++j) {
+        const LoopTrips& inner = loops[j];
+        if (inner.last >= pc || inner.first < loop.first || inner.last > loop.last) continue;
+        if (inner.known && inner.count <= kUnrolledTurns) continue;
+        why = {CountStop::Kind::InnerLoop, inner.line};
+        return runs;
+      }
+    }
+    innermost = false;
+    if (loop.known) runs = timesSaturating(runs, std::max(loop.count, 1L));
+    // The loop itself runs from where it is entered: the FORI or JMP (ISNEXT)
+    // before a for loop's body, a while loop's condition.
+    at = shapes[k].kind == Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;
+  }
+  if (const Branch* b = branchAround(branches, at, 1, std::numeric_limits<int>::max(), true)) {
+    why = {CountStop::Kind::Branch, b->line};
+    return runs;
+  }
+  return timesSaturating(runs, steadyEntries_.at(proto));
 }
 
 HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces) const {

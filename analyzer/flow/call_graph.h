@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "flow/every_pass.h"
 #include "flow/loops.h"
 #include "flow/metatypes.h"
 #include "flow/values.h"
@@ -92,6 +93,7 @@ struct ModuleCall {
   int loopLine = 0;     // the innermost loop around it, 0 outside loops
   long iterations = 0;  // of the loops around it, when all trip counts are known
   bool unknownTrips = false;
+  long steadyRuns = 0;  // CallGraph::steadyRunsAt of the call
 };
 
 // What other files say about how hot a function of this file runs: the
@@ -100,6 +102,7 @@ struct ExternalCaller {
   Heat heat = Heat::Cold;
   std::string why;  // "step is called from the loop at line 12 of main.lua, which runs 600 times"
   long runs = 0;    // the most calls one such site makes whenever its function runs, when known
+  long steadyRuns = 0;  // the same, counted as CallGraph::steadyRunsAt counts
 };
 
 // A lazy initialization: `if t[k] == nil then t[k] = ... end`, `if not x
@@ -140,6 +143,17 @@ class CallGraph {
   // does not show counts once; calls within a cycle of recursion do not
   // count. Saturates at 2^40.
   long runsAt(std::size_t proto, int pc) const;
+  // As runsAt, but counting a loop's turns (or a function's calls) only
+  // when the instruction runs on every pass through it (every_pass.h):
+  // the runs that a root trace starting there records it on, at least.
+  // `stop`, when given, says what ended the count early (kind None when
+  // nothing did).
+  struct CountStop {
+    enum class Kind { None, Branch, InnerLoop };
+    Kind kind = Kind::None;
+    int line = 0;  // the branch, or the inner loop's `for`/`while` line
+  };
+  long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;
   long hotloop() const { return hotloop_; }
   long hotexit() const { return hotexit_; }
   // The calls this file makes into other project modules.
@@ -181,6 +195,9 @@ class CallGraph {
   std::vector<bool> reentered_;
   // Per proto: the calls it at least gets whenever it is called (runsAt).
   std::vector<long> entries_;
+  // The same, from call sites that run on every pass of their loops (steadyRunsAt).
+  std::vector<long> steadyEntries_;
+  std::vector<std::vector<Branch>> branches_;  // per proto (every_pass.h)
   bool settled_ = false;
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;

@@ -32,10 +32,13 @@ struct Outcome {
   std::string observed;    // the run's severity of that site
 };
 
-Outcome lintAndRun(const std::string& dir, int turns) {
-  const std::string script = dir + "/loop" + std::to_string(turns) + ".lua";
-  writeFile(script, "local t = {}\nfor i = 1, " + std::to_string(turns) +
-                        " do\n  t[i % 7 + 1] = function() return i end\nend\n");
+const char* const kClosureEveryTurn = "t[i % 7 + 1] = function() return i end";
+
+// `body` is line 3, inside the loop.
+Outcome lintAndRun(const std::string& dir, int turns, const std::string& body = kClosureEveryTurn,
+                   const std::string& name = "loop") {
+  const std::string script = dir + "/" + name + std::to_string(turns) + ".lua";
+  writeFile(script, "local t = {}\nfor i = 1, " + std::to_string(turns) + " do\n  " + body + "\nend\n");
   Outcome o;
   ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
   INFO(lint.err);
@@ -92,4 +95,23 @@ TEST_CASE("OpenResty's luajit2 blacklists at the same count: its constants are t
   const std::string dir = ljcheck::testing::scratchDirectory("blacklist-severity-openresty");
   CHECK(blacklistedInHost(dir, LJCHECK_LUAJIT2, 44500) == 1);
   CHECK(blacklistedInHost(dir, LJCHECK_LUAJIT2, 36800) == 0);
+}
+
+// A closure behind a branch the loop takes every other turn: the root trace
+// that records a turn without it compiles, and the closure then aborts side
+// traces only. A closure after an inner loop: the root trace stops at the
+// inner loop. Lint says `warning` at 60,000 turns, and the run blacklists
+// nothing.
+TEST_CASE("a blocker a branch can go around, or after an inner loop, is a warning, and the run does not blacklist",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-branch");
+  Outcome branch = lintAndRun(dir, 60000, "if i % 2 == 0 then t[1] = function() return 1 end end", "branch");
+  CHECK(branch.predicted == "warn");
+  CHECK(branch.blacklisted == 0);
+  CHECK(branch.observed == "warn");
+  // After an inner loop of four turns: the root trace stops at that loop.
+  Outcome after = lintAndRun(dir, 60000, "for j = 1, 4 do t[j] = j end t[1] = function() return 1 end", "after");
+  CHECK(after.predicted == "warn");
+  CHECK(after.blacklisted == 0);
+  CHECK(after.observed == "warn");
 }

@@ -246,6 +246,93 @@ TEST_CASE("code after a short loop is recorded by root traces only when the loop
   }
 }
 
+// A root trace records the path its first pass takes; where a branch can go
+// around a blocker, a trace of the other path compiles and the blocker then
+// aborts side traces only (measured with `ljcheck run`, 60,000 turns: a
+// closure behind `if i % 2 == 0` or `if i % 1000 == 0` aborts 4 times and
+// never blacklists; behind a call made in such a branch, likewise). A
+// blocker every pass runs still blacklists: here the UCLO that closes the
+// captured loop variable at the end of each turn.
+TEST_CASE("a blocker a branch can go around is a warning, whatever the loop's runs", "[rules][hotness]") {
+  auto ps = predict(
+      "local n = 0\nfor i = 1, 60000 do\n  if i % 2 == 0 then\n    local f = function() return i end\n"
+      "    n = n + f()\n  end\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->reasoning.find("the bytecode shows 60000 runs of the loop, but the branch at line 3 can go around") !=
+        std::string::npos);
+  const Prediction* uclo = nullptr;
+  for (const auto& p : ps)
+    if (p.reasonId.str() == "NYIBC:UCLO") uclo = &p;
+  REQUIRE(uclo);
+  CHECK(uclo->severity == Severity::Blacklist);
+
+  SECTION("through a call in the branch, and an early return in the callee") {
+    for (const char* program : {
+             "local function log(x)\n  local f = function() return x end\n  return f()\nend\nlocal n = 0\n"
+             "for i = 1, 60000 do\n  if i % 1000 == 0 then n = n + log(i) end\nend\n",
+             "local function log(x)\n  if x > 3 then return 0 end\n  local f = function() return x end\n"
+             "  return f()\nend\nlocal n = 0\nfor i = 1, 60000 do n = n + log(i) end\n",
+         }) {
+      INFO(program);
+      auto calls = predict(program);
+      INFO(listed(calls));
+      const Prediction* inner = nullptr;
+      for (const auto& p : calls)
+        if (p.reasonId.str() == "NYIBC:FNEW") inner = &p;
+      REQUIRE(inner);
+      CHECK(inner->severity == Severity::Warn);
+    }
+  }
+  SECTION("a break before it ends the pass instead: every turn that goes on runs it") {
+    auto loop = predict(
+        "local n = 0\nfor i = 1, 60000 do\n  if n < 0 then break end\n  local f = function() return 1 end\n"
+        "  n = n + f()\nend\n");
+    INFO(listed(loop));
+    REQUIRE(find(loop, 4, "NYIBC:FNEW"));
+    CHECK(find(loop, 4, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  }
+}
+
+// The root trace of a loop stops at an inner loop that comes first in its
+// body (LINNER, or a link to the inner loop's own trace): a blocker after
+// it aborts side traces only. Measured with `ljcheck run`, 60,000 turns:
+// a closure after `for j = 1, 4` aborts 4 times and never blacklists; a
+// closure in a function called there, 14 times, never blacklisting. A loop
+// of two turns is unrolled instead (see the case above), and a blocker
+// inside the inner loop blacklists that loop's own start.
+TEST_CASE("a blocker after an inner loop of its loop body is a warning", "[rules][hotness]") {
+  auto ps = predict(
+      "local n = 0\nfor i = 1, 60000 do\n  for j = 1, 4 do n = n + j end\n  local f = function() return 1 end\n"
+      "  n = n + f()\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->reasoning.find("the loop at line 3 comes first in each turn: a root trace stops at that inner loop") !=
+        std::string::npos);
+  auto called = predict(
+      "local n = 0\nlocal function g() local f = function() return 1 end return f() end\nfor i = 1, 60000 do\n"
+      "  for j = 1, 4 do n = n + j end\n  n = n + g()\nend\n");
+  INFO(listed(called));
+  REQUIRE(find(called, 2, "NYIBC:FNEW"));
+  CHECK(find(called, 2, "NYIBC:FNEW")->severity == Severity::Warn);
+  auto unrolled = predict(
+      "local n = 0\nfor i = 1, 60000 do\n  for j = 1, 2 do n = n + j end\n  local f = function() return 1 end\n"
+      "  n = n + f()\nend\n");
+  INFO(listed(unrolled));
+  REQUIRE(find(unrolled, 4, "NYIBC:FNEW"));
+  CHECK(find(unrolled, 4, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  auto inside = predict(
+      "local n = 0\nfor i = 1, 600 do\n  for j = 1, 100 do\n    local f = function() return j end\n"
+      "    n = n + f()\n  end\nend\n");
+  INFO(listed(inside));
+  REQUIRE(find(inside, 4, "NYIBC:FNEW"));
+  CHECK(find(inside, 4, "NYIBC:FNEW")->severity == Severity::Blacklist);
+}
+
 TEST_CASE("nested constant loops multiply: 30 x 30 runs hot", "[rules][hotness]") {
   auto ps = predict("local s = 'x'\nfor i = 1, 30 do\n  for j = 1, 30 do s = s:gsub('x', 'y') end\nend\n");
   INFO(listed(ps));
@@ -277,13 +364,18 @@ TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sit
     CHECK(fnew->severity == Severity::Info);
     CHECK(fnew->reasoning.find("initializes a value once (the test at line 5") != std::string::npos);
   }
-  // A store somewhere else is no lazy initialization: the branch may run every time.
+  // A store somewhere else is no lazy initialization: the branch may run
+  // every time, so the closure is certain. It is a warning, not an error:
+  // the branch can go around it, and how often it does only the run shows.
   auto ps = predict(
       "local cache, other = {}, {}\nlocal n = 0\nfor i = 1, 50000 do\n  local k = i % 7\n  if cache[k] == nil then\n"
       "    other[k] = function(x) return x + 1 end\n  end\n  n = n + 1\nend\n");
   INFO(listed(ps));
   REQUIRE(find(ps, 6, "NYIBC:FNEW"));
-  CHECK(find(ps, 6, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  CHECK(find(ps, 6, "NYIBC:FNEW")->confidence == Confidence::Certain);
+  CHECK(find(ps, 6, "NYIBC:FNEW")->severity == Severity::Warn);
+  CHECK(find(ps, 6, "NYIBC:FNEW")->reasoning.find("the branch at line 5 can go around this abort") !=
+        std::string::npos);
 }
 
 TEST_CASE("self-recursion alone is not evidence of hotness", "[rules][hotness]") {

@@ -1,0 +1,31 @@
+// Branches around an instruction (see every_pass.h).
+#include "flow/every_pass.h"
+
+#include <algorithm>
+
+#include "flow/instruction_effects.h"
+
+namespace ljcheck::flow {
+
+std::vector<Branch> branchesOf(const bytecode::Prototype& proto) {
+  std::vector<Branch> out;
+  for (int pc = 1; pc <= proto.size(); ++pc) {
+    const auto& ins = proto.at(pc);
+    Flow f = flowOf(ins, pc);
+    if (!f.fallsThrough && f.jump == 0) out.push_back({pc, 0, ins.line});
+    for (int target : {f.jump, f.skip})
+      if (target != 0) out.push_back({pc, target, ins.line});
+  }
+  return out;
+}
+
+const Branch* branchAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction) {
+  auto it = std::lower_bound(branches.begin(), branches.end(), first,
+                             [](const Branch& b, int at) { return b.from < at; });
+  for (; it != branches.end() && it->from < pc; ++it) {
+    if (it->to == 0 ? wholeFunction : it->to > pc && it->to <= last) return &*it;
+  }
+  return nullptr;
+}
+
+}  // namespace ljcheck::flow
