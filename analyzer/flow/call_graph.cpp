@@ -471,7 +471,11 @@ long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
       }
     }
     innermost = false;
-    if (loop.known) runs = timesSaturating(runs, std::max(loop.count, 1L));
+    if (!loop.known) {
+      why = {CountStop::Kind::UnknownTurns, loop.line};
+      return runs;
+    }
+    runs = timesSaturating(runs, std::max(loop.count, 1L));
     // The loop itself runs from where it is entered: the FORI or JMP (ISNEXT)
     // before a for loop's body, a while loop's condition.
     at = shapes[k].kind == Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;

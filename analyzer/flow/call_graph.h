@@ -149,9 +149,13 @@ class CallGraph {
   // `stop`, when given, says what ended the count early (kind None when
   // nothing did).
   struct CountStop {
-    enum class Kind { None, Branch, InnerLoop };
+    // Branch: a branch can go around it. InnerLoop: a loop of the same body
+    // comes first, and a root trace stops there. UnknownTurns: a loop
+    // around it turns a number of times the bytecode does not show, maybe
+    // none on some passes.
+    enum class Kind { None, Branch, InnerLoop, UnknownTurns };
     Kind kind = Kind::None;
-    int line = 0;  // the branch, or the inner loop's `for`/`while` line
+    int line = 0;  // the branch, or the loop's `for`/`while` line
   };
   long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;
   long hotloop() const { return hotloop_; }

@@ -143,11 +143,15 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
       blacklisting = besides + "the loop at line " + std::to_string(stop.line) +
                      " comes first in each turn: a root trace stops at that inner loop, so only side traces "
                      "record this abort, and they never blacklist, so a warning";
+    } else if (needed.runs > 0 && allRuns >= needed.runs &&
+               stop.kind == flow::CallGraph::CountStop::Kind::UnknownTurns) {
+      blacklisting = besides + "the loop at line " + std::to_string(stop.line) +
+                     " turns a number of times the bytecode does not show, maybe none on some passes, so a warning";
     } else if (needed.runs > 0 && allRuns >= needed.runs) {
       blacklisting = "; the bytecode shows " + std::to_string(allRuns) +
-                     " runs, but the calls that make them can be skipped by a branch or come after an inner loop "
-                     "of their loop, where a root trace stops: only side traces may record this abort, and they "
-                     "never blacklist, so a warning";
+                     " runs, but not on every pass of the loops that make the calls (a branch can go around a call, "
+                     "an inner loop where a root trace stops comes first, or a loop turns a number of times the "
+                     "bytecode does not show), so a warning";
     } else if (needed.runs > 0) {
       blacklisting = "; the bytecode shows at least " + std::to_string(runs) +
                      " runs, fewer than blacklisting the trace start needs (" + takes + "), so a warning";

@@ -333,6 +333,21 @@ TEST_CASE("a blocker after an inner loop of its loop body is a warning", "[rules
   CHECK(find(inside, 4, "NYIBC:FNEW")->severity == Severity::Blacklist);
 }
 
+// A loop whose trip count the bytecode does not show may turn no times on
+// some passes of the loop around it: its runs are no evidence of
+// blacklisting, however many turns the outer loop shows.
+TEST_CASE("runs through a loop of unknown trip count do not make an error", "[rules][hotness]") {
+  auto ps = predict(
+      "local ps = ...\nlocal n = 0\nfor frame = 1, 50000 do\n  for _, p in ipairs(ps) do\n"
+      "    local f = function() return p end\n    n = n + #f()\n  end\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 5, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->reasoning.find("the loop at line 4 turns a number of times the bytecode does not show") !=
+        std::string::npos);
+}
+
 TEST_CASE("nested constant loops multiply: 30 x 30 runs hot", "[rules][hotness]") {
   auto ps = predict("local s = 'x'\nfor i = 1, 30 do\n  for j = 1, 30 do s = s:gsub('x', 'y') end\nend\n");
   INFO(listed(ps));
