@@ -219,6 +219,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       LoopTrips& t =
           loops_[q].emplace_back(LoopTrips{loop.first, loop.last, loopLine(proto, loop), trips >= 0, std::max(trips, 0L)});
       t.exitReach = iterExitReach(proto, t, hotloop);
+      if (t.known && loop.kind != Loop::Kind::While)
+        if (const Branch* exit = earlyExit(branches_.back(), loop.first, loop.last)) t.leavesAt = exit->line;
     }
     for (int pc = 1; pc <= proto.size(); ++pc) {
       const auto& ins = proto.at(pc);
@@ -266,6 +268,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       t.count = a.count;
       t.countFrom = std::move(a.why);
       t.exitReach = iterExitReach(chunk.prototypes[q], t, hotloop);
+      if (const Branch* exit = earlyExit(branches_[q], shapes[k].first, shapes[k].last)) t.leavesAt = exit->line;
     }
   }
   findCycles();
@@ -408,7 +411,8 @@ long timesSaturating(long a, long b) { return a > 0 && b > kManyRuns / a ? kMany
 long CallGraph::runsAt(std::size_t proto, int pc) const {
   long runs = entries_.at(proto);
   for (const auto& loop : loops_.at(proto))
-    if (pc >= loop.first && pc <= loop.last && loop.known) runs = timesSaturating(runs, std::max(loop.count, 1L));
+    if (pc >= loop.first && pc <= loop.last && loop.known && !loop.leavesAt)
+      runs = timesSaturating(runs, std::max(loop.count, 1L));
   return runs;
 }
 
@@ -475,6 +479,10 @@ long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
       why = {CountStop::Kind::UnknownTurns, loop.line};
       return runs;
     }
+    if (loop.leavesAt) {
+      why = {CountStop::Kind::LeavesEarly, loop.leavesAt};
+      return runs;
+    }
     runs = timesSaturating(runs, std::max(loop.count, 1L));
     // The loop itself runs from where it is entered: the FORI or JMP (ISNEXT)
     // before a for loop's body, a while loop's condition.
@@ -490,13 +498,28 @@ long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
 HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces) const {
   HeatEvidence e;
   bool inLoop = false;
-  long iterations = 1;
+  long iterations = 1, upper = 1;
+  const LoopTrips* leaves = nullptr;
   for (const auto& loop : loops_.at(proto)) {
     if (pc < loop.first || pc > loop.last) continue;
     inLoop = true;
     e.loop = &loop;  // outer before inner: the last one is the innermost
-    if (!loop.known) e.unknownTrips = true;
+    if (!loop.known) {
+      e.unknownTrips = true;
+      continue;
+    }
+    upper = timesSaturating(upper, loop.count);
+    if (loop.leavesAt) leaves = &loop;  // at most its count: the lower bound takes none of it
     else iterations = timesSaturating(iterations, loop.count);
+  }
+  // A loop that can leave early and cannot make the code hot even at its
+  // full count keeps the count (code that runs once stays cold); one that
+  // would make it hot only may: its trips are as good as unknown.
+  if (leaves && upper < hotloop_) iterations = upper;
+  else if (leaves && iterations < hotloop_) {
+    e.unknownTrips = true;
+    e.leavesEarly = leaves;
+    e.atMost = upper;
   }
   Heat loopHeat = Heat::Cold;
   if (inLoop) {

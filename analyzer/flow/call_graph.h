@@ -48,6 +48,9 @@ struct LoopTrips {
   // When the count comes from the arguments of every call of the function
   // (argument_trips.h): which, for the reasoning; empty otherwise.
   std::string countFrom = {};
+  // A for loop that a break, goto or return can leave early: `count` is
+  // only the most it turns. The line of that branch; 0 when none.
+  int leavesAt = 0;
   // A pairs()/next loop (ITERN) that can get hot: the last pc of the code
   // after it that a side trace from its exit records at once (see
   // HeatEvidence::iterExit); 0 when none.
@@ -60,6 +63,12 @@ struct HeatEvidence {
   const LoopTrips* loop = nullptr;  // the innermost loop around the instruction, if any
   long iterations = 0;              // of the loops around it together, when all are known
   bool unknownTrips = false;        // a loop around it has a trip count the bytecode does not show
+  // A loop around it that can leave early (LoopTrips::leavesAt) and would
+  // otherwise make it hot: its count is only an upper bound, so the trips
+  // count as unknown (unknownTrips), and `atMost` is the product of the
+  // counts with that loop's upper bound.
+  const LoopTrips* leavesEarly = nullptr;
+  long atMost = 0;
   int onceOnlyLine = 0;             // inside a lazy initialization guarded at this line (see below)
   // After a hot loop in a function entered at least `hotexit` times: the
   // loop's exit gets hot, and a side trace from it records this code.
@@ -152,8 +161,9 @@ class CallGraph {
     // Branch: a branch can go around it. InnerLoop: a loop of the same body
     // comes first, and a root trace stops there. UnknownTurns: a loop
     // around it turns a number of times the bytecode does not show, maybe
-    // none on some passes.
-    enum class Kind { None, Branch, InnerLoop, UnknownTurns };
+    // none on some passes. LeavesEarly: a loop around it can be left early
+    // (`line`: the branch that leaves), so its count is only an upper bound.
+    enum class Kind { None, Branch, InnerLoop, UnknownTurns, LeavesEarly };
     Kind kind = Kind::None;
     int line = 0;  // the branch, or the loop's `for`/`while` line
   };

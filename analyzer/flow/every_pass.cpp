@@ -28,4 +28,12 @@ const Branch* branchAround(const std::vector<Branch>& branches, int pc, int firs
   return nullptr;
 }
 
+const Branch* earlyExit(const std::vector<Branch>& branches, int first, int last) {
+  auto it = std::lower_bound(branches.begin(), branches.end(), first,
+                             [](const Branch& b, int at) { return b.from < at; });
+  for (; it != branches.end() && it->from < last; ++it)
+    if (it->to == 0 || it->to > last || it->to < first) return &*it;
+  return nullptr;
+}
+
 }  // namespace ljcheck::flow

@@ -26,4 +26,9 @@ std::vector<Branch> branchesOf(const bytecode::Prototype& proto);
 // `branches`: branchesOf the function, in pc order.
 const Branch* branchAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction);
 
+// A branch in [first, last) that leaves the loop those pcs make up before
+// its own exit: a break or goto past its end, a return or tail call; null
+// when there is none. (A while loop's condition leaves it this way too.)
+const Branch* earlyExit(const std::vector<Branch>& branches, int first, int last);
+
 }  // namespace ljcheck::flow

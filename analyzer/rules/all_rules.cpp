@@ -62,6 +62,13 @@ std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence&
   }
   if (e.iterations >= calls.hotloop())
     return ", inside loops that run " + std::to_string(e.iterations) + " times";
+  if (e.leavesEarly) {
+    std::string which = e.leavesEarly == e.loop ? std::string(" and can be left early")
+                                                : ": the loop at line " + std::to_string(e.leavesEarly->line) +
+                                                      " can be left early";
+    return ", which runs at most " + std::to_string(e.atMost) + " times" + which + " (line " +
+           std::to_string(e.leavesEarly->leavesAt) + "), so how often only the run shows";
+  }
   return ", whose trip count the bytecode does not show";
 }
 

@@ -144,6 +144,10 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
                      " comes first in each turn: a root trace stops at that inner loop, so only side traces "
                      "record this abort, and they never blacklist, so a warning";
     } else if (needed.runs > 0 && allRuns >= needed.runs &&
+               stop.kind == flow::CallGraph::CountStop::Kind::LeavesEarly) {
+      blacklisting = besides + "the branch at line " + std::to_string(stop.line) +
+                     " can leave a loop around it early, so a warning";
+    } else if (needed.runs > 0 && allRuns >= needed.runs &&
                stop.kind == flow::CallGraph::CountStop::Kind::UnknownTurns) {
       blacklisting = besides + "the loop at line " + std::to_string(stop.line) +
                      " turns a number of times the bytecode does not show, maybe none on some passes, so a warning";
