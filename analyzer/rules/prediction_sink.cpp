@@ -157,7 +157,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
                      "an inner loop where a root trace stops comes first, or a loop turns a number of times the "
                      "bytecode does not show), so a warning";
     } else if (needed.runs > 0) {
-      blacklisting = "; the bytecode shows at least " + std::to_string(runs) +
+      blacklisting = "; the bytecode shows at least " + std::to_string(allRuns) +
                      " runs, fewer than blacklisting the trace start needs (" + takes + "), so a warning";
     }
   }
