@@ -211,7 +211,8 @@ class CallSplitRule final : public Rule {
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends,
                                    whyEnds(neverStitches, false));
           f.reasoning = functionName(fn, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
-                        unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call";
+                        unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call; " +
+                        whyHot(fn.of(site.proto), site.pc);
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
           addCModuleEvidence(fn, callee.value, f);

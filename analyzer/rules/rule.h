@@ -36,6 +36,11 @@ struct FunctionView {
   // out at each call.
   FunctionNames* names = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
+  // The same analysis, seen from another prototype of the chunk.
+  FunctionView of(std::size_t other) const {
+    return {chunk, other, chunk.prototypes[other], calls.loopMap(other), values, calls, profile, catalog,
+            constructors, names};
+  }
 };
 
 // What a rule says about one instruction; the sink turns it into a Prediction

@@ -120,6 +120,9 @@ TEST_CASE("match on an unknown receiver with a plain literal stays a guess", "[r
   const Prediction* p = find(ps, 3, "STITCH:string.match");  // a tail call: the split lands at the caller
   REQUIRE(p);
   CHECK(p->confidence == Confidence::Likely);
+  // The sentence says why the calling site runs hot, as for any split.
+  CHECK(p->reasoning.find("the split lands at this call; it runs in the loop at line 3, which runs 3000 times") !=
+        std::string::npos);
 }
 
 TEST_CASE("gsub on a field of self is the string method", "[rules][variants]") {
