@@ -94,7 +94,7 @@ TEST_CASE("verify --sort cost puts the most costly site first", "[cli][report][v
   std::string dir = prepare("report-sort-cost");
   ProcessResult r = runLjcheck({"verify", "--static", "lint.json", "--runtime", "run.json", "--sort", "cost"}, dir);
   REQUIRE(r.exitCode == 0);
-  std::regex rowPattern(R"(^\w[\w-]* +\S+ +\S+ +\d+ +(\d+\.\d)$)", std::regex::multiline);
+  std::regex rowPattern(R"(^\w[\w-]* +\S+ +\S+ +\S+ +\d+ +(\d+\.\d)( +blacklisted)?$)", std::regex::multiline);
   std::vector<double> costs;
   for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), rowPattern); it != std::sregex_iterator(); ++it)
     costs.push_back(std::stod((*it)[1]));

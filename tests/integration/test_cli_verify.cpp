@@ -49,9 +49,13 @@ TEST_CASE("verify joins lint predictions with three runs of the fixtures", "[cli
   ProcessResult text = runLjcheck(args);
   INFO(text.out);
   CHECK(text.exitCode == 0);  // --fail-on defaults to none
-  CHECK(hasRow(text.out, R"(^confirmed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +\d+ +\d+\.\d$)"));
-  CHECK(hasRow(text.out, R"(^confirmed +fixtures/stitch_string_gsub\.lua:5 +STITCH:string\.gsub +\d+ +\d+\.\d$)"));
+  CHECK(hasRow(text.out, R"(^confirmed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +error +\d+ +\d+\.\d +blacklisted$)"));
+  CHECK(hasRow(text.out, R"(^confirmed +fixtures/stitch_string_gsub\.lua:5 +STITCH:string\.gsub +note +\d+ +\d+\.\d$)"));
   CHECK(hasRow(text.out, R"(^reason +confirmed +missed +latent +precision +recall +unexercised +masked$)"));
+  // Lint's severity against the runs' blacklisting: every error the runs observed (the
+  // 50,000-turn closure; the others are in fixtures this test does not run) was blacklisted.
+  CHECK(hasRow(text.out, R"(^lint severity +predicted +observed +blacklisted in a run$)"));
+  CHECK(hasRow(text.out, R"(^error +\d+ +([1-9]\d*) +\1$)"));
   CHECK(hasRow(text.out, R"(^class +confirmed +missed +latent +precision +recall +unexercised +masked$)"));
   const std::string tally = R"( +\d+ +\d+ +\d+ +[01]\.\d\d +[01]\.\d\d +\d+ +\d+$)";
   CHECK(hasRow(text.out, "^NYIBC:FNEW" + tally));
@@ -106,7 +110,7 @@ TEST_CASE("verify with no predictions against a run with aborts: all missed, rec
 
   ProcessResult strict = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--fail-on", "missed"});
   CHECK(strict.exitCode == 1);
-  CHECK(hasRow(strict.out, R"(^missed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +\d+ +\d+\.\d$)"));
+  CHECK(hasRow(strict.out, R"(^missed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +- +\d+ +\d+\.\d +blacklisted$)"));
 }
 
 TEST_CASE("lint and run from a subdirectory agree on files inside and outside the root", "[cli][verify][paths]") {
@@ -153,7 +157,7 @@ TEST_CASE("lint and run from a subdirectory agree on files inside and outside th
   ProcessResult rebased = runLjcheck({"verify", "--static", "lint.json", "--runtime", "elsewhere.json"}, proj);
   INFO(rebased.out << rebased.err);
   CHECK(rebased.exitCode == 0);
-  CHECK(hasRow(rebased.out, R"(^confirmed +inside\.lua:3 +NYIBC:FNEW +\d+ +\d+\.\d$)"));
+  CHECK(hasRow(rebased.out, R"(^confirmed +inside\.lua:3 +NYIBC:FNEW +\w+ +\d+ +\d+\.\d( +blacklisted)?$)"));
   CHECK(rebased.err.find("warning: elsewhere.json was written with root " + work) != std::string::npos);
 }
 
@@ -184,7 +188,7 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
   CHECK(std::find(ops.begin(), ops.end(), "FNEW") != ops.end());
   ProcessResult joined = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", hotRun});
   INFO(joined.out);
-  CHECK(hasRow(joined.out, R"(^confirmed +fixtures/projects/hot_module/shapes\.lua:4 +NYIBC:FNEW +\d+ +\d+\.\d$)"));
+  CHECK(hasRow(joined.out, R"(^confirmed +fixtures/projects/hot_module/shapes\.lua:4 +NYIBC:FNEW +\w+ +\d+ +\d+\.\d( +blacklisted)?$)"));
   std::string coldRun = dir + "/cold.json";
   REQUIRE(runLjcheck({"run", "--json", coldRun, "--", "fixtures/projects/cold_module/main.lua"}).exitCode == 0);
   CHECK(json::parse(readFile(coldRun)).at("sites").empty());

@@ -144,3 +144,40 @@ TEST_CASE("verify judges a prediction by its instruction when the runs recorded 
   run.visitedInstructions.clear();
   CHECK(find(verify(lint, {run}, {}), "m.lua:7", "NYIBC:FNEW")->status == Status::Latent);
 }
+
+// A start is blacklisted by its eleventh abort, which need not be the
+// predicted one: an outer loop whose last abort was a BLACKL at an inner
+// loop (bench/severity/shapes/after_unrolled_loop.lua) blacklists the
+// closure's start too. Lint's severity is set against that, per severity.
+TEST_CASE("verify marks a site blacklisted when a run blacklisted its trace start, by whichever abort",
+          "[verify]") {
+  SiteReport lint = report("lint.json", "lint", "/proj",
+                           {site("a.lua", 5, "NYIBC:FNEW", "certain"), site("a.lua", 12, "NYIBC:FNEW", "likely"),
+                            site("a.lua", 20, "NYIBC:UCLO", "certain")});
+  lint.sites[0].severity = "blacklist";
+  lint.sites[1].severity = "warn";
+  lint.sites[2].severity = "blacklist";
+  ReportSite fnew = site("a.lua", 5, "NYIBC:FNEW", "", 9);
+  fnew.severity = "warn";
+  fnew.start = "a.lua:3";
+  ReportSite blackl = site("a.lua", 4, "BLACKL", "", 2);
+  blackl.severity = "blacklist";
+  blackl.start = "a.lua:3";
+  ReportSite other = site("a.lua", 12, "NYIBC:FNEW", "", 4);
+  other.severity = "warn";
+  other.start = "a.lua:12";
+  SiteReport run = report("run.json", "runtime", "/proj", {fnew, blackl, other});
+  Verification v = verify(lint, {run}, {});
+  REQUIRE(find(v, "a.lua:5", "NYIBC:FNEW"));
+  CHECK(find(v, "a.lua:5", "NYIBC:FNEW")->blacklisted);
+  CHECK_FALSE(find(v, "a.lua:12", "NYIBC:FNEW")->blacklisted);
+  REQUIRE(find(v, "a.lua:4", "BLACKL"));  // a blacklisting is shown whatever its class
+  CHECK(find(v, "a.lua:4", "BLACKL")->blacklisted);
+  CHECK(v.bySeverity.at("blacklist").predicted == 2);
+  CHECK(v.bySeverity.at("blacklist").observed == 1);
+  CHECK(v.bySeverity.at("blacklist").blacklisted == 1);
+  CHECK(v.bySeverity.at("warn").predicted == 1);
+  CHECK(v.bySeverity.at("warn").observed == 1);
+  CHECK(v.bySeverity.at("warn").blacklisted == 0);
+  CHECK(v.bySeverity.at("").blacklisted == 1);
+}

@@ -167,6 +167,11 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     if (run.hasCoverage && run.visitedInstructions.empty() && !run.visited.empty()) byInstruction = false;
     for (const auto& [line, names] : run.visitedInstructions)
       instructions[rebase.location(line)].insert(names.begin(), names.end());
+    // The starts this run blacklisted: the abort that did it names the
+    // start, and every other abort of that start shares the outcome.
+    std::set<std::string> blacklistedStarts;
+    for (const ReportSite& s : run.sites)
+      if (s.severity == "blacklist" && !s.start.empty()) blacklistedStarts.insert(rebase.location(s.start));
     for (ReportSite s : run.sites) {
       s.path = rebase.path(s.path);
       auto& site = observed[{s.location(), s.reasonId}];
@@ -178,6 +183,8 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       if (site.severity.empty() || s.severity == "blacklist") site.severity = s.severity;
       site.observedCount = saturatingAdd(site.observedCount, s.count);
       site.costMs += s.costMs;
+      site.blacklisted = site.blacklisted || s.severity == "blacklist" ||
+                         (!s.start.empty() && blacklistedStarts.count(rebase.location(s.start)) > 0);
       if (site.zonePath.empty()) site.zonePath = s.zonePath;
     }
   }
@@ -211,6 +218,7 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       site.observedCount = it->second.observedCount;
       site.costMs = it->second.costMs;
       site.zonePath = it->second.zonePath;
+      site.blacklisted = it->second.blacklisted;
     } else if (s.masked) {
       site.status = JoinedSite::Status::Masked;  // not a finding of its own: the masking site is the one to fix
     } else if (v.coverage && !exercised(site.location, site.reasonId)) {
@@ -231,8 +239,12 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   std::stable_sort(v.sites.begin(), v.sites.end(), byPathThenLine);
   for (const auto& s : v.sites) {
     for (Tally* t : {&v.byReason[s.reasonId], &v.byClass[s.reasonClass], &v.total}) count(*t, s.status);
-    if (s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk)
-      count(v.byConfidence[s.confidence.empty() ? "unknown" : s.confidence], s.status);
+    bool predictedSite = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;
+    if (predictedSite) count(v.byConfidence[s.confidence.empty() ? "unknown" : s.confidence], s.status);
+    SeverityTally& bySeverity = v.bySeverity[predictedSite ? s.severity : std::string()];
+    bySeverity.predicted += predictedSite;
+    bySeverity.observed += s.observedCount > 0;
+    bySeverity.blacklisted += s.blacklisted;
   }
   if (!runs.empty() && !v.coverage)
     v.warnings.push_back("no runtime report recorded coverage (ljcheck run records it unless --no-coverage): "

@@ -167,7 +167,8 @@ void writeSiteTable(std::ostream& out, const VerificationReport& r) {
     out << fmt::format(R"(<tr class="site" data-status="{}"><td class="status-{}">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>)"
                        R"(<td data-value="{}"><a href="#site-{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="num" data-value="{:.3f}">{:.1f}</td></tr>)",
                        status, status, status, htmlEscape(s.reasonId), htmlEscape(s.reasonClass),
-                       htmlEscape(s.severity), htmlEscape(s.location), i, htmlEscape(s.location),
+                       htmlEscape(s.severity) + (s.blacklisted ? " &middot; run: blacklisted" : ""),
+                       htmlEscape(s.location), i, htmlEscape(s.location),
                        htmlEscape(s.zonePath), s.observedCount, s.costMs, s.costMs);
   }
   out << "</tbody></table>";

@@ -38,7 +38,8 @@ std::string summary(const VerificationReport& r) {
 
 std::string siteRow(const JoinedSite& s) {
   return fmt::format("| {} | `{}` | {} | {} | `{}` | {} | {} | {:.1f} |\n", toString(s.status),
-                     markdownEscape(s.reasonId), s.reasonClass, s.severity, markdownEscape(s.location),
+                     markdownEscape(s.reasonId), s.reasonClass,
+                     s.severity + (s.blacklisted ? " (run: blacklisted)" : ""), markdownEscape(s.location),
                      markdownEscape(s.zonePath), s.observedCount, s.costMs);
 }
 

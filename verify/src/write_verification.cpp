@@ -22,16 +22,44 @@ nlohmann::ordered_json tallyJson(const Tally& t) {
           {"masked", t.masked},             {"loadedChunk", t.loadedChunk}};
 }
 
+// Lint's words for its severities, as its text output prints them.
+std::string_view severityWord(const std::string& severity) {
+  if (severity == "blacklist") return "error";
+  if (severity == "warn") return "warning";
+  if (severity == "info") return "note";
+  return severity;
+}
+
+void writeSeverities(std::ostream& out, const std::map<std::string, SeverityTally>& tallies) {
+  out << fmt::format("{:<32} {:>9} {:>9} {:>22}\n", "lint severity", "predicted", "observed",
+                     "blacklisted in a run");
+  for (const char* severity : {"blacklist", "warn", "info", ""}) {
+    auto it = tallies.find(severity);
+    if (it == tallies.end()) continue;
+    const SeverityTally& t = it->second;
+    std::string name = *severity ? std::string(severityWord(severity)) : "not predicted";
+    out << fmt::format("{:<32} {:>9} {:>9} {:>22}\n", name, *severity ? std::to_string(t.predicted) : "-",
+                       t.observed, t.blacklisted);
+  }
+  out << '\n';
+}
+
 }  // namespace
 
 void writeVerificationText(std::ostream& out, const Verification& v) {
   const ProfileRef& profile = v.envelope.traceProfile;
   out << "recorder profile: " << (profile.name.empty() ? profile.id : profile.name) << "\n\n";
-  out << fmt::format("{:<12} {:<40} {:<28} {:>8} {:>10}\n", "status", "location", "reasonId", "observed", "cost ms");
-  for (const auto& s : v.sites)
-    out << fmt::format("{:<12} {:<40} {:<28} {:>8} {:>10.1f}\n", toString(s.status), s.location, s.reasonId,
-                       s.observedCount, s.costMs);
+  out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10}  {}\n", "status", "location", "reasonId", "lint",
+                     "observed", "cost ms", "run");
+  // `run`: "blacklisted" when a run blacklisted the trace start the site aborted.
+  for (const auto& s : v.sites) {
+    bool predicted = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;
+    out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10.1f}{}\n", toString(s.status), s.location,
+                       s.reasonId, predicted ? severityWord(s.severity) : "-", s.observedCount, s.costMs,
+                       s.blacklisted ? "  blacklisted" : "");
+  }
   out << '\n';
+  writeSeverities(out, v.bySeverity);
   writeTallies(out, "reason", v.byReason);
   out << '\n';
   writeTallies(out, "class", v.byClass);
@@ -54,10 +82,15 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
     sites.push_back({{"status", toString(s.status)}, {"location", s.location}, {"path", s.path}, {"line", s.line},
                      {"reasonId", s.reasonId},
                      {"reasonClass", s.reasonClass}, {"severity", s.severity}, {"confidence", s.confidence},
-                     {"observedCount", s.observedCount}, {"zonePath", s.zonePath}, {"costMs", s.costMs}});
+                     {"observedCount", s.observedCount}, {"zonePath", s.zonePath}, {"costMs", s.costMs},
+                     {"blacklisted", s.blacklisted}});
   for (const auto& [name, t] : v.byReason) j["byReason"][name] = tallyJson(t);
   for (const auto& [name, t] : v.byClass) j["byClass"][name] = tallyJson(t);
   for (const auto& [name, t] : v.byConfidence) j["byConfidence"][name] = tallyJson(t);
+  // Lint's severity against the runs' blacklisting ("" : observations no prediction names).
+  for (const auto& [name, t] : v.bySeverity)
+    j["bySeverity"][name.empty() ? "unpredicted" : name] = {
+        {"predicted", t.predicted}, {"observed", t.observed}, {"blacklisted", t.blacklisted}};
   j["total"] = tallyJson(v.total);
   out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }

@@ -41,6 +41,9 @@ struct ReportSite {
   // (costMs, the interpreted samples in the trace's extent times the interval).
   double costMs = 0;
   long interpretedSamples = 0;
+  // Of an observation: "path:line" of the trace start its aborts came from
+  // ("" in older reports, and for splits).
+  std::string start;
   std::string location() const;  // path:line
 };
 
@@ -130,6 +133,17 @@ struct JoinedSite {
   std::string zonePath;    // of the observation ("" when none or not observed)
   double costMs = 0;       // interpreter time the runs spent in its trace's extent, summed over runs
   std::optional<MaskedBy> maskedBy;
+  // Observed, and in some run the trace start it aborted was blacklisted:
+  // by this abort, or by another abort of the same start.
+  bool blacklisted = false;
+};
+
+// Lint's severity against the runs' blacklisting: of the predictions at one
+// severity, how many the runs observed and how many of those had their
+// trace start blacklisted. The row "" counts observations no prediction
+// names (predicted stays 0).
+struct SeverityTally {
+  long predicted = 0, observed = 0, blacklisted = 0;
 };
 
 struct Verification {
@@ -142,6 +156,7 @@ struct Verification {
   // The calibration table: of the predictions at each confidence, how many
   // the runs confirmed among exercised lines.
   std::map<std::string, Tally> byConfidence;
+  std::map<std::string, SeverityTally> bySeverity;  // by lint's severity (blacklist, warn, info, "")
   bool coverage = false;  // some run recorded the lines it visited
   Tally total;
 };
