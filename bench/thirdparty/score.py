@@ -383,6 +383,23 @@ def main():
             f"{bl.predicted} predicted: {bl.n['confirmed']} confirmed, {bl.n['latent']} latent, "
             f"{bl.n['unexercised']} unexercised; confirmed among exercised **{fmt(bl.precision)}**. "
             f"Sites the runs observed blacklisting their trace start: {seen_bl}.", ""]
+    # Lint's severity against the runs' blacklisting (verify's bySeverity,
+    # default lint): an error never blacklisted, or a warning that was.
+    sev = defaultdict(lambda: defaultdict(int))
+    for p in progs:
+        for name, t in ((p.verify or {}).get("bySeverity") or {}).items():
+            for k in ("predicted", "observed", "blacklisted"):
+                sev[name][k] += t.get(k, 0)
+    if sev:
+        out += ["## Lint severity against the runs' blacklisting (pooled, verify's bySeverity, default lint)", "",
+                "| lint severity | predicted | observed | trace start blacklisted in a run |", "|---|--:|--:|--:|"]
+        for name, shown in (("blacklist", "error"), ("warn", "warning"), ("info", "note"),
+                            ("unpredicted", "not predicted")):
+            if name in sev:
+                t = sev[name]
+                out.append(f"| {shown} | {t['predicted'] if name != 'unpredicted' else '–'} | {t['observed']} | "
+                           f"{t['blacklisted']} |")
+        out.append("")
 
     # targets
     cert = cal.get("certain", Tally())
