@@ -217,6 +217,14 @@ TEST_CASE("report: stacks left out past the cap are said, malformed stacks are n
   CHECK(bad.exitCode == 3);
   CHECK(bad.err.find("bad.json: malformed report") != std::string::npos);
 
+  json badStart = json::parse(readFile(dir + "/run.json"));
+  REQUIRE_FALSE(badStart.at("sites").empty());
+  badStart["sites"][0]["start"] = 7;  // a trace start is a "path:line" string
+  writeFile(dir + "/bad-start.json", badStart.dump());
+  ProcessResult refused = runLjcheck({"verify", "--static", "lint.json", "--runtime", "bad-start.json"}, dir);
+  CHECK(refused.exitCode == 3);
+  CHECK(refused.err.find("bad-start.json: malformed report") != std::string::npos);
+
   json old = json::parse(readFile(dir + "/run.json"));
   old["samples"].erase("stacks");
   writeFile(dir + "/old.json", old.dump());
