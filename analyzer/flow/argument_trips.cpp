@@ -12,12 +12,6 @@ using bytecode::Op;
 
 namespace {
 
-long turns(long start, long stop, long step) {
-  long span = stop - start;
-  if ((step > 0) != (span >= 0)) return span == 0 ? 1 : 0;
-  return span / step + 1;
-}
-
 std::string parameterName(const bytecode::Prototype& proto, int param) {
   // Parameters are the first locals, alive from the function's entry.
   if (param < static_cast<int>(proto.vars.size()) && proto.vars[param].startpc == 0 &&
@@ -51,7 +45,7 @@ ArgumentTrips argumentTrips(const bytecode::Chunk& chunk, std::size_t index, con
     if (k >= fixedArgs(call)) return {};
     Value stop = values.at(site.proto, site.pc, argumentSlot(chunk, call, k));
     if (!stop.isConstantNumber()) return {};
-    long n = turns(start.integer, stop.integer, step.integer);
+    long n = numericForTurns(start.integer, stop.integer, step.integer);
     fewest = std::min(fewest, n);
     most = std::max(most, n);
     low = std::min(low, static_cast<long>(stop.integer));

@@ -37,9 +37,7 @@ long numericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMa
         step = values.at(index, fori, base + 2);
   if (!start.isConstantNumber() || !stop.isConstantNumber() || !step.isConstantNumber() || step.integer == 0)
     return -1;
-  long span = static_cast<long>(stop.integer) - start.integer;
-  if ((step.integer > 0) != (span >= 0)) return span == 0 ? 1 : 0;
-  return span / step.integer + 1;
+  return numericForTurns(start.integer, stop.integer, step.integer);
 }
 
 // Entries of a literal table constructor `{a, b, c}` (TDUP of a template).

@@ -7,6 +7,16 @@
 
 namespace ljcheck::flow {
 
+namespace {
+
+// The first branch from `first` on (branches are in pc order).
+std::vector<Branch>::const_iterator firstFrom(const std::vector<Branch>& branches, int first) {
+  return std::lower_bound(branches.begin(), branches.end(), first,
+                          [](const Branch& b, int at) { return b.from < at; });
+}
+
+}  // namespace
+
 std::vector<Branch> branchesOf(const bytecode::Prototype& proto) {
   std::vector<Branch> out;
   for (int pc = 1; pc <= proto.size(); ++pc) {
@@ -20,8 +30,7 @@ std::vector<Branch> branchesOf(const bytecode::Prototype& proto) {
 }
 
 const Branch* branchAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction) {
-  auto it = std::lower_bound(branches.begin(), branches.end(), first,
-                             [](const Branch& b, int at) { return b.from < at; });
+  auto it = firstFrom(branches, first);
   for (; it != branches.end() && it->from < pc; ++it) {
     if (it->to == 0 ? wholeFunction : it->to > pc && it->to <= last) return &*it;
   }
@@ -29,8 +38,7 @@ const Branch* branchAround(const std::vector<Branch>& branches, int pc, int firs
 }
 
 const Branch* earlyExit(const std::vector<Branch>& branches, int first, int last) {
-  auto it = std::lower_bound(branches.begin(), branches.end(), first,
-                             [](const Branch& b, int at) { return b.from < at; });
+  auto it = firstFrom(branches, first);
   for (; it != branches.end() && it->from < last; ++it)
     if (it->to == 0 || it->to > last || it->to < first) return &*it;
   return nullptr;

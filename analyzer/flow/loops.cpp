@@ -7,6 +7,12 @@ namespace ljcheck::flow {
 
 using bytecode::Op;
 
+long numericForTurns(long start, long stop, long step) {
+  long span = stop - start;
+  if ((step > 0) != (span >= 0)) return span == 0 ? 1 : 0;
+  return span / step + 1;
+}
+
 LoopMap::LoopMap(const bytecode::Prototype& proto) {
   for (int pc = 1; pc <= proto.size(); ++pc) {
     const auto& ins = proto.at(pc);

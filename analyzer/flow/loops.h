@@ -16,6 +16,10 @@ struct Loop {
   bool contains(int pc) const { return pc >= first && pc <= last; }
 };
 
+// Turns of `for i = start, stop, step` (step != 0): 0 when the range is
+// empty, as the FORI check decides.
+long numericForTurns(long start, long stop, long step);
+
 class LoopMap {
  public:
   explicit LoopMap(const bytecode::Prototype& proto);
