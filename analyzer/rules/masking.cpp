@@ -23,14 +23,17 @@ namespace {
 
 using bytecode::Op;
 
-// A call to a Lua function of this file that has a loop of its own.
-// Library functions have none; an unresolved callee is assumed to have none
-// (most are methods that do not loop hot; checked on the accuracy workloads).
-bool runsLoop(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
-              const flow::CallGraph& calls, int pc) {
-  flow::Value callee = values.at(proto, pc, flow::calleeSlot(chunk.prototypes[proto].at(pc)));
-  if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= chunk.prototypes.size()) return false;
-  return calls.hasLoop(callee.proto);
+// A callee that may be Lua code the file cannot see into: unknown, a
+// global, another module's function, a method or an object's __call.
+bool resolvesToLuaCode(const flow::Value& callee) {
+  using Kind = flow::Value::Kind;
+  if (!callee.known()) return true;
+  switch (callee.kind) {
+    case Kind::Global: case Kind::ModuleMember: case Kind::Method: case Kind::Instance: case Kind::Receiver:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // The pc an instruction transfers control to besides the next one; 0 for
@@ -68,6 +71,24 @@ bool isReturnOrTailCall(Op op) {
 }
 
 }  // namespace
+
+// Library functions have no Lua loop of their own (pcall's and sort's
+// callbacks return to a C frame, which ends the trace); an unresolved callee
+// given no function is assumed to have none (most are methods that do not
+// loop hot; checked on the accuracy workloads).
+bool callRunsLoop(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
+                  const flow::CallGraph& calls, int pc) {
+  const bytecode::Instruction& call = chunk.prototypes[proto].at(pc);
+  if (flow::isTailCall(call.op)) return false;
+  flow::Value callee = values.at(proto, pc, flow::calleeSlot(call));
+  if (callee.is(flow::Value::Kind::Method)) callee = values.resolveMethod(callee);
+  if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size())
+    return calls.hasLoop(callee.proto);
+  if (!resolvesToLuaCode(callee) || !flow::isCall(call.op)) return false;
+  for (int k = 0; k < flow::fixedArgs(call); ++k)
+    if (values.at(proto, pc, flow::argumentSlot(chunk, call, k)).is(flow::Value::Kind::LuaFunction)) return true;
+  return false;
+}
 
 int closingReturnLine(const bytecode::Prototype& callee) {
   const int size = callee.size();
@@ -112,7 +133,7 @@ Masking::Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::Va
   for (int pc = 1; pc <= size_; ++pc) {
     auto at = static_cast<std::size_t>(pc);
     floor_[at] = std::max(floor_[at], floor_[at - 1]);
-    if (pc > 1 && flow::isCallOrIterator(code.at(pc - 1).op) && runsLoop(chunk, proto, values, calls, pc - 1))
+    if (pc > 1 && flow::isCallOrIterator(code.at(pc - 1).op) && callRunsLoop(chunk, proto, values, calls, pc - 1))
       floor_[at] = std::max(floor_[at], pc - 1);
   }
 

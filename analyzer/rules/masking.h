@@ -1,8 +1,8 @@
 // The recorder stops at the first abort on a path. An abort that every path
 // to a site runs through, in the same loop body (or function body), hides
 // the site: no trace of that body gets past it. Unless a trace can start
-// behind it: an inner loop in between, in the body or in a Lua function of
-// this file called there (the side trace from the loop's exit records the
+// behind it: an inner loop in between, in the body or in a call that can
+// run one (callRunsLoop; the side trace from the loop's exit records the
 // rest of the body). A function root trace of a plain callee stops when it
 // returns, so a call alone does not unmask. A generic for's iterator call
 // comes after its body in the bytecode but runs first, on loop entry.
@@ -25,6 +25,14 @@ namespace ljcheck::rules {
 // refuses UCLO (NYIBC), so a trace that records a call to it aborts in it
 // before the call returns: the call hides what follows it, like an abort.
 int closingReturnLine(const bytecode::Prototype& callee);
+
+// The call (or ITERC) at pc can run a loop that returns into this function:
+// a Lua function of this file with a loop of its own, or a callee the file
+// does not resolve that gets a function as an argument (a higher-order call
+// such as list:each(fn) loops over its callback). Tail calls return to the
+// caller's caller and never do.
+bool callRunsLoop(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
+                  const flow::CallGraph& calls, int pc);
 
 // The certain aborts of one prototype and which site each hides. Built with
 // one pass over the prototype; each question then costs about log n, so a
