@@ -75,6 +75,8 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   flow::ValueMap values(chunk, profile, &aliases, cModules, history);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
+  const auto methods = values.exportedMethods();
+  for (const auto& [member, proto] : methods) exports.emplace_back(member, proto);
   if (project.incoming)
     for (const auto& [member, proto] : exports)
       if (auto it = project.incoming->find(std::string(member)); it != project.incoming->end())

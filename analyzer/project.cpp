@@ -43,6 +43,9 @@ std::size_t sharedFolders(std::string_view a, std::string_view b) {
 
 std::string describeCall(const flow::ModuleCall& call, const std::string& caller) {
   std::string site = call.member + " is called";
+  if (std::size_t object = call.member.find("():"); object != std::string::npos)
+    site = call.member.substr(object + 3) + ", a method of the object " + call.module + "." +
+           call.member.substr(0, object) + "() returns, is called";
   if (!call.loopLine)
     return site + " at line " + std::to_string(call.line) + " of " + caller + ", in code that runs hot";
   site += " from the loop at line " + std::to_string(call.loopLine) + " of " + caller;
@@ -111,7 +114,7 @@ std::map<std::size_t, ImportedCtypes> ProjectIndex::ctypeImports(const std::vect
       out[from].constructors.emplace(call.module + ":" + call.member, std::move(c));
     }
     for (const auto& name : links[from].memberCalls) {
-      std::size_t colon = name.rfind(':');
+      std::size_t colon = name.find(':');
       std::optional<std::size_t> to = resolve(std::string_view(name).substr(0, colon), from);
       if (!to || *to == from || *to >= links.size()) continue;
       auto exported = links[*to].registrars.find(name.substr(colon + 1));

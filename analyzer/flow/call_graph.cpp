@@ -300,7 +300,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   settled_ = true;
   for (const auto& [q, pc] : moduleSites) {  // calledMembers_ is sorted and made unique below
     std::string_view name = values.at(q, pc, calleeSlot(chunk.prototypes[q].at(pc))).name;
-    auto colon = name.rfind(':');
+    auto colon = name.find(':');  // module names have no colon; "a.b:f():m" calls member "f():m"
     if (colon == std::string_view::npos) continue;
     if (calledMembers_.empty() || calledMembers_.back() != name) calledMembers_.emplace_back(name);
     // A call a side trace records once does not make its callee hot.

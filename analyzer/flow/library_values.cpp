@@ -111,6 +111,13 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return Value::of(Kind::FfiSymbol, intern(key));
     case Kind::Module:
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
+    case Kind::ModuleResult:
+      // obj:m() on what M.f() returned: a method its module may export, or
+      // a string method (see Unknown below) when the result is a string.
+      if (!base.reassignable && (key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" ||
+                                 key == "lower" || key == "reverse" || key == "rep"))
+        return library("string." + key);
+      return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
     case Kind::CModule:
       // luaopen_* fills a C module's table with C functions.
       return Value::ofCModule(Kind::CModuleFunction, base.name, intern(std::string(base.name) + "." + key));
@@ -185,6 +192,11 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     }
     case Kind::LuaFunction:
       return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
+    case Kind::ModuleMember:
+      // An object M.f() returns; its methods are looked up in M's file
+      // (ValueMap::exportedMethods). One level: obj:m() returns Unknown.
+      if (callee.name.find('(') != std::string_view::npos) return {};
+      return Value::of(Kind::ModuleResult, intern(std::string(callee.name) + "()"));
     case Kind::Method: {
       Value f = resolveMethod(callee);
       return f.is(Kind::LuaFunction) && f.proto < protos_.size() ? protos_[f.proto].returns : Value{};

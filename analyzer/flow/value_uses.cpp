@@ -54,6 +54,24 @@ std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunction
   return out;
 }
 
+std::vector<std::pair<std::string, std::size_t>> ValueMap::exportedMethods() const {
+  std::vector<std::pair<std::string, std::size_t>> out;
+  auto members = exportedFunctions();
+  if (members.empty()) return out;
+  // The names some table of this file holds a function under: the methods an object can have.
+  std::set<std::string_view> keys;
+  for (const auto& [field, value] : fields_)
+    if (value.is(Kind::LuaFunction)) keys.insert(field.second);
+  for (const auto& [member, proto] : members) {
+    if (proto >= protos_.size() || !isObject(protos_[proto].returns)) continue;
+    for (std::string_view key : keys) {
+      Value method = resolveMethod(Value::method(protos_[proto].returns, key));
+      if (method.is(Kind::LuaFunction)) out.emplace_back(std::string(member) + "():" + std::string(key), method.proto);
+    }
+  }
+  return out;
+}
+
 Value ValueMap::field(const Value& table, std::string_view key) const {
   if (!table.is(Kind::Table) || table.pc == 0) return {};
   TableOrigin origin{table.proto, table.pc};

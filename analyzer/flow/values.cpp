@@ -36,6 +36,7 @@ bool worthPropagating(const Value& v) {
   switch (v.kind) {
     case Kind::LibTable: case Kind::LibFunction: case Kind::CFunction: case Kind::LuaFunction:
     case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType: case Kind::Module: case Kind::ModuleMember:
+    case Kind::ModuleResult:
     case Kind::Instance: case Kind::CModule: case Kind::CModuleFunction: case Kind::CModuleResult:
       return !v.reassignable;
     default:

@@ -48,7 +48,9 @@ struct Value {
     FfiSymbol,    // C.name or lib.name: name
     CType,        // ffi.typeof/ffi.metatype of a constant declaration: name
     Module,       // require("a.b") of a module that is no library of the profile: name "a.b"
-    ModuleMember, // a field of such a module, M.f: name "a.b:f"
+    ModuleMember, // a field of such a module, M.f: name "a.b:f"; or a field of what
+                  // one of its functions returns, obj.m: name "a.b:f():m"
+    ModuleResult, // what a function of such a module returns, obj = M.f(): name "a.b:f()"
     // C modules (c_modules.h); `integer` is the length of the module's name,
     // which leads `name`:
     CModule,         // require("lpeg") of a C module: name "lpeg"
@@ -76,7 +78,9 @@ struct Value {
   // field (read it with text()): a second view would take 16 bytes more.
   std::string_view name;
 
-  bool known() const { return kind != Kind::Unknown && !reassignable; }
+  // A ModuleResult is not known: its type is not (a string, a number or an
+  // object); only the methods called on it are looked up.
+  bool known() const { return kind != Kind::Unknown && kind != Kind::ModuleResult && !reassignable; }
   bool is(Kind k) const { return kind == k && !reassignable; }
   bool isConstantString() const { return is(Kind::String) && constant; }
   bool isConstantNumber() const { return is(Kind::Number) && constant; }
@@ -214,6 +218,10 @@ class ValueMap {
   // with `M.f = function ...` or `function M.f()`), by field name: what
   // other files reach with require(...).f.
   std::vector<std::pair<std::string_view, std::size_t>> exportedFunctions() const;
+  // The methods of the objects those functions return, by "f():method" (a
+  // module whose `M.new` returns setmetatable({}, C) exports "new():m" for
+  // each C:m): what another file calls as obj:m() on obj = require(...).new().
+  std::vector<std::pair<std::string, std::size_t>> exportedMethods() const;
   // Per prototype: whether a closure of it escapes (stored in a table or a
   // global or an upvalue, returned, or passed as an argument).
   std::vector<bool> escapingFunctions() const;

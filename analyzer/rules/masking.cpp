@@ -29,7 +29,7 @@ bool resolvesToLuaCode(const flow::Value& callee) {
   using Kind = flow::Value::Kind;
   if (!callee.known()) return true;
   switch (callee.kind) {
-    case Kind::Global: case Kind::ModuleMember: case Kind::Method: case Kind::Instance: case Kind::Receiver:
+    case Kind::Global: case Kind::ModuleMember: case Kind::ModuleResult: case Kind::Method: case Kind::Instance: case Kind::Receiver:
       return true;
     default:
       return false;

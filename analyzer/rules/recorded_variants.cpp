@@ -153,7 +153,9 @@ Refusal formatRefusal(const FunctionView& fn, int pc, int args) {
               "the format \"" + std::string(format.text()) + "\" uses %p, which the recorder does not compile"};
     if (spec.type == FormatSpec::Type::Str && k < args) {
       Value arg = fn.values.at(fn.index, pc, argumentSlot(fn, pc, k));
-      if (arg.known() && !arg.is(Kind::String) && arg.kind != Kind::Global && arg.kind != Kind::FfiSymbol)
+      // Globals, FFI symbols and other modules' members may hold strings.
+      if (arg.known() && !arg.is(Kind::String) && arg.kind != Kind::Global && arg.kind != Kind::FfiSymbol &&
+          arg.kind != Kind::ModuleMember)
         return {"string.format with '" + text + "' of a non-string", Confidence::Certain,
                 "argument " + std::to_string(k + 1) + " is " + describe(arg) + ", and the recorder compiles '" +
                     text + "' only for strings"};

@@ -63,6 +63,10 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
   Callee c;
   c.value = calleeAt(fn, pc);
   if (!c.value.known()) return stringMethodOfUnknown(fn, pc);
+  // obj:find(pattern) on what another module's function returned: taken
+  // for a string method by its pattern, as on a value of unknown type.
+  if (c.value.is(flow::Value::Kind::ModuleMember) && c.value.name.find("():") != std::string_view::npos)
+    if (Callee s = stringMethodOfUnknown(fn, pc); s.value.known()) return s;
   if (c.value.is(flow::Value::Kind::LibFunction) && (c.value.name == "pcall" || c.value.name == "xpcall") &&
       ins.op != Op::ITERC) {
     c.value = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));

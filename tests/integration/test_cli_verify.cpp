@@ -176,6 +176,14 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
   CHECK(hot.at("reasoning").get<std::string>().find(
             "area is called from the loop at line 5 of fixtures/projects/hot_module/main.lua, which runs 50000 times") !=
         std::string::npos);
+  // A method of the object another module's function returns: t = tally.new(); t:add(i).
+  REQUIRE(fnew.count("fixtures/projects/hot_method/tally.lua:7"));
+  const json& method = fnew["fixtures/projects/hot_method/tally.lua:7"];
+  CHECK(method.at("severity") == "blacklist");
+  CHECK(method.at("confidence") == "certain");
+  CHECK(method.at("reasoning").get<std::string>().find(
+            "add, a method of the object tally.new() returns, is called from the loop at line 7 of "
+            "fixtures/projects/hot_method/main.lua, which runs 50000 times") != std::string::npos);
   // Called five times from its driver: only the module's own evidence (it escapes).
   REQUIRE(fnew.count("fixtures/projects/cold_module/shapes.lua:4"));
   CHECK(fnew["fixtures/projects/cold_module/shapes.lua:4"].at("severity") == "info");

@@ -46,6 +46,23 @@ TEST_CASE("string.format of known non-strings, %p and invalid specifiers", "[rul
   REQUIRE_FALSE(find(ps, 7, "STITCH:string.format"));
 }
 
+TEST_CASE("string.format's %s of another module's value is not taken for a non-string", "[rules][variants]") {
+  // A member of another module's table and what its functions return may
+  // be strings: neither is evidence of a value '%s' cannot format.
+  auto ps = predict(
+      "local lib = require('lib')\n"
+      "local out = {}\n"
+      "for i = 1, 3000 do\n"
+      "  local a = string.format('%s', lib.prefix)\n"
+      "  out[i] = { string.format('%s.%02d', lib.name(i), i % 100) }\n"
+      "  local t = lib.name(i):gsub('n', 'm')\n"
+      "end\n");
+  INFO(listed(ps));
+  CHECK_FALSE(find(ps, 4, "STITCH:string.format"));
+  CHECK_FALSE(find(ps, 5, "RETURN:string.format"));
+  CHECK(find(ps, 6, "STITCH:string.gsub"));  // a string method, as on a value of unknown type
+}
+
 TEST_CASE("tostring, tonumber and getfenv variants", "[rules][variants]") {
   auto ps = predict(
       "local plain, base = {}, 10\n"
