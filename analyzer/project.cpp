@@ -91,7 +91,10 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
       auto exported = links[*to].exports.find(call.member);
       if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
       flow::ExternalCaller& caller = out[*to][call.member];
-      if (!call.unknownTrips && call.loopLine > 0) caller.runs = std::max(caller.runs, call.iterations);
+      if (!call.unknownTrips && call.loopLine > 0 && call.iterations > caller.runs) {
+        caller.runs = call.iterations;
+        caller.shortfall = call.shortfall.empty() ? std::string() : call.shortfall + ", in " + paths_[from];
+      }
       caller.steadyRuns = std::max(caller.steadyRuns, call.steadyRuns);
       if (call.heat <= caller.heat) continue;
       caller.heat = call.heat;

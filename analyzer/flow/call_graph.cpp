@@ -201,7 +201,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       external_(external),
       reentered_(chunk.prototypes.size(), false),
       entries_(chunk.prototypes.size(), 1),
-      steadyEntries_(chunk.prototypes.size(), 1) {
+      steadyEntries_(chunk.prototypes.size(), 1),
+      entryShortfall_(chunk.prototypes.size()) {
   std::vector<bool> escapes = values.escapingFunctions();
   std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
   loopMaps_.reserve(chunk.prototypes.size());
@@ -296,6 +297,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       bool fromLoop = e.loop && (e.unknownTrips || e.iterations >= hotexit_);
       if (fromLoop || heat_[site.proto] >= Heat::Likely) reentered_[p] = true;
     }
+  for (auto& sites : callers_)
+    for (auto& site : sites) site.line = chunk.prototypes[site.proto].at(site.pc).line;
   countEntries();
   settled_ = true;
   for (const auto& [q, pc] : moduleSites) {  // calledMembers_ is sorted and made unique below
@@ -306,9 +309,12 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     // A call a side trace records once does not make its callee hot.
     HeatEvidence e = evidence(q, pc, false);
     if (e.heat == Heat::Cold) continue;
-    moduleCalls_.push_back({std::string(name.substr(0, colon)), std::string(name.substr(colon + 1)), e.heat,
-                            chunk.prototypes[q].at(pc).line, e.loop ? e.loop->line : 0, e.iterations,
-                            e.unknownTrips, steadyRunsAt(q, pc)});
+    CountStop stop;
+    long steady = steadyRunsAt(q, pc, &stop);
+    int line = chunk.prototypes[q].at(pc).line;
+    moduleCalls_.push_back({std::string(name.substr(0, colon)), std::string(name.substr(colon + 1)), e.heat, line,
+                            e.loop ? e.loop->line : 0, e.iterations, e.unknownTrips, steady,
+                            stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : entryShortfall_[q]});
   }
   std::sort(calledMembers_.begin(), calledMembers_.end());
   calledMembers_.erase(std::unique(calledMembers_.begin(), calledMembers_.end()), calledMembers_.end());
@@ -420,6 +426,7 @@ long CallGraph::runsAt(std::size_t proto, int pc) const {
 void CallGraph::countEntries() {
   for (const auto& [p, caller] : external_) {
     if (p >= entries_.size()) continue;
+    if (caller.runs > entries_[p]) entryShortfall_[p] = caller.shortfall;
     entries_[p] = std::max(entries_[p], std::min(std::max(caller.runs, 1L), kManyRuns));
     steadyEntries_[p] = std::max(steadyEntries_[p], std::min(std::max(caller.steadyRuns, 1L), kManyRuns));
   }
@@ -429,17 +436,40 @@ void CallGraph::countEntries() {
       for (const auto& site : callers_[p]) {
         if (component_.at(site.proto) == component_.at(p)) continue;
         long runs = runsAt(site.proto, site.pc);
+        CountStop stop;
+        long steady = steadyRunsAt(site.proto, site.pc, &stop);
         if (runs > entries_[p]) {
           entries_[p] = runs;
           changed = true;
+          // What keeps this site, the one with the most calls, from running on every pass.
+          entryShortfall_[p] = stop.kind != CountStop::Kind::None
+                                   ? describeStop(stop, site.line, "")
+                                   : entryShortfall_[site.proto];
         }
-        long steady = steadyRunsAt(site.proto, site.pc);
         if (steady > steadyEntries_[p]) {
           steadyEntries_[p] = steady;
           changed = true;
         }
       }
   }
+}
+
+std::string CallGraph::describeStop(const CountStop& stop, int callLine, const std::string& where) {
+  std::string call = "the call at line " + std::to_string(callLine) + where;
+  std::string at = std::to_string(stop.line) + where;
+  switch (stop.kind) {
+    case CountStop::Kind::Branch:
+      return "a branch at line " + at + " can go around " + call;
+    case CountStop::Kind::InnerLoop:
+      return call + " comes after the loop at line " + at + " in the same turn, where a root trace stops";
+    case CountStop::Kind::UnknownTurns:
+      return call + " is in the loop at line " + at + ", whose trip count the bytecode does not show";
+    case CountStop::Kind::LeavesEarly:
+      return call + " is in a loop that the branch at line " + at + " can leave early";
+    case CountStop::Kind::None:
+      break;
+  }
+  return {};
 }
 
 long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {

@@ -24,6 +24,7 @@ struct CallSite {
   // and its arguments start one (xpcall: two) slots later.
   bool protectedCall = false;
   int firstArgument = 0;  // index of the call's argument that is f's first parameter
+  int line = 0;           // the call's line (set once the graph is built)
 };
 
 // How sure the bytecode makes us that code runs hot (often enough for
@@ -103,6 +104,10 @@ struct ModuleCall {
   long iterations = 0;  // of the loops around it, when all trip counts are known
   bool unknownTrips = false;
   long steadyRuns = 0;  // CallGraph::steadyRunsAt of the call
+  // Why steadyRuns falls short of the calls the loops show: a clause with
+  // lines of the calling file ("a branch at line 11 can go around the call
+  // at line 12"), or empty.
+  std::string shortfall = {};
 };
 
 // What other files say about how hot a function of this file runs: the
@@ -112,6 +117,7 @@ struct ExternalCaller {
   std::string why;  // "step is called from the loop at line 12 of main.lua, which runs 600 times"
   long runs = 0;    // the most calls one such site makes whenever its function runs, when known
   long steadyRuns = 0;  // the same, counted as CallGraph::steadyRunsAt counts
+  std::string shortfall = {};  // why steadyRuns < runs, naming the calling file (ModuleCall::shortfall)
 };
 
 // A lazy initialization: `if t[k] == nil then t[k] = ... end`, `if not x
@@ -168,6 +174,14 @@ class CallGraph {
     int line = 0;  // the branch, or the loop's `for`/`while` line
   };
   long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;
+  // Why a prototype's calls on every pass (what steadyRunsAt multiplies)
+  // are fewer than its calls (runsAt): a clause naming the call site that
+  // gives it the most calls and what stops that site's count ("a branch at
+  // line 11 can go around the call at line 12"); empty when nothing does.
+  const std::string& entryShortfall(std::size_t proto) const { return entryShortfall_.at(proto); }
+  // The clause for a call at `callLine` whose count `stop` ended; `where`
+  // follows each line number (" of main.lua", or empty in the same file).
+  static std::string describeStop(const CountStop& stop, int callLine, const std::string& where);
   long hotloop() const { return hotloop_; }
   long hotexit() const { return hotexit_; }
   // The calls this file makes into other project modules.
@@ -211,6 +225,7 @@ class CallGraph {
   std::vector<long> entries_;
   // The same, from call sites that run on every pass of their loops (steadyRunsAt).
   std::vector<long> steadyEntries_;
+  std::vector<std::string> entryShortfall_;  // per proto: entryShortfall
   std::vector<std::vector<Branch>> branches_;  // per proto (every_pass.h)
   bool settled_ = false;
   std::vector<std::size_t> component_;

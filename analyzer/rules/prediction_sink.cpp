@@ -151,6 +151,9 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
                stop.kind == flow::CallGraph::CountStop::Kind::UnknownTurns) {
       blacklisting = besides + "the loop at line " + std::to_string(stop.line) +
                      " turns a number of times the bytecode does not show, maybe none on some passes, so a warning";
+    } else if (needed.runs > 0 && allRuns >= needed.runs && !fn.calls.entryShortfall(heatProto).empty()) {
+      blacklisting = "; the bytecode shows " + std::to_string(allRuns) + " runs, but not on every pass: " +
+                     fn.calls.entryShortfall(heatProto) + ", so a warning";
     } else if (needed.runs > 0 && allRuns >= needed.runs) {
       blacklisting = "; the bytecode shows " + std::to_string(allRuns) +
                      " runs, but not on every pass of the loops that make the calls (a branch can go around a call, "

@@ -193,3 +193,53 @@ TEST_CASE("a ctype registered by another module's helper follows edits to that h
   CHECK(project.result(p.main)->predictions.empty());
   CHECK(rows(*project.result(p.main)) == p.lint(caller, renaming)[0]);
 }
+
+TEST_CASE("a method of an object another module's function returns gets the calling loop's heat, and follows edits",
+          "[project]") {
+  const std::string caller =
+      "local shapes = require(\"shapes\")\n"
+      "local c = shapes.new()\n"
+      "for i = 1, 50000 do c:add(i) end\n"
+      "for i = 1, 60000 do\n"
+      "  for j = 1, 4 do c:add(j) end\n"
+      "  c:sub(i)\n"
+      "end\n"
+      "return c\n";
+  const std::string module =
+      "local C = {}\n"
+      "C.__index = C\n"
+      "local M = {}\n"
+      "function M.new() return setmetatable({n = 0}, C) end\n"
+      "function C:add(x) local f = function() return x end self.n = self.n + f() end\n"
+      "function C:sub(x) local f = function() return x end self.n = self.n - f() end\n"
+      "return M\n";
+  // The object is a plain table now: no class, so no method to link.
+  std::string plain = module;
+  plain.replace(plain.find("setmetatable({n = 0}, C)"), 24, "{n = 0}");
+  Project p;
+  ProjectAnalysis project({p.main, p.shapes}, p.options());
+  project.setText(p.main, caller);
+  project.setText(p.shapes, module);
+  project.update();
+  auto fresh = p.lint(caller, module);
+  CHECK(rows(*project.result(p.shapes)) == fresh[1]);
+  std::map<int, Row> fnew;
+  for (const auto& r : fresh[1])
+    if (std::get<2>(r) == "NYIBC:FNEW") fnew[std::get<1>(r)] = r;
+  REQUIRE(fnew.count(5));
+  INFO(std::get<5>(fnew[5]));
+  CHECK(std::get<3>(fnew[5]) == "blacklist");
+  CHECK(std::get<5>(fnew[5]).find("add, a method of the object shapes.new() returns, is called from the loop at line 3 "
+                                  "of main.lua, which runs 50000 times") != std::string::npos);
+  // 60,000 calls, but each turn runs the inner loop first: root traces stop there.
+  REQUIRE(fnew.count(6));
+  INFO(std::get<5>(fnew[6]));
+  CHECK(std::get<3>(fnew[6]) == "warn");
+  CHECK(std::get<5>(fnew[6]).find("not on every pass: the call at line 6 comes after the loop at line 5 in the same "
+                                  "turn, where a root trace stops, in main.lua") != std::string::npos);
+  project.setText(p.shapes, plain);
+  project.update();
+  auto unlinked = p.lint(caller, plain);
+  CHECK(rows(*project.result(p.shapes)) == unlinked[1]);
+  for (const auto& r : unlinked[1]) CHECK(std::get<3>(r) != "blacklist");
+}

@@ -570,3 +570,21 @@ TEST_CASE("code right after a pairs loop is recorded on the loop's exit, a note 
   INFO(listed(nested));
   CHECK_FALSE(find(nested, 7, "NYIBC:FNEW"));
 }
+
+TEST_CASE("a warning short of blacklisting names the call site that does not run on every pass", "[rules][hotness]") {
+  auto ps = predict(
+      "local function step(i)\n"
+      "  local f = function() return i end\n"
+      "  return f()\n"
+      "end\n"
+      "local n = 0\n"
+      "for i = 1, 60000 do\n"
+      "  if i % 2 == 0 then n = n + step(i) end\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 2, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->reasoning.find("the bytecode shows 60000 runs, but not on every pass: a branch at line 7 can go "
+                             "around the call at line 7, so a warning") != std::string::npos);
+}
