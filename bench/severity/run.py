@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Lint's `error` (blacklist) claims against the VM, shape by shape.
 
-Each program in bench/severity/shapes/ puts one blocker (a closure) on the
+Each program in bench/severity/shapes/ (a .lua file, or a folder of modules
+run through its main.lua) puts one blocker (a closure) on the
 line marked `-- site`, in one of the loop shapes that decide whether a trace
 start gets blacklisted: on every turn, behind a branch, after an inner loop,
 in a callee, in a loop that can be left early, and so on. For each shape the
@@ -25,38 +26,55 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def site_line(path):
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, 1):
-            if "-- site" in text:
-                return number
-    raise SystemExit(f"severity: {path}: no line marked '-- site'")
+def lua_files(shape):
+    """A shape is one program, or a folder of modules run through its main.lua."""
+    if os.path.isdir(shape):
+        return [os.path.join(shape, n) for n in sorted(os.listdir(shape)) if n.endswith(".lua")]
+    return [shape]
 
 
-def describe(path):
-    with open(path, encoding="utf-8") as f:
+def site_of(shape):
+    """The file and line marked `-- site`."""
+    for path in lua_files(shape):
+        with open(path, encoding="utf-8") as f:
+            for number, text in enumerate(f, 1):
+                if "-- site" in text:
+                    return path, number
+    raise SystemExit(f"severity: {shape}: no line marked '-- site'")
+
+
+def entry_of(shape):
+    return os.path.join(shape, "main.lua") if os.path.isdir(shape) else shape
+
+
+def describe(shape):
+    with open(entry_of(shape), encoding="utf-8") as f:
         first = f.readline().strip()
     return first[3:] if first.startswith("-- ") else first
 
 
-def lint(ljcheck, path, line):
-    out = subprocess.run([ljcheck, "lint", "--format", "json", "--fail-on", "none", path],
+def lint(ljcheck, shape, path, line):
+    # Paths as lint reports them: relative to the working directory (--root .).
+    out = subprocess.run([ljcheck, "lint", "--format", "json", "--fail-on", "none", shape],
                          capture_output=True, text=True)
     if out.returncode != 0:
-        raise SystemExit(f"severity: lint of {path} failed: {out.stderr.strip()}")
+        raise SystemExit(f"severity: lint of {shape} failed: {out.stderr.strip()}")
     for p in json.loads(out.stdout)["predictions"]:
+        if os.path.abspath(p["path"]) != os.path.abspath(path):
+            continue
         if p["line"] == line and p["reasonClass"] == "blocker" and not p.get("maskedBy"):
             return p["severity"], p["confidence"]
     return "none", "none"
 
 
-def run(ljcheck, path, line, report):
-    out = subprocess.run([ljcheck, "run", "--json", report, "--", path], capture_output=True, text=True)
+def run(ljcheck, shape, path, line, report):
+    out = subprocess.run([ljcheck, "run", "--json", report, "--", entry_of(shape)], capture_output=True, text=True)
     if out.returncode != 0:
-        raise SystemExit(f"severity: ljcheck run of {path} failed: {out.stderr.strip()}")
+        raise SystemExit(f"severity: ljcheck run of {shape} failed: {out.stderr.strip()}")
     with open(report, encoding="utf-8") as f:
         sites = json.load(f)["sites"]
-    at = [s for s in sites if s["line"] == line and s["reasonClass"] == "blocker"]
+    at = [s for s in sites if s["line"] == line and s["reasonClass"] == "blocker"
+          and os.path.abspath(s["path"]) == os.path.abspath(path)]
     # Blacklisted: a trace start whose aborts include this site. The
     # collector marks the abort that blacklisted it, which can be another
     # one (a BLACKL at an inner loop blacklisted first).
@@ -80,21 +98,21 @@ def main():
     rows, tally = [], {"error": [0, 0], "warn": [0, 0], "info": [0, 0], "none": [0, 0]}
     with tempfile.TemporaryDirectory(prefix="ljcheck-severity-") as scratch:
         for name in sorted(os.listdir(shapes_dir)):
-            if not name.endswith(".lua"):
+            shape = os.path.join(shapes_dir, name)
+            if not name.endswith(".lua") and not os.path.isdir(shape):
                 continue
-            path = os.path.join(shapes_dir, name)
-            line = site_line(path)
-            severity, confidence = lint(args.ljcheck, path, line)
+            path, line = site_of(shape)
+            severity, confidence = lint(args.ljcheck, shape, path, line)
             blacklisted, aborts = 0, []
             for k in range(args.runs):
-                hit, count = run(args.ljcheck, path, line, os.path.join(scratch, f"{name}.{k}.json"))
+                hit, count = run(args.ljcheck, shape, path, line, os.path.join(scratch, f"{name}.{k}.json"))
                 blacklisted += hit
                 aborts.append(count)
             shown = "error" if severity == "blacklist" else severity
             tally[shown][0] += 1
             tally[shown][1] += blacklisted == args.runs
             aborts.sort()
-            rows.append(f"| `{name}` | {describe(path)} | {shown} | {confidence} | {blacklisted} of {args.runs} "
+            rows.append(f"| `{name}` | {describe(shape)} | {shown} | {confidence} | {blacklisted} of {args.runs} "
                         f"| {aborts[len(aborts) // 2]} |")
     version = subprocess.run([args.ljcheck, "--version"], capture_output=True, text=True).stdout.strip()
     lines = [f"`{version}`, {args.runs} runs per shape (`ljcheck run`, Debian's LuaJIT).", "",
