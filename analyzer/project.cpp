@@ -46,6 +46,8 @@ std::string describeCall(const flow::ModuleCall& call, const std::string& caller
   if (std::size_t object = call.member.find("():"); object != std::string::npos)
     site = call.member.substr(object + 3) + ", a method of the object " + call.module + "." +
            call.member.substr(0, object) + "() returns, is called";
+  else if (call.member.size() > 2 && call.member.compare(call.member.size() - 2, 2, "()") == 0)
+    site = "the function " + call.module + "." + call.member + " returns is called";
   if (!call.loopLine)
     return site + " at line " + std::to_string(call.line) + " of " + caller + ", in code that runs hot";
   site += " from the loop at line " + std::to_string(call.loopLine) + " of " + caller;

@@ -237,7 +237,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
                                                                                calleeSlot(ins))
                                                  : nullptr) {
         callers_[r->newProto].push_back({q, pc, false, 0});  // a ctype registered by name, likewise
-      } else if (callee.is(Value::Kind::ModuleMember) && ins.op != Op::ITERC) {
+      } else if ((callee.is(Value::Kind::ModuleMember) && ins.op != Op::ITERC) ||
+                 callee.is(Value::Kind::ModuleResult)) {  // f = M.make(); f(x), or `for x in M.iter(t)`
         moduleSites.emplace_back(q, pc);
       } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall") &&
                  ins.op != Op::ITERC) {

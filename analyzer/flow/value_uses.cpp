@@ -63,7 +63,11 @@ std::vector<std::pair<std::string, std::size_t>> ValueMap::exportedMethods() con
   for (const auto& [field, value] : fields_)
     if (value.is(Kind::LuaFunction)) keys.insert(field.second);
   for (const auto& [member, proto] : members) {
-    if (proto >= protos_.size() || !isObject(protos_[proto].returns)) continue;
+    if (proto >= protos_.size()) continue;
+    // A closure it returns (a factory, an iterator): what obj(...) or
+    // `for x in M.f() do` calls.
+    if (protos_[proto].returns.is(Kind::LuaFunction)) out.emplace_back(std::string(member) + "()", protos_[proto].returns.proto);
+    if (!isObject(protos_[proto].returns)) continue;
     for (std::string_view key : keys) {
       Value method = resolveMethod(Value::method(protos_[proto].returns, key));
       if (method.is(Kind::LuaFunction)) out.emplace_back(std::string(member) + "():" + std::string(key), method.proto);

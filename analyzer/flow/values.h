@@ -220,7 +220,8 @@ class ValueMap {
   std::vector<std::pair<std::string_view, std::size_t>> exportedFunctions() const;
   // The methods of the objects those functions return, by "f():method" (a
   // module whose `M.new` returns setmetatable({}, C) exports "new():m" for
-  // each C:m): what another file calls as obj:m() on obj = require(...).new().
+  // each C:m): what another file calls as obj:m() on obj = require(...).new();
+  // and the closures they return, by "f()": what it calls as obj(...).
   std::vector<std::pair<std::string, std::size_t>> exportedMethods() const;
   // Per prototype: whether a closure of it escapes (stored in a table or a
   // global or an upvalue, returned, or passed as an argument).

@@ -184,6 +184,13 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
   CHECK(method.at("reasoning").get<std::string>().find(
             "add, a method of the object tally.new() returns, is called from the loop at line 7 of "
             "fixtures/projects/hot_method/main.lua, which runs 50000 times") != std::string::npos);
+  // A closure another module's function returns: scale = lib.scaler(3); scale(i).
+  REQUIRE(fnew.count("fixtures/projects/hot_factory/lib.lua:5"));
+  const json& factory = fnew["fixtures/projects/hot_factory/lib.lua:5"];
+  CHECK(factory.at("severity") == "blacklist");
+  CHECK(factory.at("reasoning").get<std::string>().find(
+            "the function lib.scaler() returns is called from the loop at line 8 of "
+            "fixtures/projects/hot_factory/main.lua, which runs 50000 times") != std::string::npos);
   // Called five times from its driver: only the module's own evidence (it escapes).
   REQUIRE(fnew.count("fixtures/projects/cold_module/shapes.lua:4"));
   CHECK(fnew["fixtures/projects/cold_module/shapes.lua:4"].at("severity") == "info");
