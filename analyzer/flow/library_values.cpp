@@ -111,6 +111,11 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return Value::of(Kind::FfiSymbol, intern(key));
     case Kind::Module:
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
+    case Kind::ModuleMember:
+      // A field of a table the module exports (require("som").Vector.new):
+      // one level, as its file exports it (ValueMap::exportedMethods).
+      if (base.reassignable || base.name.find_first_of("(.", base.name.find(':')) != std::string_view::npos) return {};
+      return Value::of(Kind::ModuleMember, intern(std::string(base.name) + "." + key));
     case Kind::ModuleResult:
       // obj:m() on what M.f() returned: a method its module may export, or
       // a string method (see Unknown below) when the result is a string.

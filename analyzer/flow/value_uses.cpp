@@ -57,6 +57,28 @@ std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunction
 std::vector<std::pair<std::string, std::size_t>> ValueMap::exportedMethods() const {
   std::vector<std::pair<std::string, std::size_t>> out;
   auto members = exportedFunctions();
+  // The functions of a table the module table holds (return {Vector = Vector}):
+  // "Vector.new", one level down.
+  std::vector<std::pair<std::string, std::size_t>> nested;
+  if (!protos_.empty()) {
+    Value module = returned(protos_.size() - 1);
+    if (module.is(Kind::Table) && module.pc != 0 && !dynamicKeys_.count({module.proto, module.pc})) {
+      TableOrigin origin{module.proto, module.pc};
+      for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
+        if (it->first.first != origin) break;
+        const Value& table = it->second;
+        if (!table.is(Kind::Table) || table.pc == 0 || dynamicKeys_.count({table.proto, table.pc})) continue;
+        TableOrigin inner{table.proto, table.pc};
+        for (auto f = fields_.lower_bound(std::make_pair(inner, std::string_view())); f != fields_.end(); ++f) {
+          if (f->first.first != inner) break;
+          if (f->second.is(Kind::LuaFunction))
+            nested.emplace_back(std::string(it->first.second) + "." + std::string(f->first.second), f->second.proto);
+        }
+      }
+    }
+  }
+  for (const auto& [name, proto] : nested) members.emplace_back(name, proto);  // views into `nested`
+  out.insert(out.end(), nested.begin(), nested.end());
   if (members.empty()) return out;
   // The names some table of this file holds a function under: the methods an object can have.
   std::set<std::string_view> keys;

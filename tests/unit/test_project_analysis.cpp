@@ -243,3 +243,31 @@ TEST_CASE("a method of an object another module's function returns gets the call
   CHECK(rows(*project.result(p.shapes)) == unlinked[1]);
   for (const auto& r : unlinked[1]) CHECK(std::get<3>(r) != "blacklist");
 }
+
+TEST_CASE("a class another module exports in a table links its constructor's objects' methods", "[project]") {
+  // return {Vector = Vector}: som.Vector.new() and the object's methods.
+  const std::string caller =
+      "local som = require(\"shapes\")\n"
+      "local Vector = som.Vector\n"
+      "local v = Vector.new()\n"
+      "for i = 1, 50000 do v:append(i) end\n"
+      "return v\n";
+  const std::string module =
+      "local Vector = {}\n"
+      "Vector.__index = Vector\n"
+      "function Vector.new() return setmetatable({n = 0}, Vector) end\n"
+      "function Vector:append(x) local f = function() return x end self.n = self.n + f() end\n"
+      "return {Vector = Vector}\n";
+  Project p;
+  auto fresh = p.lint(caller, module);
+  bool found = false;
+  for (const auto& r : fresh[1]) {
+    if (std::get<2>(r) != "NYIBC:FNEW" || std::get<1>(r) != 4) continue;
+    found = true;
+    INFO(std::get<5>(r));
+    CHECK(std::get<3>(r) == "blacklist");
+    CHECK(std::get<5>(r).find("append, a method of the object shapes.Vector.new() returns, is called from the loop at "
+                              "line 4 of main.lua, which runs 50000 times") != std::string::npos);
+  }
+  CHECK(found);
+}
