@@ -177,6 +177,10 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     case Kind::LibFunction: {
       if (callee.name == "rawget" && arg1.isConstantString()) return rawMember(arg0, arg1.text());
       if (callee.name == "setmetatable") return objectOf(arg0, arg1);
+      // assert(v, ...) returns v when it returns (local f = assert(io.open(path))):
+      // with CALLM and no fixed argument, v is the first result of the call before.
+      if (callee.name == "assert")
+        return fixedArgs(ins) >= 1 || ins.op != bytecode::Op::CALLM ? arg0 : reg(argumentSlot(chunk_, ins, 0));
       Value fn = returnedFunction(callee.name);
       if (fn.known()) return fn;
       if (callee.name == "ffi.load")

@@ -426,7 +426,9 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       result = Value::table(index, pc);
       break;
     case Op::CALL: case Op::CALLM:
-      if (ins.b >= 2) result = callResult(ins, regs);
+      // B = 0 keeps every result (MULTRES): the first lands in slot A too,
+      // where the call that takes them reads it (assert(io.open(p))).
+      if (ins.b >= 2 || ins.b == 0) result = callResult(ins, regs);
       if (ins.b >= 3) second = protectedResult(ins, regs);
       break;
     default:

@@ -384,6 +384,18 @@ TEST_CASE("a file from io.open has the io.method functions as its methods", "[va
   requireLib(s.callee(5), "io.method.lines");
 }
 
+TEST_CASE("assert returns its first argument: a file from assert(io.open(...)) keeps its methods", "[values]") {
+  Snippet s(
+      "local f = assert(io.open('x', 'r'))\n"
+      "local data = f:read('*a')\n"
+      "f:close()\n"
+      "local g = assert(tostring)\n"
+      "g(1)\n");
+  requireLib(s.callee(2), "io.method.read");
+  requireLib(s.callee(3), "io.method.close");
+  requireLib(s.callee(5), "tostring");
+}
+
 TEST_CASE("strings chosen between two literals keep the text both begin with", "[values]") {
   Snippet s(
       "local p\n"
