@@ -272,6 +272,24 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     }
   }
   findCycles();
+  // runsLoop: from the functions with loops up to their callers. A pcall
+  // frame is C: a side trace that returns to it stops there.
+  runsLoop_.assign(chunk.prototypes.size(), false);
+  std::vector<std::size_t> work;
+  for (std::size_t p = 0; p < loops_.size(); ++p) {
+    if (loops_[p].empty()) continue;
+    runsLoop_[p] = true;
+    work.push_back(p);
+  }
+  while (!work.empty()) {
+    std::size_t p = work.back();
+    work.pop_back();
+    for (const auto& site : callers_[p]) {
+      if (site.protectedCall || runsLoop_[site.proto]) continue;
+      runsLoop_[site.proto] = true;
+      work.push_back(site.proto);
+    }
+  }
   findProtected();
   // A function is as hot as its hottest call site; iterate to a fixpoint.
   for (std::size_t p = 0; p < escapes.size(); ++p)

@@ -193,6 +193,9 @@ class CallGraph {
   const ExternalCaller* externalCaller(std::size_t proto) const;
   bool inLoop(std::size_t proto, int pc) const;
   bool hasLoop(std::size_t proto) const { return !loops_.at(proto).empty(); }
+  // It has a loop, or calls (not through pcall) a function of this file
+  // that runs one: a trace that starts in that loop can return into it.
+  bool runsLoop(std::size_t proto) const { return runsLoop_.at(proto); }
   // The loop structure of a prototype, found once per chunk for every
   // stage that asks (rules, masking): building it per question cost more
   // than the questions.
@@ -226,6 +229,7 @@ class CallGraph {
   // The same, from call sites that run on every pass of their loops (steadyRunsAt).
   std::vector<long> steadyEntries_;
   std::vector<std::string> entryShortfall_;  // per proto: entryShortfall
+  std::vector<bool> runsLoop_;               // per proto: runsLoop
   std::vector<std::vector<Branch>> branches_;  // per proto (every_pass.h)
   bool settled_ = false;
   std::vector<std::size_t> component_;

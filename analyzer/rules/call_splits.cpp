@@ -226,6 +226,7 @@ class CallSplitRule final : public Rule {
       bool ends = neverStitches || callee.protectedCall || nextFeedsVariableCount(fn.proto, pc);
       Finding f = splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends,
                                whyEnds(neverStitches, callee.protectedCall));
+      f.endsTrace = ends;
       f.reasoning = "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
                     "; " + whyHot(fn, pc);
       if (callee.patternReceiver) {

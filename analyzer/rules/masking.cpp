@@ -83,7 +83,7 @@ bool callRunsLoop(const bytecode::Chunk& chunk, std::size_t proto, const flow::V
   flow::Value callee = values.at(proto, pc, flow::calleeSlot(call));
   if (callee.is(flow::Value::Kind::Method)) callee = values.resolveMethod(callee);
   if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size())
-    return calls.hasLoop(callee.proto);
+    return calls.runsLoop(callee.proto);
   if (!resolvesToLuaCode(callee) || !flow::isCall(call.op)) return false;
   for (int k = 0; k < flow::fixedArgs(call); ++k)
     if (values.at(proto, pc, flow::argumentSlot(chunk, call, k)).is(flow::Value::Kind::LuaFunction)) return true;

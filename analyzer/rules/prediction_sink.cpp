@@ -199,7 +199,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   if (fn.values.jitDisabled(proto) && p.reasonId != jitOff) p.maskedBy = MaskingSite{path_, code.firstline, jitOff};
   entry.proto = finding.tracePc > 0 ? fn.index : proto;
   entry.tracePc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
-  entry.certainAbort = finding.aborts && finding.confidence == Confidence::Certain;
+  entry.certainAbort = (finding.aborts || finding.endsTrace) && finding.confidence == Confidence::Certain;
 }
 
 void CollectingSink::markMasked() {

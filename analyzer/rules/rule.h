@@ -59,6 +59,10 @@ struct Finding {
   // The trace always aborts here (NYIBC, FFI refusals, CJITOFF): a certain
   // one hides whatever comes after it in the same loop body.
   bool aborts = false;
+  // The trace ends here and returns to the interpreter (a RETURN split in
+  // the function's own body): nothing after it in the same loop body is
+  // recorded either, so a certain one masks as an abort does.
+  bool endsTrace = false;
   // Where the trace of the checked function stops, when that differs from
   // pc (CJITOFF is reported at the callee's header, the trace stops at the call).
   int tracePc = -1;

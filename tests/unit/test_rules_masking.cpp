@@ -351,3 +351,25 @@ TEST_CASE("a call that can run a loop between the abort and the site unmasks it"
   REQUIRE(find(ps, 13, "STITCH:string.gsub"));
   CHECK(maskedBy(*find(ps, 13, "STITCH:string.gsub")).empty());
 }
+
+TEST_CASE("a call to a function that calls a function with a loop unmasks, one through pcall does not",
+          "[rules][masking]") {
+  auto ps = predict(
+      "local function sum(t) local s = 0 for i = 1, #t do s = s + t[i] end return s end\n"
+      "local function total(t) return sum(t) + 1 end\n"
+      "local function guarded(t) return pcall(sum, t) end\n"
+      "local function run(t, k)\n"
+      "  local f = function() return k end\n"
+      "  guarded(t)\n"
+      "  local a = string.gsub('abc', 'b', 'c')\n"  // 7: pcall's frame is C: masked
+      "  total(t)\n"
+      "  local b = string.gsub('abc', 'b', 'c')\n"  // 9: total runs sum's loop: not masked
+      "  return #a + #b + f()\n"
+      "end\n"
+      "for i = 1, 3000 do run({1, 2}, i) end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 7, "STITCH:string.gsub"));
+  CHECK(maskedBy(*find(ps, 7, "STITCH:string.gsub")) == "snippet.lua:5 NYIBC:FNEW");
+  REQUIRE(find(ps, 9, "STITCH:string.gsub"));
+  CHECK(maskedBy(*find(ps, 9, "STITCH:string.gsub")).empty());
+}
