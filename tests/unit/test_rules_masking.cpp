@@ -373,3 +373,21 @@ TEST_CASE("a call to a function that calls a function with a loop unmasks, one t
   REQUIRE(find(ps, 9, "STITCH:string.gsub"));
   CHECK(maskedBy(*find(ps, 9, "STITCH:string.gsub")).empty());
 }
+
+TEST_CASE("a certain RETURN ends the trace: what follows it in the body is masked", "[rules][masking]") {
+  // The trace ends at pcall(error, ...) and returns to the interpreter,
+  // which runs the rest of the body; no trace starts again before the loop
+  // header (measured with ljcheck run on this loop: only the RETURN is observed).
+  auto ps = predict(
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  local ok = pcall(error, 'x')\n"
+      "  local a = string.gsub('abc', 'b', 'c')\n"
+      "  n = n + #a\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "RETURN:error"));
+  CHECK(find(ps, 3, "RETURN:error")->confidence == Confidence::Certain);
+  REQUIRE(find(ps, 4, "STITCH:string.gsub"));
+  CHECK(maskedBy(*find(ps, 4, "STITCH:string.gsub")) == "snippet.lua:3 RETURN:error");
+}
