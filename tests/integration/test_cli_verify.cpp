@@ -208,3 +208,42 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
   REQUIRE(runLjcheck({"run", "--json", coldRun, "--", "fixtures/projects/cold_module/main.lua"}).exitCode == 0);
   CHECK(json::parse(readFile(coldRun)).at("sites").empty());
 }
+
+TEST_CASE("a masked prediction the runs observe is shown as a masking error, with its masking site", "[cli][verify]") {
+  // run() cannot see what list:sum() is (the class comes from a global), and
+  // it gets no function: lint takes it for a call without a loop and masks
+  // the upvalue close behind the closure. sum loops: a trace that starts in
+  // its loop returns into run() through a side exit and records the close.
+  std::string dir = ljcheck::testing::scratchDirectory("verify-masked-observed");
+  writeFile(dir + "/masked.lua",
+            "Sum = { sum = function(self) local s = 0 for i = 1, #self do s = s + self[i] end return s end }\n"
+            "local function run(list, k)\n"
+            "  local f = function() return k end\n"
+            "  local s = list:sum()\n"
+            "  return s + f()\n"
+            "end\n"
+            "local obj = setmetatable({ 1, 2, 3, 4, 5, 6, 7, 8 }, { __index = _G.Sum })\n"
+            "local n = 0\n"
+            "for i = 1, 3000 do n = n + run(obj, i) end\n"
+            "assert(n == 3000 * 36 + 3000 * 3001 / 2)\n");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "masked.lua"}, dir);
+  REQUIRE(lint.exitCode == 0);
+  writeFile(dir + "/lint.json", lint.out);
+  REQUIRE(runLjcheck({"run", "--json", "run.json", "--", "masked.lua"}, dir).exitCode == 0);
+  ProcessResult text = runLjcheck({"verify", "--static", "lint.json", "--runtime", "run.json"}, dir);
+  INFO(text.out << text.err);
+  CHECK(hasRow(text.out, R"(^confirmed +masked\.lua:5 +NYIBC:UCLO .* masked by masked\.lua:3, observed anyway$)"));
+  CHECK(text.out.find("masked predictions the runs observed anyway: 1") != std::string::npos);
+  ProcessResult j = runLjcheck({"verify", "--static", "lint.json", "--runtime", "run.json", "--format", "json"}, dir);
+  REQUIRE(j.exitCode == 0);
+  bool found = false;
+  const json report = json::parse(j.out);
+  for (const auto& s : report.at("sites")) {
+    if (s.at("location") != "masked.lua:5") continue;
+    found = true;
+    CHECK(s.at("status") == "confirmed");
+    CHECK(s.at("maskedBy").at("location") == "masked.lua:3");
+    CHECK(s.at("maskedBy").at("reasonId") == "NYIBC:FNEW");
+  }
+  CHECK(found);
+}

@@ -51,12 +51,17 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
   out << "recorder profile: " << (profile.name.empty() ? profile.id : profile.name) << "\n\n";
   out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10}  {}\n", "status", "location", "reasonId", "lint",
                      "observed", "cost ms", "run");
-  // `run`: "blacklisted" when a run blacklisted the trace start the site aborted.
+  // `run`: "blacklisted" when a run blacklisted the trace start the site aborted;
+  // "masked by ..." when lint said an earlier abort hides the site, and the runs observed it.
+  std::size_t maskedObserved = 0;
   for (const auto& s : v.sites) {
     bool predicted = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;
-    out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10.1f}{}\n", toString(s.status), s.location,
+    bool wronglyMasked = s.status == JoinedSite::Status::Confirmed && s.maskedBy;
+    maskedObserved += wronglyMasked;
+    out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10.1f}{}{}\n", toString(s.status), s.location,
                        s.reasonId, predicted ? severityWord(s.severity) : "-", s.observedCount, s.costMs,
-                       s.blacklisted ? "  blacklisted" : "");
+                       s.blacklisted ? "  blacklisted" : "",
+                       wronglyMasked ? "  masked by " + s.maskedBy->location + ", observed anyway" : "");
   }
   out << '\n';
   writeSeverities(out, v.bySeverity);
@@ -71,6 +76,9 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
   out << fmt::format("not judged: {} unexercised (the recorder never visited the line), {} masked, "
                      "{} observed in chunks loaded from strings\n",
                      t.unexercised, t.masked, t.loadedChunk);
+  if (maskedObserved)
+    out << fmt::format("masked predictions the runs observed anyway: {} (a trace started behind the masking site)\n",
+                       maskedObserved);
 }
 
 void writeVerificationJson(std::ostream& out, const Verification& v) {
@@ -78,12 +86,16 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
   if (!v.warnings.empty()) j["warnings"] = v.warnings;
   j["coverage"] = v.coverage;
   auto& sites = j["sites"] = nlohmann::ordered_json::array();
-  for (const auto& s : v.sites)
+  for (const auto& s : v.sites) {
     sites.push_back({{"status", toString(s.status)}, {"location", s.location}, {"path", s.path}, {"line", s.line},
                      {"reasonId", s.reasonId},
                      {"reasonClass", s.reasonClass}, {"severity", s.severity}, {"confidence", s.confidence},
                      {"observedCount", s.observedCount}, {"zonePath", s.zonePath}, {"costMs", s.costMs},
                      {"blacklisted", s.blacklisted}});
+    // As lint said it: the site an earlier abort hides (on a confirmed site, a masking error).
+    if (s.maskedBy)
+      sites.back()["maskedBy"] = {{"location", s.maskedBy->location}, {"reasonId", s.maskedBy->reasonId}};
+  }
   for (const auto& [name, t] : v.byReason) j["byReason"][name] = tallyJson(t);
   for (const auto& [name, t] : v.byClass) j["byClass"][name] = tallyJson(t);
   for (const auto& [name, t] : v.byConfidence) j["byConfidence"][name] = tallyJson(t);
