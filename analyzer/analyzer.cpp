@@ -75,8 +75,8 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   flow::ValueMap values(chunk, profile, &aliases, cModules, history);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
-  const auto methods = values.exportedMethods();
-  for (const auto& [member, proto] : methods) exports.emplace_back(member, proto);
+  const auto indirect = values.indirectExports();
+  for (const auto& [name, proto] : indirect) exports.emplace_back(name, proto);  // views into `indirect`
   if (project.incoming)
     for (const auto& [member, proto] : exports)
       if (auto it = project.incoming->find(std::string(member)); it != project.incoming->end())

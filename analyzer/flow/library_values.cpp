@@ -113,7 +113,7 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
     case Kind::ModuleMember:
       // A field of a table the module exports (require("som").Vector.new):
-      // one level, as its file exports it (ValueMap::exportedMethods).
+      // one level, as its file exports it (ValueMap::indirectExports).
       if (base.reassignable || base.name.find_first_of("(.", base.name.find(':')) != std::string_view::npos) return {};
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + "." + key));
     case Kind::ModuleResult:
@@ -203,7 +203,7 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
       return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
     case Kind::ModuleMember:
       // An object M.f() returns; its methods are looked up in M's file
-      // (ValueMap::exportedMethods). One level: obj:m() returns Unknown.
+      // (ValueMap::indirectExports). One level: obj:m() returns Unknown.
       if (callee.name.find('(') != std::string_view::npos) return {};
       return Value::of(Kind::ModuleResult, intern(std::string(callee.name) + "()"));
     case Kind::Method: {

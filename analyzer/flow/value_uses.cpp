@@ -54,45 +54,42 @@ std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunction
   return out;
 }
 
-std::vector<std::pair<std::string, std::size_t>> ValueMap::exportedMethods() const {
+std::vector<std::pair<std::string, std::size_t>> ValueMap::nestedExports() const {
   std::vector<std::pair<std::string, std::size_t>> out;
-  auto members = exportedFunctions();
-  // The functions of a table the module table holds (return {Vector = Vector}):
-  // "Vector.new", one level down.
-  std::vector<std::pair<std::string, std::size_t>> nested;
-  if (!protos_.empty()) {
-    Value module = returned(protos_.size() - 1);
-    if (module.is(Kind::Table) && module.pc != 0 && !dynamicKeys_.count({module.proto, module.pc})) {
-      TableOrigin origin{module.proto, module.pc};
-      for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
-        if (it->first.first != origin) break;
-        const Value& table = it->second;
-        if (!table.is(Kind::Table) || table.pc == 0 || dynamicKeys_.count({table.proto, table.pc})) continue;
-        TableOrigin inner{table.proto, table.pc};
-        for (auto f = fields_.lower_bound(std::make_pair(inner, std::string_view())); f != fields_.end(); ++f) {
-          if (f->first.first != inner) break;
-          if (f->second.is(Kind::LuaFunction))
-            nested.emplace_back(std::string(it->first.second) + "." + std::string(f->first.second), f->second.proto);
-        }
-      }
+  if (protos_.empty()) return out;
+  Value module = returned(protos_.size() - 1);
+  if (!module.is(Kind::Table) || module.pc == 0 || dynamicKeys_.count({module.proto, module.pc})) return out;
+  TableOrigin origin{module.proto, module.pc};
+  for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
+    if (it->first.first != origin) break;
+    const Value& table = it->second;
+    if (!table.is(Kind::Table) || table.pc == 0 || dynamicKeys_.count({table.proto, table.pc})) continue;
+    TableOrigin inner{table.proto, table.pc};
+    for (auto f = fields_.lower_bound(std::make_pair(inner, std::string_view())); f != fields_.end(); ++f) {
+      if (f->first.first != inner) break;
+      if (f->second.is(Kind::LuaFunction))
+        out.emplace_back(std::string(it->first.second) + "." + std::string(f->first.second), f->second.proto);
     }
   }
-  for (const auto& [name, proto] : nested) members.emplace_back(name, proto);  // views into `nested`
-  out.insert(out.end(), nested.begin(), nested.end());
-  if (members.empty()) return out;
+  return out;
+}
+
+std::vector<std::pair<std::string, std::size_t>> ValueMap::indirectExports() const {
+  std::vector<std::pair<std::string, std::size_t>> out = nestedExports();
+  std::vector<std::pair<std::string, std::size_t>> members(out);
+  for (const auto& [member, proto] : exportedFunctions()) members.emplace_back(std::string(member), proto);
   // The names some table of this file holds a function under: the methods an object can have.
   std::set<std::string_view> keys;
   for (const auto& [field, value] : fields_)
     if (value.is(Kind::LuaFunction)) keys.insert(field.second);
   for (const auto& [member, proto] : members) {
     if (proto >= protos_.size()) continue;
-    // A closure it returns (a factory, an iterator): what obj(...) or
-    // `for x in M.f() do` calls.
-    if (protos_[proto].returns.is(Kind::LuaFunction)) out.emplace_back(std::string(member) + "()", protos_[proto].returns.proto);
-    if (!isObject(protos_[proto].returns)) continue;
+    const Value& returns = protos_[proto].returns;
+    if (returns.is(Kind::LuaFunction)) out.emplace_back(member + "()", returns.proto);
+    if (!isObject(returns)) continue;
     for (std::string_view key : keys) {
-      Value method = resolveMethod(Value::method(protos_[proto].returns, key));
-      if (method.is(Kind::LuaFunction)) out.emplace_back(std::string(member) + "():" + std::string(key), method.proto);
+      Value method = resolveMethod(Value::method(returns, key));
+      if (method.is(Kind::LuaFunction)) out.emplace_back(member + "():" + std::string(key), method.proto);
     }
   }
   return out;

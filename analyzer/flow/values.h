@@ -218,11 +218,15 @@ class ValueMap {
   // with `M.f = function ...` or `function M.f()`), by field name: what
   // other files reach with require(...).f.
   std::vector<std::pair<std::string_view, std::size_t>> exportedFunctions() const;
-  // The methods of the objects those functions return, by "f():method" (a
-  // module whose `M.new` returns setmetatable({}, C) exports "new():m" for
-  // each C:m): what another file calls as obj:m() on obj = require(...).new();
-  // and the closures they return, by "f()": what it calls as obj(...).
-  std::vector<std::pair<std::string, std::size_t>> exportedMethods() const;
+  // What other files reach through those functions and tables, by name:
+  //   "T.f"         a function of a table the module table holds
+  //                 (return {T = T}; require(...).T.f);
+  //   "f()"         the closure f returns (g = require(...).f(); g(x));
+  //   "f():m"       the method m of the object f returns
+  //                 (o = require(...).new(); o:m(), with new returning setmetatable({}, C)).
+  // "T.f()" and "T.f():m" likewise, one level down.
+  std::vector<std::pair<std::string, std::size_t>> indirectExports() const;
+  std::vector<std::pair<std::string, std::size_t>> nestedExports() const;  // the "T.f" of indirectExports
   // Per prototype: whether a closure of it escapes (stored in a table or a
   // global or an upvalue, returned, or passed as an argument).
   std::vector<bool> escapingFunctions() const;
