@@ -226,7 +226,6 @@ class ValueMap {
   //                 (o = require(...).new(); o:m(), with new returning setmetatable({}, C)).
   // "T.f()" and "T.f():m" likewise, one level down.
   std::vector<std::pair<std::string, std::size_t>> indirectExports() const;
-  std::vector<std::pair<std::string, std::size_t>> nestedExports() const;  // the "T.f" of indirectExports
   // Per prototype: whether a closure of it escapes (stored in a table or a
   // global or an upvalue, returned, or passed as an argument).
   std::vector<bool> escapingFunctions() const;
@@ -277,6 +276,7 @@ class ValueMap {
   std::string cModuleObjectEvidence(std::string_view module) const;
 
  private:
+  std::vector<std::pair<std::string, std::size_t>> nestedExports() const;  // the "T.f" of indirectExports
   using Registers = std::vector<Value>;
   using TableOrigin = std::pair<std::size_t, int>;  // proto, pc of the constructor
   // Register states kept at some pcs, found by pc in constant time.
