@@ -22,6 +22,13 @@ bool returnsString(std::string_view ff) {
   return names.count(ff) > 0;
 }
 
+// Methods only strings have: other objects rarely define these names, so
+// obj:gsub(...) on a value of unknown type is taken for string.gsub.
+bool onlyStringsHave(std::string_view key) {
+  return key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" || key == "lower" || key == "reverse" ||
+         key == "rep";
+}
+
 bool returnsNumber(std::string_view ff) {
   if (ff.substr(0, 5) == "math." && ff != "math.randomseed") return true;
   if (ff.substr(0, 4) == "bit." && ff != "bit.tohex") return true;
@@ -100,12 +107,9 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       // the inner table, once the file's stores name it.
       if (base.kind == Kind::Method && !base.reassignable)
         if (Value inner = resolveMethod(base); inner.is(Kind::Table) && inner.pc != 0) return indexResult(inner, key);
-      // Methods only strings have, called on a value of unknown type
-      // (text:gmatch(...)) or on a field of an object the file does not
-      // resolve (self.name:gsub(...)): other objects rarely define these names.
-      if (!base.reassignable && (key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" ||
-                                 key == "lower" || key == "reverse" || key == "rep"))
-        return library("string." + key);
+      // On a value of unknown type (text:gmatch(...)) or a field of an
+      // object the file does not resolve (self.name:gsub(...)).
+      if (!base.reassignable && onlyStringsHave(key)) return library("string." + key);
       return {};
     case Kind::FfiLibrary:
       return Value::of(Kind::FfiSymbol, intern(key));
@@ -118,10 +122,8 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + "." + key));
     case Kind::ModuleResult:
       // obj:m() on what M.f() returned: a method its module may export, or
-      // a string method (see Unknown below) when the result is a string.
-      if (!base.reassignable && (key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" ||
-                                 key == "lower" || key == "reverse" || key == "rep"))
-        return library("string." + key);
+      // a string method when the result is a string.
+      if (!base.reassignable && onlyStringsHave(key)) return library("string." + key);
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
     case Kind::CModule:
       // luaopen_* fills a C module's table with C functions.
