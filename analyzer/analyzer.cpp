@@ -72,7 +72,11 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
                                  const std::string& path, Confidence minConfidence, const BuiltinAliases& aliases,
                                  const CModules* cModules, ProjectView project,
                                  flow::ValueMap::History* history = nullptr) {
-  flow::ValueMap values(chunk, profile, &aliases, cModules, history);
+  // What other modules' functions return changes this file's values: a map
+  // kept from the last edit does not know it, so none is used then.
+  const flow::ValueMap::ImportedReturns* returns =
+      project.imports && !project.imports->returnedBuiltins.empty() ? &project.imports->returnedBuiltins : nullptr;
+  flow::ValueMap values(chunk, profile, &aliases, cModules, returns ? nullptr : history, returns);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
   const auto indirect = values.indirectExports();
@@ -99,6 +103,10 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->constructors = flow::exportedConstructors(chunk, values, constructors.own);
     project.links->registrars = flow::exportedRegistrars(values, registrars);
     project.links->memberCalls = calls.calledMembers();
+    project.links->returnedBuiltins.clear();
+    for (const auto& [member, proto] : exports)
+      if (flow::Value fn = values.returned(proto); fn.is(flow::Value::Kind::LibFunction))
+        project.links->returnedBuiltins.emplace(std::string(member), std::string(fn.name));
   }
   rules::CollectingSink sink(path);
   rules::FunctionNames names(chunk.prototypes.size());

@@ -122,6 +122,9 @@ std::map<std::size_t, ImportedCtypes> ProjectIndex::ctypeImports(const std::vect
       std::size_t colon = name.find(':');
       std::optional<std::size_t> to = resolve(std::string_view(name).substr(0, colon), from);
       if (!to || *to == from || *to >= links.size()) continue;
+      if (auto returned = links[*to].returnedBuiltins.find(name.substr(colon + 1));
+          returned != links[*to].returnedBuiltins.end())
+        out[from].returnedBuiltins.emplace(name, returned->second);
       auto exported = links[*to].registrars.find(name.substr(colon + 1));
       if (exported == links[*to].registrars.end()) continue;
       flow::CtypeRegistrar r = exported->second;

@@ -32,6 +32,9 @@ struct FileLinks {
   // The bytecode dump of a file with exports, kept so that analyzing it
   // again with other files' heat need not compile it again.
   std::string dump;
+  // Exported functions that return a library function, by member: "lines"
+  // -> "string.gmatch_aux" for `function M.lines(s) return s:gmatch(...) end`.
+  std::map<std::string, std::string> returnedBuiltins = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -42,6 +45,8 @@ using IncomingHeat = std::map<std::string, flow::ExternalCaller>;
 struct ImportedCtypes {
   std::map<std::string, flow::CtypeConstructor> constructors;
   std::map<std::string, flow::CtypeRegistrar> registrars;
+  // And the library functions the functions it calls return (FileLinks::returnedBuiltins).
+  flow::ValueMap::ImportedReturns returnedBuiltins = {};
 };
 
 class ProjectIndex {

@@ -45,12 +45,14 @@ bool sameMaps(const std::map<std::string, T>& a, const std::map<std::string, T>&
 }
 
 bool sameImports(const ImportedCtypes& a, const ImportedCtypes& b) {
-  return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar);
+  return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar) &&
+         a.returnedBuiltins == b.returnedBuiltins;
 }
 
 // What the rounds read of a file's links: its exports and calls, no dump.
 FileLinks withoutDump(const FileLinks& links) {
-  return FileLinks{links.exports, links.calls, links.constructors, links.registrars, links.memberCalls, {}};
+  return FileLinks{links.exports,     links.calls, links.constructors, links.registrars,
+                   links.memberCalls, {},          links.returnedBuiltins};
 }
 
 }  // namespace

@@ -204,9 +204,14 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     case Kind::LuaFunction:
       return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
     case Kind::ModuleMember:
-      // An object M.f() returns; its methods are looked up in M's file
-      // (ValueMap::indirectExports). One level: obj:m() returns Unknown.
+      // A library function M.f returns, as its file says (a gmatch or
+      // coroutine.wrap iterator); else an object M.f() returns, whose
+      // methods are looked up in M's file (ValueMap::indirectExports). One
+      // level: obj:m() returns Unknown.
       if (callee.name.find('(') != std::string_view::npos) return {};
+      if (importedReturns_)
+        if (auto it = importedReturns_->find(callee.name); it != importedReturns_->end())
+          if (Value fn = library(it->second); fn.is(Kind::LibFunction)) return fn;
       return Value::of(Kind::ModuleResult, intern(std::string(callee.name) + "()"));
     case Kind::Method: {
       Value f = resolveMethod(callee);

@@ -126,9 +126,9 @@ Flow truthyEdges(const Instruction& ins, Flow flow, const std::vector<Value>& re
 }  // namespace
 
 ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases,
-                   const CModules* cModules, History* history)
+                   const CModules* cModules, History* history, const ImportedReturns* importedReturns)
     : history_(history), chunk_(chunk), profile_(profile), aliases_(aliases), cModules_(cModules),
-      protos_(chunk.prototypes.size()) {
+      importedReturns_(importedReturns), protos_(chunk.prototypes.size()) {
   // Which upvalues each closure assigns, its nested closures included
   // (children come first in a dump).
   assignedUpvalues_.resize(chunk.prototypes.size());

@@ -197,8 +197,13 @@ class ValueMap {
   // unchanged and, when destroyed, leaves its own for the next one. Null
   // for none, else it must outlive the map.
   struct History;
+  // `importedReturns`: the library function other modules' functions
+  // return, by "module:member" ("iter:lines" -> "string.gmatch_aux"): what
+  // a call of require("iter").lines(...) yields. Null for none.
+  using ImportedReturns = std::map<std::string, std::string, std::less<>>;
   ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr,
-           const CModules* cModules = nullptr, History* history = nullptr);
+           const CModules* cModules = nullptr, History* history = nullptr,
+           const ImportedReturns* importedReturns = nullptr);
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
@@ -381,6 +386,7 @@ class ValueMap {
   const RecorderProfile& profile_;
   const BuiltinAliases* aliases_;
   const CModules* cModules_;
+  const ImportedReturns* importedReturns_;
   std::vector<ProtoValues> protos_;
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string_view, Value> libraryCache_;

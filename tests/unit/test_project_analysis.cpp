@@ -271,3 +271,37 @@ TEST_CASE("a class another module exports in a table links its constructor's obj
   }
   CHECK(found);
 }
+
+TEST_CASE("a library function another module's function returns is what its calls yield, and follows edits",
+          "[project]") {
+  const std::string caller =
+      "local lib = require(\"shapes\")\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  for w in lib.words(\"a bb\") do n = n + #w end\n"
+      "end\n"
+      "return n\n";
+  const std::string module =
+      "local M = {}\n"
+      "function M.words(s) return s:gmatch(\"%a+\") end\n"
+      "return M\n";
+  std::string listing = module;
+  listing.replace(listing.find("s:gmatch(\"%a+\")"), 15, "ipairs({s})");
+  Project p;
+  ProjectAnalysis project({p.main, p.shapes}, p.options());
+  project.setText(p.main, caller);
+  project.setText(p.shapes, module);
+  project.update();
+  auto fresh = p.lint(caller, module);
+  CHECK(rows(*project.result(p.main)) == fresh[0]);
+  auto has = [](const std::vector<Row>& rows, const std::string& id) {
+    return std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return std::get<2>(r) == id; });
+  };
+  CHECK(has(fresh[0], "STITCH:string.gmatch_aux"));
+  // words now returns ipairs' iterator, which the recorder compiles.
+  project.setText(p.shapes, listing);
+  project.update();
+  auto edited = p.lint(caller, listing);
+  CHECK(rows(*project.result(p.main)) == edited[0]);
+  CHECK_FALSE(has(edited[0], "STITCH:string.gmatch_aux"));
+}
