@@ -55,7 +55,7 @@ struct ProjectView {
   FileLinks* links = nullptr;              // this file's exports and calls out
   // ctypes with `__new` and registering functions that other files' module
   // tables export, by "module:member".
-  const ImportedCtypes* imports = nullptr;
+  const ModuleImports* imports = nullptr;
   std::atomic<std::size_t>* dumpBudget = nullptr;  // bytes of dumps that may still be kept
 };
 
@@ -363,8 +363,8 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
       std::size_t i = order[k];
       auto in = incoming.find(i);
       ProjectView view{in == incoming.end() ? nullptr : &in->second, &links[i], nullptr, project.dumpBudget};
-      if (project.ctypeImports)
-        if (auto c = project.ctypeImports->find(i); c != project.ctypeImports->end()) view.imports = &c->second;
+      if (project.moduleImports)
+        if (auto c = project.moduleImports->find(i); c != project.moduleImports->end()) view.imports = &c->second;
       const std::string& shown = project.shown[i];
       try {
         if (const std::string* unsaved = project.unsavedText(i)) {
@@ -445,8 +445,8 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
   // of other files' module tables are analyzed again knowing them (a first
   // pass must see every export).
   const ProjectIndex index(project.shown);
-  const std::map<std::size_t, ImportedCtypes> imports = index.ctypeImports(links);
-  project.ctypeImports = &imports;
+  const std::map<std::size_t, ModuleImports> imports = index.moduleImports(links);
+  project.moduleImports = &imports;
   if (!imports.empty()) {
     std::vector<std::size_t> importing;
     for (const auto& entry : imports) importing.push_back(entry.first);

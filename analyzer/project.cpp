@@ -106,8 +106,8 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
   return out;
 }
 
-std::map<std::size_t, ImportedCtypes> ProjectIndex::ctypeImports(const std::vector<FileLinks>& links) const {
-  std::map<std::size_t, ImportedCtypes> out;
+std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vector<FileLinks>& links) const {
+  std::map<std::size_t, ModuleImports> out;
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& call : links[from].calls) {
       std::optional<std::size_t> to = resolve(call.module, from);

@@ -39,13 +39,14 @@ struct FileLinks {
 
 // Heats other files give a file's exported functions, by member name.
 using IncomingHeat = std::map<std::string, flow::ExternalCaller>;
-// What a file takes from other files' module tables about ctypes, by
-// "module:member": ctypes with a `__new` metamethod it calls, and functions
-// that register ctypes by name it calls.
-struct ImportedCtypes {
+// What a file takes from other files' module tables, by "module:member":
+// ctypes with a `__new` metamethod it calls, functions that register ctypes
+// by name it calls, and the library functions the functions it calls return
+// (FileLinks::returnedBuiltins). A file that has some is analyzed again
+// knowing them.
+struct ModuleImports {
   std::map<std::string, flow::CtypeConstructor> constructors;
   std::map<std::string, flow::CtypeRegistrar> registrars;
-  // And the library functions the functions it calls return (FileLinks::returnedBuiltins).
   flow::ValueMap::ImportedReturns returnedBuiltins = {};
 };
 
@@ -60,9 +61,10 @@ class ProjectIndex {
   // For every file, the hottest call into each of its exported functions,
   // where that is hotter than the file's own analysis made the function.
   std::map<std::size_t, IncomingHeat> incoming(const std::vector<FileLinks>& links) const;
-  // For every file that calls one, the ctypes with `__new` and the
-  // registering functions it reaches through another file's module table.
-  std::map<std::size_t, ImportedCtypes> ctypeImports(const std::vector<FileLinks>& links) const;
+  // For every file that calls one, the ctypes with `__new`, the registering
+  // functions and the functions returning library functions it reaches
+  // through another file's module table.
+  std::map<std::size_t, ModuleImports> moduleImports(const std::vector<FileLinks>& links) const;
 
  private:
   std::vector<std::string> paths_;

@@ -44,7 +44,7 @@ bool sameMaps(const std::map<std::string, T>& a, const std::map<std::string, T>&
   return true;
 }
 
-bool sameImports(const ImportedCtypes& a, const ImportedCtypes& b) {
+bool sameImports(const ModuleImports& a, const ModuleImports& b) {
   return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar) &&
          a.returnedBuiltins == b.returnedBuiltins;
 }
@@ -74,8 +74,8 @@ struct ProjectAnalysis::State {
   std::vector<bool> dirty;
   std::vector<FileResult> first;
   std::vector<FileLinks> firstLinks;  // with the dump of a file with exports, for its second analysis
-  std::vector<ImportedCtypes> firstImports;  // other files' ctypes its first analysis knew
-  std::map<std::size_t, ImportedCtypes> imports;  // the latest, for every file that has some
+  std::vector<ModuleImports> firstImports;  // what of other files its first analysis knew
+  std::map<std::size_t, ModuleImports> imports;  // the latest, for every file that has some
   std::vector<std::optional<Seeded>> seeded;
   std::vector<bool> usesSeeded;  // the latest result is seeded's
 
@@ -123,12 +123,12 @@ struct ProjectAnalysis::State {
     // As analyzeFiles does: a file that calls other files' ctypes with
     // `__new` or functions registering ctypes is analyzed again knowing
     // them, whenever they change.
-    imports = index->ctypeImports(firstLinks);
-    project.ctypeImports = &imports;
+    imports = index->moduleImports(firstLinks);
+    project.moduleImports = &imports;
     std::vector<std::size_t> importing;
     for (std::size_t i = 0; i < files.size(); ++i) {
       auto it = imports.find(i);
-      const ImportedCtypes none;
+      const ModuleImports none;
       if (sameImports(it == imports.end() ? none : it->second, firstImports[i])) continue;
       firstImports[i] = it == imports.end() ? none : it->second;
       seeded[i].reset();

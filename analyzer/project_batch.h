@@ -25,9 +25,9 @@ struct ProjectFiles {
   // null: none is kept, a file analyzed again is compiled again.
   std::atomic<std::size_t>* dumpBudget = nullptr;
   // ctypes with `__new` and registering functions each file reaches
-  // through other files' module tables (ProjectIndex::ctypeImports); null:
+  // through other files' module tables (ProjectIndex::moduleImports); null:
   // none are known yet.
-  const std::map<std::size_t, ImportedCtypes>* ctypeImports = nullptr;
+  const std::map<std::size_t, ModuleImports>* moduleImports = nullptr;
   // What the last analysis of a file's unsaved text leaves for the next
   // (the language server's open buffers), by index: a file found here is
   // analyzed with it whenever it is compiled from that text. Read-only
