@@ -3,6 +3,7 @@
 // analyze again only the files an edit can change.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <string>
 #include <tuple>
@@ -54,6 +55,14 @@ struct Project {
     AnalyzeOptions o;
     o.root = dir.string();
     return o;
+  }
+  // A kept project analysis of these texts, as the language server holds one between edits.
+  std::unique_ptr<ProjectAnalysis> analysis(const std::string& mainText, const std::string& shapesText) const {
+    auto project = std::make_unique<ProjectAnalysis>(std::vector<std::string>{main, shapes}, options());
+    project->setText(main, mainText);
+    project->setText(shapes, shapesText);
+    project->update();
+    return project;
   }
   // What a fresh lint of these texts says of each file.
   std::vector<std::vector<Row>> lint(const std::string& mainText, const std::string& shapesText) const {
@@ -142,20 +151,17 @@ TEST_CASE("a ctype with __new from another module follows edits to that module",
   std::string withNumbers = withTable;
   withNumbers.replace(withNumbers.find("{x, y}"), 6, "x, y");
   Project p;
-  ProjectAnalysis project({p.main, p.shapes}, p.options());
-  project.setText(p.main, caller);
-  project.setText(p.shapes, withTable);
-  project.update();
+  auto project = p.analysis(caller, withTable);
   auto fresh = p.lint(caller, withTable);
   REQUIRE(fresh[0].size() == 1);
   CHECK(std::get<2>(fresh[0][0]) == "BADTYPE");
   CHECK(std::get<1>(fresh[0][0]) == 3);
-  CHECK(rows(*project.result(p.main)) == fresh[0]);
+  CHECK(rows(*project->result(p.main)) == fresh[0]);
   // The module's __new now initializes from numbers: the caller is clean.
-  project.setText(p.shapes, withNumbers);
-  CHECK(project.update() == std::vector<std::string>{p.main, p.shapes});
-  CHECK(project.result(p.main)->predictions.empty());
-  CHECK(rows(*project.result(p.main)) == p.lint(caller, withNumbers)[0]);
+  project->setText(p.shapes, withNumbers);
+  CHECK(project->update() == std::vector<std::string>{p.main, p.shapes});
+  CHECK(project->result(p.main)->predictions.empty());
+  CHECK(rows(*project->result(p.main)) == p.lint(caller, withNumbers)[0]);
 }
 
 TEST_CASE("a ctype registered by another module's helper follows edits to that helper", "[project]") {
@@ -178,20 +184,17 @@ TEST_CASE("a ctype registered by another module's helper follows edits to that h
   std::string renaming = registering;
   renaming.replace(renaming.find("types.t[name]"), 13, "types.t[name .. \"_\"]");
   Project p;
-  ProjectAnalysis project({p.main, p.shapes}, p.options());
-  project.setText(p.main, caller);
-  project.setText(p.shapes, registering);
-  project.update();
+  auto project = p.analysis(caller, registering);
   auto fresh = p.lint(caller, registering);
   REQUIRE(fresh[0].size() == 1);
   CHECK(std::get<2>(fresh[0][0]) == "BADTYPE");
   CHECK(std::get<1>(fresh[0][0]) == 8);
-  CHECK(rows(*project.result(p.main)) == fresh[0]);
+  CHECK(rows(*project->result(p.main)) == fresh[0]);
   // The helper now stores under another name: `t.point` is no ctype the analyzer knows.
-  project.setText(p.shapes, renaming);
-  project.update();
-  CHECK(project.result(p.main)->predictions.empty());
-  CHECK(rows(*project.result(p.main)) == p.lint(caller, renaming)[0]);
+  project->setText(p.shapes, renaming);
+  project->update();
+  CHECK(project->result(p.main)->predictions.empty());
+  CHECK(rows(*project->result(p.main)) == p.lint(caller, renaming)[0]);
 }
 
 TEST_CASE("a method of an object another module's function returns gets the calling loop's heat, and follows edits",
@@ -217,12 +220,9 @@ TEST_CASE("a method of an object another module's function returns gets the call
   std::string plain = module;
   plain.replace(plain.find("setmetatable({n = 0}, C)"), 24, "{n = 0}");
   Project p;
-  ProjectAnalysis project({p.main, p.shapes}, p.options());
-  project.setText(p.main, caller);
-  project.setText(p.shapes, module);
-  project.update();
+  auto project = p.analysis(caller, module);
   auto fresh = p.lint(caller, module);
-  CHECK(rows(*project.result(p.shapes)) == fresh[1]);
+  CHECK(rows(*project->result(p.shapes)) == fresh[1]);
   std::map<int, Row> fnew;
   for (const auto& r : fresh[1])
     if (std::get<2>(r) == "NYIBC:FNEW") fnew[std::get<1>(r)] = r;
@@ -237,10 +237,10 @@ TEST_CASE("a method of an object another module's function returns gets the call
   CHECK(std::get<3>(fnew[6]) == "warn");
   CHECK(std::get<5>(fnew[6]).find("not on every pass: the call at line 6 comes after the loop at line 5 in the same "
                                   "turn, where a root trace stops, in main.lua") != std::string::npos);
-  project.setText(p.shapes, plain);
-  project.update();
+  project->setText(p.shapes, plain);
+  project->update();
   auto unlinked = p.lint(caller, plain);
-  CHECK(rows(*project.result(p.shapes)) == unlinked[1]);
+  CHECK(rows(*project->result(p.shapes)) == unlinked[1]);
   for (const auto& r : unlinked[1]) CHECK(std::get<3>(r) != "blacklist");
 }
 
@@ -288,20 +288,17 @@ TEST_CASE("a library function another module's function returns is what its call
   std::string listing = module;
   listing.replace(listing.find("s:gmatch(\"%a+\")"), 15, "ipairs({s})");
   Project p;
-  ProjectAnalysis project({p.main, p.shapes}, p.options());
-  project.setText(p.main, caller);
-  project.setText(p.shapes, module);
-  project.update();
+  auto project = p.analysis(caller, module);
   auto fresh = p.lint(caller, module);
-  CHECK(rows(*project.result(p.main)) == fresh[0]);
+  CHECK(rows(*project->result(p.main)) == fresh[0]);
   auto has = [](const std::vector<Row>& rows, const std::string& id) {
     return std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return std::get<2>(r) == id; });
   };
   CHECK(has(fresh[0], "STITCH:string.gmatch_aux"));
   // words now returns ipairs' iterator, which the recorder compiles.
-  project.setText(p.shapes, listing);
-  project.update();
+  project->setText(p.shapes, listing);
+  project->update();
   auto edited = p.lint(caller, listing);
-  CHECK(rows(*project.result(p.main)) == edited[0]);
+  CHECK(rows(*project->result(p.main)) == edited[0]);
   CHECK_FALSE(has(edited[0], "STITCH:string.gmatch_aux"));
 }
