@@ -33,6 +33,7 @@
 #include "ljcheck/syntax_cache.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
+#include "rules/split_finding.h"
 
 namespace fs = std::filesystem;
 
@@ -108,11 +109,21 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       if (flow::Value fn = values.returned(proto); fn.is(flow::Value::Kind::LibFunction))
         project.links->returnedBuiltins.emplace(std::string(member), std::string(fn.name));
   }
-  rules::CollectingSink sink(path);
   rules::FunctionNames names(chunk.prototypes.size());
+  const flow::ImportedTailCalls* tailCalls =
+      project.imports && !project.imports->tailCalls.empty() ? &project.imports->tailCalls : nullptr;
+  auto viewOf = [&](std::size_t i) {
+    return rules::FunctionView{chunk,    i,     chunk.prototypes[i], calls.loopMap(i), values, calls, profile,
+                               ReasonCatalog::builtin(), constructors, &names, tailCalls};
+  };
+  if (project.links) {
+    project.links->tailCalls.clear();
+    for (const auto& [member, proto] : exports)
+      if (auto tail = rules::unrecordedTailCall(viewOf(proto))) project.links->tailCalls.emplace(member, *tail);
+  }
+  rules::CollectingSink sink(path);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
-    rules::FunctionView view{chunk, i, chunk.prototypes[i], calls.loopMap(i), values, calls, profile,
-                             ReasonCatalog::builtin(), constructors, &names};
+    rules::FunctionView view = viewOf(i);
     for (const auto& rule : rules::allRules()) rule->check(view, sink);
   }
   auto found = sink.take(minConfidence);

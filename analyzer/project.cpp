@@ -125,6 +125,11 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
       if (auto returned = links[*to].returnedBuiltins.find(name.substr(colon + 1));
           returned != links[*to].returnedBuiltins.end())
         out[from].returnedBuiltins.emplace(name, returned->second);
+      if (auto tail = links[*to].tailCalls.find(name.substr(colon + 1)); tail != links[*to].tailCalls.end()) {
+        flow::TailCalledBuiltin t = tail->second;
+        t.definedIn = paths_[*to];
+        out[from].tailCalls.emplace(name, std::move(t));
+      }
       auto exported = links[*to].registrars.find(name.substr(colon + 1));
       if (exported == links[*to].registrars.end()) continue;
       flow::CtypeRegistrar r = exported->second;

@@ -15,6 +15,7 @@
 #include "flow/call_graph.h"
 #include "flow/ctype_registrars.h"
 #include "flow/metatypes.h"
+#include "flow/tail_calls.h"
 
 namespace ljcheck {
 
@@ -35,6 +36,8 @@ struct FileLinks {
   // Exported functions that return a library function, by member: "lines"
   // -> "string.gmatch_aux" for `function M.lines(s) return s:gmatch(...) end`.
   std::map<std::string, std::string> returnedBuiltins = {};
+  // Exported functions that tail-call an unrecorded library function, by member.
+  std::map<std::string, flow::TailCalledBuiltin> tailCalls = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -42,12 +45,13 @@ using IncomingHeat = std::map<std::string, flow::ExternalCaller>;
 // What a file takes from other files' module tables, by "module:member":
 // ctypes with a `__new` metamethod it calls, functions that register ctypes
 // by name it calls, and the library functions the functions it calls return
-// (FileLinks::returnedBuiltins). A file that has some is analyzed again
-// knowing them.
+// (FileLinks::returnedBuiltins) or tail-call unrecorded (FileLinks::tailCalls).
+// A file that has some is analyzed again knowing them.
 struct ModuleImports {
   std::map<std::string, flow::CtypeConstructor> constructors;
   std::map<std::string, flow::CtypeRegistrar> registrars;
   flow::ValueMap::ImportedReturns returnedBuiltins = {};
+  flow::ImportedTailCalls tailCalls = {};
 };
 
 class ProjectIndex {

@@ -36,8 +36,8 @@ bool sameRegistrar(const flow::CtypeRegistrar& a, const flow::CtypeRegistrar& b)
          a.definedIn == b.definedIn;
 }
 
-template <typename T, typename Same>
-bool sameMaps(const std::map<std::string, T>& a, const std::map<std::string, T>& b, Same same) {
+template <typename Map, typename Same>
+bool sameMaps(const Map& a, const Map& b, Same same) {
   if (a.size() != b.size()) return false;
   for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
     if (i->first != j->first || !same(i->second, j->second)) return false;
@@ -46,13 +46,14 @@ bool sameMaps(const std::map<std::string, T>& a, const std::map<std::string, T>&
 
 bool sameImports(const ModuleImports& a, const ModuleImports& b) {
   return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar) &&
-         a.returnedBuiltins == b.returnedBuiltins;
+         a.returnedBuiltins == b.returnedBuiltins &&
+         sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall);
 }
 
 // What the rounds read of a file's links: its exports and calls, no dump.
 FileLinks withoutDump(const FileLinks& links) {
   return FileLinks{links.exports,     links.calls, links.constructors, links.registrars,
-                   links.memberCalls, {},          links.returnedBuiltins};
+                   links.memberCalls, {},          links.returnedBuiltins, links.tailCalls};
 }
 
 }  // namespace

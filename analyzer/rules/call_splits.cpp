@@ -12,6 +12,7 @@
 // (c_metamethods.cpp).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "flow/instruction_effects.h"
@@ -89,6 +90,27 @@ bool afterTraceEndingCall(const FunctionView& fn, int pc) {
   const auto& inner = fn.proto.at(pc - 1);
   if ((inner.op != bytecode::Op::CALL && inner.op != bytecode::Op::CALLM) || inner.b != 0) return false;
   return !unrecordedName(fn, resolveCallee(fn, pc - 1).value).empty();
+}
+
+// A call of another file's module function that tail-calls an unrecorded
+// library function: for splits, a call of that library function here.
+const flow::TailCalledBuiltin* importedTailCall(const FunctionView& fn, const Value& v) {
+  if (!fn.tailCalls || !v.is(Value::Kind::ModuleMember)) return nullptr;
+  auto it = fn.tailCalls->find(v.name);
+  return it == fn.tailCalls->end() ? nullptr : &it->second;
+}
+
+// "lib:words" as the code spells it, "lib.words"; "lib:open():read" as "lib.open():read".
+std::string memberAsWritten(std::string_view name) {
+  std::string s(name);
+  if (std::size_t colon = s.find(':'); colon != std::string::npos) s[colon] = '.';
+  return s;
+}
+
+// "tail-calls string.gmatch at line 17 of lib.lua, a fast function without a recorder …"
+std::string tailCallsWhy(const flow::TailCalledBuiltin& via, const std::string& subject) {
+  return "tail-calls " + via.builtin + " at line " + std::to_string(via.line) + " of " + via.definedIn + ", " +
+         unrecordedWhy(subject);
 }
 
 // Raising an error leaves the loop (and usually the program): the split
@@ -195,6 +217,13 @@ class CallSplitRule final : public Rule {
       const auto& ins = fn.proto.at(pc);
       if (!flow::isCallOrIterator(ins.op)) continue;
       Callee callee = resolveCallee(fn, pc);
+      const flow::TailCalledBuiltin* via = importedTailCall(fn, callee.value);
+      std::string_view member = callee.value.name;
+      if (via) {
+        callee.value = Value::of(Value::Kind::LibFunction, via->builtin);
+        callee.inferredReceiver = via->receiverInferred;
+        callee.patternReceiver = false;
+      }
       std::string subject = unrecordedName(fn, callee.value);
       if (subject.empty()) continue;  // unresolved, recorded or a Lua function
       if (afterTraceEndingCall(fn, pc)) continue;
@@ -210,14 +239,20 @@ class CallSplitRule final : public Rule {
           bool ends = neverStitches || site.protectedCall || nextFeedsVariableCount(caller, site.pc);
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends,
                                    whyEnds(neverStitches, false));
-          f.reasoning = functionName(fn, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
-                        unrecordedWhy(subject) + "; the tail call leaves no frame, so the split lands at this call; " +
-                        whyHot(fn.of(site.proto), site.pc);
+          f.reasoning = via ? functionName(fn, fn.index) + " tail-calls " + memberAsWritten(member) + ", which " +
+                                  tailCallsWhy(*via, subject) +
+                                  "; neither tail call leaves a frame, so the split lands at this call; " +
+                                  whyHot(fn.of(site.proto), site.pc)
+                            : functionName(fn, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
+                                  unrecordedWhy(subject) +
+                                  "; the tail call leaves no frame, so the split lands at this call; " +
+                                  whyHot(fn.of(site.proto), site.pc);
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
           addCModuleEvidence(fn, callee.value, f);
           sink.report(fn, std::move(f));
         }
+        if (via) continue;  // the rest is about this function's own tail call
         if (!neverStitches) reportOwnTraceReturn(fn, subject, callee, sink);
         reportCallbackReturn(fn, subject, callee, sink);
         continue;
@@ -227,9 +262,16 @@ class CallSplitRule final : public Rule {
       Finding f = splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends,
                                whyEnds(neverStitches, callee.protectedCall));
       f.endsTrace = ends;
-      f.reasoning = "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
-                    "; " + whyHot(fn, pc);
-      if (callee.patternReceiver) {
+      f.reasoning = via ? memberAsWritten(member) + " " + tailCallsWhy(*via, subject) + "; the tail call leaves no frame of " +
+                              memberAsWritten(member) + ", so the split lands at this call; " + whyHot(fn, pc)
+                        : "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
+                              "; " + whyHot(fn, pc);
+      if (via) {
+        if (via->receiverInferred) {
+          f.confidence = Confidence::Likely;
+          f.reasoning += "; in " + via->definedIn + " the receiver is taken for a string by what its method gets";
+        }
+      } else if (callee.patternReceiver) {
         f.reasoning += "; the receiver is taken for a string because its method gets a Lua pattern";
       } else if (callee.inferredReceiver) {
         f.confidence = Confidence::Likely;
@@ -249,6 +291,20 @@ class CallSplitRule final : public Rule {
 };
 
 }  // namespace
+
+std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn) {
+  for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+    const auto& ins = fn.proto.at(pc);
+    if (!flow::isTailCall(ins.op)) continue;
+    Callee callee = resolveCallee(fn, pc);
+    if (callee.protectedCall || !callee.value.is(Value::Kind::LibFunction)) continue;
+    if (unrecordedName(fn, callee.value).empty()) continue;
+    if (afterTraceEndingCall(fn, pc) || closureArgumentAbortsFirst(fn, pc)) continue;
+    return flow::TailCalledBuiltin{std::string(callee.value.name), callee.inferredReceiver && !callee.patternReceiver,
+                                   ins.line};
+  }
+  return std::nullopt;
+}
 
 std::unique_ptr<Rule> makeCallSplitRule() { return std::make_unique<CallSplitRule>(); }
 

@@ -11,6 +11,7 @@
 #include "flow/call_graph.h"
 #include "flow/loops.h"
 #include "flow/metatypes.h"
+#include "flow/tail_calls.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 #include "ljcheck/prediction.h"
@@ -35,11 +36,14 @@ struct FunctionView {
   // functionName() of each prototype, kept for the analysis; null: worked
   // out at each call.
   FunctionNames* names = nullptr;
+  // Other files' module functions that tail-call an unrecorded library
+  // function, by "module:member"; null: none.
+  const flow::ImportedTailCalls* tailCalls = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
   // The same analysis, seen from another prototype of the chunk.
   FunctionView of(std::size_t other) const {
     return {chunk, other, chunk.prototypes[other], calls.loopMap(other), values, calls, profile, catalog,
-            constructors, names};
+            constructors, names,    tailCalls};
   }
 };
 

@@ -2,6 +2,7 @@
 // call (through pcall), and the STITCH-or-RETURN decision for one call site.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "rules/rule.h"
@@ -39,6 +40,10 @@ std::string whyEnds(bool neverStitches, bool protectedCall);
 
 // RETURN:C at operators on objects of C modules (c_metamethods.cpp).
 void checkCMetamethods(const FunctionView& fn, PredictionSink& sink);
+
+// The unrecorded library function this function tail-calls (the first, when
+// several), for other files' calls of it (flow/tail_calls.h; call_splits.cpp).
+std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn);
 
 Finding splitFinding(int pc, std::size_t proto, const std::string& subject, const std::string& callee,
                      bool ends, const std::string& why);

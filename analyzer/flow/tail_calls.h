@@ -1,0 +1,28 @@
+// A module function that tail-calls a library function the recorder does not
+// compile (`function M.words(s) return s:gmatch("%a+") end`): the tail call
+// leaves no frame of the module function behind, so the VM reports the split
+// at the line that called it, in the calling file. What one file exports of
+// these, and another imports, by "module:member".
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace ljcheck::flow {
+
+struct TailCalledBuiltin {
+  std::string builtin;            // the fast function's name: "string.gmatch"
+  bool receiverInferred = false;  // `return s:gmatch(p)`: s taken for a string by what the method gets
+  int line = 0;                   // the tail call's line in the defining file
+  std::string definedIn = {};     // that file, as reports show it (set where it is imported)
+};
+
+inline bool sameTailCall(const TailCalledBuiltin& a, const TailCalledBuiltin& b) {
+  return a.builtin == b.builtin && a.receiverInferred == b.receiverInferred && a.line == b.line &&
+         a.definedIn == b.definedIn;
+}
+
+using ImportedTailCalls = std::map<std::string, TailCalledBuiltin, std::less<>>;
+
+}  // namespace ljcheck::flow
