@@ -93,7 +93,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
                                                               : std::map<std::string, flow::CtypeRegistrar>{}))
     constructors.own.push_back(std::move(c));
   flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10), external,
-                        &constructors.own);
+                        &constructors.own, project.imports ? &project.imports->loopingMembers : nullptr);
   if (project.links) {
     project.links->exports.clear();
     for (const auto& [member, proto] : exports) project.links->exports[std::string(member)] = calls.heat(proto);
@@ -118,8 +118,15 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   };
   if (project.links) {
     project.links->tailCalls.clear();
+    project.links->loopingExports.clear();
     for (const auto& [member, proto] : exports)
       if (auto tail = rules::unrecordedTailCall(viewOf(proto))) project.links->tailCalls.emplace(member, *tail);
+    // Ending masking is the cautious side: a function the module table may
+    // have replaced later (computed keys) still counts.
+    for (const auto& [member, proto] : values.exportedFunctions(true))
+      if (calls.runsLoop(proto)) project.links->loopingExports.emplace(member);
+    for (const auto& [member, proto] : indirect)
+      if (calls.runsLoop(proto)) project.links->loopingExports.emplace(member);
   }
   rules::CollectingSink sink(path);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
@@ -127,6 +134,9 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     for (const auto& rule : rules::allRules()) rule->check(view, sink);
   }
   auto found = sink.take(minConfidence);
+  // Kept from the analysis that knew no looping members (members_behind_aborts.h).
+  if (project.links && (!project.imports || project.imports->loopingMembers.empty()))
+    project.links->membersBehindAborts = sink.membersBehindAborts();
   // Sorted by line, then reasonId, keeping the rules' order among equals.
   // The order is found on indices: moving a Prediction (a dozen strings)
   // at every step of the sort cost more than the sort itself.
@@ -274,8 +284,10 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
       else
         reuse->state().splicer.forget();
     }
-    if (project.links && !project.links->exports.empty() && reserveDump(project.dumpBudget, dump.size()))
-      project.links->dump = std::move(dump);
+    // Kept for a second analysis: of a file with exports (other files' heat),
+    // or one that calls other files' functions (what it imports from them).
+    bool mayRunAgain = project.links && (!project.links->exports.empty() || !project.links->memberCalls.empty());
+    if (mayRunAgain && reserveDump(project.dumpBudget, dump.size())) project.links->dump = std::move(dump);
     if (!isDump) applySource(source, result, reuse ? &reuse->state().syntax : nullptr);
   } catch (const bytecode::DumpError& e) {
     if (reuse) reuse->state().splicer.forget();

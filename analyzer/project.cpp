@@ -109,6 +109,12 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
 std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, ModuleImports> out;
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
+    for (const auto& name : links[from].membersBehindAborts) {
+      std::size_t colon = name.find(':');
+      std::optional<std::size_t> to = resolve(std::string_view(name).substr(0, colon), from);
+      if (to && *to != from && *to < links.size() && links[*to].loopingExports.count(name.substr(colon + 1)))
+        out[from].loopingMembers.insert(name);
+    }
     for (const auto& call : links[from].calls) {
       std::optional<std::size_t> to = resolve(call.module, from);
       if (!to || *to == from || *to >= links.size()) continue;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -38,6 +39,12 @@ struct FileLinks {
   std::map<std::string, std::string> returnedBuiltins = {};
   // Exported functions that tail-call an unrecorded library function, by member.
   std::map<std::string, flow::TailCalledBuiltin> tailCalls = {};
+  // Exported functions that run a loop (CallGraph::runsLoop), by member.
+  std::set<std::string> loopingExports = {};
+  // The "module:member"s it calls between a masked site and the abort that
+  // masks it (rules/members_behind_aborts.h): those that run a loop end the
+  // masking.
+  std::set<std::string> membersBehindAborts = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -45,13 +52,15 @@ using IncomingHeat = std::map<std::string, flow::ExternalCaller>;
 // What a file takes from other files' module tables, by "module:member":
 // ctypes with a `__new` metamethod it calls, functions that register ctypes
 // by name it calls, and the library functions the functions it calls return
-// (FileLinks::returnedBuiltins) or tail-call unrecorded (FileLinks::tailCalls).
-// A file that has some is analyzed again knowing them.
+// (FileLinks::returnedBuiltins) or tail-call unrecorded (FileLinks::tailCalls),
+// and which of them run a loop (FileLinks::loopingExports: a call of one ends
+// masking, rules/masking.h). A file that has some is analyzed again knowing them.
 struct ModuleImports {
   std::map<std::string, flow::CtypeConstructor> constructors;
   std::map<std::string, flow::CtypeRegistrar> registrars;
   flow::ValueMap::ImportedReturns returnedBuiltins = {};
   flow::ImportedTailCalls tailCalls = {};
+  flow::LoopingMembers loopingMembers = {};
 };
 
 class ProjectIndex {

@@ -47,13 +47,14 @@ bool sameMaps(const Map& a, const Map& b, Same same) {
 bool sameImports(const ModuleImports& a, const ModuleImports& b) {
   return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar) &&
          a.returnedBuiltins == b.returnedBuiltins &&
-         sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall);
+         sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall) && a.loopingMembers == b.loopingMembers;
 }
 
 // What the rounds read of a file's links: its exports and calls, no dump.
 FileLinks withoutDump(const FileLinks& links) {
   return FileLinks{links.exports,     links.calls, links.constructors, links.registrars,
-                   links.memberCalls, {},          links.returnedBuiltins, links.tailCalls};
+                   links.memberCalls, {},          links.returnedBuiltins, links.tailCalls,
+                   links.loopingExports,    links.membersBehindAborts};
 }
 
 }  // namespace

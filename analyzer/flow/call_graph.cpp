@@ -190,7 +190,7 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Prototype& proto) {
 
 CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
                      const std::map<std::size_t, ExternalCaller>& external,
-                     const std::vector<CtypeConstructor>* constructors)
+                     const std::vector<CtypeConstructor>* constructors, const LoopingMembers* loopingMembers)
     : heat_(chunk.prototypes.size(), Heat::Cold),
       callers_(chunk.prototypes.size()),
       callbacks_(chunk.prototypes.size()),
@@ -202,7 +202,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       reentered_(chunk.prototypes.size(), false),
       entries_(chunk.prototypes.size(), 1),
       steadyEntries_(chunk.prototypes.size(), 1),
-      entryShortfall_(chunk.prototypes.size()) {
+      entryShortfall_(chunk.prototypes.size()),
+      loopingMembers_(loopingMembers) {
   std::vector<bool> escapes = values.escapingFunctions();
   std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
   loopMaps_.reserve(chunk.prototypes.size());
@@ -280,6 +281,12 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     if (loops_[p].empty()) continue;
     runsLoop_[p] = true;
     work.push_back(p);
+  }
+  for (const auto& [q, pc] : moduleSites) {  // a call into another file's function that loops
+    const auto& ins = chunk.prototypes[q].at(pc);
+    if (runsLoop_[q] || isTailCall(ins.op) || !memberRunsLoop(values.at(q, pc, calleeSlot(ins)).name)) continue;
+    runsLoop_[q] = true;
+    work.push_back(q);
   }
   while (!work.empty()) {
     std::size_t p = work.back();

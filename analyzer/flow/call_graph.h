@@ -5,8 +5,11 @@
 // only possibly hot, when it escapes.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flow/every_pass.h"
@@ -120,6 +123,9 @@ struct ExternalCaller {
   std::string shortfall = {};  // why steadyRuns < runs, naming the calling file (ModuleCall::shortfall)
 };
 
+// Other files' module functions that run a loop, by "a.b:f" (CallGraph::runsLoop there).
+using LoopingMembers = std::set<std::string, std::less<>>;
+
 // A lazy initialization: `if t[k] == nil then t[k] = ... end`, `if not x
 // then x = ... end`. Its body runs once per key, not once per iteration:
 // hot code only takes the exit around it.
@@ -136,9 +142,12 @@ class CallGraph {
   // `external`: heats other files give this file's functions, by prototype.
   // `constructors`: this file's ctypes with a `__new` metamethod; a call of
   // one calls its `__new` (null: none known).
+  // `loopingMembers`: other files' module functions ("a.b:f") that run a
+  // loop (runsLoop in their own file; null: none known).
   CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
             const std::map<std::size_t, ExternalCaller>& external = {},
-            const std::vector<CtypeConstructor>* constructors = nullptr);
+            const std::vector<CtypeConstructor>* constructors = nullptr,
+            const LoopingMembers* loopingMembers = nullptr);
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
   // Where a prototype is called from, in the order found.
   const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }
@@ -194,8 +203,13 @@ class CallGraph {
   bool inLoop(std::size_t proto, int pc) const;
   bool hasLoop(std::size_t proto) const { return !loops_.at(proto).empty(); }
   // It has a loop, or calls (not through pcall) a function of this file
-  // that runs one: a trace that starts in that loop can return into it.
+  // that runs one, or another file's module function that does: a trace
+  // that starts in that loop can return into it.
   bool runsLoop(std::size_t proto) const { return runsLoop_.at(proto); }
+  // Another file's module function ("a.b:f", "a.b:f():m") that runs a loop.
+  bool memberRunsLoop(std::string_view member) const {
+    return loopingMembers_ && loopingMembers_->count(member) > 0;
+  }
   // The loop structure of a prototype, found once per chunk for every
   // stage that asks (rules, masking): building it per question cost more
   // than the questions.
@@ -230,6 +244,7 @@ class CallGraph {
   std::vector<long> steadyEntries_;
   std::vector<std::string> entryShortfall_;  // per proto: entryShortfall
   std::vector<bool> runsLoop_;               // per proto: runsLoop
+  const LoopingMembers* loopingMembers_ = nullptr;
   std::vector<std::vector<Branch>> branches_;  // per proto (every_pass.h)
   bool settled_ = false;
   std::vector<std::size_t> component_;

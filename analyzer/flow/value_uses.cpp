@@ -40,13 +40,13 @@ void ValueMap::addFields(const TableUses& uses) {
   addClassFacts(uses);
 }
 
-std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunctions() const {
+std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunctions(bool evenWithComputedKeys) const {
   std::vector<std::pair<std::string_view, std::size_t>> out;
   if (protos_.empty()) return out;
   Value module = returned(protos_.size() - 1);  // the main function is the last prototype
   if (!module.is(Kind::Table) || module.pc == 0) return out;
   TableOrigin origin{module.proto, module.pc};
-  if (dynamicKeys_.count(origin)) return out;
+  if (dynamicKeys_.count(origin) && !evenWithComputedKeys) return out;
   for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
     if (it->first.first != origin) break;
     if (it->second.is(Kind::LuaFunction)) out.emplace_back(it->first.second, it->second.proto);

@@ -222,7 +222,11 @@ class ValueMap {
   // The functions the main chunk returns in its module table (`return M`
   // with `M.f = function ...` or `function M.f()`), by field name: what
   // other files reach with require(...).f.
-  std::vector<std::pair<std::string_view, std::size_t>> exportedFunctions() const;
+  // None when the table also gets stores under computed keys
+  // (`M[alias] = M[name]`), which may replace any of them; with
+  // `evenWithComputedKeys`, the functions stored under a constant name all
+  // the same (what the file defines, whatever may replace it later).
+  std::vector<std::pair<std::string_view, std::size_t>> exportedFunctions(bool evenWithComputedKeys = false) const;
   // What other files reach through those functions and tables, by name:
   //   "T.f"         a function of a table the module table holds
   //                 (return {T = T}; require(...).T.f);

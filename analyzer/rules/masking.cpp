@@ -84,6 +84,9 @@ bool callRunsLoop(const bytecode::Chunk& chunk, std::size_t proto, const flow::V
   if (callee.is(flow::Value::Kind::Method)) callee = values.resolveMethod(callee);
   if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size())
     return calls.runsLoop(callee.proto);
+  if ((callee.is(flow::Value::Kind::ModuleMember) || callee.is(flow::Value::Kind::ModuleResult)) &&
+      calls.memberRunsLoop(callee.name))
+    return true;
   if (!resolvesToLuaCode(callee) || !flow::isCall(call.op)) return false;
   for (int k = 0; k < flow::fixedArgs(call); ++k)
     if (values.at(proto, pc, flow::argumentSlot(chunk, call, k)).is(flow::Value::Kind::LuaFunction)) return true;

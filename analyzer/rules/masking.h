@@ -28,7 +28,8 @@ int closingReturnLine(const bytecode::Prototype& callee);
 
 // The call (or ITERC) at pc can run a loop that returns into this function:
 // a Lua function of this file that runs a loop (its own, or one of a function
-// it calls: CallGraph::runsLoop), or a callee the file
+// it calls: CallGraph::runsLoop), another file's module function that runs
+// one (CallGraph::memberRunsLoop), or a callee the file
 // does not resolve that gets a function as an argument (a higher-order call
 // such as list:each(fn) loops over its callback). Tail calls return to the
 // caller's caller and never do.

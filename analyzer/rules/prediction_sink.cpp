@@ -209,6 +209,7 @@ void CollectingSink::markMasked() {
   for (const auto& m : pending_)
     if (m.certainAbort) maskers[m.proto].push_back(&m);
   if (maskers.empty()) return;
+  if (!behindAborts_) behindAborts_.emplace(*chunk_, *values_);
   for (auto& [proto, list] : maskers)
     std::sort(list.begin(), list.end(), [](const Pending* a, const Pending* b) { return a->tracePc < b->tracePc; });
   std::map<std::size_t, Masking> masking;
@@ -228,6 +229,7 @@ void CollectingSink::markMasked() {
     }
     int pc = it->second.firstMasker(site.tracePc);
     if (pc == 0) continue;
+    behindAborts_->note(site.proto, pc, site.tracePc);
     const Pending* m = *std::lower_bound(list.begin(), list.end(), pc,
                                          [](const Pending* p, int at) { return p->tracePc < at; });
     site.prediction.maskedBy = MaskingSite{m->prediction.path, m->prediction.line, m->prediction.reasonId};

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "rules/members_behind_aborts.h"
 #include "rules/rule.h"
 
 namespace ljcheck::rules {
@@ -22,6 +24,11 @@ class CollectingSink final : public PredictionSink {
   // The predictions at or above `minConfidence`, one per (line, reasonId),
   // masked ones with maskedBy set.
   std::vector<Prediction> take(Confidence minConfidence);
+  // After take(): the other modules' functions called between a masked site
+  // and the abort that masks it (members_behind_aborts.h).
+  std::set<std::string> membersBehindAborts() const {
+    return behindAborts_ ? behindAborts_->members() : std::set<std::string>{};
+  }
 
  private:
   struct Pending {
@@ -46,6 +53,7 @@ class CollectingSink final : public PredictionSink {
   const flow::CallGraph* calls_ = nullptr;
   bool uclosAbort_ = false;  // the profile's recorder refuses UCLO
   std::vector<Pending> pending_;
+  std::optional<MembersBehindAborts> behindAborts_;
 };
 
 // "name" for a named function, "<main>" for the chunk, "<anonymous:LINE>".

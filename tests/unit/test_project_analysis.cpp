@@ -311,3 +311,45 @@ TEST_CASE("a library function another module's function returns or tail-calls sp
   CHECK_FALSE(has(edited[0], "STITCH:string.gmatch_aux"));
   CHECK_FALSE(has(edited[0], "STITCH:string.gmatch"));
 }
+
+TEST_CASE("a call into another module's function that runs a loop ends masking, and follows edits", "[project]") {
+  const std::string caller =
+      "local lib = require(\"shapes\")\n"
+      "local function step(t)\n"
+      "  local f = function() return 1 end\n"
+      "  local s = lib.sum(t)\n"
+      "  local g = function() return s end\n"
+      "  return f() + g()\n"
+      "end\n"
+      "local n = 0\n"
+      "for _ = 1, 3000 do n = n + step({1, 2, 3}) end\n"
+      "return n\n";
+  const std::string looping =
+      "local M = {}\n"
+      "function M.sum(t) local s = 0 for i = 1, #t do s = s + t[i] end return s end\n"
+      "return M\n";
+  const std::string plain =
+      "local M = {}\n"
+      "function M.sum(t) return t[1] + t[2] + t[3] end\n"
+      "return M\n";
+  auto closureAt5 = [](const std::vector<Row>& rows) {
+    for (const auto& r : rows)
+      if (std::get<1>(r) == 5 && std::get<2>(r) == "NYIBC:FNEW") return std::get<6>(r);  // its masking site
+    return std::string("none");
+  };
+  Project p;
+  auto project = p.analysis(caller, looping);
+  auto fresh = p.lint(caller, looping);
+  CHECK(rows(*project->result(p.main)) == fresh[0]);
+  CHECK(closureAt5(fresh[0]).empty());  // predicted, not masked
+  // sum no longer loops: the closure at line 3 aborts every trace before line 5.
+  project->setText(p.shapes, plain);
+  project->update();
+  auto edited = p.lint(caller, plain);
+  CHECK(rows(*project->result(p.main)) == edited[0]);
+  CHECK(closureAt5(edited[0]).find("main.lua:3") != std::string::npos);
+  // And back.
+  project->setText(p.shapes, looping);
+  project->update();
+  CHECK(rows(*project->result(p.main)) == fresh[0]);
+}
