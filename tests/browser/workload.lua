@@ -17,7 +17,7 @@ end
 for _ = 1, 40 do
   ljcheck.zone("frame")
   ljcheck.zone("render")
-  render(20000)
+  render(60000)
   ljcheck.zone()
   ljcheck.zone("text")
   clean("banana")
