@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "flow/module_member.h"
+
 namespace ljcheck {
 namespace {
 
@@ -42,12 +44,12 @@ std::size_t sharedFolders(std::string_view a, std::string_view b) {
 }
 
 std::string describeCall(const flow::ModuleCall& call, const std::string& caller) {
-  std::string site = call.member + " is called";
-  if (std::size_t object = call.member.find("():"); object != std::string::npos)
-    site = call.member.substr(object + 3) + ", a method of the object " + call.module + "." +
-           call.member.substr(0, object) + "() returns, is called";
-  else if (call.member.size() > 2 && call.member.compare(call.member.size() - 2, 2, "()") == 0)
-    site = "the function " + call.module + "." + call.member + " returns is called";
+  // A member of the module table by its own name ("step is called"), as
+  // the file it is said of defines it.
+  flow::ModuleMemberName name{call.module, call.member};
+  std::string site = name.isMethodOfResult() ? name.described() + ", is called"
+                     : name.namesResult()     ? name.described() + " is called"
+                                              : call.member + " is called";
   if (!call.loopLine)
     return site + " at line " + std::to_string(call.line) + " of " + caller + ", in code that runs hot";
   site += " from the loop at line " + std::to_string(call.loopLine) + " of " + caller;
@@ -110,9 +112,9 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
   std::map<std::size_t, ModuleImports> out;
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& name : links[from].membersBehindAborts) {
-      std::size_t colon = name.find(':');
-      std::optional<std::size_t> to = resolve(std::string_view(name).substr(0, colon), from);
-      if (to && *to != from && *to < links.size() && links[*to].loopingExports.count(name.substr(colon + 1)))
+      auto [module, member] = flow::ModuleMemberName::parse(name);
+      std::optional<std::size_t> to = resolve(module, from);
+      if (to && *to != from && *to < links.size() && links[*to].loopingExports.count(std::string(member)))
         out[from].loopingMembers.insert(name);
     }
     for (const auto& call : links[from].calls) {
@@ -125,18 +127,18 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
       out[from].constructors.emplace(call.module + ":" + call.member, std::move(c));
     }
     for (const auto& name : links[from].memberCalls) {
-      std::size_t colon = name.find(':');
-      std::optional<std::size_t> to = resolve(std::string_view(name).substr(0, colon), from);
+      auto [module, memberView] = flow::ModuleMemberName::parse(name);
+      std::optional<std::size_t> to = resolve(module, from);
       if (!to || *to == from || *to >= links.size()) continue;
-      if (auto returned = links[*to].returnedBuiltins.find(name.substr(colon + 1));
-          returned != links[*to].returnedBuiltins.end())
+      const std::string member(memberView);
+      if (auto returned = links[*to].returnedBuiltins.find(member); returned != links[*to].returnedBuiltins.end())
         out[from].returnedBuiltins.emplace(name, returned->second);
-      if (auto tail = links[*to].tailCalls.find(name.substr(colon + 1)); tail != links[*to].tailCalls.end()) {
+      if (auto tail = links[*to].tailCalls.find(member); tail != links[*to].tailCalls.end()) {
         flow::TailCalledBuiltin t = tail->second;
         t.definedIn = paths_[*to];
         out[from].tailCalls.emplace(name, std::move(t));
       }
-      auto exported = links[*to].registrars.find(name.substr(colon + 1));
+      auto exported = links[*to].registrars.find(member);
       if (exported == links[*to].registrars.end()) continue;
       flow::CtypeRegistrar r = exported->second;
       r.definedIn = paths_[*to];

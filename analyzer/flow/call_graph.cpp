@@ -8,6 +8,7 @@
 #include "flow/ctype_registrars.h"
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
+#include "flow/module_member.h"
 #include "flow/while_trips.h"
 
 namespace ljcheck::flow {
@@ -329,8 +330,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   settled_ = true;
   for (const auto& [q, pc] : moduleSites) {  // calledMembers_ is sorted and made unique below
     std::string_view name = values.at(q, pc, calleeSlot(chunk.prototypes[q].at(pc))).name;
-    auto colon = name.find(':');  // module names have no colon; "a.b:f():m" calls member "f():m"
-    if (colon == std::string_view::npos) continue;
+    ModuleMemberName called = ModuleMemberName::parse(name);
+    if (!called.valid()) continue;
     if (calledMembers_.empty() || calledMembers_.back() != name) calledMembers_.emplace_back(name);
     // A call a side trace records once does not make its callee hot.
     HeatEvidence e = evidence(q, pc, false);
@@ -338,7 +339,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     CountStop stop;
     long steady = steadyRunsAt(q, pc, &stop);
     int line = chunk.prototypes[q].at(pc).line;
-    moduleCalls_.push_back({std::string(name.substr(0, colon)), std::string(name.substr(colon + 1)), e.heat, line,
+    moduleCalls_.push_back({std::string(called.module), std::string(called.member), e.heat, line,
                             e.loop ? e.loop->line : 0, e.iterations, e.unknownTrips, steady,
                             stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : entryShortfall_[q]});
   }

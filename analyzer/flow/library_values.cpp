@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "flow/instruction_effects.h"
+#include "flow/module_member.h"
 #include "flow/values.h"
 
 namespace ljcheck::flow {
@@ -118,7 +119,8 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
     case Kind::ModuleMember:
       // A field of a table the module exports (require("som").Vector.new):
       // one level, as its file exports it (ValueMap::indirectExports).
-      if (base.reassignable || base.name.find_first_of("(.", base.name.find(':')) != std::string_view::npos) return {};
+      if (base.reassignable || ModuleMemberName::parse(base.name).member.find_first_of("(.") != std::string_view::npos)
+        return {};
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + "." + key));
     case Kind::ModuleResult:
       // obj:m() on what M.f() returned: a method its module may export, or

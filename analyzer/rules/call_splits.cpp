@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "flow/instruction_effects.h"
+#include "flow/module_member.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -101,11 +102,7 @@ const flow::TailCalledBuiltin* importedTailCall(const FunctionView& fn, const Va
 }
 
 // "lib:words" as the code spells it, "lib.words"; "lib:open():read" as "lib.open():read".
-std::string memberAsWritten(std::string_view name) {
-  std::string s(name);
-  if (std::size_t colon = s.find(':'); colon != std::string::npos) s[colon] = '.';
-  return s;
-}
+std::string memberAsWritten(std::string_view name) { return flow::ModuleMemberName::parse(name).asWritten(); }
 
 // "tail-calls string.gmatch at line 17 of lib.lua, a fast function without a recorder …"
 std::string tailCallsWhy(const flow::TailCalledBuiltin& via, const std::string& subject) {

@@ -11,6 +11,7 @@
 
 #include "flow/ctype_registrars.h"
 #include "flow/instruction_effects.h"
+#include "flow/module_member.h"
 #include "rules/split_finding.h"
 
 namespace ljcheck::rules {
@@ -48,9 +49,8 @@ std::string evidence(const flow::Value& callee, const CtypeConstructor& c) {
            std::to_string(c.initializerLine) + " with " + init + " as the only initializer";
   }
   if (callee.is(Kind::ModuleMember)) {  // "types:point"
-    std::string_view n = callee.name;
-    std::size_t colon = n.rfind(':');
-    name = "`require(\"" + std::string(n.substr(0, colon)) + "\")." + std::string(n.substr(colon + 1)) + "` is";
+    auto [module, member] = flow::ModuleMemberName::parse(callee.name);
+    name = "`require(\"" + std::string(module) + "\")." + std::string(member) + "` is";
   }
   std::string init = c.initializer == NewInitializer::Table ? "a table constructor" : "its first argument";
   return name + " the ctype `" + c.spelling + "`, which " + where + " gives a `__new` metamethod; `__new` ends in " +

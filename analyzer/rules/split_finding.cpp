@@ -2,6 +2,7 @@
 #include "rules/split_finding.h"
 
 #include "flow/instruction_effects.h"
+#include "flow/module_member.h"
 #include "rules/pattern_arguments.h"
 
 namespace ljcheck::rules {
@@ -65,7 +66,7 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
   if (!c.value.known()) return stringMethodOfUnknown(fn, pc);
   // obj:find(pattern) on what another module's function returned: taken
   // for a string method by its pattern, as on a value of unknown type.
-  if (c.value.is(flow::Value::Kind::ModuleMember) && c.value.name.find("():") != std::string_view::npos)
+  if (c.value.is(flow::Value::Kind::ModuleMember) && flow::ModuleMemberName::parse(c.value.name).isMethodOfResult())
     if (Callee s = stringMethodOfUnknown(fn, pc); s.value.known()) return s;
   if (c.value.is(flow::Value::Kind::LibFunction) && (c.value.name == "pcall" || c.value.name == "xpcall") &&
       ins.op != Op::ITERC) {

@@ -1,0 +1,43 @@
+// How values name what another module of the project holds (Value::Kind
+// ModuleMember and ModuleResult): "a.b:f" (member f of require("a.b")),
+// "a.b:T.f" (f of a table the module table holds), "a.b:f()" (what f
+// returns), "a.b:f():m" (method m of the object f returns). The module name
+// has no ':'; everything after the first one is the member, the key other
+// files' exports are found under (FileLinks).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ljcheck::flow {
+
+struct ModuleMemberName {
+  std::string_view module;  // "a.b"
+  std::string_view member;  // "f", "T.f", "f()", "f():m"
+
+  // Empty module and member when `name` has no ':'.
+  static ModuleMemberName parse(std::string_view name) {
+    std::size_t colon = name.find(':');
+    if (colon == std::string_view::npos) return {};
+    return {name.substr(0, colon), name.substr(colon + 1)};
+  }
+  bool valid() const { return !module.empty() && !member.empty(); }
+  // What a function returns, or a method of it ("f()", "f():m").
+  bool namesResult() const { return member.find("()") != std::string_view::npos; }
+  // A method of an object a function returns ("f():m").
+  bool isMethodOfResult() const { return member.find("():") != std::string_view::npos; }
+  // As the code spells it: "a.b.f", "a.b.f():m".
+  std::string asWritten() const { return std::string(module) + "." + std::string(member); }
+  // For a sentence: "m, a method of the object a.b.f() returns", "the
+  // function a.b.f() returns", "a.b.f".
+  std::string described() const {
+    if (std::size_t object = member.find("():"); object != std::string_view::npos)
+      return std::string(member.substr(object + 3)) + ", a method of the object " + std::string(module) + "." +
+             std::string(member.substr(0, object)) + "() returns";
+    if (member.size() > 2 && member.substr(member.size() - 2) == "()")
+      return "the function " + asWritten() + " returns";
+    return asWritten();
+  }
+};
+
+}  // namespace ljcheck::flow
