@@ -66,13 +66,35 @@ bench_name=thirdparty
 #   args    its arguments (quoted globs are expanded in cwd)
 #   lint    files and folders linted, relative to src/<name>/ (the project root;
 #           quoted globs are expanded there)
-#   lpath   LUA_PATH (@ stands for src/<name>, % for drivers/); cpath LUA_CPATH;
-#           both end in ;; (the default path, where the collector finds jit.vmdef)
+#   lpath   LUA_PATH (@ stands for src/<name>, % for drivers/, ^ for src/.busted);
+#           cpath LUA_CPATH; both end in ;; (the default path, where the
+#           collector finds jit.vmdef)
 #   nobody  1: run as user nobody when root
 #   prepare a shell command run in src/<name>/ before the runs (e.g. unpack an input)
-programs=(luaunit lua-uri ljsyscall messagepack luajson lpeg lua51 luacheck dkjson markdown)
+#   busted  1: a suite of busted specs, run by drivers/busted.lua with busted and
+#           the modules it needs (busted_fetch, below) from src/.busted, outside
+#           the program's folder: what is observed there is not scored
+programs=(luaunit lua-uri ljsyscall messagepack luajson lpeg lua51 luacheck dkjson markdown
+          moses argparse inspect binaryheap mediator say fifo)
 
-reset_spec() { fetch=() what='' cwd=. entry='' args=() lint=() lpath=';;' cpath=';;' nobody=0 prepare=''; }
+reset_spec() { fetch=() what='' cwd=. entry='' args=() lint=() lpath=';;' cpath=';;' nobody=0 prepare='' busted=0; }
+
+# Debian 12's busted 2.1.1 and what it requires (binary packages).
+busted_fetch=("deb lua-busted 2.1.1-1" "deb lua-luassert 1.9.0-1" "deb lua-say 1.4.1-2" "deb lua-cliargs 3.0-2-5"
+              "deb lua-term 0.07-1+b1" "deb lua-system 0.2.1-6" "deb lua-mediator 1.1.2-0-8"
+              "deb lua-penlight 1.13.1-3" "deb lua-filesystem 1.8.0-3" "deb lua-dkjson 2.6-2")
+busted_lpath='^/usr/share/lua/5.1/?.lua;^/usr/share/lua/5.1/?/init.lua;;'
+busted_cpath='^/usr/lib/*/lua/5.1/?.so;;'
+
+# A busted suite: the program's modules in the working directory or src/,
+# its specs in spec/, busted from src/.busted.
+busted_spec() {
+  busted=1
+  entry=@busted.lua
+  args=(--no-coverage -o TAP spec)
+  lpath="./?.lua;./src/?.lua;./src/?/init.lua;$busted_lpath"
+  cpath=$busted_cpath
+}
 
 spec_luaunit() {
   fetch=("src lua-unit 3.4-2")
@@ -172,6 +194,55 @@ spec_markdown() {
   args=(usr/share/doc/lua-markdown/MANUAL)
   lint=(usr/share/lua/5.1/markdown.lua)
   prepare='gzip -dkf usr/share/doc/lua-markdown/MANUAL.gz'
+}
+
+spec_moses() {
+  fetch=("src lua-moses 2.1.0-1")
+  what="Moses 2.1.0's specs (busted): a functional library for tables, arrays and functions"
+  busted_spec
+  lint=(moses.lua spec)
+}
+
+spec_argparse() {
+  fetch=("src lua-argparse 0.7.1-2")
+  what="argparse 0.7.1's specs (busted): a command-line parser"
+  busted_spec
+  lint=(src/argparse.lua 'spec/*.lua')
+}
+
+spec_inspect() {
+  fetch=("src lua-inspect 3.1.1-2")
+  what="inspect.lua 3.1.1's specs (busted): human-readable representations of tables"
+  busted_spec
+  lint=(inspect.lua spec)
+}
+
+spec_binaryheap() {
+  fetch=("src lua-binaryheap 0.4-2")
+  what="binaryheap.lua 0.4's specs (busted), among them Dijkstra's algorithm over the heap"
+  busted_spec
+  lint=(src/binaryheap.lua spec)
+}
+
+spec_mediator() {
+  fetch=("src lua-mediator 1.1.2-0-8")
+  what="mediator_lua 1.1.2's specs (busted): publish/subscribe channels"
+  busted_spec
+  lint=(src/mediator.lua spec)
+}
+
+spec_say() {
+  fetch=("src lua-say 1.4.1-2")
+  what="say 1.4.1's specs (busted): string lookup and formatting by key"
+  busted_spec
+  lint=(src/say/init.lua spec)
+}
+
+spec_fifo() {
+  fetch=("src lua-fifo 0.2-3.1")
+  what="fifo.lua 0.2's specs (busted): a FIFO queue"
+  busted_spec
+  lint=(fifo.lua spec)
 }
 
 # ---------------------------------------------------------------------------
@@ -275,16 +346,17 @@ fetch_deb() {
   dpkg -x "$deb" "$dest"
 }
 
-fetch_program() {
-  local name=$1 dest=$src/$1
-  reset_spec; "spec_$name"
-  local want; want=$(printf '%s\n' "${fetch[@]}")
+# Fetches the items ("src PKG VERSION" / "deb PKG VERSION") into $2, again
+# only when they changed.
+fetch_into() {
+  local name=$1 dest=$2; shift 2
+  local want; want=$(printf '%s\n' "$@")
   if [[ -f $dest/.fetched && $(cat "$dest/.fetched") == "$want" ]]; then return; fi
   apt_setup
-  say "fetching $name: $(IFS=';'; echo "${fetch[*]}")"
+  say "fetching $name: $(IFS=';'; echo "$*")"
   rm -rf "$dest" "$dest.partial"
   local item kind pkg version
-  for item in "${fetch[@]}"; do
+  for item in "$@"; do
     read -r kind pkg version <<< "$item"
     case $kind in
       src) fetch_src "$pkg" "$version" "$dest.partial" ;;
@@ -293,6 +365,13 @@ fetch_program() {
   done
   printf '%s\n' "$want" > "$dest.partial/.fetched"
   mv "$dest.partial" "$dest"
+}
+
+fetch_program() {
+  reset_spec; "spec_$1"
+  fetch_into "$1" "$src/$1" "${fetch[@]}"
+  (( busted )) && fetch_into busted "$src/.busted" "${busted_fetch[@]}"
+  return 0
 }
 
 mkdir -p "$src"
@@ -306,9 +385,10 @@ for p in "${selected[@]}"; do fetch_program "$p"; done
 mkdir -p "$results"
 "$ljcheck" --version > "$results/ljcheck-version.txt" 2>&1 || true
 
-expand() {  # a LUA_PATH: @ -> program folder, % -> drivers folder, * in a folder name globbed
+expand() {  # a LUA_PATH: @ -> program folder, % -> drivers folder, ^ -> busted, * in a folder name globbed
   local s=${1//@/$2} part dir hits=() out=()
   s=${s//%/$drivers}
+  s=${s//^/$src/.busted}
   IFS=';' read -r -a parts <<< "$s"
   for part in "${parts[@]}"; do
     [[ -n $part ]] || continue

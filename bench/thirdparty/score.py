@@ -423,7 +423,7 @@ def main():
                f"P {fmt(t.precision)} / R {fmt(t.recall)} | {t.n['confirmed'] + t.n['latent'] + t.n['missed']} | "
                f"{met(t.precision is not None and t.recall is not None and t.precision >= 0.5 and t.recall >= 0.5)} |")
     drivers = sum(len(p.driver_sites()) for p in progs)
-    out += ["", f"Sites observed in our drivers (not scored): {drivers}.", ""]
+    out += ["", f"Sites observed outside the programs' folders, in our drivers and in busted (not scored): {drivers}.", ""]
     # verify keeps lint's masking site (maskedBy); a masked site the runs observed is a masking error.
     masked = [s for p in progs for s in p.verify["sites"] if s.get("maskedBy")]
     wrong = [s for s in masked if s["status"] == "confirmed"]
