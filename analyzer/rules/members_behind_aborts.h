@@ -26,23 +26,28 @@ class MembersBehindAborts {
   MembersBehindAborts(const bytecode::Chunk& chunk, const flow::ValueMap& values) : chunk_(chunk), values_(values) {}
   // Notes the members called in (abortPc, sitePc) of the prototype. Sites
   // behind one abort are noted in any order; each call is looked at once.
-  // A tail call never returns to the site and is not counted.
   void note(std::size_t proto, int abortPc, int sitePc);
   const std::set<std::string>& members() const { return members_; }
 
  private:
-  // The calls of a prototype that reach other modules' functions, by pc
-  // (ascending), each with the members it reaches.
-  const std::vector<std::pair<int, std::vector<std::string_view>>>& callsIn(std::size_t proto);
+  // A call that can reach other modules' functions: one of them (member),
+  // or a function of this file (callee), which may call some.
+  struct Call {
+    int pc = 0;
+    std::string_view member;
+    std::size_t callee = 0;
+  };
+  // The calls of a prototype that can reach other modules' functions, by
+  // ascending pc; tail calls left out (they never return to the site).
+  const std::vector<Call>& callsIn(std::size_t proto);
   // The members a function of this file calls, directly or through others.
   const std::set<std::string_view>& reachedBy(std::size_t proto);
 
   const bytecode::Chunk& chunk_;
   const flow::ValueMap& values_;
-  std::map<std::size_t, std::vector<std::pair<int, std::vector<std::string_view>>>> calls_;
+  std::map<std::size_t, std::vector<Call>> calls_;
   std::map<std::size_t, std::set<std::string_view>> reached_;
-  std::set<std::size_t> inProgress_;  // prototypes whose callsIn is being worked out
-  std::map<std::pair<std::size_t, int>, int> notedUpTo_;       // by (proto, abortPc): the highest site noted
+  std::map<std::pair<std::size_t, int>, int> notedUpTo_;  // by (proto, abortPc): the highest site noted
   std::set<std::string> members_;
 };
 

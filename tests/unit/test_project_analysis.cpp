@@ -353,3 +353,35 @@ TEST_CASE("a call into another module's function that runs a loop ends masking, 
   project->update();
   CHECK(rows(*project->result(p.main)) == fresh[0]);
 }
+
+TEST_CASE("a local function that calls another module's looping function ends masking where it is called",
+          "[project]") {
+  const std::string caller =
+      "local lib = require(\"shapes\")\n"
+      "local function total(t) return lib.sum(t) + 1 end\n"
+      "local function step(t)\n"
+      "  local f = function() return 1 end\n"
+      "  local s = total(t)\n"
+      "  local g = function() return s end\n"
+      "  return f() + g()\n"
+      "end\n"
+      "local n = 0\n"
+      "for _ = 1, 3000 do n = n + step({1, 2, 3}) end\n"
+      "return n\n";
+  const std::string looping =
+      "local M = {}\n"
+      "function M.sum(t) local s = 0 for i = 1, #t do s = s + t[i] end return s end\n"
+      "return M\n";
+  const std::string plain =
+      "local M = {}\n"
+      "function M.sum(t) return t[1] + t[2] + t[3] end\n"
+      "return M\n";
+  auto maskingOf6 = [](const std::vector<Row>& rows) {
+    for (const auto& r : rows)
+      if (std::get<1>(r) == 6 && std::get<2>(r) == "NYIBC:FNEW") return std::get<6>(r);
+    return std::string("none");
+  };
+  Project p;
+  CHECK(maskingOf6(p.lint(caller, looping)[0]).empty());
+  CHECK(maskingOf6(p.lint(caller, plain)[0]).find("main.lua:4") != std::string::npos);
+}
