@@ -41,6 +41,24 @@ std::vector<Row> rows(const FileResult& r) {
   return out;
 }
 
+// A module whose sum runs a loop, and the same without one.
+const std::string kLoopingSum =
+    "local M = {}\n"
+    "function M.sum(t) local s = 0 for i = 1, #t do s = s + t[i] end return s end\n"
+    "return M\n";
+const std::string kPlainSum =
+    "local M = {}\n"
+    "function M.sum(t) return t[1] + t[2] + t[3] end\n"
+    "return M\n";
+
+// The masking site of the closure (FNEW) at `line`: empty when it is not
+// masked, "none" when there is no such prediction.
+std::string closureMaskedBy(const std::vector<Row>& rows, int line) {
+  for (const auto& r : rows)
+    if (std::get<1>(r) == line && std::get<2>(r) == "NYIBC:FNEW") return std::get<6>(r);
+  return "none";
+}
+
 struct Project {
   fs::path dir = fs::temp_directory_path() / ("ljcheck-project-" + std::to_string(::getpid()));
   std::string main = (dir / "main.lua").string(), shapes = (dir / "shapes.lua").string();
@@ -324,32 +342,19 @@ TEST_CASE("a call into another module's function that runs a loop ends masking, 
       "local n = 0\n"
       "for _ = 1, 3000 do n = n + step({1, 2, 3}) end\n"
       "return n\n";
-  const std::string looping =
-      "local M = {}\n"
-      "function M.sum(t) local s = 0 for i = 1, #t do s = s + t[i] end return s end\n"
-      "return M\n";
-  const std::string plain =
-      "local M = {}\n"
-      "function M.sum(t) return t[1] + t[2] + t[3] end\n"
-      "return M\n";
-  auto closureAt5 = [](const std::vector<Row>& rows) {
-    for (const auto& r : rows)
-      if (std::get<1>(r) == 5 && std::get<2>(r) == "NYIBC:FNEW") return std::get<6>(r);  // its masking site
-    return std::string("none");
-  };
   Project p;
-  auto project = p.analysis(caller, looping);
-  auto fresh = p.lint(caller, looping);
+  auto project = p.analysis(caller, kLoopingSum);
+  auto fresh = p.lint(caller, kLoopingSum);
   CHECK(rows(*project->result(p.main)) == fresh[0]);
-  CHECK(closureAt5(fresh[0]).empty());  // predicted, not masked
+  CHECK(closureMaskedBy(fresh[0], 5).empty());  // predicted, not masked
   // sum no longer loops: the closure at line 3 aborts every trace before line 5.
-  project->setText(p.shapes, plain);
+  project->setText(p.shapes, kPlainSum);
   project->update();
-  auto edited = p.lint(caller, plain);
+  auto edited = p.lint(caller, kPlainSum);
   CHECK(rows(*project->result(p.main)) == edited[0]);
-  CHECK(closureAt5(edited[0]).find("main.lua:3") != std::string::npos);
+  CHECK(closureMaskedBy(edited[0], 5).find("main.lua:3") != std::string::npos);
   // And back.
-  project->setText(p.shapes, looping);
+  project->setText(p.shapes, kLoopingSum);
   project->update();
   CHECK(rows(*project->result(p.main)) == fresh[0]);
 }
@@ -368,20 +373,7 @@ TEST_CASE("a local function that calls another module's looping function ends ma
       "local n = 0\n"
       "for _ = 1, 3000 do n = n + step({1, 2, 3}) end\n"
       "return n\n";
-  const std::string looping =
-      "local M = {}\n"
-      "function M.sum(t) local s = 0 for i = 1, #t do s = s + t[i] end return s end\n"
-      "return M\n";
-  const std::string plain =
-      "local M = {}\n"
-      "function M.sum(t) return t[1] + t[2] + t[3] end\n"
-      "return M\n";
-  auto maskingOf6 = [](const std::vector<Row>& rows) {
-    for (const auto& r : rows)
-      if (std::get<1>(r) == 6 && std::get<2>(r) == "NYIBC:FNEW") return std::get<6>(r);
-    return std::string("none");
-  };
   Project p;
-  CHECK(maskingOf6(p.lint(caller, looping)[0]).empty());
-  CHECK(maskingOf6(p.lint(caller, plain)[0]).find("main.lua:4") != std::string::npos);
+  CHECK(closureMaskedBy(p.lint(caller, kLoopingSum)[0], 6).empty());
+  CHECK(closureMaskedBy(p.lint(caller, kPlainSum)[0], 6).find("main.lua:4") != std::string::npos);
 }
