@@ -12,6 +12,7 @@
 
 #include "flow/c_declarations.h"
 #include "flow/instruction_effects.h"
+#include "flow/module_environment.h"
 #include "flow/local_functions.h"
 #include "flow/type_tests.h"
 
@@ -203,6 +204,8 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
 // then GSET of the same slot), names that function wherever the chunk reads
 // it: another file assigning the same global is not seen, nor are stores
 // through _G or rawset, which old-style code keeps for deliberate overrides.
+// In a `module(...)` file, `function M.f() ... end` with `local M = _M` is
+// such a global too (module_environment.h).
 void ValueMap::findGlobalFunctions() {
   std::map<std::string_view, int> stores;
   std::map<std::string_view, std::size_t> closures;
@@ -219,6 +222,7 @@ void ValueMap::findGlobalFunctions() {
           p.gc[made.d].kind == bytecode::GcConstant::Kind::Child)
         closures[*name] = p.gc[made.d].child;
     }
+  addModuleTableStores(chunk_, stores, closures);
   for (const auto& [name, proto] : closures)
     if (stores[name] == 1) globalFunctions_.emplace(std::string(name), proto);
 }

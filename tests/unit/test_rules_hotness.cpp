@@ -548,6 +548,35 @@ TEST_CASE("a global assigned twice, or one that redefines a library name, stands
   CHECK(own->severity == Severity::Info);
 }
 
+TEST_CASE("in a module() file, a function stored in _M is the global its readers call: heat flows into it",
+          "[rules][hotness]") {
+  // Lua 5.1's module(): from the call on, globals are the module table's
+  // fields, reached as _M too (lunit: `local lunit = _M`, then
+  // `function lunit.setupname(...)`, called as setupname(...)).
+  const std::string body =
+      "local M = _M\n"                                                          // 2
+      "function M.make(n)\n  local f = function() return n end\n  return f()\nend\n"  // 3-6
+      "local function run()\n  local s = 0\n  for i = 1, 50000 do s = s + make(i) end\n  return s\nend\n";
+  auto module = predict("module('fx', package.seeall)\n" + body + "return run()\n");
+  INFO(listed(module));
+  const Prediction* fnew = find(module, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+  CHECK(fnew->reasoning.find("make is called from the loop at line 9, which runs 50000 times") != std::string::npos);
+  // Without module(), _M is some global table and make another global.
+  auto plain = predict("local module = nil\n" + body + "return run()\n");
+  INFO(listed(plain));
+  const Prediction* other = find(plain, 4, "NYIBC:FNEW");
+  REQUIRE(other);
+  CHECK(other->severity == Severity::Info);
+  // Stored twice (here once more through _M itself): which one runs is decided at run time.
+  auto twice = predict("module('fx', package.seeall)\n" + body + "_M.make = print\nreturn run()\n");
+  INFO(listed(twice));
+  const Prediction* either = find(twice, 4, "NYIBC:FNEW");
+  REQUIRE(either);
+  CHECK(either->severity == Severity::Info);
+}
+
 TEST_CASE("code right after a pairs loop is recorded on the loop's exit, a note where it runs once",
           "[rules][hotness]") {
   auto ps = predict(
