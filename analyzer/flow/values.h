@@ -249,6 +249,7 @@ class ValueMap {
   // Prototypes passed to jit.off somewhere in this chunk: calls to them
   // abort with CJITOFF, and their own code is never traced.
   bool jitDisabled(std::size_t proto) const { return jitOff_.count(proto) > 0; }
+  bool anyJitDisabled() const { return !jitOff_.empty(); }
   // The pc of the FNEW in its parent that creates a prototype (the first,
   // if several do); 0 for the main chunk or when none does.
   int creatingPc(std::size_t proto) const { return proto < creatingPc_.size() ? creatingPc_[proto] : 0; }

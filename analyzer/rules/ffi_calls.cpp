@@ -83,6 +83,7 @@ class FfiCallRule final : public Rule {
       // metamethod runs instead.
       if (checkConstructorCall(fn, pc, callee, sink)) continue;
       if (!callee.is(Kind::LibFunction) && !callee.is(Kind::FfiSymbol) && !callee.is(Kind::CType)) continue;
+      if (callee.is(Kind::LibFunction) && callee.name.substr(0, 4) != "ffi.") continue;  // checkLibrary's are all ffi.*
       if (!runsHot(fn, pc)) continue;
       if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, sink);
       else if (callee.is(Kind::CType)) checkAllocation(fn, pc, callee.name, flow::fixedArgs(ins), "ctype call", sink);

@@ -16,6 +16,7 @@ class JitOffRule final : public Rule {
   std::vector<ReasonId> reasons(const RecorderProfile&) const override { return {ReasonId::traceError("CJITOFF")}; }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
+    if (!fn.values.anyJitDisabled()) return;  // most files: no callee to resolve
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
       const auto& ins = fn.proto.at(pc);
       if (!flow::isCall(ins.op)) continue;
