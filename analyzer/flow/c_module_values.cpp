@@ -155,7 +155,7 @@ void ValueMap::findCModuleObjects() const {
     const Snapshots& kept = protos_[i].before;
     for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
       const Instruction& ins = p.at(kept.pcs[k]);
-      const Registers& regs = kept.states[k];
+      RegisterView regs = kept.state(k);
       if (!isCall(ins.op) || ins.a >= regs.size()) continue;
       const Value& callee = regs[ins.a];
       if (!callee.is(Kind::CModuleFunction) || callee.pc != 1) continue;

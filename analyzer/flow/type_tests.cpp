@@ -92,7 +92,7 @@ TypeTest ValueMap::typeTestOf(std::size_t index, int pc, const Snapshots& before
   const bytecode::Prototype& p = chunk_.prototypes[index];
   TypeTest t = typeTestAt(chunk_, p, pc);
   if (t.slot < 0) return t;
-  const Registers* regs = before.find(t.callPc);
+  RegisterView regs = before.find(t.callPc);
   const bytecode::Instruction& call = p.at(t.callPc);
   bool isType = regs && call.a < regs->size() && (*regs)[call.a].is(Value::Kind::LibFunction) && (*regs)[call.a].name == "type";
   return isType ? t : TypeTest{};

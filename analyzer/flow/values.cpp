@@ -178,7 +178,7 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
     const Snapshots& kept = protos_[i].before;
     for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
       int pc = kept.pcs[k];
-      const Registers& regs = kept.states[k];
+      RegisterView regs = kept.state(k);
       const Instruction& ins = p.at(pc);
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
       if (ins.a >= regs.size()) continue;
@@ -291,7 +291,7 @@ bool ValueMap::callsItself(std::size_t index) const {
   const Prototype& p = chunk_.prototypes[index];
   for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
     const Instruction& ins = p.at(kept.pcs[k]);
-    const Registers& regs = kept.states[k];
+    RegisterView regs = kept.state(k);
     if (isCall(ins.op) && ins.a < regs.size() && regs[ins.a].is(Kind::LuaFunction) && regs[ins.a].proto == index)
       return true;
   }
@@ -319,14 +319,14 @@ void ValueMap::summarizeRecursiveReturns(std::size_t index) {
 }
 
 Value ValueMap::at(std::size_t proto, int pc, int slot) const {
-  const Registers* regs = protos_.at(proto).before.find(pc);
+  RegisterView regs = protos_.at(proto).before.find(pc);
   if (!regs || slot < 0 || static_cast<std::size_t>(slot) >= regs->size()) return {};
   const Value& v = (*regs)[static_cast<std::size_t>(slot)];
   return v.reassignable ? Value{} : resolveMethod(v);
 }
 
 Value ValueMap::fieldReadAt(std::size_t proto, int pc, int slot) const {
-  const Registers* regs = protos_.at(proto).before.find(pc);
+  RegisterView regs = protos_.at(proto).before.find(pc);
   if (!regs || slot < 0 || static_cast<std::size_t>(slot) >= regs->size()) return {};
   const Value& v = (*regs)[static_cast<std::size_t>(slot)];
   return v.reassignable ? Value{} : v;
@@ -495,7 +495,7 @@ Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv)
   if (!uv.parentLocal) return uv.index < parentValues.upvalues.size() ? parentValues.upvalues[uv.index] : Value{};
   // The FNEW that creates this closure, when the parent's pass reached it.
   int pc = index < creatingPc_.size() ? creatingPc_[index] : 0;
-  const Registers* regs = pc > 0 ? parentValues.before.find(pc) : nullptr;
+  RegisterView regs = pc > 0 ? parentValues.before.find(pc) : RegisterView{};
   if (!regs) return {};
   if (!uv.immutable) {
     // A mutable local of the parent: only a forward-declared function resolves.
@@ -540,7 +540,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       }
       if (!reachable) continue;
       const auto& ins = p.at(pc);
-      if (keepsSnapshot(ins.op)) pass.before.keep(pc) = regs;  // reuses an earlier round's vector
+      if (keepsSnapshot(ins.op)) pass.before.keep(pc, regs);  // overwrites an earlier round's state
       noteEscapes(p, ins, regs, pass.escaping, pass.uses);
       noteCModuleOperation(p, ins, pc, regs, pass.uses);
       Flow flow = truthyEdges(ins, flowOf(ins, pc), regs);

@@ -9,6 +9,8 @@
 // Anything else is Unknown: an unresolved value never yields a prediction.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -289,24 +291,47 @@ class ValueMap {
   std::vector<std::pair<std::string, std::size_t>> nestedExports() const;  // the "T.f" of indirectExports
   using Registers = std::vector<Value>;
   using TableOrigin = std::pair<std::size_t, int>;  // proto, pc of the constructor
-  // Register states kept at some pcs, found by pc in constant time.
+  // One kept register state: a view into Snapshots' store, valid until the
+  // next keep(). Reads like a pointer to Registers (`if (!regs)`, `(*regs)[i]`,
+  // `regs->size()`) and like Registers itself.
+  class RegisterView {
+   public:
+    RegisterView() = default;
+    RegisterView(const Value* data, std::size_t n) : data_(data), n_(n) {}
+    explicit operator bool() const { return data_ != nullptr; }
+    const RegisterView& operator*() const { return *this; }
+    const RegisterView* operator->() const { return this; }
+    std::size_t size() const { return n_; }
+    const Value& operator[](std::size_t i) const { return data_[i]; }
+
+   private:
+    const Value* data_ = nullptr;
+    std::size_t n_ = 0;
+  };
+  // Register states kept at some pcs, found by pc in constant time. Every
+  // state of a pass has the frame's width: they share one store, so keeping
+  // one copies registers and allocates nothing once the store has grown.
   struct Snapshots {
-    std::vector<int> slotOf;  // by pc: index into states, -1 for none
+    std::vector<int> slotOf;  // by pc: index of its state, -1 for none
     std::vector<int> pcs;     // the pcs that have a state, in the order first kept
-    std::vector<Registers> states;
-    Registers& keep(int pc) {
+    std::size_t width = 0;    // registers per state
+    std::vector<Value> store;  // the states, `width` apiece, by index
+    void keep(int pc, const Registers& regs) {
       if (pc >= static_cast<int>(slotOf.size())) slotOf.resize(static_cast<std::size_t>(pc) + 1, -1);
       int& slot = slotOf[static_cast<std::size_t>(pc)];
       if (slot < 0) {
-        slot = static_cast<int>(states.size());
+        if (pcs.empty()) width = regs.size();
+        slot = static_cast<int>(pcs.size());
         pcs.push_back(pc);
-        states.emplace_back();
+        store.resize(store.size() + width);
       }
-      return states[static_cast<std::size_t>(slot)];
+      std::copy(regs.begin(), regs.begin() + static_cast<std::ptrdiff_t>(std::min(width, regs.size())),
+                store.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slot) * width));
     }
-    const Registers* find(int pc) const {
-      if (pc < 0 || pc >= static_cast<int>(slotOf.size()) || slotOf[static_cast<std::size_t>(pc)] < 0) return nullptr;
-      return &states[static_cast<std::size_t>(slotOf[static_cast<std::size_t>(pc)])];
+    RegisterView state(std::size_t k) const { return {store.data() + k * width, width}; }
+    RegisterView find(int pc) const {
+      if (pc < 0 || pc >= static_cast<int>(slotOf.size()) || slotOf[static_cast<std::size_t>(pc)] < 0) return {};
+      return state(static_cast<std::size_t>(slotOf[static_cast<std::size_t>(pc)]));
     }
   };
   struct TableUses {
