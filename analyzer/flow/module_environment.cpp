@@ -80,10 +80,12 @@ void addModuleTableStores(const bytecode::Chunk& chunk, std::map<std::string_vie
       if (ins.op == Op::TSETS && now[ins.b]) {
         if (const std::string* name = stringConstant(p, ins.c)) {
           ++stores[*name];
-          const auto& made = p.at(pc - 1);
-          if (pc > 1 && made.op == Op::FNEW && made.a == ins.a && made.d < p.gc.size() &&
-              p.gc[made.d].kind == bytecode::GcConstant::Kind::Child)
-            closures[*name] = p.gc[made.d].child;
+          if (pc > 1) {
+            const auto& made = p.at(pc - 1);
+            if (made.op == Op::FNEW && made.a == ins.a && made.d < p.gc.size() &&
+                p.gc[made.d].kind == bytecode::GcConstant::Kind::Child)
+              closures[*name] = p.gc[made.d].child;
+          }
         }
       }
       bool fromTable = readsGlobal(p, ins, "_M") ||
