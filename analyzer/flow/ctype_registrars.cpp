@@ -46,10 +46,10 @@ bool matchStore(const bytecode::Chunk& chunk, const ValueMap& values, std::size_
   int fieldPc = lastWriteBefore(proto, pc, store.b);
   if (fieldPc == 0) return false;
   const auto& read = proto.at(fieldPc);
-  if (read.op != Op::TGETS || read.c >= proto.gc.size() || proto.gc[read.c].kind != bytecode::GcConstant::Kind::String)
-    return false;
+  const std::string* field = read.op == Op::TGETS ? proto.stringConstant(read.c) : nullptr;
+  if (!field) return false;
   out.tableParam = parameterIn(proto, fieldPc, read.b);
-  out.field = proto.gc[read.c].str;
+  out.field = *field;
   return out.tableParam >= 0;
 }
 

@@ -16,15 +16,9 @@ namespace {
 using bytecode::Op;
 using bytecode::Prototype;
 
-const std::string* stringConstant(const Prototype& p, int d) {
-  if (d < 0 || static_cast<std::size_t>(d) >= p.gc.size()) return nullptr;
-  const auto& k = p.gc[static_cast<std::size_t>(d)];
-  return k.kind == bytecode::GcConstant::Kind::String ? &k.str : nullptr;
-}
-
 bool readsGlobal(const Prototype& p, const bytecode::Instruction& ins, std::string_view name) {
   if (ins.op != Op::GGET) return false;
-  const std::string* s = stringConstant(p, ins.d);
+  const std::string* s = p.stringConstant(ins.d);
   return s && *s == name;
 }
 
@@ -78,7 +72,7 @@ void addModuleTableStores(const bytecode::Chunk& chunk, std::map<std::string_vie
     for (int pc = i == mainIndex ? start : 1; pc <= p.size(); ++pc) {
       const auto& ins = p.at(pc);
       if (ins.op == Op::TSETS && now[ins.b]) {
-        if (const std::string* name = stringConstant(p, ins.c)) {
+        if (const std::string* name = p.stringConstant(ins.c)) {
           ++stores[*name];
           if (pc > 1) {
             const auto& made = p.at(pc - 1);

@@ -119,10 +119,7 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
     case Op::TSETS: case Op::TSETV: {
       Value table = valueAt(ins.b);
       if (table.is(Kind::Table) && table.pc != 0) {
-        const std::string* key = nullptr;
-        if (ins.op == Op::TSETS && ins.c < proto.gc.size() &&
-            proto.gc[ins.c].kind == bytecode::GcConstant::Kind::String)
-          key = &proto.gc[ins.c].str;
+        const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});
         else if (!valueAt(ins.c).is(Kind::Number)) tables.dynamicKeys.push_back({table.proto, table.pc});
       }

@@ -25,12 +25,6 @@ using Kind = Value::Kind;
 
 namespace {
 
-const std::string* gcString(const Prototype& p, int d) {
-  if (d < 0 || static_cast<std::size_t>(d) >= p.gc.size()) return nullptr;
-  const auto& k = p.gc[static_cast<std::size_t>(d)];
-  return k.kind == bytecode::GcConstant::Kind::String ? &k.str : nullptr;
-}
-
 // Returned values that make a second pass worth its cost: callees and
 // namespaces (tables, strings and numbers change few predictions).
 bool worthPropagating(const Value& v) {
@@ -213,7 +207,7 @@ void ValueMap::findGlobalFunctions() {
     for (int pc = 1; pc <= p.size(); ++pc) {
       const auto& ins = p.at(pc);
       if (ins.op != Op::GSET) continue;
-      const std::string* name = gcString(p, ins.d);
+      const std::string* name = p.stringConstant(ins.d);
       if (!name) continue;
       ++stores[*name];
       if (pc < 2) continue;
@@ -374,7 +368,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       if (ins.d < p.num.size()) result = Value::constantNumber(p.num[ins.d].value());
       break;
     case Op::KSTR:
-      if (const auto* s = gcString(p, ins.d)) result = Value::constantString(*s);
+      if (const auto* s = p.stringConstant(ins.d)) result = Value::constantString(*s);
       break;
     case Op::KPRI: result = Value::of(ins.d == 0 ? Kind::Nil : Kind::Boolean); break;
     case Op::UNM:
@@ -406,7 +400,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       break;
     }
     case Op::GGET:
-      if (const auto* s = gcString(p, ins.d)) {
+      if (const auto* s = p.stringConstant(ins.d)) {
         // A library name stays the library's: a chunk that redefines one
         // (prosody's `function require(...)`) keeps the original in a
         // local first, and reads before the redefinition runs get it.
@@ -417,7 +411,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       }
       break;
     case Op::TGETS:
-      if (const auto* key = gcString(p, ins.c)) result = indexResult(reg(ins.b), *key);
+      if (const auto* key = p.stringConstant(ins.c)) result = indexResult(reg(ins.b), *key);
       break;
     case Op::UGET:
       if (ins.d < own.upvalues.size()) result = own.upvalues[ins.d];

@@ -30,8 +30,8 @@ const std::string* localNameAt(const bytecode::Prototype& p, int pc, int slot) {
 // copied once, into the result: this runs for every finding and for every
 // reasoning sentence.
 const std::string* stringKey(const bytecode::Prototype& p, std::uint16_t d) {
-  if (d >= p.gc.size() || p.gc[d].kind != bytecode::GcConstant::Kind::String || p.gc[d].str.empty()) return nullptr;
-  return &p.gc[d].str;
+  const std::string* key = p.stringConstant(d);
+  return key && !key->empty() ? key : nullptr;
 }
 
 std::string nameOf(const FunctionView& fn, std::size_t index) {

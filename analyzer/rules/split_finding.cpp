@@ -42,8 +42,9 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
     if (call.a < w.first || call.a > w.last) continue;
     const auto& copy = fn.proto.at(q - 1);
     if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return {};
-    if (ins.c >= fn.proto.gc.size() || fn.proto.gc[ins.c].kind != bytecode::GcConstant::Kind::String) return {};
-    const std::string& key = fn.proto.gc[ins.c].str;
+    const std::string* field = fn.proto.stringConstant(ins.c);
+    if (!field) return {};
+    const std::string& key = *field;
     Callee c;
     c.inferredReceiver = true;
     c.patternWhy = literal ? "a pattern literal" : "a pattern: " + named.reasoning;

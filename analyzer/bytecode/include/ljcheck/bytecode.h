@@ -129,6 +129,12 @@ struct Prototype {
   int lastline() const { return firstline + numline; }
   const Instruction& at(int pc) const { return code.at(static_cast<std::size_t>(pc - 1)); }
   int size() const { return static_cast<int>(code.size()); }  // highest pc
+  // The string constant a D (or C) operand names; null when it names none.
+  const std::string* stringConstant(int d) const {
+    if (d < 0 || static_cast<std::size_t>(d) >= gc.size()) return nullptr;
+    const GcConstant& k = gc[static_cast<std::size_t>(d)];
+    return k.kind == GcConstant::Kind::String ? &k.str : nullptr;
+  }
 };
 
 struct Chunk {
