@@ -3,6 +3,8 @@
 // over every prototype. And the parallel driver over many files.
 #include "ljcheck/analyzer.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -10,13 +12,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
-#include <thread>
 
 #include "flow/call_graph.h"
 #include "flow/loops.h"
@@ -34,6 +36,7 @@
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
+#include "worker_threads.h"
 
 namespace fs = std::filesystem;
 
@@ -241,7 +244,8 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   if (compiledBefore) {
     dump = std::move(project.links->dump);  // a second analysis with other files' heat
     project.links->dump.clear();
-    if (project.dumpBudget) *project.dumpBudget += dump.size();
+    // The text kept with the dump is `source` (analyzeBatch).
+    if (project.dumpBudget) *project.dumpBudget += dump.size() + (isDump ? 0 : source.size());
   } else if (isDump) {
     dump.assign(source);  // LuaJIT takes any ESC-led chunk for bytecode: read it as a dump
   } else {
@@ -286,8 +290,16 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
     }
     // Kept for a second analysis: of a file with exports (other files' heat),
     // or one that calls other files' functions (what it imports from them).
+    // The text is kept with the dump and mapped after the file's last
+    // analysis (mapKeptSources), not now.
     bool mayRunAgain = project.links && (!project.links->exports.empty() || !project.links->memberCalls.empty());
-    if (mayRunAgain && reserveDump(project.dumpBudget, dump.size())) project.links->dump = std::move(dump);
+    if (mayRunAgain && reserveDump(project.dumpBudget, dump.size() + (isDump ? 0 : source.size()))) {
+      project.links->dump = std::move(dump);
+      if (!isDump) {
+        project.links->source = std::string(source);
+        return result;
+      }
+    }
     if (!isDump) applySource(source, result, reuse ? &reuse->state().syntax : nullptr);
   } catch (const bytecode::DumpError& e) {
     if (reuse) reuse->state().splicer.forget();
@@ -316,15 +328,14 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
     result.errors.push_back({kind, shown, 0, std::move(message)});
     return result;
   };
-  std::error_code ec;
-  auto status = fs::status(file, ec);
-  if (!ec && fs::is_directory(status)) return refuse(FileError::Kind::Io, "is a directory, not a file");
+  struct stat status;
+  const bool known = ::stat(file.c_str(), &status) == 0;  // else opening it says why
+  if (known && S_ISDIR(status.st_mode)) return refuse(FileError::Kind::Io, "is a directory, not a file");
   std::uintmax_t expected = 0;  // a regular file's size: read in one go
-  if (!ec && fs::is_regular_file(status)) {
-    auto size = fs::file_size(file, ec);
-    if (!ec && size > options.maxFileBytes)
-      return refuse(FileError::Kind::Input, tooLarge(size, options.maxFileBytes, false));
-    if (!ec) expected = size;
+  if (known && S_ISREG(status.st_mode)) {
+    expected = static_cast<std::uintmax_t>(status.st_size);
+    if (expected > options.maxFileBytes)
+      return refuse(FileError::Kind::Input, tooLarge(expected, options.maxFileBytes, false));
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) return refuse(FileError::Kind::Io, "cannot open file: " + systemError(errno));
@@ -390,7 +401,12 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
         if (auto c = project.moduleImports->find(i); c != project.moduleImports->end()) view.imports = &c->second;
       const std::string& shown = project.shown[i];
       try {
-        if (const std::string* unsaved = project.unsavedText(i)) {
+        if (links[i].source) {  // kept with its dump: not read again
+          const std::string text = std::move(*links[i].source);
+          links[i].source.reset();
+          results[i] = analyzeWith(compiler, text, shown, profile, options.minConfidence, options.aliases,
+                                   options.cModules.get(), view);
+        } else if (const std::string* unsaved = project.unsavedText(i)) {
           // Compiled from the buffer (no dump kept from a first analysis):
           // its last analysis is taken over as in a single document's.
           AnalysisReuse* reuse = links[i].dump.empty() ? project.reuseOf(i) : nullptr;
@@ -408,17 +424,27 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
       if (progress && options.progress) options.progress(n, order.size());
     }
   };
-  unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(order.size())));
-  if (jobs <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> threads;
-    for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
-    for (auto& t : threads) t.join();
-  }
+  onThreads(options.jobs, order.size(), worker);
 }
 
 namespace {
+
+// Maps the predictions of every file whose text was kept with its dump
+// (analyzeWith) to that text: ranges, suppressions, directive problems.
+void mapKeptSources(const ProjectFiles& project, std::vector<FileResult>& results, std::vector<FileLinks>& links) {
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < links.size(); ++i)
+    if (links[i].source) kept.push_back(i);
+  forEachOnThreads(project.options.jobs, kept.size(), [&](std::size_t k) {
+    std::size_t i = kept[k];
+    try {
+      applySource(*links[i].source, results[i]);
+    } catch (const std::exception& e) {  // as analyzeBatch: the other files' results stay
+      results[i].errors.push_back({FileError::Kind::Input, results[i].path, 0, std::string("internal error: ") + e.what()});
+    }
+    links[i].source.reset();
+  });
+}
 
 // Whether `now` makes some exported function hotter than `before` did.
 bool hotter(const IncomingHeat& now, const IncomingHeat* before) {
@@ -478,6 +504,7 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
   settleProject(index, links, used, [&](const std::vector<std::size_t>& again) {
     analyzeBatch(project, again, used, results, links, false);
   });
+  mapKeptSources(project, results, links);
   return results;
 }
 

@@ -96,14 +96,16 @@ void walkDirectory(const fs::path& dir, const Walk& walk) {
   for (; it != end; it.increment(ec)) {
     const fs::path& p = it->path();
     std::error_code lec, sec;
-    bool isLink = it->is_symlink(lec);
-    auto status = it->status(sec);
+    // The entry's own type comes with the listing: only a symlink is
+    // stat'ed, to follow it.
+    const bool isLink = it->is_symlink(lec);
     if (walk.excluded(p)) continue;
-    if (!isLink && fs::is_directory(status)) {
+    if (!isLink && it->is_directory(sec)) {
       if (!isHidden(p)) subdirectories.push_back(p);  // .git and friends are skipped
     } else if (walk.taken(p)) {
+      const bool regular = isLink ? fs::is_regular_file(it->status(sec)) : it->is_regular_file(sec);
       if (sec) out.errors.push_back(ioError(p, "cannot read: " + describe(sec)));
-      else if (fs::is_regular_file(status)) out.files.push_back(shown(p));
+      else if (regular) out.files.push_back(shown(p));
     }
   }
   if (ec) out.errors.push_back(ioError(dir, "cannot read directory: " + describe(ec)));

@@ -45,6 +45,11 @@ struct FileLinks {
   // masks it (rules/members_behind_aborts.h): those that run a loop end the
   // masking.
   std::set<std::string> membersBehindAborts = {};
+  // The source text of a file whose dump is kept (none for a dump given as
+  // input): the analysis that used them has not mapped its predictions to
+  // the source yet. Only a file's last analysis is mapped, once, after the
+  // rounds (mapKeptSources); a file analyzed again is not read again.
+  std::optional<std::string> source = std::nullopt;
 };
 
 // Heats other files give a file's exported functions, by member name.

@@ -8,18 +8,18 @@
 #include <algorithm>
 #include <charconv>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ljcheck/reason_docs.h"
 #include "ljcheck/report_envelope.h"
 #include "output/json_text.h"
+#include "worker_threads.h"
 #include "ljcheck/safe_text.h"
 
 namespace ljcheck {
 namespace {
 
-// Files a rendering thread takes per window (writeJson).
+// Files per thread in a window of rendered rows (writeJson).
 constexpr std::size_t kFilesPerPart = 256;
 
 std::string_view errorKind(FileError::Kind k) {
@@ -132,36 +132,27 @@ void writeJson(std::ostream& out, const LintReport& report, unsigned jobs) {
   }
   out << "\n";
   out << " \"files\": " << report.files.size() << ",\n \"predictions\": [";
-  // The rows are rendered by `jobs` threads, each a contiguous run of files,
-  // and written in file order: the same bytes as one thread writes. A window
-  // of files is rendered and written at a time, so the text held in memory
-  // stays bounded however many files the report has.
+  // The rows are rendered by `jobs` threads, each taking the next file of a
+  // window of files, and written in file order: the same bytes as one
+  // thread writes. A window is rendered and written at a time, so the text
+  // held in memory stays bounded however many files the report has.
   const std::size_t total = report.files.size();
-  const std::size_t parts = std::max<std::size_t>(1, std::min<std::size_t>(jobs, total));
-  const std::size_t window = parts * kFilesPerPart;
-  std::vector<std::string> rendered(parts);
+  const std::size_t window = std::max<std::size_t>(1, std::min<std::size_t>(jobs, total)) * kFilesPerPart;
+  std::vector<std::string> rendered(std::min(window, total));
   bool first = true;
   for (std::size_t begin = 0; begin < total; begin += window) {
     const std::size_t count = std::min(total - begin, window);
-    auto render = [&](std::size_t part) {
-      std::string& rows = rendered[part];
+    forEachOnThreads(jobs, count, [&](std::size_t k) {
+      std::string& rows = rendered[k];
       rows.clear();
-      for (std::size_t f = begin + part * count / parts; f < begin + (part + 1) * count / parts; ++f)
-        for (const auto& p : report.files[f].predictions) {
-          rows += ",\n  ";
-          writePrediction(rows, p);
-        }
-    };
-    if (parts == 1) {
-      render(0);
-    } else {
-      std::vector<std::thread> threads;
-      for (std::size_t part = 0; part < parts; ++part) threads.emplace_back(render, part);
-      for (auto& t : threads) t.join();
-    }
-    for (const auto& rows : rendered) {
-      if (rows.empty()) continue;
-      out << std::string_view(rows).substr(first ? 1 : 0);  // the first row has no comma before it
+      for (const auto& p : report.files[begin + k].predictions) {
+        rows += ",\n  ";
+        writePrediction(rows, p);
+      }
+    });
+    for (std::size_t k = 0; k < count; ++k) {
+      if (rendered[k].empty()) continue;
+      out << std::string_view(rendered[k]).substr(first ? 1 : 0);  // the first row has no comma before it
       first = false;
     }
   }
