@@ -510,22 +510,67 @@ Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv)
 // merged before the pass reaches it, so only a change at a target already
 // passed (a loop's back edge) needs another round: code without loops
 // takes one.
+ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
+  return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
+          fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), cModuleOperations.size(),
+          unresolvedSetmetatable};
+}
+
+void ValueMap::TableUses::cutBackTo(const Mark& m) {
+  metatableTargets.resize(m.metatableTargets);
+  escapingTables.resize(m.escapingTables);
+  cdefs.resize(m.cdefs);
+  jitOff.resize(m.jitOff);
+  fieldWrites.resize(m.fieldWrites);
+  dynamicKeys.resize(m.dynamicKeys);
+  metatables.resize(m.metatables);
+  cModuleOperations.resize(m.cModuleOperations);
+  unresolvedSetmetatable = m.unresolvedSetmetatable;
+}
+
+// Rounds over the code until no backward edge brings a target a new state.
+// A round after the first starts at the earliest loop head whose state
+// changed: the code before it sees what it saw in the last round (a target
+// there got no new state, and the meet of a state it already holds changes
+// nothing), so it would find again what the last round found there.
 ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   const Prototype& p = chunk_.prototypes[index];
   std::size_t framesize = static_cast<std::size_t>(std::max<int>(p.framesize, 1)) + 4;
-  std::vector<Registers> atTarget(static_cast<std::size_t>(p.size()) + 2);
-  std::vector<char> isTarget(static_cast<std::size_t>(p.size()) + 2, 0);
+  const auto slots = static_cast<std::size_t>(p.size()) + 2;
+  std::vector<Registers> atTarget(slots);
+  std::vector<char> isTarget(slots, 0);
+  // Where a round may start: the targets of backward edges, with what the
+  // last round had found when it got there.
+  struct LoopHead {
+    bool reachable = false;
+    Registers regs;  // as it came in, when reachable
+    TableUses::Mark uses;
+    std::size_t escaping = 0;
+  };
+  std::vector<char> isLoopHead(slots, 0);
+  for (int pc = 1; pc <= p.size(); ++pc) {
+    Flow flow = flowOf(p.at(pc), pc);
+    for (int t : {flow.jump, flow.skip})
+      if (t >= 1 && t <= pc) isLoopHead[static_cast<std::size_t>(t)] = 1;
+  }
+  std::map<int, LoopHead> heads;
   Pass pass;
   pass.before.slotOf.assign(static_cast<std::size_t>(p.size()) + 1, -1);
   std::vector<std::size_t> lost;  // kept across rounds: a slot forgotten once stays Unknown
+  Registers regs(framesize);
+  regs[0] = receiverOf(index);
+  bool reachable = true;  // pc 1 is the entry
+  int start = 1;
   for (int round = 0; round < 8; ++round) {
-    bool changed = false;
-    pass.escaping.clear();  // snapshots are overwritten in place: reachability only grows
-    pass.uses = {};
-    Registers regs(framesize);
-    regs[0] = receiverOf(index);
-    bool reachable = true;  // pc 1 is the entry
-    for (int pc = 1; pc <= p.size(); ++pc) {
+    int changedFrom = p.size() + 1;  // the earliest loop head given a new state
+    for (int pc = start; pc <= p.size(); ++pc) {
+      if (isLoopHead[static_cast<std::size_t>(pc)]) {
+        LoopHead& head = heads[pc];
+        head.reachable = reachable;
+        if (reachable) head.regs = regs;
+        head.uses = pass.uses.mark();
+        head.escaping = pass.escaping.size();
+      }
       if (isTarget[static_cast<std::size_t>(pc)]) {
         Registers& target = atTarget[static_cast<std::size_t>(pc)];
         if (reachable) meet(target, regs, lost);  // merged here, before its use
@@ -542,11 +587,11 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
         if (t < 1 || t > p.size()) return;
         auto at = static_cast<std::size_t>(t);
         if (isTarget[at]) {
-          if (meet(atTarget[at], from, lost) && t <= pc) changed = true;
+          if (meet(atTarget[at], from, lost) && t <= pc) changedFrom = std::min(changedFrom, t);
         } else {
           isTarget[at] = 1;
           atTarget[at] = from;
-          if (t <= pc) changed = true;
+          if (t <= pc) changedFrom = std::min(changedFrom, t);
         }
       };
       bool stringTest = ins.op == Op::ISEQS || ins.op == Op::ISNES;  // few are: keep the others cheap
@@ -563,7 +608,14 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       propagate(flow.jump, regs);
       reachable = flow.fallsThrough;
     }
-    if (!changed) break;
+    if (changedFrom > p.size()) break;
+    // Back to the loop head as the last round came to it.
+    start = changedFrom;
+    LoopHead& head = heads[start];
+    reachable = head.reachable;
+    if (reachable) regs = head.regs;
+    pass.uses.cutBackTo(head.uses);
+    pass.escaping.resize(head.escaping);
   }
   pass.escaping.insert(pass.escaping.end(), lost.begin(), lost.end());
   return pass;

@@ -352,6 +352,16 @@ class ValueMap {
     // setmetatable(T, M) with both from constructors: {T, M}.
     std::vector<std::pair<TableOrigin, TableOrigin>> metatables;
     std::vector<CModuleOperation> cModuleOperations;
+    // How far a pass had got: every list's length, and the flag. A pass only
+    // appends (and sets the flag), so cutting back to a mark undoes what it
+    // found after it (ValueMap::forwardPass starts a round from a loop).
+    struct Mark {
+      std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
+                  metatables = 0, cModuleOperations = 0;
+      bool unresolvedSetmetatable = false;
+    };
+    Mark mark() const;
+    void cutBackTo(const Mark& m);
   };
   struct ProtoValues : TableUses {
     Snapshots before;  // at calls, returns and FNEW
