@@ -92,10 +92,15 @@ std::optional<std::string> CModules::find(std::string_view module) const {
 }
 
 std::optional<std::string> CModules::evidence(std::string_view module) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = found_.find(module); it != found_.end()) return it->second;
+  }
+  // The search opens files: other threads go on meanwhile. Two that look a
+  // module up at once both search, and find the same.
+  std::optional<std::string> found = find(module);
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = found_.find(module);
-  if (it == found_.end()) it = found_.emplace(std::string(module), find(module)).first;
-  return it->second;
+  return found_.emplace(std::string(module), std::move(found)).first->second;
 }
 
 }  // namespace ljcheck
