@@ -19,6 +19,7 @@ std::vector<Branch>::const_iterator firstFrom(const std::vector<Branch>& branche
 
 std::vector<Branch> branchesOf(const bytecode::Prototype& proto) {
   std::vector<Branch> out;
+  out.reserve(static_cast<std::size_t>(proto.size()) / 4 + 1);  // about one instruction in five branches
   for (int pc = 1; pc <= proto.size(); ++pc) {
     const auto& ins = proto.at(pc);
     Flow f = flowOf(ins, pc);
