@@ -1,11 +1,23 @@
 // JSON string escaping (see json_text.h).
 #include "output/json_text.h"
 
+#include <array>
 #include <cstdio>
 
 #include "ljcheck/safe_text.h"
 
 namespace ljcheck {
+
+namespace {
+
+// Printable ASCII but '"' and '\\': the bytes a JSON string takes as they are.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0x20; c < 0x80; ++c) table[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return table;
+}();
+
+}  // namespace
 
 void appendJsonString(std::string& out, std::string_view text) {
   out += '"';
@@ -16,12 +28,11 @@ void appendJsonString(std::string& out, std::string_view text) {
   auto flush = [&](std::size_t upTo) {
     if (upTo > run) out.append(text.data() + run, upTo - run);
   };
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   for (std::size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      ++i;
-      continue;
-    }
+    while (i < text.size() && kPlain[bytes[i]]) ++i;
+    if (i == text.size()) break;
+    unsigned char c = bytes[i];
     if (c >= 0x80) {
       if (std::size_t n = utf8SequenceLength(text, i); n > 0) {
         i += n;
