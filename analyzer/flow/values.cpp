@@ -548,14 +548,18 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
     std::size_t escaping = 0;
   };
   std::vector<char> isLoopHead(slots, 0);
+  std::size_t snapshots = 0;  // at most: the store is sized once
   for (int pc = 1; pc <= p.size(); ++pc) {
-    Flow flow = flowOf(p.at(pc), pc);
+    const auto& ins = p.at(pc);
+    if (keepsSnapshot(ins.op)) ++snapshots;
+    Flow flow = flowOf(ins, pc);
     for (int t : {flow.jump, flow.skip})
       if (t >= 1 && t <= pc) isLoopHead[static_cast<std::size_t>(t)] = 1;
   }
   std::map<int, LoopHead> heads;
   Pass pass;
   pass.before.slotOf.assign(static_cast<std::size_t>(p.size()) + 1, -1);
+  pass.before.store.reserve(snapshots * framesize);
   std::vector<std::size_t> lost;  // kept across rounds: a slot forgotten once stays Unknown
   Registers regs(framesize);
   regs[0] = receiverOf(index);
