@@ -319,13 +319,16 @@ class ValueMap {
     void keep(int pc, const Registers& regs) {
       if (pc >= static_cast<int>(slotOf.size())) slotOf.resize(static_cast<std::size_t>(pc) + 1, -1);
       int& slot = slotOf[static_cast<std::size_t>(pc)];
-      if (slot < 0) {
+      const auto n = static_cast<std::ptrdiff_t>(std::min(width ? width : regs.size(), regs.size()));
+      if (slot < 0) {  // a new state: copied in as the store grows
         if (pcs.empty()) width = regs.size();
         slot = static_cast<int>(pcs.size());
         pcs.push_back(pc);
-        store.resize(store.size() + width);
+        store.insert(store.end(), regs.begin(), regs.begin() + n);
+        store.resize(static_cast<std::size_t>(slot + 1) * width);
+        return;
       }
-      std::copy(regs.begin(), regs.begin() + static_cast<std::ptrdiff_t>(std::min(width, regs.size())),
+      std::copy(regs.begin(), regs.begin() + n,
                 store.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slot) * width));
     }
     RegisterView state(std::size_t k) const { return {store.data() + k * width, width}; }
