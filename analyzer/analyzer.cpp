@@ -440,7 +440,8 @@ void mapKeptSources(const ProjectFiles& project, std::vector<FileResult>& result
     try {
       applySource(*links[i].source, results[i]);
     } catch (const std::exception& e) {  // as analyzeBatch: the other files' results stay
-      results[i].errors.push_back({FileError::Kind::Input, results[i].path, 0, std::string("internal error: ") + e.what()});
+      results[i].errors.push_back(
+          {FileError::Kind::Input, results[i].path, 0, std::string("internal error: ") + e.what()});
     }
     links[i].source.reset();
   });

@@ -505,11 +505,6 @@ Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv)
   return v.reassignable ? Value{} : v;
 }
 
-// Forward dataflow: one pass in pc order per round; the state at a jump
-// target is the meet of its incoming edges. A target ahead of the pass is
-// merged before the pass reaches it, so only a change at a target already
-// passed (a loop's back edge) needs another round: code without loops
-// takes one.
 ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
   return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
           fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), cModuleOperations.size(),
@@ -528,11 +523,14 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   unresolvedSetmetatable = m.unresolvedSetmetatable;
 }
 
-// Rounds over the code until no backward edge brings a target a new state.
-// A round after the first starts at the earliest loop head whose state
-// changed: the code before it sees what it saw in the last round (a target
-// there got no new state, and the meet of a state it already holds changes
-// nothing), so it would find again what the last round found there.
+// Forward dataflow: one pass in pc order per round; the state at a jump
+// target is the meet of its incoming edges. A target ahead of the pass is
+// merged before the pass reaches it, so only a change at a target already
+// passed (a loop's back edge) needs another round: code without loops
+// takes one. A round after the first starts at the earliest loop head whose
+// state changed: the code before it sees what it saw in the last round (a
+// target there got no new state, and the meet of a state it already holds
+// changes nothing), so it would find again what the last round found there.
 ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   const Prototype& p = chunk_.prototypes[index];
   std::size_t framesize = static_cast<std::size_t>(std::max<int>(p.framesize, 1)) + 4;

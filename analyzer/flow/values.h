@@ -319,9 +319,9 @@ class ValueMap {
     void keep(int pc, const Registers& regs) {
       if (pc >= static_cast<int>(slotOf.size())) slotOf.resize(static_cast<std::size_t>(pc) + 1, -1);
       int& slot = slotOf[static_cast<std::size_t>(pc)];
-      const auto n = static_cast<std::ptrdiff_t>(std::min(width ? width : regs.size(), regs.size()));
+      if (pcs.empty()) width = regs.size();  // the first state sets the width
+      const auto n = static_cast<std::ptrdiff_t>(std::min(width, regs.size()));
       if (slot < 0) {  // a new state: copied in as the store grows
-        if (pcs.empty()) width = regs.size();
         slot = static_cast<int>(pcs.size());
         pcs.push_back(pc);
         store.insert(store.end(), regs.begin(), regs.begin() + n);
@@ -355,9 +355,10 @@ class ValueMap {
     // setmetatable(T, M) with both from constructors: {T, M}.
     std::vector<std::pair<TableOrigin, TableOrigin>> metatables;
     std::vector<CModuleOperation> cModuleOperations;
-    // How far a pass had got: every list's length, and the flag. A pass only
-    // appends (and sets the flag), so cutting back to a mark undoes what it
-    // found after it (ValueMap::forwardPass starts a round from a loop).
+    // How far a pass had got: every list's length, and the flag (a field
+    // added above needs its place here). A pass only appends (and sets the
+    // flag), so cutting back to a mark undoes what it found after it
+    // (ValueMap::forwardPass starts a round from a loop head).
     struct Mark {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
                   metatables = 0, cModuleOperations = 0;
