@@ -76,6 +76,20 @@ TEST_CASE("dotted module names are searched as folders, and the first template t
   CHECK_FALSE(CModules::searchPath("socket.core", dir / "none/?.so"));
 }
 
+TEST_CASE("each module is looked up in the folders its name leads to, missing ones included", "[c-modules]") {
+  TempDir dir;
+  std::string core = dir.touch("b/socket/core.so");
+  dir.touch("b/socket.lua");  // socket itself is a Lua module, found first on the Lua path
+  std::string cpath = dir / "none/?.so" + ";" + dir / "a/?.so" + ";" + dir / "b/?.so";
+  CModules modules({{}, cpath, dir / "b/?.lua", ""});
+  auto evidence = modules.evidence("socket.core");  // b/socket listed, then found in it
+  REQUIRE(evidence);
+  CHECK(*evidence == "`socket.core` resolves to " + core + " on the C path");
+  CHECK_FALSE(modules.evidence("socket"));
+  CHECK_FALSE(modules.evidence("socket.http"));  // b/socket was listed without it
+  CHECK_FALSE(modules.evidence("none.core"));
+}
+
 TEST_CASE("a Lua file on the Lua path comes first, as LuaJIT's loaders search", "[c-modules]") {
   TempDir dir;
   dir.touch("lib/json.so");

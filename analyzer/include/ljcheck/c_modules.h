@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,7 +33,7 @@ std::string expandSearchPath(std::string_view given, std::string_view fallback);
 
 class CModules {
  public:
-  CModules() = default;  // nothing is a C module
+  CModules();  // nothing is a C module
   explicit CModules(CModuleSearch search);
   CModules(const CModules&) = delete;
   CModules& operator=(const CModules&) = delete;
@@ -44,10 +45,13 @@ class CModules {
   // The first file `templates` name for `module` that can be opened, as
   // package.searchpath finds it ('.' in the name becomes '/').
   static std::optional<std::string> searchPath(std::string_view module, std::string_view templates);
+  ~CModules();
 
  private:
+  class FolderNames;  // c_modules.cpp: what each folder on the paths holds, listed once
   std::optional<std::string> find(std::string_view module) const;
   CModuleSearch search_;
+  std::unique_ptr<FolderNames> folders_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::optional<std::string>, std::less<>> found_;
 };
