@@ -3,7 +3,9 @@
 // over every prototype. And the parallel driver over many files.
 #include "ljcheck/analyzer.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,7 +13,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -320,6 +321,18 @@ std::string tooLarge(std::uintmax_t size, std::uintmax_t limit, bool atLeast) {
          std::to_string(limit) + ")";
 }
 
+// A file opened for reading, closed when it goes out of scope; fd < 0
+// when it could not be opened (errno says why).
+struct OpenFile {
+  int fd;
+  explicit OpenFile(const std::string& path) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+  ~OpenFile() {
+    if (fd >= 0) ::close(fd);
+  }
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+};
+
 FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std::string& shown,
                        const AnalyzeOptions& options, const RecorderProfile& profile, ProjectView project) {
   FileResult result;
@@ -328,8 +341,11 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
     result.errors.push_back({kind, shown, 0, std::move(message)});
     return result;
   };
+  // Opened first, then asked what it is: one path look-up per file.
+  const OpenFile in(file);
+  if (in.fd < 0) return refuse(FileError::Kind::Io, "cannot open file: " + systemError(errno));
   struct stat status;
-  const bool known = ::stat(file.c_str(), &status) == 0;  // else opening it says why
+  const bool known = ::fstat(in.fd, &status) == 0;
   if (known && S_ISDIR(status.st_mode)) return refuse(FileError::Kind::Io, "is a directory, not a file");
   std::uintmax_t expected = 0;  // a regular file's size: read in one go
   if (known && S_ISREG(status.st_mode)) {
@@ -337,36 +353,42 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
     if (expected > options.maxFileBytes)
       return refuse(FileError::Kind::Input, tooLarge(expected, options.maxFileBytes, false));
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return refuse(FileError::Kind::Io, "cannot open file: " + systemError(errno));
   // Read at most one byte past the limit: a device or pipe has no size to
   // check up front, and a regular file may grow after its size was read.
   std::string content;
   std::size_t chunk = static_cast<std::size_t>(expected) + 1;
-  while (content.size() <= options.maxFileBytes && in) {
+  while (content.size() <= options.maxFileBytes) {
     std::size_t have = content.size();
     content.resize(have + chunk);
-    in.read(content.data() + have, static_cast<std::streamsize>(chunk));
-    content.resize(have + static_cast<std::size_t>(in.gcount()));
+    ssize_t got = ::read(in.fd, content.data() + have, chunk);
+    if (got < 0 && errno != EINTR) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
+    content.resize(have + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
+    if (got == 0) break;  // the end of the file
     chunk = std::size_t{1} << 16;
   }
-  if (in.bad()) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
   if (content.size() > options.maxFileBytes)
     return refuse(FileError::Kind::Input, tooLarge(options.maxFileBytes, options.maxFileBytes, true));
   return analyzeWith(compiler, content, shown, profile, options.minConfidence, options.aliases,
                      options.cModules.get(), project);
 }
 
+// A file's size in bytes; 0 when it cannot be read.
+std::uintmax_t sizeOrZero(const std::string& file) {
+  std::error_code ec;
+  auto size = fs::file_size(file, ec);
+  return ec ? 0 : size;
+}
+
 // The order in which workers take the files at `which`: largest first, so
 // that no worker is left with a big file while the others have nothing to
 // do. Results stay in input order; a file whose size cannot be read goes last.
-std::vector<std::size_t> largestFirst(const std::vector<std::string>& files, std::vector<std::size_t> which) {
-  std::vector<std::uintmax_t> sizes(files.size(), 0);
-  for (std::size_t i : which) {
-    std::error_code ec;
-    auto size = fs::file_size(files[i], ec);
-    if (!ec) sizes[i] = size;
+std::vector<std::size_t> largestFirst(const ProjectFiles& project, std::vector<std::size_t> which) {
+  std::vector<std::uintmax_t> looked;
+  if (project.sizes.size() != project.files.size()) {
+    looked.assign(project.files.size(), 0);
+    for (std::size_t i : which) looked[i] = sizeOrZero(project.files[i]);
   }
+  const std::vector<std::uintmax_t>& sizes = looked.empty() ? project.sizes : looked;
   std::stable_sort(which.begin(), which.end(), [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
   return which;
 }
@@ -389,7 +411,7 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
   const std::vector<std::string>& files = project.files;
   const AnalyzeOptions& options = project.options;
   const RecorderProfile& profile = options.profile ? *options.profile : defaultProfile();
-  std::vector<std::size_t> order = largestFirst(files, which);
+  std::vector<std::size_t> order = largestFirst(project, which);
   std::atomic<std::size_t> next{0}, done{0};
   auto worker = [&] {
     LuaCompiler compiler;
@@ -480,10 +502,14 @@ void settleProject(const ProjectIndex& index, const std::vector<FileLinks>& link
   }
 }
 
-std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, const AnalyzeOptions& options) {
+std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, const AnalyzeOptions& options,
+                                     const std::vector<std::uintmax_t>& sizes) {
   const ProjectRoot root(options.root);
   std::atomic<std::size_t> dumpBudget{options.keptDumpBytes};
   ProjectFiles project{files, {}, options, nullptr, &dumpBudget};
+  if (sizes.size() == files.size()) project.sizes = sizes;
+  else  // looked up once for all the batches
+    for (const auto& f : files) project.sizes.push_back(sizeOrZero(f));
   for (const auto& f : files) project.shown.push_back(root.show(f));
   std::vector<FileResult> results(files.size());
   std::vector<FileLinks> links(files.size());

@@ -132,16 +132,21 @@ namespace {
 
 // Drops the later paths of a file already listed under another (same device
 // and inode): `src` and a symlink to it, or a bind mount, are linted once.
-void dropSecondPaths(std::vector<std::string>& files) {
+// Keeps the sizes that the same look-up gives.
+void dropSecondPaths(InputList& list) {
   std::set<std::pair<dev_t, ino_t>> seen;
   std::vector<std::string> kept;
-  kept.reserve(files.size());
-  for (auto& f : files) {
+  kept.reserve(list.files.size());
+  list.sizes.clear();
+  list.sizes.reserve(list.files.size());
+  for (auto& f : list.files) {
     struct stat st;
-    if (::stat(f.c_str(), &st) == 0 && !seen.insert({st.st_dev, st.st_ino}).second) continue;
+    const bool known = ::stat(f.c_str(), &st) == 0;
+    if (known && !seen.insert({st.st_dev, st.st_ino}).second) continue;
     kept.push_back(std::move(f));
+    list.sizes.push_back(known && S_ISREG(st.st_mode) ? static_cast<std::uintmax_t>(st.st_size) : 0);
   }
-  files = std::move(kept);
+  list.files = std::move(kept);
 }
 
 }  // namespace
@@ -172,7 +177,7 @@ InputList collectInputs(const std::vector<std::string>& paths, const InputFilter
   }
   std::sort(out.files.begin(), out.files.end());
   out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
-  dropSecondPaths(out.files);
+  dropSecondPaths(out);
   std::stable_sort(out.errors.begin(), out.errors.end(),
                    [](const FileError& a, const FileError& b) { return a.path < b.path; });
   return out;

@@ -35,6 +35,9 @@ struct ProjectFiles {
   // analyzed with it whenever it is compiled from that text. Read-only
   // during a batch; one thread at a time uses an entry.
   std::map<std::size_t, AnalysisReuse>* reuse = nullptr;
+  // Each file's size in bytes, by index, for the order in which workers
+  // take them; empty: looked up for each batch.
+  std::vector<std::uintmax_t> sizes = {};
 
   const std::string* unsavedText(std::size_t i) const {
     if (!overlay) return nullptr;

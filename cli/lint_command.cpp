@@ -290,7 +290,7 @@ int runLint(LintOptions& o) {
   report.root = root.path();
   report.toolVersion = LJCHECK_VERSION;
   report.docsUrl = docsBase(o.docsUrl);
-  report.files = analyzeFiles(inputs.files, options);
+  report.files = analyzeFiles(inputs.files, options, inputs.sizes);
   // A path that could not be used is reported in its place among the files.
   for (auto e : inputs.errors) {
     e.path = root.show(e.path);

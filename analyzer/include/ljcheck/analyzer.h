@@ -1,6 +1,7 @@
 // The static analyzer's entry point: Lua files in, predictions out.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -42,6 +43,7 @@ struct AnalyzeOptions {
 // a bind mount) is listed once, under the first of its paths.
 struct InputList {
   std::vector<std::string> files;
+  std::vector<std::uintmax_t> sizes;  // by file: its size in bytes when listed (0: unknown)
   std::vector<FileError> errors;
 };
 // Which files a directory walk takes. Globs are matched against a path
@@ -97,7 +99,10 @@ FileResult analyzeSource(std::string_view source, const std::string& path,
                          AnalysisReuse* reuse = nullptr);
 
 // Analyzes files in parallel; results come back in the order of `files`.
+// `sizes` (InputList's), when given, spare looking each file's size up
+// again: the workers take the largest first.
 std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files,
-                                     const AnalyzeOptions& options);
+                                     const AnalyzeOptions& options,
+                                     const std::vector<std::uintmax_t>& sizes = {});
 
 }  // namespace ljcheck
