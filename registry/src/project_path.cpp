@@ -1,6 +1,7 @@
 // Report paths relative to the project root (see project_path.h).
 #include "ljcheck/project_path.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -25,6 +26,19 @@ std::string withoutTrailingSlash(std::string path) {
   return path;
 }
 
+// A relative path that normalizing leaves as it is: no empty, "." or ".."
+// component, no trailing '/'.
+bool plainRelative(std::string_view path) {
+  if (path.empty() || path.front() == '/' || path.back() == '/') return false;
+  for (std::size_t at = 0; at <= path.size();) {
+    std::size_t end = std::min(path.find('/', at), path.size());
+    std::string_view part = path.substr(at, end - at);
+    if (part.empty() || part == "." || part == "..") return false;
+    at = end + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 ProjectRoot::ProjectRoot(std::string_view root, std::string_view cwd)
@@ -34,6 +48,9 @@ ProjectRoot::ProjectRoot(std::string_view root, std::string_view cwd)
 
 std::string ProjectRoot::show(std::string_view file) const {
   if (file.empty()) return {};
+  // The files a walk of the working folder lists, under the default root:
+  // shown as they are (the general way below costs 24k instructions each).
+  if (root_ == cwd_ && plainRelative(file)) return std::string(file);
   fs::path absolute = absoluteFrom(cwd_, file);
   fs::path relative = absolute.lexically_relative(root_);
   if (relative.empty() || *relative.begin() == "..") return absolute.generic_string();
