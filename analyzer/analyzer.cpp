@@ -348,7 +348,8 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
   const bool known = ::fstat(in.fd, &status) == 0;
   if (known && S_ISDIR(status.st_mode)) return refuse(FileError::Kind::Io, "is a directory, not a file");
   std::uintmax_t expected = 0;  // a regular file's size: read in one go
-  if (known && S_ISREG(status.st_mode)) {
+  const bool regular = known && S_ISREG(status.st_mode);
+  if (regular) {
     expected = static_cast<std::uintmax_t>(status.st_size);
     if (expected > options.maxFileBytes)
       return refuse(FileError::Kind::Input, tooLarge(expected, options.maxFileBytes, false));
@@ -362,8 +363,11 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
     content.resize(have + chunk);
     ssize_t got = ::read(in.fd, content.data() + have, chunk);
     if (got < 0 && errno != EINTR) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
-    content.resize(have + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
-    if (got == 0) break;  // the end of the file
+    const auto read = static_cast<std::size_t>(std::max<ssize_t>(got, 0));
+    content.resize(have + read);
+    // The end: nothing more, or less than asked of a regular file (a pipe
+    // or a device may give less and still have more).
+    if (got == 0 || (regular && got > 0 && read < chunk)) break;
     chunk = std::size_t{1} << 16;
   }
   if (content.size() > options.maxFileBytes)
