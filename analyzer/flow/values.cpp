@@ -90,9 +90,9 @@ Value meetOf(const Value& a, const Value& b) {
 // `lost`: the closures whose value the meet forgets (a local given one of
 // two functions in two branches): calls through it cannot be resolved, so
 // they count as escaping.
-bool meet(std::vector<Value>& into, const std::vector<Value>& from, std::vector<std::size_t>& lost) {
+bool meet(Value* into, const Value* from, std::size_t width, std::vector<std::size_t>& lost) {
   bool changed = false;
-  for (std::size_t s = 0; s < into.size(); ++s) {
+  for (std::size_t s = 0; s < width; ++s) {
     if (into[s].kind == Kind::Unknown && !into[s].isMissingMember() && (into[s].reassignable || !from[s].reassignable))
       continue;
     if (into[s] == from[s]) continue;
@@ -535,26 +535,34 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   const Prototype& p = chunk_.prototypes[index];
   std::size_t framesize = static_cast<std::size_t>(std::max<int>(p.framesize, 1)) + 4;
   const auto slots = static_cast<std::size_t>(p.size()) + 2;
-  std::vector<Registers> atTarget(slots);
-  std::vector<char> isTarget(slots, 0);
-  // Where a round may start: the targets of backward edges, with what the
-  // last round had found when it got there.
-  struct LoopHead {
-    bool reachable = false;
-    Registers regs;  // as it came in, when reachable
-    TableUses::Mark uses;
-    std::size_t escaping = 0;
-  };
-  std::vector<char> isLoopHead(slots, 0);
-  std::size_t snapshots = 0;  // at most: the store is sized once
+  // Every jump target and loop head is known before the pass: their
+  // states live in two stores of whole frames, sized once.
+  std::vector<int> targetSlot(slots, -1), headSlot(slots, -1);
+  std::size_t targets = 0, headCount = 0, snapshots = 0;
   for (int pc = 1; pc <= p.size(); ++pc) {
     const auto& ins = p.at(pc);
     if (keepsSnapshot(ins.op)) ++snapshots;
     Flow flow = flowOf(ins, pc);
-    for (int t : {flow.jump, flow.skip})
-      if (t >= 1 && t <= pc) isLoopHead[static_cast<std::size_t>(t)] = 1;
+    for (int t : {flow.jump, flow.skip}) {
+      if (t < 1 || t > p.size()) continue;
+      const auto at = static_cast<std::size_t>(t);
+      if (targetSlot[at] < 0) targetSlot[at] = static_cast<int>(targets++);
+      if (t <= pc && headSlot[at] < 0) headSlot[at] = static_cast<int>(headCount++);
+    }
   }
-  std::map<int, LoopHead> heads;
+  std::vector<Value> targetStore(targets * framesize);  // the meet of the edges into each target so far
+  std::vector<char> isTarget(slots, 0);                  // an edge into it was seen
+  auto targetState = [&](std::size_t at) { return targetStore.data() + static_cast<std::size_t>(targetSlot[at]) * framesize; };
+  // Where a round may start: the targets of backward edges, with what the
+  // last round had found when it got there.
+  struct LoopHead {
+    bool reachable = false;  // and then its registers are in headStore
+    TableUses::Mark uses;
+    std::size_t escaping = 0;
+  };
+  std::vector<LoopHead> heads(headCount);
+  std::vector<Value> headStore(headCount * framesize);
+  auto headState = [&](std::size_t at) { return headStore.data() + static_cast<std::size_t>(headSlot[at]) * framesize; };
   Pass pass;
   pass.before.slotOf.assign(static_cast<std::size_t>(p.size()) + 1, -1);
   pass.before.store.reserve(snapshots * framesize);
@@ -566,17 +574,18 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   for (int round = 0; round < 8; ++round) {
     int changedFrom = p.size() + 1;  // the earliest loop head given a new state
     for (int pc = start; pc <= p.size(); ++pc) {
-      if (isLoopHead[static_cast<std::size_t>(pc)]) {
-        LoopHead& head = heads[pc];
+      const auto here = static_cast<std::size_t>(pc);
+      if (headSlot[here] >= 0) {
+        LoopHead& head = heads[static_cast<std::size_t>(headSlot[here])];
         head.reachable = reachable;
-        if (reachable) head.regs = regs;
+        if (reachable) std::copy(regs.begin(), regs.end(), headState(here));
         head.uses = pass.uses.mark();
         head.escaping = pass.escaping.size();
       }
-      if (isTarget[static_cast<std::size_t>(pc)]) {
-        Registers& target = atTarget[static_cast<std::size_t>(pc)];
-        if (reachable) meet(target, regs, lost);  // merged here, before its use
-        regs = target;
+      if (isTarget[here]) {
+        Value* target = targetState(here);
+        if (reachable) meet(target, regs.data(), framesize, lost);  // merged here, before its use
+        std::copy(target, target + framesize, regs.begin());
         reachable = true;
       }
       if (!reachable) continue;
@@ -589,10 +598,10 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
         if (t < 1 || t > p.size()) return;
         auto at = static_cast<std::size_t>(t);
         if (isTarget[at]) {
-          if (meet(atTarget[at], from, lost) && t <= pc) changedFrom = std::min(changedFrom, t);
+          if (meet(targetState(at), from.data(), framesize, lost) && t <= pc) changedFrom = std::min(changedFrom, t);
         } else {
           isTarget[at] = 1;
-          atTarget[at] = from;
+          std::copy(from.begin(), from.end(), targetState(at));
           if (t <= pc) changedFrom = std::min(changedFrom, t);
         }
       };
@@ -613,9 +622,10 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
     if (changedFrom > p.size()) break;
     // Back to the loop head as the last round came to it.
     start = changedFrom;
-    LoopHead& head = heads[start];
+    const auto at = static_cast<std::size_t>(start);
+    const LoopHead& head = heads[static_cast<std::size_t>(headSlot[at])];
     reachable = head.reachable;
-    if (reachable) regs = head.regs;
+    if (reachable) std::copy(headState(at), headState(at) + framesize, regs.begin());
     pass.uses.cutBackTo(head.uses);
     pass.escaping.resize(head.escaping);
   }
