@@ -296,6 +296,7 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
     bool mayRunAgain = project.links && (!project.links->exports.empty() || !project.links->memberCalls.empty());
     if (mayRunAgain && reserveDump(project.dumpBudget, dump.size() + (isDump ? 0 : source.size()))) {
       project.links->dump = std::move(dump);
+      project.links->dump.shrink_to_fit();  // written piece by piece: up to twice its size
       if (!isDump) {
         project.links->source = std::string(source);
         return result;
