@@ -535,7 +535,8 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   const Prototype& p = chunk_.prototypes[index];
   std::size_t framesize = static_cast<std::size_t>(std::max<int>(p.framesize, 1)) + 4;
   const auto slots = static_cast<std::size_t>(p.size()) + 2;
-  // Every jump target and loop head is known before the pass: their
+  // Every jump target and loop head is known before the pass (the pass
+  // takes no edge flowOf does not give: truthyEdges only drops some): their
   // states live in two stores of whole frames, sized once.
   std::vector<int> targetSlot(slots, -1), headSlot(slots, -1);
   std::size_t targets = 0, headCount = 0, snapshots = 0;
