@@ -22,7 +22,8 @@ bool readsGlobal(const Prototype& p, const bytecode::Instruction& ins, std::stri
   return s && *s == name;
 }
 
-// The pc just after the main function's call of the global `module`; 0 for none.
+}  // namespace
+
 int afterModuleCall(const Prototype& main) {
   std::vector<char> holdsModule(kAddressableSlots, 0);
   for (int pc = 1; pc <= main.size(); ++pc) {
@@ -34,6 +35,8 @@ int afterModuleCall(const Prototype& main) {
   }
   return 0;
 }
+
+namespace {
 
 // What holds the module table in one function.
 struct Holders {

@@ -12,6 +12,11 @@
 
 namespace ljcheck::flow {
 
+// The pc just after the main function's call of the global `module`; 0
+// when the chunk does not call it. From there on, a global the chunk (or a
+// closure it creates) assigns is a field of the module table.
+int afterModuleCall(const bytecode::Prototype& main);
+
 // Adds the stores into the module table of a chunk that calls `module`:
 // one count per store by name to `stores`, and to `closures` the
 // prototype each `M.name = function` store creates. Nothing for a chunk

@@ -44,7 +44,12 @@ std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunction
   std::vector<std::pair<std::string_view, std::size_t>> out;
   if (protos_.empty()) return out;
   Value module = returned(protos_.size() - 1);  // the main function is the last prototype
-  if (!module.is(Kind::Table) || module.pc == 0) return out;
+  if (!module.is(Kind::Table) || module.pc == 0) {
+    // A module(...) file returns nothing, or its table as `return _M`.
+    if (module.kind == Kind::Unknown || module.kind == Kind::Nil || (module.is(Kind::Global) && module.name == "_M"))
+      return moduleFunctions_;
+    return out;
+  }
   TableOrigin origin{module.proto, module.pc};
   if (dynamicKeys_.count(origin) && !evenWithComputedKeys) return out;
   for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {

@@ -200,10 +200,26 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
 // through _G or rawset, which old-style code keeps for deliberate overrides.
 // In a `module(...)` file, `function M.f() ... end` with `local M = _M` is
 // such a global too (module_environment.h).
+//
+// Those globals of a `module(...)` file are the fields of its module table,
+// which `require` hands to other files: the ones it assigns after the call,
+// in its main function or in a closure that function creates after it (a
+// closure's globals are those of the function that created it).
 void ValueMap::findGlobalFunctions() {
   std::map<std::string_view, int> stores;
-  std::map<std::string_view, std::size_t> closures;
-  for (const Prototype& p : chunk_.prototypes)
+  std::map<std::string_view, std::size_t> closures, moduleClosures;
+  std::set<std::string_view> moduleFields;
+  const std::size_t count = chunk_.prototypes.size();
+  const int moduleStart = count == 0 ? 0 : afterModuleCall(chunk_.prototypes[count - 1]);
+  std::vector<char> inModule(count, 0);  // its globals are the module table's from pc 1
+  if (moduleStart > 0)  // parents come after their children in a dump
+    for (std::size_t i = count - 1; i-- > 0;) {
+      std::size_t parent = chunk_.prototypes[i].parent;
+      if (parent >= count) continue;
+      inModule[i] = parent == count - 1 ? creatingPc_[i] >= moduleStart : inModule[parent];
+    }
+  for (std::size_t index = 0; index < count; ++index) {
+    const Prototype& p = chunk_.prototypes[index];
     for (int pc = 1; pc <= p.size(); ++pc) {
       const auto& ins = p.at(pc);
       if (ins.op != Op::GSET) continue;
@@ -212,13 +228,23 @@ void ValueMap::findGlobalFunctions() {
       ++stores[*name];
       if (pc < 2) continue;
       const auto& made = p.at(pc - 1);
-      if (made.op == Op::FNEW && made.a == ins.a && made.d < p.gc.size() &&
-          p.gc[made.d].kind == bytecode::GcConstant::Kind::Child)
-        closures[*name] = p.gc[made.d].child;
+      if (made.op != Op::FNEW || made.a != ins.a || made.d >= p.gc.size() ||
+          p.gc[made.d].kind != bytecode::GcConstant::Kind::Child)
+        continue;
+      closures[*name] = p.gc[made.d].child;
+      if (inModule[index] || (moduleStart > 0 && index == count - 1 && pc >= moduleStart)) moduleFields.insert(*name);
     }
-  addModuleTableStores(chunk_, stores, closures);
+  }
+  addModuleTableStores(chunk_, stores, moduleClosures);
+  for (const auto& [name, proto] : moduleClosures) {
+    closures[name] = proto;
+    moduleFields.insert(name);
+  }
   for (const auto& [name, proto] : closures)
-    if (stores[name] == 1) globalFunctions_.emplace(std::string(name), proto);
+    if (stores[name] == 1) {
+      auto it = globalFunctions_.emplace(std::string(name), proto).first;
+      if (moduleFields.count(name)) moduleFunctions_.emplace_back(it->first, proto);
+    }
 }
 
 ValueMap::~ValueMap() {

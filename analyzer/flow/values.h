@@ -223,7 +223,9 @@ class ValueMap {
   Value returned(std::size_t proto) const;
   // The functions the main chunk returns in its module table (`return M`
   // with `M.f = function ...` or `function M.f()`), by field name: what
-  // other files reach with require(...).f.
+  // other files reach with require(...).f. In a Lua 5.1 `module(...)` file
+  // that returns no table, the functions it assigns to globals after the
+  // call (`function f() ... end`, module_environment.h).
   // None when the table also gets stores under computed keys
   // (`M[alias] = M[name]`), which may replace any of them; with
   // `evenWithComputedKeys`, the functions stored under a constant name all
@@ -418,6 +420,8 @@ class ValueMap {
   // (`function name() ... end` outside a module table): by name, the
   // prototype. A read of the global (not a library name) is that function.
   std::map<std::string, std::size_t, std::less<>> globalFunctions_;
+  // Those of them that are fields of a `module(...)` file's module table, by name.
+  std::vector<std::pair<std::string_view, std::size_t>> moduleFunctions_;
   Pass forwardPass(std::size_t proto);
   // Returns what the prototype held before (the pass it replaces).
   Pass keepPass(std::size_t proto, Pass pass);

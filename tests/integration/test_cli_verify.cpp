@@ -194,6 +194,18 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
   // Called five times from its driver: only the module's own evidence (it escapes).
   REQUIRE(fnew.count("fixtures/projects/cold_module/shapes.lua:4"));
   CHECK(fnew["fixtures/projects/cold_module/shapes.lua:4"].at("severity") == "info");
+  // A global function of a Lua 5.1 module("shapes", ...) file is a field of
+  // the table require("shapes") returns: hot from the driver's loop.
+  REQUIRE(fnew.count("fixtures/projects/module_function/shapes.lua:5"));
+  const json& old = fnew["fixtures/projects/module_function/shapes.lua:5"];
+  CHECK(old.at("confidence") == "certain");
+  CHECK(old.at("severity") == "warn");
+  CHECK(old.at("reasoning").get<std::string>().find(
+            "area is called from the loop at line 8 of fixtures/projects/module_function/main.lua, which runs 3000 "
+            "times") != std::string::npos);
+  REQUIRE(fnew.count("fixtures/projects/module_function/sizes.lua:5"));
+  CHECK(fnew["fixtures/projects/module_function/sizes.lua:5"].at("confidence") == "likely");
+  CHECK(fnew["fixtures/projects/module_function/sizes.lua:5"].at("severity") == "info");
 
   writeFile(dir + "/lint.json", lint.out);
   std::string hotRun = runFixture(dir, "fixtures/projects/hot_module/main.lua");

@@ -28,7 +28,7 @@ namespace {
 const std::vector<std::string> kProjects{"fixtures/projects/cold_module", "fixtures/projects/ctype_module",
                                          "fixtures/projects/hot_factory", "fixtures/projects/hot_method",
                                          "fixtures/projects/hot_module",     "fixtures/projects/looping_module",
-                                         "fixtures/projects/registered_ctypes"};
+                                         "fixtures/projects/module_function", "fixtures/projects/registered_ctypes"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
