@@ -458,19 +458,19 @@ namespace {
 
 // Maps the predictions of every file whose text was kept with its dump
 // (analyzeWith) to that text: ranges, suppressions, directive problems.
+// What each file kept for the rounds (its text, dump and links) is freed
+// here too, on the worker threads, not on one thread after the last round.
 void mapKeptSources(const ProjectFiles& project, std::vector<FileResult>& results, std::vector<FileLinks>& links) {
-  std::vector<std::size_t> kept;
-  for (std::size_t i = 0; i < links.size(); ++i)
-    if (links[i].source) kept.push_back(i);
-  forEachOnThreads(project.options.jobs, kept.size(), [&](std::size_t k) {
-    std::size_t i = kept[k];
-    try {
-      applySource(*links[i].source, results[i]);
-    } catch (const std::exception& e) {  // as analyzeBatch: the other files' results stay
-      results[i].errors.push_back(
-          {FileError::Kind::Input, results[i].path, 0, std::string("internal error: ") + e.what()});
+  forEachOnThreads(project.options.jobs, links.size(), [&](std::size_t i) {
+    if (links[i].source) {
+      try {
+        applySource(*links[i].source, results[i]);
+      } catch (const std::exception& e) {  // as analyzeBatch: the other files' results stay
+        results[i].errors.push_back(
+            {FileError::Kind::Input, results[i].path, 0, std::string("internal error: ") + e.what()});
+      }
     }
-    links[i].source.reset();
+    links[i] = FileLinks{};
   });
 }
 

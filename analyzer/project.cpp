@@ -8,31 +8,30 @@
 namespace ljcheck {
 namespace {
 
-// The module names `path` can be required under: its path without ".lua"
-// (or "/init.lua"), with dots for slashes, and every tail of it that starts
-// at a folder: package.path is not known, so any folder may be a root.
-std::vector<std::string> moduleNames(std::string path) {
+// Appends the module names `path` can be required under to `names`, one
+// entry each for `file`: its path without ".lua" (or "/init.lua"), with dots
+// for slashes, and every tail of it that starts at a folder: package.path is
+// not known, so any folder may be a root.
+void addModuleNames(std::string_view path, std::size_t file, std::string& names,
+                    std::vector<ProjectIndex::Entry>& out) {
   const std::string_view lua = ".lua", init = "/init.lua";
-  std::string_view view = path;
-  if (view.size() > init.size() && view.substr(view.size() - init.size()) == init) {
-    path.resize(path.size() - init.size());
-  } else if (view.size() > lua.size() && view.substr(view.size() - lua.size()) == lua) {
-    path.resize(path.size() - lua.size());
+  if (path.size() > init.size() && path.substr(path.size() - init.size()) == init) {
+    path.remove_suffix(init.size());
+  } else if (path.size() > lua.size() && path.substr(path.size() - lua.size()) == lua) {
+    path.remove_suffix(lua.size());
   } else {
-    return {};
+    return;
   }
-  std::vector<std::string> names;
   for (std::size_t start = 0; start < path.size();) {
-    std::string name = path.substr(start);
-    if (name.find('.') == std::string::npos) {  // a dot in a folder name cannot be required
-      std::replace(name.begin(), name.end(), '/', '.');
-      names.push_back(std::move(name));
+    std::string_view name = path.substr(start);
+    if (name.find('.') == std::string_view::npos) {  // a dot in a folder name cannot be required
+      out.push_back({names.size(), name.size(), file});
+      for (char c : name) names.push_back(c == '/' ? '.' : c);
     }
     std::size_t slash = path.find('/', start);
-    if (slash == std::string::npos) break;
+    if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
-  return names;
 }
 
 // How many leading folders two paths share.
@@ -59,21 +58,35 @@ std::string describeCall(const flow::ModuleCall& call, const std::string& caller
 
 }  // namespace
 
-ProjectIndex::ProjectIndex(std::vector<std::string> paths) : paths_(std::move(paths)) {
-  for (std::size_t i = 0; i < paths_.size(); ++i)
-    for (auto& name : moduleNames(paths_[i])) byModule_[std::move(name)].push_back(i);
+ProjectIndex::ProjectIndex(const std::vector<std::string>& paths) : paths_(paths) {
+  // All the names in one string and one vector, not a string and a node
+  // each: this runs between the first analyses and the rounds, with every
+  // worker waiting, and fresh memory costs a page fault per page here.
+  for (std::size_t i = 0; i < paths_.size(); ++i) addModuleNames(paths_[i], i, names_, byModule_);
+  std::sort(byModule_.begin(), byModule_.end(), [&](const Entry& a, const Entry& b) {
+    std::string_view x = nameOf(a), y = nameOf(b);
+    return x != y ? x < y : a.file < b.file;
+  });
 }
 
+std::string_view ProjectIndex::nameOf(const Entry& e) const { return std::string_view(names_).substr(e.offset, e.length); }
+
 std::optional<std::size_t> ProjectIndex::resolve(std::string_view module, std::size_t from) const {
-  auto it = byModule_.find(std::string(module));
-  if (it == byModule_.end()) return std::nullopt;
-  if (it->second.size() == 1) return it->second.front();
+  struct ByName {
+    const ProjectIndex* index;
+    bool operator()(const Entry& e, std::string_view name) const { return index->nameOf(e) < name; }
+    bool operator()(std::string_view name, const Entry& e) const { return name < index->nameOf(e); }
+  };
+  auto [first, last] = std::equal_range(byModule_.begin(), byModule_.end(), module, ByName{this});
+  if (first == last) return std::nullopt;
+  if (last - first == 1) return first->file;
   // Several: a project's own module is the likelier one; two equally close
   // candidates leave it to package.path, which is not known.
   std::optional<std::size_t> best;
   std::size_t bestShared = 0;
   bool tie = false;
-  for (std::size_t candidate : it->second) {
+  for (auto e = first; e != last; ++e) {
+    const std::size_t candidate = e->file;
     std::size_t shared = sharedFolders(paths_[candidate], paths_.at(from));
     if (!best || shared > bestShared) {
       best = candidate;

@@ -10,7 +10,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "flow/call_graph.h"
@@ -70,8 +69,13 @@ struct ModuleImports {
 
 class ProjectIndex {
  public:
-  // The files as reports show them (relative to the root, or absolute).
-  explicit ProjectIndex(std::vector<std::string> paths);
+  struct Entry {  // a module name, as `names_` holds it, and a file it may load
+    std::size_t offset = 0, length = 0;
+    std::size_t file = 0;
+  };
+  // The files as reports show them (relative to the root, or absolute);
+  // the caller keeps them for the index's lifetime.
+  explicit ProjectIndex(const std::vector<std::string>& paths);
   // The file `require(module)` loads, seen from the file `from`: one whose
   // path ends in a/b.lua or a/b/init.lua (package.path is not known); of
   // several, the one that shares the most folders with `from`, when one does.
@@ -85,10 +89,13 @@ class ProjectIndex {
   std::map<std::size_t, ModuleImports> moduleImports(const std::vector<FileLinks>& links) const;
 
  private:
-  std::vector<std::string> paths_;
+  const std::vector<std::string>& paths_;
   // Module names each file can be loaded under ("a.b.c", "b.c", "c" for
-  // a/b/c.lua; "a.b", "b" for a/b/init.lua), to the files that can be.
-  std::unordered_map<std::string, std::vector<std::size_t>> byModule_;
+  // a/b/c.lua; "a.b", "b" for a/b/init.lua), to the files that can be: the
+  // names one after another in `names_`, the entries sorted by name, then file.
+  std::string names_;
+  std::vector<Entry> byModule_;
+  std::string_view nameOf(const Entry& e) const;
 };
 
 }  // namespace ljcheck

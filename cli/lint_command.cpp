@@ -216,6 +216,17 @@ class ProgressBar {
   bool drawn_ = false, finished_ = false;
 };
 
+// The report outlives the command: freeing its predictions one by one
+// (12 k over bench/corpus: 4 ms, 7 ms at -j 2, where the worker threads
+// allocated them) on one thread after everything was written is work nobody
+// waits for. It stays reachable from here, so leak checkers see no leak;
+// LLVM's BuryPointer keeps what clang skips freeing the same way.
+LintReport& reportKeptUntilExit() {
+  static LintReport* const report = new LintReport;
+  *report = LintReport{};  // a second lint in one process starts afresh
+  return *report;
+}
+
 int runLint(LintOptions& o) {
   // Reports run to megabytes: let std::cout buffer instead of passing every
   // write through to C stdio. Nothing else in lint writes to stdout.
@@ -285,7 +296,7 @@ int runLint(LintOptions& o) {
   ProgressBar progress(!o.noProgress && format == LintFormat::Text);
   options.progress = progress.callback();
   const ProjectRoot root(o.root);
-  LintReport report;
+  LintReport& report = reportKeptUntilExit();
   report.profile = profile;
   report.root = root.path();
   report.toolVersion = LJCHECK_VERSION;
