@@ -169,43 +169,33 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
   const json report = json::parse(lint.out);
   for (const auto& p : report.at("predictions"))
     if (p.at("reasonId") == "NYIBC:FNEW") fnew[p.at("location").get<std::string>()] = p;
-  REQUIRE(fnew.count("fixtures/projects/hot_module/shapes.lua:4"));
-  const json& hot = fnew["fixtures/projects/hot_module/shapes.lua:4"];
-  CHECK(hot.at("severity") == "blacklist");
-  CHECK(hot.at("confidence") == "certain");
-  CHECK(hot.at("reasoning").get<std::string>().find(
-            "area is called from the loop at line 5 of fixtures/projects/hot_module/main.lua, which runs 50000 times") !=
-        std::string::npos);
+  // The FNEW at `location`: its severity, its confidence (unless empty) and
+  // the evidence its reasoning names.
+  auto expect = [&](const std::string& location, const char* severity, const char* confidence, const std::string& why) {
+    INFO(location);
+    REQUIRE(fnew.count(location));
+    const json& p = fnew[location];
+    CHECK(p.at("severity") == severity);
+    if (*confidence) CHECK(p.at("confidence") == confidence);
+    CHECK(p.at("reasoning").get<std::string>().find(why) != std::string::npos);
+  };
+  expect("fixtures/projects/hot_module/shapes.lua:4", "blacklist", "certain",
+         "area is called from the loop at line 5 of fixtures/projects/hot_module/main.lua, which runs 50000 times");
   // A method of the object another module's function returns: t = tally.new(); t:add(i).
-  REQUIRE(fnew.count("fixtures/projects/hot_method/tally.lua:7"));
-  const json& method = fnew["fixtures/projects/hot_method/tally.lua:7"];
-  CHECK(method.at("severity") == "blacklist");
-  CHECK(method.at("confidence") == "certain");
-  CHECK(method.at("reasoning").get<std::string>().find(
-            "add, a method of the object tally.new() returns, is called from the loop at line 7 of "
-            "fixtures/projects/hot_method/main.lua, which runs 50000 times") != std::string::npos);
+  expect("fixtures/projects/hot_method/tally.lua:7", "blacklist", "certain",
+         "add, a method of the object tally.new() returns, is called from the loop at line 7 of "
+         "fixtures/projects/hot_method/main.lua, which runs 50000 times");
   // A closure another module's function returns: scale = lib.scaler(3); scale(i).
-  REQUIRE(fnew.count("fixtures/projects/hot_factory/lib.lua:5"));
-  const json& factory = fnew["fixtures/projects/hot_factory/lib.lua:5"];
-  CHECK(factory.at("severity") == "blacklist");
-  CHECK(factory.at("reasoning").get<std::string>().find(
-            "the function lib.scaler() returns is called from the loop at line 8 of "
-            "fixtures/projects/hot_factory/main.lua, which runs 50000 times") != std::string::npos);
+  expect("fixtures/projects/hot_factory/lib.lua:5", "blacklist", "",
+         "the function lib.scaler() returns is called from the loop at line 8 of "
+         "fixtures/projects/hot_factory/main.lua, which runs 50000 times");
   // Called five times from its driver: only the module's own evidence (it escapes).
-  REQUIRE(fnew.count("fixtures/projects/cold_module/shapes.lua:4"));
-  CHECK(fnew["fixtures/projects/cold_module/shapes.lua:4"].at("severity") == "info");
+  expect("fixtures/projects/cold_module/shapes.lua:4", "info", "", "escapes");
   // A global function of a Lua 5.1 module("shapes", ...) file is a field of
   // the table require("shapes") returns: hot from the driver's loop.
-  REQUIRE(fnew.count("fixtures/projects/module_function/shapes.lua:5"));
-  const json& old = fnew["fixtures/projects/module_function/shapes.lua:5"];
-  CHECK(old.at("confidence") == "certain");
-  CHECK(old.at("severity") == "warn");
-  CHECK(old.at("reasoning").get<std::string>().find(
-            "area is called from the loop at line 8 of fixtures/projects/module_function/main.lua, which runs 3000 "
-            "times") != std::string::npos);
-  REQUIRE(fnew.count("fixtures/projects/module_function/sizes.lua:5"));
-  CHECK(fnew["fixtures/projects/module_function/sizes.lua:5"].at("confidence") == "likely");
-  CHECK(fnew["fixtures/projects/module_function/sizes.lua:5"].at("severity") == "info");
+  expect("fixtures/projects/module_function/shapes.lua:5", "warn", "certain",
+         "area is called from the loop at line 8 of fixtures/projects/module_function/main.lua, which runs 3000 times");
+  expect("fixtures/projects/module_function/sizes.lua:5", "info", "likely", "half escapes");
 
   writeFile(dir + "/lint.json", lint.out);
   std::string hotRun = runFixture(dir, "fixtures/projects/hot_module/main.lua");
