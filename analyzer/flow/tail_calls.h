@@ -16,11 +16,15 @@ struct TailCalledBuiltin {
   bool receiverInferred = false;  // `return s:gmatch(p)`: s taken for a string by what the method gets
   int line = 0;                   // the tail call's line in the defining file
   std::string definedIn = {};     // that file, as reports show it (set where it is imported)
+  // A stitch every path to the tail call runs through, in the defining file
+  // (rules::stitchBeforeTailCall): the tail call then ends the trace (RETURN).
+  int stitchLine = 0;
+  std::string stitchCallee = {};
 };
 
 inline bool sameTailCall(const TailCalledBuiltin& a, const TailCalledBuiltin& b) {
   return a.builtin == b.builtin && a.receiverInferred == b.receiverInferred && a.line == b.line &&
-         a.definedIn == b.definedIn;
+         a.definedIn == b.definedIn && a.stitchLine == b.stitchLine && a.stitchCallee == b.stitchCallee;
 }
 
 using ImportedTailCalls = std::map<std::string, TailCalledBuiltin, std::less<>>;

@@ -17,6 +17,7 @@
 
 #include "flow/instruction_effects.h"
 #include "flow/module_member.h"
+#include "rules/masking.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -108,6 +109,15 @@ std::string memberAsWritten(std::string_view name) { return flow::ModuleMemberNa
 std::string tailCallsWhy(const flow::TailCalledBuiltin& via, const std::string& subject) {
   return "tail-calls " + via.builtin + " at line " + std::to_string(via.line) + " of " + via.definedIn + ", " +
          unrecordedWhy(subject);
+}
+
+// "every path to its tail call runs through the call of string.find at line 3 (of lib.lua), which ..."
+std::string stitchBeforeWhy(const std::string& function, const std::string& callee, int line,
+                            const std::string& where) {
+  return "every path in " + function + " to its tail call runs through the call of " + callee + " at line " +
+         std::to_string(line) + where +
+         ", which stitches: the trace that reaches the tail call starts right after it, inside " + function +
+         ", and has no frame below it to stitch back into, so the tail call ends it";
 }
 
 // Raising an error leaves the loop (and usually the program): the split
@@ -230,12 +240,17 @@ class CallSplitRule final : public Rule {
         // site, unless a closure made for the call aborts the trace first
         // (in a loop body, masking hides the split; here it lands elsewhere).
         if (closureArgumentAbortsFirst(fn, pc)) continue;
+        const StitchBefore before = stitchBeforeTailCall(fn, pc);
         for (const auto& site : fn.calls.callers(fn.index)) {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;
           const auto& caller = fn.chunk.prototypes[site.proto];
           bool ends = neverStitches || site.protectedCall || nextFeedsVariableCount(caller, site.pc);
-          Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends,
-                                   whyEnds(neverStitches, false));
+          std::string why = whyEnds(neverStitches, false);
+          if (!ends && (before.line > 0 || (via && via->stitchLine > 0))) {
+            ends = true;
+            why = "the trace that reaches the tail call started after a stitch, with no frame below it";
+          }
+          Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends, why);
           f.reasoning = via ? functionName(fn, fn.index) + " tail-calls " + memberAsWritten(member) + ", which " +
                                   tailCallsWhy(*via, subject) +
                                   "; neither tail call leaves a frame, so the split lands at this call; " +
@@ -246,6 +261,15 @@ class CallSplitRule final : public Rule {
                                   whyHot(fn.of(site.proto), site.pc);
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
+          if (ends && !neverStitches && !site.protectedCall && !nextFeedsVariableCount(caller, site.pc)) {
+            if (before.line > 0) {
+              f.reasoning += "; " + stitchBeforeWhy(functionName(fn, fn.index), before.callee, before.line, "");
+              f.confidence = std::min(f.confidence, before.confidence);
+            } else {
+              f.reasoning += "; " + stitchBeforeWhy(memberAsWritten(member), via->stitchCallee, via->stitchLine,
+                                                    " of " + via->definedIn);
+            }
+          }
           addCModuleEvidence(fn, callee.value, f);
           sink.report(fn, std::move(f));
         }
@@ -256,13 +280,19 @@ class CallSplitRule final : public Rule {
       }
       if (!runsHot(fn, pc)) continue;
       bool ends = neverStitches || callee.protectedCall || nextFeedsVariableCount(fn.proto, pc);
-      Finding f = splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends,
-                               whyEnds(neverStitches, callee.protectedCall));
+      const bool afterStitch = !ends && via && via->stitchLine > 0;  // in the other file's function
+      Finding f = splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends || afterStitch,
+                               afterStitch ? "the trace that reaches the tail call started after a stitch, with no "
+                                             "frame below it"
+                                           : whyEnds(neverStitches, callee.protectedCall));
       f.endsTrace = ends;
       f.reasoning = via ? memberAsWritten(member) + " " + tailCallsWhy(*via, subject) + "; the tail call leaves no frame of " +
                               memberAsWritten(member) + ", so the split lands at this call; " + whyHot(fn, pc)
                         : "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
                               "; " + whyHot(fn, pc);
+      if (afterStitch)
+        f.reasoning += "; " + stitchBeforeWhy(memberAsWritten(member), via->stitchCallee, via->stitchLine,
+                                              " of " + via->definedIn);
       if (via) {
         if (via->receiverInferred) {
           f.confidence = Confidence::Likely;
@@ -289,6 +319,35 @@ class CallSplitRule final : public Rule {
 
 }  // namespace
 
+StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc) {
+  std::vector<int> stitches;
+  std::vector<std::pair<std::string, Confidence>> what;  // by index into stitches
+  for (int q = 1; q < pc; ++q) {
+    const auto& ins = fn.proto.at(q);
+    if (ins.op != bytecode::Op::CALL && ins.op != bytecode::Op::CALLM) continue;
+    if (nextFeedsVariableCount(fn.proto, q)) continue;  // a RETURN there: no trace goes on inside
+    Callee callee = resolveCallee(fn, q);
+    if (callee.protectedCall) continue;
+    std::string name(callee.value.name);
+    if (!unrecordedName(fn, callee.value).empty()) {
+      if (fn.profile.neverStitch.count(name) || afterTraceEndingCall(fn, q)) continue;
+      Confidence sure = callee.inferredReceiver && !callee.patternReceiver ? Confidence::Likely : Confidence::Certain;
+      if (fromCModule(callee.value)) sure = Confidence::Likely;
+      stitches.push_back(q);
+      what.emplace_back(callee.value.is(Value::Kind::LibFunction) ? name : "a C function", sure);
+    } else if (std::optional<Confidence> sure = refusedVariantCall(fn, q)) {
+      stitches.push_back(q);
+      what.emplace_back(name, *sure);
+    }
+  }
+  if (stitches.empty()) return {};
+  const Masking masking(fn.chunk, fn.index, fn.values, fn.calls, stitches);
+  int q = masking.firstMasker(pc);
+  if (q == 0) return {};
+  auto k = static_cast<std::size_t>(std::find(stitches.begin(), stitches.end(), q) - stitches.begin());
+  return {fn.proto.at(q).line, what[k].first, what[k].second};
+}
+
 std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn) {
   for (int pc = 1; pc <= fn.proto.size(); ++pc) {
     const auto& ins = fn.proto.at(pc);
@@ -297,8 +356,14 @@ std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn
     if (callee.protectedCall || !callee.value.is(Value::Kind::LibFunction)) continue;
     if (unrecordedName(fn, callee.value).empty()) continue;
     if (afterTraceEndingCall(fn, pc) || closureArgumentAbortsFirst(fn, pc)) continue;
-    return flow::TailCalledBuiltin{std::string(callee.value.name), callee.inferredReceiver && !callee.patternReceiver,
-                                   ins.line};
+    flow::TailCalledBuiltin out{std::string(callee.value.name), callee.inferredReceiver && !callee.patternReceiver,
+                                ins.line};
+    // Sure enough to carry to another file: a likely stitch stays behind.
+    if (StitchBefore before = stitchBeforeTailCall(fn, pc); before.line > 0 && before.confidence == Confidence::Certain) {
+      out.stitchLine = before.line;
+      out.stitchCallee = before.callee;
+    }
+    return out;
   }
   return std::nullopt;
 }

@@ -339,6 +339,17 @@ class RecordedVariantRule final : public Rule {
 
 }  // namespace
 
+std::optional<Confidence> refusedVariantCall(const FunctionView& fn, int pc) {
+  Callee callee = resolveCallee(fn, pc);
+  if (!callee.value.is(Kind::LibFunction) || callee.protectedCall) return std::nullopt;
+  const FastFunctionDef* ff = fn.profile.fastFunction(callee.value.name);
+  if (!ff || !ff->recorded()) return std::nullopt;
+  Refusal refusal = refusedVariant(fn, pc, ff->name);
+  if (refusal.why.empty()) return std::nullopt;
+  if (callee.inferredReceiver && !callee.patternReceiver) return std::min(refusal.confidence, Confidence::Likely);
+  return refusal.confidence;
+}
+
 std::unique_ptr<Rule> makeRecordedVariantRule() { return std::make_unique<RecordedVariantRule>(); }
 
 }  // namespace ljcheck::rules

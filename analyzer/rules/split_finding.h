@@ -41,6 +41,25 @@ std::string whyEnds(bool neverStitches, bool protectedCall);
 // RETURN:C at operators on objects of C modules (c_metamethods.cpp).
 void checkCMetamethods(const FunctionView& fn, PredictionSink& sink);
 
+// How sure it is that the recorder refuses the form of the call at pc to a
+// fast function that has a recorder (recorded_variants.cpp: tonumber with
+// base 16, string.find with a pattern), which then splits the trace as an
+// unrecorded call does; none when it records the call.
+std::optional<Confidence> refusedVariantCall(const FunctionView& fn, int pc);
+
+// A call that stitches the trace and that every path to the tail call at pc
+// runs through (rules/masking.h), when there is one. The trace that reaches
+// the tail call then started inside this function, right after that stitch,
+// with no frame below it: the tail call cannot stitch there (recff_nyi needs
+// framedepth > 0) and ends the trace (RETURN) where this function was called
+// (dkjson's `fsub`: `if strfind(s, p) then return gsub(s, p, r) end`).
+struct StitchBefore {
+  int line = 0;  // 0: none
+  std::string callee;
+  Confidence confidence = Confidence::Certain;  // that the call stitches
+};
+StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc);
+
 // The unrecorded library function this function tail-calls (the first, when
 // several), for other files' calls of it (flow/tail_calls.h; call_splits.cpp).
 std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn);
