@@ -111,15 +111,6 @@ std::string tailCallsWhy(const flow::TailCalledBuiltin& via, const std::string& 
          unrecordedWhy(subject);
 }
 
-// "every path to its tail call runs through the call of string.find at line 3 (of lib.lua), which ..."
-std::string stitchBeforeWhy(const std::string& function, const std::string& callee, int line,
-                            const std::string& where) {
-  return "every path in " + function + " to its tail call runs through the call of " + callee + " at line " +
-         std::to_string(line) + where +
-         ", which stitches: the trace that reaches the tail call starts right after it, inside " + function +
-         ", and has no frame below it to stitch back into, so the tail call ends it";
-}
-
 // Raising an error leaves the loop (and usually the program): the split
 // shows only when an error path runs hot, which needs a pcall to catch it.
 Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
@@ -248,7 +239,7 @@ class CallSplitRule final : public Rule {
           std::string why = whyEnds(neverStitches, false);
           if (!ends && (before.line > 0 || (via && via->stitchLine > 0))) {
             ends = true;
-            why = "the trace that reaches the tail call started after a stitch, with no frame below it";
+            why = kAfterStitchEnds;
           }
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends, why);
           f.reasoning = via ? functionName(fn, fn.index) + " tail-calls " + memberAsWritten(member) + ", which " +
@@ -282,9 +273,7 @@ class CallSplitRule final : public Rule {
       bool ends = neverStitches || callee.protectedCall || nextFeedsVariableCount(fn.proto, pc);
       const bool afterStitch = !ends && via && via->stitchLine > 0;  // in the other file's function
       Finding f = splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends || afterStitch,
-                               afterStitch ? "the trace that reaches the tail call started after a stitch, with no "
-                                             "frame below it"
-                                           : whyEnds(neverStitches, callee.protectedCall));
+                               afterStitch ? kAfterStitchEnds : whyEnds(neverStitches, callee.protectedCall));
       f.endsTrace = ends;
       f.reasoning = via ? memberAsWritten(member) + " " + tailCallsWhy(*via, subject) + "; the tail call leaves no frame of " +
                               memberAsWritten(member) + ", so the split lands at this call; " + whyHot(fn, pc)

@@ -17,6 +17,7 @@
 
 #include "flow/instruction_effects.h"
 #include "rules/format_spec.h"
+#include "rules/prediction_sink.h"
 #include "rules/pattern_arguments.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -313,6 +314,7 @@ class RecordedVariantRule final : public Rule {
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
       const auto& ins = fn.proto.at(pc);
+      if (ins.op == Op::CALLT) checkTailCall(fn, pc, sink);
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
       if (!runsHot(fn, pc)) continue;
       Callee callee = resolveCallee(fn, pc);
@@ -331,6 +333,41 @@ class RecordedVariantRule final : public Rule {
       } else if (callee.inferredReceiver) {
         f.confidence = std::min(f.confidence, Confidence::Likely);
         f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
+      }
+      sink.report(fn, std::move(f));
+    }
+  }
+
+ private:
+  // `return tonumber(s, 16)`: the tail call leaves no frame, so the split
+  // lands at each hot call of this function (as call_splits.cpp does for
+  // unrecorded builtins); after a stitch on every path it ends the trace.
+  static void checkTailCall(const FunctionView& fn, int pc, PredictionSink& sink) {
+    Callee callee = resolveCallee(fn, pc);
+    if (!callee.value.is(Kind::LibFunction) || callee.protectedCall) return;
+    const FastFunctionDef* ff = fn.profile.fastFunction(callee.value.name);
+    if (!ff || !ff->recorded()) return;
+    Refusal refusal = refusedVariant(fn, pc, ff->name);
+    if (refusal.why.empty()) return;
+    if (callee.inferredReceiver && !callee.patternReceiver) refusal.confidence = std::min(refusal.confidence, Confidence::Likely);
+    const StitchBefore before = stitchBeforeTailCall(fn, pc);
+    const std::string self = functionName(fn, fn.index);
+    for (const auto& site : fn.calls.callers(fn.index)) {
+      if (!fn.calls.runsHot(site.proto, site.pc)) continue;
+      const auto& caller = fn.chunk.prototypes[site.proto];
+      bool ends = site.protectedCall || nextFeedsVariableCount(caller, site.pc);
+      bool afterStitch = !ends && before.line > 0;
+      Finding f = splitFinding(site.pc, site.proto, ff->name, ff->name, ends || afterStitch,
+                               afterStitch ? kAfterStitchEnds : whyEnds(false, site.protectedCall));
+      f.message = refusal.why + " is not compiled: " +
+                  (ends || afterStitch ? "the trace ends here" : "the trace is stitched around it");
+      f.confidence = refusal.confidence;
+      f.reasoning = self + " tail-calls " + ff->name + ": " + refusal.reasoning +
+                    "; the tail call leaves no frame, so the split lands at this call; " +
+                    whyHot(fn.of(site.proto), site.pc);
+      if (afterStitch) {
+        f.reasoning += "; " + stitchBeforeWhy(self, before.callee, before.line, "");
+        f.confidence = std::min(f.confidence, before.confidence);
       }
       sink.report(fn, std::move(f));
     }

@@ -89,6 +89,16 @@ std::string whyEnds(bool neverStitches, bool protectedCall) {
   return "its results feed a variable-count operation";
 }
 
+std::string stitchBeforeWhy(const std::string& function, const std::string& callee, int line,
+                            const std::string& where) {
+  return "every path in " + function + " to its tail call runs through the call of " + callee + " at line " +
+         std::to_string(line) + where +
+         ", which stitches: the trace that reaches the tail call starts right after it, inside " + function +
+         ", and has no frame below it to stitch back into, so the tail call ends it";
+}
+
+const char* const kAfterStitchEnds = "the trace that reaches the tail call started after a stitch, with no frame below it";
+
 Finding splitFinding(int pc, std::size_t proto, const std::string& subject, const std::string& callee, bool ends,
                      const std::string& why) {
   Finding f;

@@ -59,6 +59,13 @@ struct StitchBefore {
   Confidence confidence = Confidence::Certain;  // that the call stitches
 };
 StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc);
+// For the reasoning: "every path in fsub to its tail call runs through the
+// call of string.find at line 3, which stitches: ..." (`where`: " of lib.lua"
+// for another file's function, else empty).
+std::string stitchBeforeWhy(const std::string& function, const std::string& callee, int line,
+                            const std::string& where);
+// For the message: why such a tail call ends the trace.
+extern const char* const kAfterStitchEnds;
 
 // The unrecorded library function this function tail-calls (the first, when
 // several), for other files' calls of it (flow/tail_calls.h; call_splits.cpp).
