@@ -59,26 +59,29 @@ std::string describeCall(const flow::ModuleCall& call, const std::string& caller
 }  // namespace
 
 ProjectIndex::ProjectIndex(const std::vector<std::string>& paths) : paths_(paths) {
-  // All the names in one string and one vector, not a string and a node
-  // each: this runs between the first analyses and the rounds, with every
-  // worker waiting, and fresh memory costs a page fault per page here.
+  // All the names in one string, not a string each: this runs between the
+  // first analyses and the rounds, with every worker waiting, and fresh
+  // memory costs a page fault per page here.
   for (std::size_t i = 0; i < paths_.size(); ++i) addModuleNames(paths_[i], i, names_, byModule_);
   std::sort(byModule_.begin(), byModule_.end(), [&](const Entry& a, const Entry& b) {
     std::string_view x = nameOf(a), y = nameOf(b);
     return x != y ? x < y : a.file < b.file;
   });
+  ranges_.reserve(byModule_.size());
+  for (std::size_t first = 0, last = 0; first < byModule_.size(); first = last) {
+    const std::string_view name = nameOf(byModule_[first]);
+    for (last = first + 1; last < byModule_.size() && nameOf(byModule_[last]) == name;) ++last;
+    ranges_.emplace(name, std::make_pair(first, last));
+  }
 }
 
 std::string_view ProjectIndex::nameOf(const Entry& e) const { return std::string_view(names_).substr(e.offset, e.length); }
 
 std::optional<std::size_t> ProjectIndex::resolve(std::string_view module, std::size_t from) const {
-  struct ByName {
-    const ProjectIndex* index;
-    bool operator()(const Entry& e, std::string_view name) const { return index->nameOf(e) < name; }
-    bool operator()(std::string_view name, const Entry& e) const { return name < index->nameOf(e); }
-  };
-  auto [first, last] = std::equal_range(byModule_.begin(), byModule_.end(), module, ByName{this});
-  if (first == last) return std::nullopt;
+  auto range = ranges_.find(module);
+  if (range == ranges_.end()) return std::nullopt;
+  const auto first = byModule_.begin() + static_cast<std::ptrdiff_t>(range->second.first);
+  const auto last = byModule_.begin() + static_cast<std::ptrdiff_t>(range->second.second);
   if (last - first == 1) return first->file;
   // Several: a project's own module is the likelier one; two equally close
   // candidates leave it to package.path, which is not known.

@@ -10,6 +10,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "flow/call_graph.h"
@@ -92,9 +94,12 @@ class ProjectIndex {
   const std::vector<std::string>& paths_;
   // Module names each file can be loaded under ("a.b.c", "b.c", "c" for
   // a/b/c.lua; "a.b", "b" for a/b/init.lua), to the files that can be: the
-  // names one after another in `names_`, the entries sorted by name, then file.
+  // names one after another in `names_`, the entries sorted by name, then
+  // file, and a hash of the names for the look-ups (no allocation per look-up).
   std::string names_;
   std::vector<Entry> byModule_;
+  // Each name, as a view into `names_`, to its entries: [first, last) in byModule_.
+  std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> ranges_;
   std::string_view nameOf(const Entry& e) const;
 };
 

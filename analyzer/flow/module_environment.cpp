@@ -46,12 +46,10 @@ struct Holders {
 
 }  // namespace
 
-void addModuleTableStores(const bytecode::Chunk& chunk, std::map<std::string_view, int>& stores,
+void addModuleTableStores(const bytecode::Chunk& chunk, int start, std::map<std::string_view, int>& stores,
                           std::map<std::string_view, std::size_t>& closures) {
-  if (chunk.prototypes.empty()) return;
+  if (chunk.prototypes.empty() || start == 0) return;
   const std::size_t mainIndex = chunk.prototypes.size() - 1;
-  const int start = afterModuleCall(chunk.prototypes[mainIndex]);
-  if (start == 0) return;
   std::vector<Holders> holders(chunk.prototypes.size());
   // Parents come after their children in a dump: from the end, each
   // function's upvalues are known from its parent's locals.

@@ -21,7 +21,8 @@ int afterModuleCall(const bytecode::Prototype& main);
 // one count per store by name to `stores`, and to `closures` the
 // prototype each `M.name = function` store creates. Nothing for a chunk
 // that does not call `module` in its main function.
-void addModuleTableStores(const bytecode::Chunk& chunk, std::map<std::string_view, int>& stores,
+// `start`: afterModuleCall of the chunk's main function.
+void addModuleTableStores(const bytecode::Chunk& chunk, int start, std::map<std::string_view, int>& stores,
                           std::map<std::string_view, std::size_t>& closures);
 
 }  // namespace ljcheck::flow

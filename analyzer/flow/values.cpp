@@ -211,13 +211,15 @@ void ValueMap::findGlobalFunctions() {
   std::set<std::string_view> moduleFields;
   const std::size_t count = chunk_.prototypes.size();
   const int moduleStart = count == 0 ? 0 : afterModuleCall(chunk_.prototypes[count - 1]);
-  std::vector<char> inModule(count, 0);  // its globals are the module table's from pc 1
-  if (moduleStart > 0)  // parents come after their children in a dump
+  std::vector<char> inModule;  // by prototype: its globals are the module table's from pc 1
+  if (moduleStart > 0) {  // parents come after their children in a dump
+    inModule.assign(count, 0);
     for (std::size_t i = count - 1; i-- > 0;) {
       std::size_t parent = chunk_.prototypes[i].parent;
       if (parent >= count) continue;
       inModule[i] = parent == count - 1 ? creatingPc_[i] >= moduleStart : inModule[parent];
     }
+  }
   for (std::size_t index = 0; index < count; ++index) {
     const Prototype& p = chunk_.prototypes[index];
     for (int pc = 1; pc <= p.size(); ++pc) {
@@ -232,10 +234,10 @@ void ValueMap::findGlobalFunctions() {
           p.gc[made.d].kind != bytecode::GcConstant::Kind::Child)
         continue;
       closures[*name] = p.gc[made.d].child;
-      if (inModule[index] || (moduleStart > 0 && index == count - 1 && pc >= moduleStart)) moduleFields.insert(*name);
+      if (moduleStart > 0 && (inModule[index] || (index == count - 1 && pc >= moduleStart))) moduleFields.insert(*name);
     }
   }
-  addModuleTableStores(chunk_, stores, moduleClosures);
+  addModuleTableStores(chunk_, moduleStart, stores, moduleClosures);
   for (const auto& [name, proto] : moduleClosures) {
     closures[name] = proto;
     moduleFields.insert(name);
