@@ -301,6 +301,27 @@ Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) 
   return {};
 }
 
+// A call of a recorded builtin in a form its recorder refuses, with the
+// refusal's confidence capped at likely when the receiver is only inferred
+// to be a string. Unrecorded builtins are call-splits' business.
+struct RefusedCall {
+  Callee callee;
+  const FastFunctionDef* builtin;
+  Refusal refusal;
+};
+
+std::optional<RefusedCall> refusedCall(const FunctionView& fn, int pc) {
+  Callee callee = resolveCallee(fn, pc);
+  if (!callee.value.is(Kind::LibFunction) || callee.protectedCall) return std::nullopt;
+  const FastFunctionDef* ff = fn.profile.fastFunction(callee.value.name);
+  if (!ff || !ff->recorded()) return std::nullopt;
+  Refusal refusal = refusedVariant(fn, pc, ff->name);
+  if (refusal.why.empty()) return std::nullopt;
+  if (callee.inferredReceiver && !callee.patternReceiver)
+    refusal.confidence = std::min(refusal.confidence, Confidence::Likely);
+  return RefusedCall{std::move(callee), ff, std::move(refusal)};
+}
+
 class RecordedVariantRule final : public Rule {
  public:
   std::string_view name() const override { return "recorded-variants"; }
@@ -317,12 +338,9 @@ class RecordedVariantRule final : public Rule {
       if (ins.op == Op::CALLT) checkTailCall(fn, pc, sink);
       if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
       if (!runsHot(fn, pc)) continue;
-      Callee callee = resolveCallee(fn, pc);
-      if (!callee.value.is(Kind::LibFunction) || callee.protectedCall) continue;
-      const FastFunctionDef* ff = fn.profile.fastFunction(callee.value.name);
-      if (!ff || !ff->recorded()) continue;  // unrecorded ones are call-splits' business
-      Refusal refusal = refusedVariant(fn, pc, ff->name);
-      if (refusal.why.empty()) continue;
+      std::optional<RefusedCall> refused = refusedCall(fn, pc);
+      if (!refused) continue;
+      const auto& [callee, ff, refusal] = *refused;
       bool ends = nextFeedsVariableCount(fn.proto, pc);
       Finding f = splitFinding(pc, SIZE_MAX, ff->name, ff->name, ends, whyEnds(false, false));
       f.message = refusal.why + " is not compiled: " + (ends ? "the trace ends here" : "the trace is stitched around it");
@@ -331,7 +349,6 @@ class RecordedVariantRule final : public Rule {
       if (callee.patternReceiver) {
         f.reasoning += "; the receiver is taken for a string because its find method gets a Lua pattern";
       } else if (callee.inferredReceiver) {
-        f.confidence = std::min(f.confidence, Confidence::Likely);
         f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
       }
       sink.report(fn, std::move(f));
@@ -343,13 +360,9 @@ class RecordedVariantRule final : public Rule {
   // lands at each hot call of this function (as call_splits.cpp does for
   // unrecorded builtins); after a stitch on every path it ends the trace.
   static void checkTailCall(const FunctionView& fn, int pc, PredictionSink& sink) {
-    Callee callee = resolveCallee(fn, pc);
-    if (!callee.value.is(Kind::LibFunction) || callee.protectedCall) return;
-    const FastFunctionDef* ff = fn.profile.fastFunction(callee.value.name);
-    if (!ff || !ff->recorded()) return;
-    Refusal refusal = refusedVariant(fn, pc, ff->name);
-    if (refusal.why.empty()) return;
-    if (callee.inferredReceiver && !callee.patternReceiver) refusal.confidence = std::min(refusal.confidence, Confidence::Likely);
+    std::optional<RefusedCall> refused = refusedCall(fn, pc);
+    if (!refused) return;
+    const auto& [callee, ff, refusal] = *refused;
     const StitchBefore before = stitchBeforeTailCall(fn, pc);
     const std::string self = functionName(fn, fn.index);
     for (const auto& site : fn.calls.callers(fn.index)) {
@@ -377,14 +390,9 @@ class RecordedVariantRule final : public Rule {
 }  // namespace
 
 std::optional<Confidence> refusedVariantCall(const FunctionView& fn, int pc) {
-  Callee callee = resolveCallee(fn, pc);
-  if (!callee.value.is(Kind::LibFunction) || callee.protectedCall) return std::nullopt;
-  const FastFunctionDef* ff = fn.profile.fastFunction(callee.value.name);
-  if (!ff || !ff->recorded()) return std::nullopt;
-  Refusal refusal = refusedVariant(fn, pc, ff->name);
-  if (refusal.why.empty()) return std::nullopt;
-  if (callee.inferredReceiver && !callee.patternReceiver) return std::min(refusal.confidence, Confidence::Likely);
-  return refusal.confidence;
+  std::optional<RefusedCall> refused = refusedCall(fn, pc);
+  if (!refused) return std::nullopt;
+  return refused->refusal.confidence;
 }
 
 std::unique_ptr<Rule> makeRecordedVariantRule() { return std::make_unique<RecordedVariantRule>(); }
