@@ -6,16 +6,22 @@
 #include <thread>
 #include <vector>
 
+#include "ljcheck/huge_page_heaps.h"
+
 namespace ljcheck {
 
 void onThreads(unsigned jobs, std::size_t count, const std::function<void()>& worker) {
   jobs = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(jobs, count)));
-  if (jobs == 1) {
+  if (jobs == 1 && !hugePageHeapsInUse()) {
     worker();
     return;
   }
   std::vector<std::thread> threads;
-  for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  for (unsigned j = 0; j < jobs; ++j)
+    threads.emplace_back([&worker] {
+      adviseThreadHeap();
+      worker();
+    });
   for (auto& t : threads) t.join();
 }
 

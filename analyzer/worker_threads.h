@@ -8,7 +8,8 @@
 namespace ljcheck {
 
 // Runs `worker` on `jobs` threads, or on `count` when that is fewer, and on
-// this thread alone when that is one. The workers share out the `count`
+// this thread alone when that is one (unless the heaps are on huge pages:
+// then on one new thread, huge_page_heaps.h). The workers share out the `count`
 // items among themselves (an atomic counter each takes the next item from)
 // and return when none is left.
 void onThreads(unsigned jobs, std::size_t count, const std::function<void()>& worker);

@@ -1,0 +1,80 @@
+// Lint's worker heaps on transparent huge pages (huge_page_heaps.h): checked
+// in the kernel's own account of the mapping, /proc/self/smaps.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ljcheck/huge_page_heaps.h"
+#include "worker_threads.h"
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kOwnMalloc = true;  // the sanitizer's allocator, not glibc's
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kOwnMalloc = true;
+#else
+constexpr bool kOwnMalloc = false;
+#endif
+#else
+constexpr bool kOwnMalloc = false;
+#endif
+
+// The kernel gives huge pages on request unless THP is "never" (or absent).
+bool kernelOffersHugePages() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  return std::getline(in, modes) && modes.find("[never]") == std::string::npos;
+}
+
+// AnonHugePages of the mapping holding `address`, in kB; -1 when none holds it.
+long hugePagesKbAt(std::uintptr_t address) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t from = 0, to = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (line.find(':') == std::string::npos || line.find(' ') < line.find(':')) {
+      if (head >> std::hex >> from >> dash >> to && dash == '-') inside = address >= from && address < to;
+      continue;
+    }
+    if (inside && line.rfind("AnonHugePages:", 0) == 0) return std::stol(line.substr(14));
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("huge pages: a lint worker's heap is backed by 2 MiB pages", "[lint][memory]") {
+  if (kOwnMalloc || !kernelOffersHugePages()) {
+    WARN("not checked: " << (kOwnMalloc ? "a sanitizer's malloc" : "the kernel's THP is off"));
+    return;
+  }
+  ljcheck::useHugePageHeaps();
+  REQUIRE(ljcheck::hugePageHeapsInUse());
+  const std::thread::id caller = std::this_thread::get_id();
+  std::thread::id ranOn;
+  std::vector<std::unique_ptr<char[]>> blocks;
+  ljcheck::onThreads(1, 1, [&] {
+    ranOn = std::this_thread::get_id();
+    for (int i = 0; i < 256; ++i) {  // 16 MiB in blocks malloc serves from the heap (below its mmap threshold)
+      blocks.emplace_back(new char[64 * 1024]);
+      std::memset(blocks.back().get(), i, 64 * 1024);
+    }
+  });
+  CHECK(ranOn != caller);  // -j 1 runs on a thread of its own, whose heap was advised
+  const auto middle = reinterpret_cast<std::uintptr_t>(blocks[128].get());
+  const long kb = hugePagesKbAt(middle);
+  INFO("AnonHugePages of the worker's heap: " << kb << " kB");
+  CHECK(kb >= 2048);
+}
