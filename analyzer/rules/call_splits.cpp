@@ -133,36 +133,41 @@ std::vector<flow::CallSite> hotSitesInOneLoop(const FunctionView& fn) {
   return most;
 }
 
-// A function that tail-calls an unrecorded builtin and is called from two or
-// more sites of one loop gets hot at its own entry (2 * hotloop calls) no later
-// than the loop does (hotloop turns), so it starts a root trace of its own.
-// That trace has no frame below the tail call (lj_record_tailcall keeps
-// framedepth at 0) and recff_nyi stitches only when framedepth > 0: it ends
-// with "return", reported at the call that made the entry hot. A vararg
-// function (FUNCV) is never hot-counted.
+// The RETURN of an unrecorded builtin's tail call in a helper's own trace
+// (ownTraceReturn, split_finding.h).
 void reportOwnTraceReturn(const FunctionView& fn, const std::string& subject, const Callee& callee,
                           PredictionSink& sink) {
-  if (fn.proto.isVararg()) return;
+  std::optional<Finding> f = ownTraceReturn(fn, subject, std::string(callee.value.name), unrecordedWhy(subject));
+  if (!f) return;
+  addCModuleEvidence(fn, callee.value, *f);
+  sink.report(fn, std::move(*f));
+}
+
+}  // namespace
+
+std::optional<Finding> ownTraceReturn(const FunctionView& fn, const std::string& subject, const std::string& name,
+                                      const std::string& why) {
+  if (fn.proto.isVararg()) return std::nullopt;
   std::vector<flow::CallSite> sites = hotSitesInOneLoop(fn);
-  if (sites.size() < 2) return;
+  if (sites.size() < 2) return std::nullopt;
   long hotCalls = 2 * fn.calls.hotloop();
   const flow::CallSite& site = sites[static_cast<std::size_t>((hotCalls - 1) % static_cast<long>(sites.size()))];
   const auto& caller = fn.chunk.prototypes[site.proto];
-  if (site.protectedCall || nextFeedsVariableCount(caller, site.pc)) return;  // already a RETURN there
-  std::string name(callee.value.name);
+  if (site.protectedCall || nextFeedsVariableCount(caller, site.pc)) return std::nullopt;  // already a RETURN there
   Finding f = splitFinding(site.pc, site.proto, subject, name, true,
                            "the trace started at the entry of " + functionName(fn, fn.index) +
                                ", which leaves no frame below the tail call to stitch back into");
   f.confidence = Confidence::Likely;
-  f.reasoning = functionName(fn, fn.index) + " tail-calls " + name + ", " + unrecordedWhy(subject) + "; it is called " +
+  f.reasoning = functionName(fn, fn.index) + " tail-calls " + name + ", " + why + "; it is called " +
                 std::to_string(sites.size()) + " times per turn of the loop at line " +
                 std::to_string(fn.calls.evidenceAt(site.proto, site.pc).loop->line) +
                 ", so its entry gets hot (" + std::to_string(hotCalls) +
                 " calls) no later than the loop and starts a trace of its own, which ends at the tail call; the " +
                 std::to_string(hotCalls) + "th call is made here when every site runs each turn";
-  addCModuleEvidence(fn, callee.value, f);
-  sink.report(fn, std::move(f));
+  return f;
 }
+
+namespace {
 
 // A function that C code calls back (string.gsub's replacement, table.sort's
 // comparator) from a call that runs in a hot loop is entered from C on

@@ -358,7 +358,9 @@ class RecordedVariantRule final : public Rule {
  private:
   // `return tonumber(s, 16)`: the tail call leaves no frame, so the split
   // lands at each hot call of this function (as call_splits.cpp does for
-  // unrecorded builtins); after a stitch on every path it ends the trace.
+  // unrecorded builtins); after a stitch on every path it ends the trace,
+  // and so does this function's own trace when two calls in one loop make
+  // its entry hot (ownTraceReturn).
   static void checkTailCall(const FunctionView& fn, int pc, PredictionSink& sink) {
     std::optional<RefusedCall> refused = refusedCall(fn, pc);
     if (!refused) return;
@@ -384,6 +386,12 @@ class RecordedVariantRule final : public Rule {
       }
       sink.report(fn, std::move(f));
     }
+    if (before.line > 0) return;  // every trace through it already ends at the tail call
+    std::optional<Finding> own = ownTraceReturn(fn, ff->name, ff->name, refusal.reasoning);
+    if (!own) return;
+    own->confidence = std::min(own->confidence, refusal.confidence);
+    own->message = refusal.why + " is not compiled: the trace ends here";
+    sink.report(fn, std::move(*own));
   }
 };
 

@@ -67,6 +67,18 @@ std::string stitchBeforeWhy(const std::string& function, const std::string& call
 // For the message: why such a tail call ends the trace.
 extern const char* const kAfterStitchEnds;
 
+// A function that tail-calls a builtin the recorder does not compile (an
+// unrecorded one, or a refused form of a recorded one) and is called from
+// two or more sites of one loop gets hot at its own entry (2 * hotloop
+// calls) no later than the loop does (hotloop turns), so it starts a root
+// trace of its own. That trace has no frame below the tail call
+// (lj_record_tailcall keeps framedepth at 0) and recff_nyi stitches only
+// when framedepth > 0: it ends with "return", reported at the call that made
+// the entry hot. A vararg function (FUNCV) is never hot-counted. `why`: why
+// the recorder does not compile the call, for the reasoning.
+std::optional<Finding> ownTraceReturn(const FunctionView& fn, const std::string& subject, const std::string& name,
+                                      const std::string& why);
+
 // The unrecorded library function this function tail-calls (the first, when
 // several), for other files' calls of it (flow/tail_calls.h; call_splits.cpp).
 std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn);
