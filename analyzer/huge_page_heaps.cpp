@@ -1,8 +1,8 @@
 // Why: on this kind of machine (a virtual one) the first touch of a 4 KiB
-// page costs about 10 µs, and a lint run's page faults equal its peak
-// resident pages: 10,300 faults over bench/corpus, some 15 % of the wall
-// time at -j 1 and -j 2 alike. With 2 MiB pages the same run takes about
-// 1,500 faults (BENCHMARKS.md, "Huge pages under the worker heaps").
+// page costs about 13 µs, and a lint run's page faults equal its peak
+// resident pages: 10,300 faults over bench/corpus. With 2 MiB pages the
+// same run takes about 1,500, and 10-16 % less wall time at -j 1 and -j 2
+// (BENCHMARKS.md, "Huge pages under the worker heaps").
 //
 // How, on glibc: a thread's malloc arena lives in heaps that glibc maps
 // HEAP_MAX_SIZE apart and aligned to it (64 MiB on 64-bit: arena.c finds a
