@@ -559,6 +559,9 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
 // state changed: the code before it sees what it saw in the last round (a
 // target there got no new state, and the meet of a state it already holds
 // changes nothing), so it would find again what the last round found there.
+// UNM, LEN, the 15 arithmetic forms and POW, next to each other (forwardPass).
+static_assert(static_cast<int>(Op::POW) - static_cast<int>(Op::UNM) == 17);
+
 ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   const Prototype& p = chunk_.prototypes[index];
   std::size_t framesize = static_cast<std::size_t>(std::max<int>(p.framesize, 1)) + 4;
@@ -621,7 +624,9 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       const auto& ins = p.at(pc);
       if (keepsSnapshot(ins.op)) pass.before.keep(pc, regs);  // overwrites an earlier round's state
       noteEscapes(p, ins, regs, pass.escaping, pass.uses);
-      noteCModuleOperation(p, ins, pc, regs, pass.uses);
+      // The operators (UNM to POW in lj_bc.h's order, as Op's) are the only
+      // instructions that may operate on a C module's object.
+      if (ins.op >= Op::UNM && ins.op <= Op::POW) noteCModuleOperation(p, ins, pc, regs, pass.uses);
       Flow flow = truthyEdges(ins, flowOf(ins, pc), regs);
       auto propagate = [&](int t, const Registers& from) {
         if (t < 1 || t > p.size()) return;
