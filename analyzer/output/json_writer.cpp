@@ -106,6 +106,7 @@ void writePrediction(std::string& out, const Prediction& p) {
       .field("location", p.location())
       .field("context", toString(p.context))
       .field("construct", p.construct)
+      .field("instruction", p.instruction)
       .field("callee", p.callee)
       .field("function", p.function)
       .field("message", p.message)

@@ -183,6 +183,9 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.line = finding.pc > 0 ? code.at(finding.pc).line : code.firstline;
   p.context = finding.pc > 0 ? contextOf(fn.calls, fn.chunk, proto, finding.pc) : Context::Function;
   p.construct = std::move(finding.construct);
+  // A loop's prediction stands at the instruction whose line the VM reports
+  // (often the body's first), which is not the construct's own.
+  if (finding.pc > 0 && p.construct != "loop") p.instruction = bytecode::opName(code.at(finding.pc).op);
   // Where the source map finds the construct among several on its line.
   p.functionLine = code.firstline;
   if (finding.pc > 0 && flow::isCall(code.at(finding.pc).op))

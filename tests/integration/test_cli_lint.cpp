@@ -87,7 +87,7 @@ TEST_CASE("lint --format json holds the recorder profile, the catalog and every 
   const json& predictions = j.at("predictions");
   REQUIRE(predictions.size() == 2);
   for (const char* field : {"reasonId", "reasonClass", "severity", "path", "line", "column", "endColumn", "range",
-                            "location", "context", "construct", "callee", "function", "message", "advice",
+                            "location", "context", "construct", "instruction", "callee", "function", "message", "advice",
                             "confidence", "reasoning"}) {
     INFO("field " << field);
     CHECK(predictions[0].contains(field));
@@ -106,6 +106,7 @@ TEST_CASE("lint --format json holds the recorder profile, the catalog and every 
   CHECK(fnew.at("location") == kFnew + ":4");
   CHECK(fnew.at("context") == "loop");
   CHECK(fnew.at("construct") == "closure");
+  CHECK(fnew.at("instruction") == "FNEW");
   CHECK(fnew.at("function") == "<main>");
   CHECK(!fnew.at("message").get<std::string>().empty());
   CHECK(!fnew.at("advice").get<std::string>().empty());

@@ -145,6 +145,37 @@ TEST_CASE("verify judges a prediction by its instruction when the runs recorded 
   CHECK(find(verify(lint, {run}, {}), "m.lua:7", "NYIBC:FNEW")->status == Status::Latent);
 }
 
+TEST_CASE("verify judges a call's prediction by the instruction lint names", "[verify]") {
+  // `for w in s:gmatch("%S+") do`: the CALL of string.gmatch and the ITERC of
+  // the loop share line 3; the run recorded only the loop (the function that
+  // calls gmatch never got hot). Line 5 is `p * p` on an lpeg pattern: the
+  // metamethod's split is at MULVV, on a line with no call. Line 8 is a
+  // pairs loop whose ITERN the VM turned into ITERC.
+  auto named = [](ReportSite s, const std::string& instruction) {
+    s.instruction = instruction;
+    return s;
+  };
+  SiteReport lint = report("lint.json", "lint", "/proj",
+                           {named(site("m.lua", 3, "STITCH:string.gmatch", "likely"), "CALL"),
+                            named(site("m.lua", 3, "STITCH:string.gmatch_aux", "likely"), "ITERC"),
+                            named(site("m.lua", 5, "RETURN:C", "likely"), "MULVV"),
+                            named(site("m.lua", 8, "STITCH:C", "likely"), "ITERN")});
+  SiteReport run = report("run.json", "runtime", "/proj", {});
+  run.hasCoverage = true;
+  run.visited = {"m.lua:3", "m.lua:5", "m.lua:8"};
+  run.visitedInstructions = {{"m.lua:3", {"ITERC", "ITERL"}}, {"m.lua:5", {"MULVV"}}, {"m.lua:8", {"ITERC"}}};
+  Verification v = verify(lint, {run}, {});
+  CHECK(find(v, "m.lua:3", "STITCH:string.gmatch")->status == Status::Unexercised);
+  CHECK(find(v, "m.lua:3", "STITCH:string.gmatch_aux")->status == Status::Latent);
+  CHECK(find(v, "m.lua:5", "RETURN:C")->status == Status::Latent);
+  CHECK(find(v, "m.lua:8", "STITCH:C")->status == Status::Latent);
+  // A lint report that names no instruction: any call on the line counts.
+  for (auto& s : lint.sites) s.instruction.clear();
+  Verification older = verify(lint, {run}, {});
+  CHECK(find(older, "m.lua:3", "STITCH:string.gmatch")->status == Status::Latent);
+  CHECK(find(older, "m.lua:5", "RETURN:C")->status == Status::Unexercised);
+}
+
 // A start is blacklisted by its eleventh abort, which need not be the
 // predicted one: an outer loop whose last abort was a BLACKL at an inner
 // loop (bench/severity/shapes/after_unrolled_loop.lua) blacklists the

@@ -128,6 +128,16 @@ std::vector<std::string> carriers(const std::string& reasonId) {
   return {};
 }
 
+// The instructions the VM may hold for these when it runs them: its ISNEXT
+// turns the ITERN of a loop whose iterator is not `next` into ITERC
+// (BC_ISNEXT, "despecialize", in vm_x64.dasc), and the collector names what
+// it finds in memory.
+std::vector<std::string> withRewrites(const std::set<std::string>& instructions) {
+  std::vector<std::string> out(instructions.begin(), instructions.end());
+  if (instructions.count("ITERN")) out.emplace_back("ITERC");
+  return out;
+}
+
 void count(Tally& t, JoinedSite::Status status) {
   switch (status) {
     case JoinedSite::Status::Confirmed: ++t.confirmed; break;
@@ -188,13 +198,21 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       if (site.zonePath.empty()) site.zonePath = s.zonePath;
     }
   }
+  // The instructions the predictions of each site are about ("" for one
+  // that names none: an older lint report, a function's entry).
+  std::map<Key, std::set<std::string>> predictedInstructions;
+  for (const auto& s : lint.sites) predictedInstructions[{s.location(), s.reasonId}].insert(s.instruction);
   // Whether the runs recorded the predicted instruction (or, from older
-  // collectors, its line).
+  // collectors, its line). A call's prediction names its instruction: the
+  // CALL of string.gmatch and the ITERC of the loop it feeds share a line,
+  // and recording only the loop does not exercise the call.
   auto exercised = [&](const std::string& location, const std::string& reasonId) {
     if (!visited.count(location)) return false;
     if (!byInstruction) return true;
     auto wanted = carriers(reasonId);
     if (wanted.empty()) return true;
+    const std::set<std::string>& named = predictedInstructions[{location, reasonId}];
+    if (!named.count("")) wanted = withRewrites(named);
     auto it = instructions.find(location);
     if (it == instructions.end()) return false;
     return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& op) { return it->second.count(op) > 0; });

@@ -160,6 +160,7 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       site.severity = s.value("severity", "");
       site.count = siteCount(s, path, site);
       site.confidence = s.value("confidence", "");
+      site.instruction = s.value("instruction", "");
       site.masked = s.contains("maskedBy");
       if (site.masked && s.at("maskedBy").is_object())
         site.maskedBy = MaskedBy{s.at("maskedBy").value("location", ""), s.at("maskedBy").value("reasonId", "")};

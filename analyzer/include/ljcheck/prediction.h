@@ -75,6 +75,11 @@ struct Prediction {
   int occurrence = 0;
   Context context = Context::Function;
   std::string construct;  // closure, upvalue close, vararg, call
+  // The bytecode instruction the prediction is about (CALL, ITERC, FNEW,
+  // MULVV for a metamethod), as LuaJIT names it; empty when it is none (a
+  // function's entry, a loop). verify tells an unexercised site from a latent
+  // one by it.
+  std::string instruction;
   std::string callee;     // for calls: the resolved name, e.g. string.gsub
   std::string function;   // enclosing function: "name" or "<main>" or "<anonymous:12>"
   std::string message;

@@ -34,6 +34,9 @@ struct ReportSite {
   std::string severity;
   long count = 1;
   std::string confidence;  // of a prediction: certain, likely, possible ("" in older reports)
+  // Of a prediction: the bytecode instruction it is about, CALL, ITERC,
+  // MULVV ("" in older reports and for a function's entry).
+  std::string instruction;
   bool masked = false;  // a prediction an earlier certain abort hides (lint's maskedBy)
   std::optional<MaskedBy> maskedBy;
   std::string zonePath;  // of an observation: the zone open when it happened
