@@ -247,6 +247,7 @@ class CallSplitRule final : public Rule {
             why = kAfterStitchEnds;
           }
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends, why);
+          f.endsTrace = ends;  // the caller's trace ends at this call: what follows it there is not recorded
           f.reasoning = via ? functionName(fn, fn.index) + " tail-calls " + memberAsWritten(member) + ", which " +
                                   tailCallsWhy(*via, subject) +
                                   "; neither tail call leaves a frame, so the split lands at this call; " +
@@ -270,7 +271,9 @@ class CallSplitRule final : public Rule {
           sink.report(fn, std::move(f));
         }
         if (via) continue;  // the rest is about this function's own tail call
-        if (!neverStitches) reportOwnTraceReturn(fn, subject, callee, sink);
+        // After a stitch on every path, this function's own trace ends at
+        // that stitch, not at the tail call.
+        if (!neverStitches && before.line == 0) reportOwnTraceReturn(fn, subject, callee, sink);
         reportCallbackReturn(fn, subject, callee, sink);
         continue;
       }
