@@ -211,7 +211,8 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     if (!byInstruction) return true;
     auto wanted = carriers(reasonId);
     if (wanted.empty()) return true;
-    const std::set<std::string>& named = predictedInstructions[{location, reasonId}];
+    // Every site asked about is a lint site, so its key is there.
+    const std::set<std::string>& named = predictedInstructions.at({location, reasonId});
     if (!named.count("")) wanted = withRewrites(named);
     auto it = instructions.find(location);
     if (it == instructions.end()) return false;
