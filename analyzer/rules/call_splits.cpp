@@ -6,8 +6,12 @@
 // jit.flush): then the trace just ends there (RETURN). A tail call leaves no
 // frame behind, so its split is reported where the tail-calling function is
 // called; a helper called from two or more sites of one loop also starts a
-// trace at its own entry, which ends at the tail call (RETURN). A call
-// whose arguments come from such a RETURN just before it is never recorded.
+// trace at its own entry, which ends at the tail call (RETURN), unless it
+// stitches on every path before the tail call: that trace ends at the
+// stitch, and the RETURN of its continuation lands at one calling site,
+// which a certain one ends the caller's trace at (what follows is masked).
+// A call whose arguments come from such a RETURN just before it is never
+// recorded.
 // Operators on objects of C modules call C metamethods: RETURN:C
 // (c_metamethods.cpp).
 #include <algorithm>
@@ -167,6 +171,32 @@ std::optional<Finding> ownTraceReturn(const FunctionView& fn, const std::string&
   return f;
 }
 
+std::optional<OwnTraceAfterStitch> ownTraceAfterStitch(const FunctionView& fn) {
+  if (fn.proto.isVararg()) return std::nullopt;
+  OwnTraceAfterStitch own;
+  own.sites = hotSitesInOneLoop(fn);
+  if (own.sites.size() < 2) return std::nullopt;
+  own.hotCalls = 2 * fn.calls.hotloop();
+  own.lands = static_cast<std::size_t>(own.hotCalls % static_cast<long>(own.sites.size()));
+  own.loopLine = fn.calls.evidenceAt(own.sites[0].proto, own.sites[0].pc).loop->line;
+  return own;
+}
+
+std::size_t OwnTraceAfterStitch::indexOf(const flow::CallSite& site) const {
+  for (std::size_t k = 0; k < sites.size(); ++k)
+    if (sites[k].proto == site.proto && sites[k].pc == site.pc) return k;
+  return sites.size();
+}
+
+std::string OwnTraceAfterStitch::why(const std::string& function) const {
+  return function + " is called " + std::to_string(sites.size()) + " times per turn of the loop at line " +
+         std::to_string(loopLine) + ", so its entry gets hot (" + std::to_string(hotCalls) +
+         " calls) before the loop does and starts a trace of its own, which ends at that stitch; the loop's "
+         "trace links to it at its first call, and the stitched continuation, which ends at the tail call, is "
+         "recorded once, in the call after the " + std::to_string(hotCalls) + "th: this one when every site runs "
+         "each turn";
+}
+
 namespace {
 
 // A function that C code calls back (string.gsub's replacement, table.sort's
@@ -237,11 +267,14 @@ class CallSplitRule final : public Rule {
         // (in a loop body, masking hides the split; here it lands elsewhere).
         if (closureArgumentAbortsFirst(fn, pc)) continue;
         const StitchBefore before = stitchBeforeTailCall(fn, pc);
+        const auto own = before.line > 0 && !via ? ownTraceAfterStitch(fn) : std::nullopt;
         for (const auto& site : fn.calls.callers(fn.index)) {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;
           const auto& caller = fn.chunk.prototypes[site.proto];
           bool ends = neverStitches || site.protectedCall || nextFeedsVariableCount(caller, site.pc);
           std::string why = whyEnds(neverStitches, false);
+          std::size_t ownSite = own ? own->indexOf(site) : 0;
+          if (!ends && own && ownSite < own->sites.size() && ownSite != own->lands) continue;  // lands elsewhere
           if (!ends && (before.line > 0 || (via && via->stitchLine > 0))) {
             ends = true;
             why = kAfterStitchEnds;
@@ -262,6 +295,12 @@ class CallSplitRule final : public Rule {
             if (before.line > 0) {
               f.reasoning += "; " + stitchBeforeWhy(functionName(fn, fn.index), before.callee, before.line, "");
               f.confidence = std::min(f.confidence, before.confidence);
+              if (own && ownSite < own->sites.size()) {
+                f.reasoning += "; " + own->why(functionName(fn, fn.index));
+                // Two sites: the first either way (a trace of the loop that
+                // gets hot first stitches inside its first call too).
+                if (own->sites.size() > 2) f.confidence = std::min(f.confidence, Confidence::Likely);
+              }
             } else {
               f.reasoning += "; " + stitchBeforeWhy(memberAsWritten(member), via->stitchCallee, via->stitchLine,
                                                     " of " + via->definedIn);

@@ -367,11 +367,14 @@ class RecordedVariantRule final : public Rule {
     const auto& [callee, ff, refusal] = *refused;
     const StitchBefore before = stitchBeforeTailCall(fn, pc);
     const std::string self = functionName(fn, fn.index);
+    const auto ownAfter = before.line > 0 ? ownTraceAfterStitch(fn) : std::nullopt;
     for (const auto& site : fn.calls.callers(fn.index)) {
       if (!fn.calls.runsHot(site.proto, site.pc)) continue;
       const auto& caller = fn.chunk.prototypes[site.proto];
       bool ends = site.protectedCall || nextFeedsVariableCount(caller, site.pc);
       bool afterStitch = !ends && before.line > 0;
+      std::size_t ownSite = ownAfter ? ownAfter->indexOf(site) : 0;
+      if (afterStitch && ownAfter && ownSite < ownAfter->sites.size() && ownSite != ownAfter->lands) continue;  // lands elsewhere
       Finding f = splitFinding(site.pc, site.proto, ff->name, ff->name, ends || afterStitch,
                                afterStitch ? kAfterStitchEnds : whyEnds(false, site.protectedCall));
       f.endsTrace = ends || afterStitch;  // the caller's trace ends at this call
@@ -384,6 +387,10 @@ class RecordedVariantRule final : public Rule {
       if (afterStitch) {
         f.reasoning += "; " + stitchBeforeWhy(self, before.callee, before.line, "");
         f.confidence = std::min(f.confidence, before.confidence);
+        if (ownAfter && ownSite < ownAfter->sites.size()) {
+          f.reasoning += "; " + ownAfter->why(self);
+          if (ownAfter->sites.size() > 2) f.confidence = std::min(f.confidence, Confidence::Likely);
+        }
       }
       sink.report(fn, std::move(f));
     }

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rules/rule.h"
 
@@ -66,6 +67,26 @@ std::string stitchBeforeWhy(const std::string& function, const std::string& call
                             const std::string& where);
 // For the message: why such a tail call ends the trace.
 extern const char* const kAfterStitchEnds;
+
+// After a stitch on every path to its tail call (StitchBefore), a function
+// called from two or more sites of one loop: its entry gets hot (2 * hotloop
+// calls) before the loop does and starts a trace of its own, which ends at
+// that stitch; the loop's trace links to it at its first call. The stitched
+// continuation, which ends at the tail call, is recorded once, in the call
+// after the one that made the entry hot: `lands` indexes that call among
+// `sites` (in pc order), and the other sites of the loop get no RETURN.
+// None for a vararg function (FUNCV is never hot-counted) or fewer sites.
+struct OwnTraceAfterStitch {
+  std::vector<flow::CallSite> sites;
+  std::size_t lands = 0;
+  long hotCalls = 0;
+  int loopLine = 0;
+  // The site's index among `sites`; sites.size() when it is not one of them.
+  std::size_t indexOf(const flow::CallSite& site) const;
+  // For the reasoning of the RETURN at sites[lands].
+  std::string why(const std::string& function) const;
+};
+std::optional<OwnTraceAfterStitch> ownTraceAfterStitch(const FunctionView& fn);
 
 // A function that tail-calls a builtin the recorder does not compile (an
 // unrecorded one, or a refused form of a recorded one) and is called from
