@@ -62,7 +62,6 @@ class TraceCapture {
 
   bool paused = false;
   const ZoneStack* zoneStack = nullptr;  // the VM's, set with the handler
-  bool chained = false;  // the handler has a replaced handler to call (set when attached)
   // jit.util.funcbc as a C function and the thread it is called on (anchored
   // by the handler); funcbc is null when the host's is no plain C function.
   int (*funcbc)(lua_State*) = nullptr;

@@ -351,10 +351,11 @@ void onStop(lua_State* L, TraceCapture& c) {
   c.events.add(ev);
 }
 
-// The handler this one replaced (-jv's, -jdump's), called with the same arguments.
+// The handler behind this one (the one it replaced, -jv's, or one attached
+// since: vmevent_attach.h), called with the same arguments.
 // top: the arguments the handler got; absent ones up to nargs are passed as nil.
-void callChained(lua_State* L, const TraceCapture& c, int top, int nargs) {
-  if (!c.chained || lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return;
+void callChained(lua_State* L, int top, int nargs) {
+  if (lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return;
   lua_settop(L, top);  // drops what the handler left above its arguments
   lua_settop(L, nargs);
   lua_pushvalue(L, lua_upvalueindex(kChainUv));
@@ -381,7 +382,7 @@ int traceHandler(lua_State* L) {
   } catch (const std::exception&) {
     // Out of memory while recording an event: the event is lost, the VM goes on.
   }
-  callChained(L, *capture, top, kArg6);
+  callChained(L, top, kArg6);
   return 0;
 }
 

@@ -95,7 +95,6 @@ std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions opt
     session->capture_->backwardLoopOpcodes = backwardLoopOpcodes(session->profile_);
     pushTraceHandler(L, session->capture_.get(), -1);
     attachHandler(L, "trace", session->handlerRef_, kTraceChainUpvalue, session->chainedRef_);
-    session->capture_->chained = session->chainedRef_ != LUA_NOREF;
     if (session->options_.coverage) {
       pushRecordHandler(L, session->capture_.get(), -1);
       attachHandler(L, "record", session->recordHandlerRef_, kRecordChainUpvalue, session->recordChainedRef_);

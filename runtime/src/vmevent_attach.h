@@ -1,6 +1,10 @@
 // Attaching C handlers to a VM's events ("trace", "record", "texit") with
 // jit.attach, so that a handler attached before (-jv's, -jdump's) keeps
 // running: the new handler calls it on, and detaching gives the event back.
+// While one is attached, jit.attach is guarded: the VM keeps one handler per
+// event, so a program that attaches its own later (require("jit.v").on(),
+// jit.dump) would silently take the event from the collector; its handler
+// runs behind ours instead, and gets the event when ours is detached.
 // Both throw SessionError when jit.attach is missing or fails.
 #pragma once
 

@@ -78,6 +78,58 @@ TEST_CASE("a trace session under luajit -jv chains to -jv and gives it back at s
   CHECK(run.err.find("jv.lua:7 loop]") != std::string::npos);
 }
 
+// The VM keeps one handler per event: jit.v attached after the session
+// started would take the "trace" event from the collector. It runs behind
+// the collector instead, gets the event back at stop, and jit.attach is
+// the VM's own again.
+TEST_CASE("jit.v started during a trace session runs behind the collector and keeps the event after stop",
+          "[module][jv]") {
+  std::string dir = scratchDir("jv-later");
+  std::string script = dir + "/later.lua";
+  ljcheck::testing::writeFile(script,
+                              "local attach = jit.attach\n"
+                              "local ljcheck = require('ljcheck')\n"
+                              "local session = ljcheck.trace()\n"
+                              "require('jit.v').start('" + dir + "/jv.txt')\n"
+                              "local n = 0\n"
+                              "for i = 1, 300 do local f = function() return i end; n = n + f() end\n"
+                              "local report = session:stop()\n"
+                              "print('ljcheck sites', #report.sites, report.sites[1] and report.sites[1].reasonId)\n"
+                              "print('attach restored', jit.attach == attach)\n"
+                              "for i = 1, 300 do n = n + i end\n"
+                              "require('jit.v').off()\n"
+                              "for j = 1, 300 do n = n + j end\n");
+  ProcessResult run = ljcheck::testing::runInLuajitHost("/usr/bin/luajit", script, dir);
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  CHECK(run.out.find("ljcheck sites\t1\tNYIBC:FNEW") != std::string::npos);
+  CHECK(run.out.find("attach restored\ttrue") != std::string::npos);
+  std::string jv = ljcheck::testing::readFile(dir + "/jv.txt");
+  INFO(jv);
+  // jit.v saw the aborts while the session ran, and the loop after stop,
+  // but not the loop after jit.v.off().
+  CHECK(jv.find("later.lua:6 -- NYI: bytecode") != std::string::npos);
+  CHECK(jv.find("later.lua:10 loop]") != std::string::npos);
+  CHECK(jv.find("later.lua:12") == std::string::npos);
+}
+
+TEST_CASE("ljcheck run: a script that starts jit.v keeps the collector", "[cli][run][jv]") {
+  std::string dir = scratchDir("run-jv");
+  ljcheck::testing::writeFile(dir + "/jv.lua",
+                              "require('jit.v').start('jv.txt')\n"
+                              "local n = 0\n"
+                              "for i = 1, 300 do local f = function() return i end; n = n + f() end\n"
+                              "require('jit.v').off()\n");
+  ProcessResult run =
+      ljcheck::testing::runProcess({LJCHECK_EXE, "run", "--json", "run.json", "--", "jv.lua"}, dir);
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  auto report = nlohmann::json::parse(ljcheck::testing::readFile(dir + "/run.json"));
+  REQUIRE(report["sites"].size() == 1);
+  CHECK(report["sites"][0]["reasonId"] == "NYIBC:FNEW");
+  CHECK(ljcheck::testing::readFile(dir + "/jv.txt").find("jv.lua:3 -- NYI: bytecode") != std::string::npos);
+}
+
 TEST_CASE("ljcheck run: collapsed stacks, speedscope JSON, sample lines and a summary", "[cli][run][sampler]") {
   std::string dir = scratchDir("run");
   ljcheck::testing::writeFile(dir + "/busy.lua",
