@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "location.h"
+#include "profile_guard.h"
 #include "lua_api.h"
 #include "sample_capture.h"
 
@@ -151,6 +152,7 @@ std::unique_ptr<SampleSession> SampleSession::start(lua_State* L, SampleOptions 
   std::string mode = session->options_.compiledStacks == CompiledStacks::AtFunctionBoundary ? "f" : "";
   mode += "i" + std::to_string(session->options_.intervalMs);
   profiler.start(L, mode.c_str(), onProfilerSample, session->capture_.get());
+  guardProfile(L);
   return session;
 }
 
@@ -176,6 +178,7 @@ bool SampleSession::paused() const { return !stopped_ && capture_->paused; }
 SampleReport SampleSession::stop(lua_State* L) {
   if (stopped_) throw SessionError("sample session already stopped");
   hostProfiler().stop(L);
+  unguardProfile(L);
   stopped_ = true;
   gSampleSessionActive = false;
   capture_->releaseZones(L);
@@ -191,6 +194,7 @@ void SampleSession::cancel(lua_State* L) noexcept {
     hostProfiler().stop(L);
   } catch (const std::exception&) {
   }
+  unguardProfile(L);
   stopped_ = true;
   gSampleSessionActive = false;
   capture_->releaseZones(L);

@@ -130,6 +130,58 @@ TEST_CASE("ljcheck run: a script that starts jit.v keeps the collector", "[cli][
   CHECK(ljcheck::testing::readFile(dir + "/jv.txt").find("jv.lua:3 -- NYI: bytecode") != std::string::npos);
 }
 
+// LuaJIT has one profiler: a program's jit.profile.start would take it from
+// the sampler, which then sampled nothing and said nothing.
+TEST_CASE("ljcheck run: a script that starts jit.profile keeps the sampler and is told why its start is ignored",
+          "[cli][run][sampler]") {
+  std::string dir = scratchDir("run-profile");
+  ljcheck::testing::writeFile(dir + "/own.lua",
+                              std::string(ljcheck::testing::kSpinClock) +
+                              "local prof = require('jit.profile')\n"
+                              "local hits = 0\n"
+                              "prof.start('i1', function(th, samples) hits = hits + samples end)\n"
+                              "local n = 0\n"
+                              "local wall, cpu = deadline(0.15)\n"
+                              "while now() < wall or os.clock() < cpu do\n"
+                              "  for i = 1, 1000 do local f = function() return i end; n = n + f() end\n"
+                              "end\n"
+                              "prof.stop()\n"
+                              "print('own hits', hits)\n");
+  ProcessResult run = ljcheck::testing::runProcess(
+      {LJCHECK_EXE, "run", "--interval", "2", "--json", "run.json", "--", "own.lua"}, dir);
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  // kSpinClock is one line without a newline: prof.start is on line 3.
+  CHECK(run.err.find("ljcheck: own.lua:3: jit.profile.start is ignored while ljcheck samples this run") !=
+        std::string::npos);
+  CHECK(run.out.find("own hits\t0") != std::string::npos);
+  auto report = nlohmann::json::parse(ljcheck::testing::readFile(dir + "/run.json"));
+  CHECK(report["samples"]["interpreted"].get<int>() > 0);
+
+  ProcessResult free = ljcheck::testing::runProcess({LJCHECK_EXE, "run", "--no-sampling", "--", "own.lua"}, dir);
+  INFO(free.out << free.err);
+  REQUIRE(free.exitCode == 0);
+  CHECK(free.err.find("jit.profile.start is ignored") == std::string::npos);
+  CHECK(free.out.find("own hits\t0") == std::string::npos);
+}
+
+TEST_CASE("a sample session gives jit.profile.start and stop back at stop", "[module][sampler]") {
+  std::string dir = scratchDir("profile-back");
+  std::string script = dir + "/back.lua";
+  ljcheck::testing::writeFile(script,
+                              "local prof = require('jit.profile')\n"
+                              "local start, stop = prof.start, prof.stop\n"
+                              "local session = require('ljcheck').sample()\n"
+                              "print('guarded', prof.start ~= start and prof.stop ~= stop)\n"
+                              "session:stop()\n"
+                              "print('given back', prof.start == start and prof.stop == stop)\n");
+  ProcessResult run = ljcheck::testing::runInLuajitHost("/usr/bin/luajit", script, dir);
+  INFO(run.out << run.err);
+  REQUIRE(run.exitCode == 0);
+  CHECK(run.out.find("guarded\ttrue") != std::string::npos);
+  CHECK(run.out.find("given back\ttrue") != std::string::npos);
+}
+
 TEST_CASE("ljcheck run: collapsed stacks, speedscope JSON, sample lines and a summary", "[cli][run][sampler]") {
   std::string dir = scratchDir("run");
   ljcheck::testing::writeFile(dir + "/busy.lua",

@@ -1,0 +1,100 @@
+// jit.profile.start and stop while a sample session runs (see profile_guard.h).
+#include "profile_guard.h"
+
+#include <cstdio>
+#include <string>
+
+#include "lua_api.h"  // the Lua C API
+
+namespace ljcheck {
+namespace {
+
+// registry[kGuardKey] while the guard is in place: {module = the jit.profile
+// table, start = its start, stop = its stop}.
+constexpr const char* kGuardKey = "ljcheck.profileguard";
+
+// "app.lua:12", where the Lua code that called the guard stands.
+std::string callerLocation(lua_State* L) {
+  lua_Debug ar;
+  if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) return "the program";
+  return std::string(ar.short_src) + ":" + std::to_string(ar.currentline);
+}
+
+// jit.profile.start while the session samples: ignored, said once.
+int ignoredStart(lua_State* L) {
+  if (lua_toboolean(L, lua_upvalueindex(1))) return 0;
+  lua_pushboolean(L, 1);
+  lua_replace(L, lua_upvalueindex(1));
+  std::string where = callerLocation(L);
+  std::fprintf(stderr,
+               "ljcheck: %s: jit.profile.start is ignored while ljcheck samples this run: LuaJIT has one "
+               "profiler (ljcheck run --no-sampling leaves it to the program)\n",
+               where.c_str());
+  return 0;
+}
+
+// jit.profile.stop while the session samples: the session's profiler goes on.
+int ignoredStop(lua_State*) { return 0; }
+
+// Pushes the jit.profile table, or nothing and false when it cannot be loaded.
+bool pushProfileModule(lua_State* L) {
+  const int top = lua_gettop(L);
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "jit.profile");
+  if (lua_pcall(L, 1, 1, 0) != 0 || !lua_istable(L, -1)) {
+    lua_settop(L, top);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void guardProfile(lua_State* L) noexcept {
+  const int top = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, kGuardKey);
+  bool guarded = lua_istable(L, -1);
+  lua_settop(L, top);
+  if (guarded || !pushProfileModule(L)) return;
+  const int module = lua_gettop(L);
+  lua_createtable(L, 0, 3);
+  lua_pushvalue(L, module);
+  lua_setfield(L, -2, "module");
+  lua_getfield(L, module, "start");
+  lua_setfield(L, -2, "start");
+  lua_getfield(L, module, "stop");
+  lua_setfield(L, -2, "stop");
+  lua_setfield(L, LUA_REGISTRYINDEX, kGuardKey);
+  lua_pushboolean(L, 0);  // warned yet
+  lua_pushcclosure(L, ignoredStart, 1);
+  lua_setfield(L, module, "start");
+  lua_pushcfunction(L, ignoredStop);
+  lua_setfield(L, module, "stop");
+  lua_settop(L, top);
+}
+
+void unguardProfile(lua_State* L) noexcept {
+  const int top = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, kGuardKey);
+  if (lua_istable(L, -1)) {
+    const int guard = lua_gettop(L);
+    lua_getfield(L, guard, "module");
+    const int module = lua_gettop(L);
+    // Only what is still ours: the program may have put its own there since.
+    lua_getfield(L, module, "start");
+    if (lua_tocfunction(L, -1) == ignoredStart) {
+      lua_getfield(L, guard, "start");
+      lua_setfield(L, module, "start");
+    }
+    lua_getfield(L, module, "stop");
+    if (lua_tocfunction(L, -1) == ignoredStop) {
+      lua_getfield(L, guard, "stop");
+      lua_setfield(L, module, "stop");
+    }
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, kGuardKey);
+  }
+  lua_settop(L, top);
+}
+
+}  // namespace ljcheck
