@@ -119,12 +119,13 @@ class Cursor {
     return out;
   }
 
-  std::string zeroTerminated(const char* field) {
+  std::string zeroTerminated(const char* field) { return std::string(zeroTerminatedView(field)); }
+  std::string_view zeroTerminatedView(const char* field) {
     const std::size_t end = bytes_.find('\0', pos_);
     if (end == std::string_view::npos || end >= limit_.end) {
       fail(std::string("truncated: unterminated ") + field + " runs past the end of " + limit_.name());
     }
-    std::string out(bytes_.substr(pos_, end - pos_));
+    const std::string_view out = bytes_.substr(pos_, end - pos_);
     pos_ = end + 1;
     return out;
   }

@@ -207,23 +207,28 @@ class DumpReader {
     return pt;
   }
 
+  // The words are checked to fit once, then decoded without a bounds check each.
   void readInstructions(Prototype& pt, std::uint32_t count) {
-    in_.need(std::size_t{count} * 4, "instructions");
+    const std::size_t codeAt = in_.offset();
+    const auto* word = reinterpret_cast<const unsigned char*>(in_.take(std::size_t{count} * 4, "instructions").data());
+    const bool big = in_.bigEndian;
     pt.code.resize(count);
-    for (Instruction& ins : pt.code) {
-      const std::size_t at = in_.offset();
-      const std::uint32_t word = in_.raw32("instruction");
-      ins.raw = static_cast<std::uint8_t>(word & 0xff);
+    for (std::size_t k = 0; k < count; ++k, word += 4) {
+      Instruction& ins = pt.code[k];
+      // lj_bc.h's layout, B:C:A:OP from the high byte down, in the writer's byte order.
+      const unsigned char op = big ? word[3] : word[0], a = big ? word[2] : word[1];
+      const unsigned char c = big ? word[1] : word[2], b = big ? word[0] : word[3];
+      ins.raw = op;
       if (ins.raw >= opcodes_.size()) {
         in_.failAt("opcode " + std::to_string(ins.raw) + " outside the bytecode table of " +
                        std::to_string(opcodes_.size()) + " opcodes",
-                   at);
+                   codeAt + 4 * k);
       }
       ins.op = opcodes_.decode(ins.raw);
-      ins.a = static_cast<std::uint8_t>((word >> 8) & 0xff);
-      ins.c = static_cast<std::uint8_t>((word >> 16) & 0xff);
-      ins.b = static_cast<std::uint8_t>(word >> 24);
-      ins.d = static_cast<std::uint16_t>(word >> 16);
+      ins.a = a;
+      ins.c = c;
+      ins.b = b;
+      ins.d = static_cast<std::uint16_t>((b << 8) | c);
     }
   }
 
@@ -355,13 +360,14 @@ class DumpReader {
     Cursor::Limit outer = in_.narrow(length, "the debug info of prototype #", index);
     const auto numline = static_cast<std::uint32_t>(pt.numline);
     const std::size_t width = numline < 256 ? 1 : numline < 65536 ? 2 : 4;
-    in_.need(pt.code.size() * width, "line info");
+    const auto* delta = reinterpret_cast<const unsigned char*>(in_.take(pt.code.size() * width, "line info").data());
     const auto firstline = static_cast<std::uint32_t>(pt.firstline);
-    for (Instruction& ins : pt.code) {
-      const std::uint32_t delta = width == 1   ? in_.byte("line info")
-                                  : width == 2 ? in_.raw16("line info")
-                                               : in_.raw32("line info");
-      ins.line = static_cast<int>(firstline + delta);
+    const bool big = in_.bigEndian;
+    for (Instruction& ins : pt.code) {  // each delta in the writer's byte order
+      std::uint32_t d = 0;
+      for (std::size_t k = 0; k < width; ++k) d = (d << 8) | delta[big ? k : width - 1 - k];
+      ins.line = static_cast<int>(firstline + d);
+      delta += width;
     }
     pt.upvalueNames.reserve(numuv);
     for (std::uint8_t i = 0; i < numuv; ++i) pt.upvalueNames.push_back(in_.zeroTerminated("upvalue name"));
@@ -381,7 +387,10 @@ class DumpReader {
       if (first < kFirstNamedVar) {
         var.name = std::string(kInternalVarNames[first - 1]);
       } else {
-        var.name = static_cast<char>(first) + in_.zeroTerminated("variable name");
+        const std::string_view rest = in_.zeroTerminatedView("variable name");
+        var.name.reserve(rest.size() + 1);
+        var.name += static_cast<char>(first);
+        var.name += rest;
       }
       const std::uint32_t start = lastStart + in_.uleb128("variable startpc");
       const std::uint32_t end = start + in_.uleb128("variable endpc");

@@ -59,6 +59,7 @@ Value ValueMap::lookup(TableOrigin table, std::string_view key, int depth) const
 // Whether some table that inherits from `base` (its metatable's __index is
 // base, directly or further down) defines `key` itself.
 bool ValueMap::overridden(TableOrigin base, std::string_view key) const {
+  if (metatables_.empty()) return false;  // no table inherits from anything
   std::vector<TableOrigin> frontier{base};
   std::set<TableOrigin> seen{base};
   while (!frontier.empty()) {

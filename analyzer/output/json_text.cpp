@@ -2,7 +2,9 @@
 #include "output/json_text.h"
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "ljcheck/safe_text.h"
 
@@ -17,10 +19,34 @@ constexpr std::array<bool, 256> kPlain = [] {
   return table;
 }();
 
+// Whether any of the 8 bytes of `w` is not plain: below 0x20, from 0x80
+// up, '"' or '\\' (the classic "has a zero byte" test on w ^ that byte).
+bool anyNotPlain(std::uint64_t w) {
+  constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  auto hasZero = [](std::uint64_t x) { return ((x - ones) & ~x & highs) != 0; };
+  const bool control = ((w - 0x20 * ones) & ~w & highs) != 0;
+  return (w & highs) != 0 || control || hasZero(w ^ ('"' * ones)) || hasZero(w ^ ('\\' * ones));
+}
+
+// The first index from `i` on whose byte is not plain, or `n`: eight bytes
+// at a time, as reasoning sentences and messages are long runs of ASCII.
+std::size_t plainUpTo(const unsigned char* bytes, std::size_t i, std::size_t n) {
+  for (std::uint64_t w; i + 8 <= n; i += 8) {
+    std::memcpy(&w, bytes + i, 8);
+    if (anyNotPlain(w)) break;
+  }
+  while (i < n && kPlain[bytes[i]]) ++i;
+  return i;
+}
+
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view text) {
   out += '"';
+  appendJsonStringAfterQuote(out, text);
+}
+
+void appendJsonStringAfterQuote(std::string& out, std::string_view text) {
   // Bytes that need no escaping are appended in runs: most text is plain
   // ASCII, and one append per run instead of one per byte is what keeps a
   // report of many thousands of rows cheap.
@@ -30,7 +56,7 @@ void appendJsonString(std::string& out, std::string_view text) {
   };
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   for (std::size_t i = 0; i < text.size();) {
-    while (i < text.size() && kPlain[bytes[i]]) ++i;
+    i = plainUpTo(bytes, i, text.size());
     if (i == text.size()) break;
     unsigned char c = bytes[i];
     if (c >= 0x80) {

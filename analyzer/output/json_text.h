@@ -12,5 +12,8 @@ namespace ljcheck {
 void writeJsonString(std::ostream& out, std::string_view text);
 // The same, appended to `out`: for writers that build many rows in memory.
 void appendJsonString(std::string& out, std::string_view text);
+// What appendJsonString appends after the opening quote: for a writer
+// that has already appended that quote with the text before it.
+void appendJsonStringAfterQuote(std::string& out, std::string_view text);
 
 }  // namespace ljcheck
