@@ -182,19 +182,31 @@ std::optional<OwnTraceAfterStitch> ownTraceAfterStitch(const FunctionView& fn) {
   return own;
 }
 
-std::size_t OwnTraceAfterStitch::indexOf(const flow::CallSite& site) const {
+namespace {
+
+// The site's index among `sites`; sites.size() when it is not one of them.
+std::size_t indexAmong(const std::vector<flow::CallSite>& sites, const flow::CallSite& site) {
   for (std::size_t k = 0; k < sites.size(); ++k)
     if (sites[k].proto == site.proto && sites[k].pc == site.pc) return k;
   return sites.size();
 }
 
-std::string OwnTraceAfterStitch::why(const std::string& function) const {
-  return function + " is called " + std::to_string(sites.size()) + " times per turn of the loop at line " +
-         std::to_string(loopLine) + ", so its entry gets hot (" + std::to_string(hotCalls) +
-         " calls) before the loop does and starts a trace of its own, which ends at that stitch; the loop's "
-         "trace links to it at its first call, and the stitched continuation, which ends at the tail call, is "
-         "recorded once, in the call after the " + std::to_string(hotCalls) + "th: this one when every site runs "
-         "each turn";
+}  // namespace
+
+bool OwnTraceAfterStitch::landsElsewhere(const flow::CallSite& site) const {
+  const std::size_t k = indexAmong(sites, site);
+  return k < sites.size() && k != lands;
+}
+
+void OwnTraceAfterStitch::explain(Finding& f, const flow::CallSite& site, const std::string& function) const {
+  if (indexAmong(sites, site) != lands) return;
+  f.reasoning += "; " + function + " is called " + std::to_string(sites.size()) + " times per turn of the loop at line " +
+                 std::to_string(loopLine) + ", so its entry gets hot (" + std::to_string(hotCalls) +
+                 " calls) before the loop does and starts a trace of its own, which ends at that stitch; the loop's "
+                 "trace links to it at its first call, and the stitched continuation, which ends at the tail call, "
+                 "is recorded once, in the call after the " + std::to_string(hotCalls) + "th: this one when every "
+                 "site runs each turn";
+  if (sites.size() > 2) f.confidence = std::min(f.confidence, Confidence::Likely);
 }
 
 namespace {
@@ -273,8 +285,7 @@ class CallSplitRule final : public Rule {
           const auto& caller = fn.chunk.prototypes[site.proto];
           bool ends = neverStitches || site.protectedCall || nextFeedsVariableCount(caller, site.pc);
           std::string why = whyEnds(neverStitches, false);
-          std::size_t ownSite = own ? own->indexOf(site) : 0;
-          if (!ends && own && ownSite < own->sites.size() && ownSite != own->lands) continue;  // lands elsewhere
+          if (!ends && own && own->landsElsewhere(site)) continue;
           if (!ends && (before.line > 0 || (via && via->stitchLine > 0))) {
             ends = true;
             why = kAfterStitchEnds;
@@ -295,12 +306,7 @@ class CallSplitRule final : public Rule {
             if (before.line > 0) {
               f.reasoning += "; " + stitchBeforeWhy(functionName(fn, fn.index), before.callee, before.line, "");
               f.confidence = std::min(f.confidence, before.confidence);
-              if (own && ownSite < own->sites.size()) {
-                f.reasoning += "; " + own->why(functionName(fn, fn.index));
-                // Two sites: the first either way (a trace of the loop that
-                // gets hot first stitches inside its first call too).
-                if (own->sites.size() > 2) f.confidence = std::min(f.confidence, Confidence::Likely);
-              }
+              if (own) own->explain(f, site, functionName(fn, fn.index));
             } else {
               f.reasoning += "; " + stitchBeforeWhy(memberAsWritten(member), via->stitchCallee, via->stitchLine,
                                                     " of " + via->definedIn);

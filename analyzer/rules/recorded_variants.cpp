@@ -373,8 +373,7 @@ class RecordedVariantRule final : public Rule {
       const auto& caller = fn.chunk.prototypes[site.proto];
       bool ends = site.protectedCall || nextFeedsVariableCount(caller, site.pc);
       bool afterStitch = !ends && before.line > 0;
-      std::size_t ownSite = ownAfter ? ownAfter->indexOf(site) : 0;
-      if (afterStitch && ownAfter && ownSite < ownAfter->sites.size() && ownSite != ownAfter->lands) continue;  // lands elsewhere
+      if (afterStitch && ownAfter && ownAfter->landsElsewhere(site)) continue;
       Finding f = splitFinding(site.pc, site.proto, ff->name, ff->name, ends || afterStitch,
                                afterStitch ? kAfterStitchEnds : whyEnds(false, site.protectedCall));
       f.endsTrace = ends || afterStitch;  // the caller's trace ends at this call
@@ -387,10 +386,7 @@ class RecordedVariantRule final : public Rule {
       if (afterStitch) {
         f.reasoning += "; " + stitchBeforeWhy(self, before.callee, before.line, "");
         f.confidence = std::min(f.confidence, before.confidence);
-        if (ownAfter && ownSite < ownAfter->sites.size()) {
-          f.reasoning += "; " + ownAfter->why(self);
-          if (ownAfter->sites.size() > 2) f.confidence = std::min(f.confidence, Confidence::Likely);
-        }
+        if (ownAfter) ownAfter->explain(f, site, self);
       }
       sink.report(fn, std::move(f));
     }

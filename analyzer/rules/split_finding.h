@@ -81,10 +81,15 @@ struct OwnTraceAfterStitch {
   std::size_t lands = 0;
   long hotCalls = 0;
   int loopLine = 0;
-  // The site's index among `sites`; sites.size() when it is not one of them.
-  std::size_t indexOf(const flow::CallSite& site) const;
-  // For the reasoning of the RETURN at sites[lands].
-  std::string why(const std::string& function) const;
+  // Whether `site` is one of `sites` other than sites[lands]: its call
+  // runs inside the function's own trace, and no RETURN is reported there.
+  bool landsElsewhere(const flow::CallSite& site) const;
+  // At sites[lands]: adds why the RETURN lands at this call to `f`'s
+  // reasoning, and caps its confidence at likely with three sites or more
+  // (which call makes the entry hot moves when hot counters share a slot).
+  // Two sites: the first either way (a trace of the loop that gets hot
+  // first stitches inside its first call too). Nothing at another call.
+  void explain(Finding& f, const flow::CallSite& site, const std::string& function) const;
 };
 std::optional<OwnTraceAfterStitch> ownTraceAfterStitch(const FunctionView& fn);
 

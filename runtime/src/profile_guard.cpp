@@ -2,6 +2,7 @@
 #include "profile_guard.h"
 
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include "lua_api.h"  // the Lua C API
@@ -39,13 +40,13 @@ int ignoredStop(lua_State*) { return 0; }
 // Pushes the jit.profile table, or nothing and false when it cannot be loaded.
 bool pushProfileModule(lua_State* L) {
   const int top = lua_gettop(L);
-  lua_getglobal(L, "require");
-  lua_pushstring(L, "jit.profile");
-  if (lua_pcall(L, 1, 1, 0) != 0 || !lua_istable(L, -1)) {
-    lua_settop(L, top);
-    return false;
+  try {
+    lua::pushRequired(L, "jit.profile");
+    if (lua_istable(L, -1)) return true;
+  } catch (const std::exception&) {  // a build without the profiler: nothing to guard
   }
-  return true;
+  lua_settop(L, top);
+  return false;
 }
 
 }  // namespace
