@@ -62,6 +62,9 @@ struct ProjectView {
   // tables export, by "module:member".
   const ModuleImports* imports = nullptr;
   std::atomic<std::size_t>* dumpBudget = nullptr;  // bytes of dumps that may still be kept
+  // How the text being analyzed was read from disk (a regular file's);
+  // null for a buffer's text, a pipe's, or a second analysis of a kept dump.
+  const FileStamp* read = nullptr;
 };
 
 // Takes `bytes` from the budget of kept dumps; false when they do not fit.
@@ -241,12 +244,12 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   std::string dump;
   bool isDump = !source.empty() && source[0] == kDumpMagic[0];
   bool compiledBefore = project.links && !project.links->dump.empty();
+  if (project.links && !compiledBefore) project.links->mapLater.reset();  // this text is mapped on its own
   bool fromSource = false, splicedDump = false;  // the dump is the source's, compiled or spliced
   if (compiledBefore) {
     dump = std::move(project.links->dump);  // a second analysis with other files' heat
     project.links->dump.clear();
-    // The text kept with the dump is `source` (analyzeBatch).
-    if (project.dumpBudget) *project.dumpBudget += dump.size() + (isDump ? 0 : source.size());
+    if (project.dumpBudget) *project.dumpBudget += dump.size();
   } else if (isDump) {
     dump.assign(source);  // LuaJIT takes any ESC-led chunk for bytecode: read it as a dump
   } else {
@@ -291,18 +294,17 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
     }
     // Kept for a second analysis: of a file with exports (other files' heat),
     // or one that calls other files' functions (what it imports from them).
-    // The text is kept with the dump and mapped after the file's last
-    // analysis (mapKeptSources), not now.
+    // A file read from disk is then mapped after its last analysis, from the
+    // file read again (mapKeptSources), not now: its text is not kept.
     bool mayRunAgain = project.links && (!project.links->exports.empty() || !project.links->memberCalls.empty());
-    if (mayRunAgain && reserveDump(project.dumpBudget, dump.size() + (isDump ? 0 : source.size()))) {
+    if (mayRunAgain && reserveDump(project.dumpBudget, dump.size())) {
       project.links->dump = std::move(dump);
       project.links->dump.shrink_to_fit();  // written piece by piece: up to twice its size
-      if (!isDump) {
-        project.links->source = std::string(source);
-        return result;
-      }
+      if (!isDump && project.read) project.links->mapLater = *project.read;
     }
-    if (!isDump) applySource(source, result, reuse ? &reuse->state().syntax : nullptr);
+    // A second analysis has no text: its file is mapped after the rounds.
+    const bool mappedLater = project.links && project.links->mapLater;
+    if (!isDump && !mappedLater) applySource(source, result, reuse ? &reuse->state().syntax : nullptr);
   } catch (const bytecode::DumpError& e) {
     if (reuse) reuse->state().splicer.forget();
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
@@ -334,13 +336,21 @@ struct OpenFile {
   OpenFile& operator=(const OpenFile&) = delete;
 };
 
-FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std::string& shown,
-                       const AnalyzeOptions& options, const RecorderProfile& profile, ProjectView project) {
-  FileResult result;
-  result.path = shown;
+// A file's text as one read found it, or why it could not be read.
+struct ReadText {
+  std::string content;
+  std::optional<FileStamp> stamp;  // a regular file's
+  std::optional<FileError::Kind> problemKind;
+  std::string problem;
+};
+
+ReadText readText(const std::string& file, std::uintmax_t maxBytes) {
+  ReadText out;
   auto refuse = [&](FileError::Kind kind, std::string message) {
-    result.errors.push_back({kind, shown, 0, std::move(message)});
-    return result;
+    out.content.clear();
+    out.problemKind = kind;
+    out.problem = std::move(message);
+    return std::move(out);
   };
   // Opened first, then asked what it is: one path look-up per file.
   const OpenFile in(file);
@@ -352,14 +362,16 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
   const bool regular = known && S_ISREG(status.st_mode);
   if (regular) {
     expected = static_cast<std::uintmax_t>(status.st_size);
-    if (expected > options.maxFileBytes)
-      return refuse(FileError::Kind::Input, tooLarge(expected, options.maxFileBytes, false));
+    if (expected > maxBytes) return refuse(FileError::Kind::Input, tooLarge(expected, maxBytes, false));
+    out.stamp = FileStamp{static_cast<std::uint64_t>(status.st_dev), static_cast<std::uint64_t>(status.st_ino),
+                          static_cast<std::uint64_t>(status.st_size), static_cast<std::int64_t>(status.st_mtim.tv_sec),
+                          static_cast<std::int64_t>(status.st_mtim.tv_nsec)};
   }
   // Read at most one byte past the limit: a device or pipe has no size to
   // check up front, and a regular file may grow after its size was read.
-  std::string content;
+  std::string& content = out.content;
   std::size_t chunk = static_cast<std::size_t>(expected) + 1;
-  while (content.size() <= options.maxFileBytes) {
+  while (content.size() <= maxBytes) {
     std::size_t have = content.size();
     content.resize(have + chunk);
     ssize_t got = ::read(in.fd, content.data() + have, chunk);
@@ -371,9 +383,21 @@ FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std
     if (got == 0 || (regular && got > 0 && read < chunk)) break;
     chunk = std::size_t{1} << 16;
   }
-  if (content.size() > options.maxFileBytes)
-    return refuse(FileError::Kind::Input, tooLarge(options.maxFileBytes, options.maxFileBytes, true));
-  return analyzeWith(compiler, content, shown, profile, options.minConfidence, options.aliases,
+  if (content.size() > maxBytes) return refuse(FileError::Kind::Input, tooLarge(maxBytes, maxBytes, true));
+  return out;
+}
+
+FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std::string& shown,
+                       const AnalyzeOptions& options, const RecorderProfile& profile, ProjectView project) {
+  ReadText text = readText(file, options.maxFileBytes);
+  if (text.problemKind) {
+    FileResult result;
+    result.path = shown;
+    result.errors.push_back({*text.problemKind, shown, 0, std::move(text.problem)});
+    return result;
+  }
+  project.read = text.stamp ? &*text.stamp : nullptr;
+  return analyzeWith(compiler, text.content, shown, profile, options.minConfidence, options.aliases,
                      options.cModules.get(), project);
 }
 
@@ -428,10 +452,8 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
         if (auto c = project.moduleImports->find(i); c != project.moduleImports->end()) view.imports = &c->second;
       const std::string& shown = project.shown[i];
       try {
-        if (links[i].source) {  // kept with its dump: not read again
-          const std::string text = std::move(*links[i].source);
-          links[i].source.reset();
-          results[i] = analyzeWith(compiler, text, shown, profile, options.minConfidence, options.aliases,
+        if (links[i].mapLater && !links[i].dump.empty()) {  // its kept dump: not read again
+          results[i] = analyzeWith(compiler, {}, shown, profile, options.minConfidence, options.aliases,
                                    options.cModules.get(), view);
         } else if (const std::string* unsaved = project.unsavedText(i)) {
           // Compiled from the buffer (no dump kept from a first analysis):
@@ -456,15 +478,30 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
 
 namespace {
 
-// Maps the predictions of every file whose text was kept with its dump
-// (analyzeWith) to that text: ranges, suppressions, directive problems.
-// What each file kept for the rounds (its text, dump and links) is freed
-// here too, on the worker threads, not on one thread after the last round.
+// Why a file whose mapping waited for the rounds is given without it.
+std::string notMapped(const std::string& why) {
+  return why + ": its findings are given at their lines without columns, and allow comments in it are not applied";
+}
+
+// Maps the predictions of every file whose dump was kept for the rounds
+// (analyzeWith) to its text, read again: ranges, suppressions, directive
+// problems. A file that changed since its first read (another device,
+// inode, size or modification time) or cannot be read again keeps its
+// predictions unmapped, with an error naming it. What each file kept for
+// the rounds (its dump and links) is freed here too, on the worker
+// threads, not on one thread after the last round.
 void mapKeptSources(const ProjectFiles& project, std::vector<FileResult>& results, std::vector<FileLinks>& links) {
   forEachOnThreads(project.options.jobs, links.size(), [&](std::size_t i) {
-    if (links[i].source) {
+    if (links[i].mapLater) {
       try {
-        applySource(*links[i].source, results[i]);
+        ReadText again = readText(project.files[i], project.options.maxFileBytes);
+        if (again.problemKind)
+          results[i].errors.push_back({*again.problemKind, results[i].path, 0, notMapped(again.problem)});
+        else if (!again.stamp || !(*again.stamp == *links[i].mapLater))
+          results[i].errors.push_back({FileError::Kind::Io, results[i].path, 0,
+                                       notMapped("the file changed while it was linted")});
+        else
+          applySource(again.content, results[i]);
       } catch (const std::exception& e) {  // as analyzeBatch: the other files' results stay
         results[i].errors.push_back(
             {FileError::Kind::Input, results[i].path, 0, std::string("internal error: ") + e.what()});

@@ -14,6 +14,8 @@
 // allocation lands in. Both are hints; where they do not hold (another
 // allocator, THP off, a sanitizer's malloc) nothing changes but the speed.
 // glibc's own glibc.malloc.hugetlb=1 tunable advises only the main arena.
+// Under another malloc (a sanitizer's, or one preloaded with LD_PRELOAD)
+// none of this applies and nothing is done (glibcMalloc).
 #include "ljcheck/huge_page_heaps.h"
 
 #include <atomic>
@@ -21,8 +23,11 @@
 #include <cstdlib>
 
 #if defined(__GLIBC__) && defined(__linux__)
+#include <dlfcn.h>
 #include <malloc.h>
 #include <sys/mman.h>
+
+#include <cstring>
 #define LJCHECK_HUGE_PAGE_HEAPS 1
 #endif
 
@@ -38,8 +43,21 @@ constexpr std::uintptr_t kHeapSize = 2 * 4 * 1024 * 1024 * sizeof(long);
 
 }  // namespace
 
+bool glibcMalloc() {
+#ifdef LJCHECK_HUGE_PAGE_HEAPS
+  static const bool glibc = [] {
+    Dl_info where{};
+    void* found = dlsym(RTLD_DEFAULT, "malloc");
+    return found && dladdr(found, &where) != 0 && where.dli_fname && std::strstr(where.dli_fname, "libc.so");
+  }();
+  return glibc;
+#else
+  return false;
+#endif
+}
+
 void useHugePageHeaps() {
-  if (inUse.exchange(true)) return;
+  if (!glibcMalloc() || inUse.exchange(true)) return;
 #ifdef LJCHECK_HUGE_PAGE_HEAPS
   mallopt(M_TOP_PAD, static_cast<int>(kHeapSize));
 #endif

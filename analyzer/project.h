@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -20,6 +21,17 @@
 #include "flow/tail_calls.h"
 
 namespace ljcheck {
+
+// A regular file as one read of it found it: a later read that finds the
+// same device, inode, size and modification time reads the same text.
+struct FileStamp {
+  std::uint64_t device = 0, inode = 0, size = 0;
+  std::int64_t modifiedSeconds = 0, modifiedNanoseconds = 0;
+  bool operator==(const FileStamp& o) const {
+    return device == o.device && inode == o.inode && size == o.size && modifiedSeconds == o.modifiedSeconds &&
+           modifiedNanoseconds == o.modifiedNanoseconds;
+  }
+};
 
 // What one file shows the project: the functions its module table exports
 // and its calls into other modules.
@@ -46,11 +58,12 @@ struct FileLinks {
   // masks it (rules/members_behind_aborts.h): those that run a loop end the
   // masking.
   std::set<std::string> membersBehindAborts = {};
-  // The source text of a file whose dump is kept (none for a dump given as
-  // input): the analysis that used them has not mapped its predictions to
-  // the source yet. Only a file's last analysis is mapped, once, after the
-  // rounds (mapKeptSources); a file analyzed again is not read again.
-  std::optional<std::string> source = std::nullopt;
+  // A file whose dump is kept (none for a dump given as input) is mapped to
+  // its source (ranges, allow comments) only after its last analysis, once,
+  // after the rounds (mapKeptSources), from the file read again: its text is
+  // not held in memory meanwhile. How the first read found the file, so that
+  // one changed in between is told apart.
+  std::optional<FileStamp> mapLater = std::nullopt;
 };
 
 // Heats other files give a file's exported functions, by member name.

@@ -21,10 +21,11 @@ struct ProjectFiles {
   // Unsaved text by file (as given in `files`): analyzed instead of the
   // file on disk. Null: every file is read.
   const std::map<std::string, std::string>* overlay = nullptr;
-  // Bytes of bytecode dumps (and the texts kept with them) that may still be
-  // kept for a second analysis; null: none is kept, a file analyzed again is
-  // compiled again. A file whose text is kept has its predictions mapped to
-  // the source only by mapKeptSources, after the rounds (analyzeFiles).
+  // Bytes of bytecode dumps that may still be kept for a second analysis;
+  // null: none is kept, a file analyzed again is compiled again. A file
+  // read from disk whose dump is kept has its predictions mapped to its
+  // source only by mapKeptSources, after the rounds, from the file read
+  // again (analyzeFiles).
   std::atomic<std::size_t>* dumpBudget = nullptr;
   // ctypes with `__new` and registering functions each file reaches
   // through other files' module tables (ProjectIndex::moduleImports); null:

@@ -16,18 +16,6 @@
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kOwnMalloc = true;  // the sanitizer's allocator, not glibc's
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kOwnMalloc = true;
-#else
-constexpr bool kOwnMalloc = false;
-#endif
-#else
-constexpr bool kOwnMalloc = false;
-#endif
-
 // The kernel gives huge pages on request unless THP is "never" (or absent).
 bool kernelOffersHugePages() {
   std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
@@ -56,8 +44,10 @@ long hugePagesKbAt(std::uintptr_t address) {
 }  // namespace
 
 TEST_CASE("huge pages: a lint worker's heap is backed by 2 MiB pages", "[lint][memory]") {
-  if (kOwnMalloc || !kernelOffersHugePages()) {
-    WARN("not checked: " << (kOwnMalloc ? "a sanitizer's malloc" : "the kernel's THP is off"));
+  if (!ljcheck::glibcMalloc() || !kernelOffersHugePages()) {
+    WARN("not checked: " << (!ljcheck::glibcMalloc() ? "not glibc's malloc (a sanitizer's)" : "the kernel's THP is off"));
+    ljcheck::useHugePageHeaps();
+    CHECK(ljcheck::hugePageHeapsInUse() == ljcheck::glibcMalloc());  // another malloc: nothing is done
     return;
   }
   ljcheck::useHugePageHeaps();

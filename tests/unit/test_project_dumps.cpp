@@ -1,12 +1,16 @@
 // The call graph's second analysis of a module runs from its kept bytecode
 // dump while the dumps fit in AnalyzeOptions::keptDumpBytes, and compiles the
 // module again once they do not: memory per file stays bounded on large
-// trees, and the findings are the same either way.
+// trees, and the findings are the same either way. Such a module is mapped
+// to its source after its last analysis, from the file read again.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "ljcheck/analyzer.h"
+#include "../support/process.h"
 
 using namespace ljcheck;
 
@@ -48,8 +52,9 @@ TEST_CASE("a module analyzed again without its kept dump gets the same findings"
 
 TEST_CASE("a module analyzed again from its kept dump is mapped to its source: its range and column",
           "[analyzer][project]") {
-  // shapes.lua is analyzed twice (main.lua's loop makes area hot); its text
-  // is kept with its dump and mapped once, after the second analysis.
+  // shapes.lua is analyzed twice (main.lua's loop makes area hot); its dump
+  // is kept, and it is mapped once, after the second analysis, to the file
+  // read again.
   const std::string dir = std::string(LJCHECK_SOURCE_DIR) + "/fixtures/projects/hot_module/";
   AnalyzeOptions options;
   options.root = LJCHECK_SOURCE_DIR;
@@ -65,4 +70,71 @@ TEST_CASE("a module analyzed again from its kept dump is mapped to its source: i
   CHECK(closure->range.start.line == 4);
   CHECK(closure->range.start.column == 17);
   CHECK(closure->column == 17);
+}
+
+namespace {
+
+// hot_module's two files copied to a scratch folder, linted with `between`
+// run once every file's first analysis is done: after the first read of
+// shapes.lua, before its kept dump is mapped to the file read again.
+std::vector<FileResult> lintChangingShapes(const std::string& name, const std::function<void(const std::string&)>& between) {
+  const std::string from = std::string(LJCHECK_SOURCE_DIR) + "/fixtures/projects/hot_module/";
+  const std::string dir = ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/unit-tests/" + name);
+  for (const char* file : {"main.lua", "shapes.lua"})
+    ljcheck::testing::writeFile(dir + "/" + file, ljcheck::testing::readFile(from + file));
+  AnalyzeOptions options;
+  options.root = dir;
+  options.progress = [&](std::size_t done, std::size_t total) {
+    if (done == total) between(dir + "/shapes.lua");
+  };
+  return analyzeFiles({dir + "/main.lua", dir + "/shapes.lua"}, options);
+}
+
+const Prediction* closureAtLine4(const FileResult& shapes) {
+  for (const auto& p : shapes.predictions)
+    if (p.line == 4 && p.reasonId.str() == "NYIBC:FNEW") return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a kept module is mapped to the file read again, when it is the same file", "[analyzer][project]") {
+  const auto results = lintChangingShapes("mapped-again-same", [](const std::string&) {});
+  REQUIRE(results.size() == 2);
+  CHECK(results[1].errors.empty());
+  const Prediction* closure = closureAtLine4(results[1]);
+  REQUIRE(closure != nullptr);
+  CHECK(closure->column == 17);
+}
+
+TEST_CASE("a kept module changed before it is mapped keeps its findings, without columns, and says so",
+          "[analyzer][project]") {
+  // The text the findings came from is not the text on disk any more: its
+  // columns and allow comments would be another text's.
+  const auto results = lintChangingShapes("mapped-again-changed", [](const std::string& shapes) {
+    ljcheck::testing::writeFile(shapes, "-- ljcheck: allow NYIBC:FNEW\n" + ljcheck::testing::readFile(shapes));
+  });
+  REQUIRE(results.size() == 2);
+  const FileResult& shapes = results[1];
+  REQUIRE(shapes.errors.size() == 1);
+  CHECK(shapes.errors[0].kind == FileError::Kind::Io);
+  CHECK(shapes.errors[0].path == "shapes.lua");
+  CHECK(shapes.errors[0].message ==
+        "the file changed while it was linted: its findings are given at their lines without columns, and allow "
+        "comments in it are not applied");
+  const Prediction* closure = closureAtLine4(shapes);
+  REQUIRE(closure != nullptr);  // not lost, and not taken for suppressed by the new text's comment
+  CHECK(closure->severity == Severity::Blacklist);
+  CHECK(closure->column == 0);
+  CHECK(results[0].errors.empty());  // main.lua, mapped when it was read
+}
+
+TEST_CASE("a kept module removed before it is mapped keeps its findings and names the error", "[analyzer][project]") {
+  const auto results =
+      lintChangingShapes("mapped-again-removed", [](const std::string& shapes) { std::filesystem::remove(shapes); });
+  REQUIRE(results.size() == 2);
+  const FileResult& shapes = results[1];
+  REQUIRE(shapes.errors.size() == 1);
+  CHECK(shapes.errors[0].message.rfind("cannot open file: no such file or directory: its findings are given", 0) == 0);
+  REQUIRE(closureAtLine4(shapes) != nullptr);
 }

@@ -27,12 +27,13 @@ struct AnalyzeOptions {
   // Which require names load C modules (--cpath, c-modules); null: none.
   std::shared_ptr<const CModules> cModules;
   std::function<void(std::size_t done, std::size_t total)> progress;
-  // Bytes of bytecode dumps, and of the source texts kept with them, kept
-  // between call-graph rounds, at most: a module whose exports other files
-  // call hot, or a file that learns something of the modules it calls
-  // (ModuleImports), is analyzed again, from its kept dump and text when they
-  // fit (and mapped to its source once, after its last analysis), and read
-  // and compiled again otherwise. The bound keeps memory per file to
+  // Bytes of bytecode dumps kept between call-graph rounds, at most: a
+  // module whose exports other files call hot, or a file that learns
+  // something of the modules it calls (ModuleImports), is analyzed again,
+  // from its kept dump when it fits (and mapped to its source once, after
+  // its last analysis, from the file read again; one changed meanwhile is
+  // reported and keeps its findings without columns), and read and
+  // compiled again otherwise. The bound keeps memory per file to
   // the report once a tree holds more code than this.
   std::size_t keptDumpBytes = std::size_t{32} << 20;
 };

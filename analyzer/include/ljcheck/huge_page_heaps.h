@@ -11,9 +11,15 @@ namespace ljcheck {
 // worker thread, the zeroed 2 MiB pages), 512 KiB 2.4 % faster, 1 MiB 8.5 %.
 constexpr std::uintmax_t kHugePageHeapsFrom = 256 * 1024;
 
+// Whether the process's malloc is glibc's, whose heaps the calls below pad
+// and advise; false under a sanitizer's allocator or one preloaded with
+// LD_PRELOAD (tcmalloc, jemalloc), where they do nothing.
+bool glibcMalloc();
+
 // From now on, every thread onThreads starts asks for huge pages under its
 // malloc heap, and -j 1 runs its work on one such thread. Process-wide (the
 // allocator's settings are), so only a command that runs and exits calls it.
+// Nothing when the malloc is not glibc's.
 void useHugePageHeaps();
 bool hugePageHeapsInUse();
 
