@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 
 namespace ljcheck {
 namespace {
@@ -50,9 +51,19 @@ std::size_t symbolLength(std::string_view rest) {
   return c == ':' && next == ':' ? 2 : 1;
 }
 
+// Blanks other than the newline, which also starts a line.
+constexpr std::array<bool, 256> kBlank = [] {
+  std::array<bool, 256> table{};
+  for (unsigned char c : {' ', '\t', '\r', '\v', '\f'}) table[c] = true;
+  return table;
+}();
+
+// The lexer looks at every byte of every file linted: runs of blanks, name
+// bytes and the insides of long brackets are skipped in tight loops, and
+// lines are counted with memchr where no token can start.
 class Lexer {
  public:
-  explicit Lexer(std::string_view source) : s_(source) {}
+  explicit Lexer(std::string_view source) : s_(source), n_(source.size()) {}
 
   std::vector<LuaToken> run() {
     std::vector<LuaToken> out;
@@ -72,7 +83,7 @@ class Lexer {
 
  private:
   SourcePosition here() const { return {line_, static_cast<int>(i_ - lineStart_) + 1}; }
-  unsigned char at(std::size_t k) const { return k < s_.size() ? static_cast<unsigned char>(s_[k]) : 0; }
+  unsigned char at(std::size_t k) const { return k < n_ ? static_cast<unsigned char>(s_[k]) : 0; }
   void advance() {
     if (s_[i_] == '\n') {
       ++line_;
@@ -80,14 +91,27 @@ class Lexer {
     }
     ++i_;
   }
-  void skipLine() { i_ = std::min(s_.find('\n', i_), s_.size()); }
+  void skipLine() { i_ = std::min(s_.find('\n', i_), n_); }
+  // Counts the lines that end in [i_, upTo) and moves to upTo.
+  void skipTo(std::size_t upTo) {
+    const char* base = s_.data();
+    for (const void* nl = std::memchr(base + i_, '\n', upTo - i_); nl;
+         nl = std::memchr(base + lineStart_, '\n', upTo - lineStart_)) {
+      ++line_;
+      lineStart_ = static_cast<std::size_t>(static_cast<const char*>(nl) - base) + 1;
+    }
+    i_ = upTo;
+  }
 
   // False at the end of the source.
   bool skipSpaceAndComments() {
-    while (i_ < s_.size()) {
-      unsigned char c = at(i_);
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') {
-        advance();
+    while (i_ < n_) {
+      unsigned char c = static_cast<unsigned char>(s_[i_]);
+      if (kBlank[c]) {
+        ++i_;
+      } else if (c == '\n') {
+        ++line_;
+        lineStart_ = ++i_;
       } else if (c == '-' && at(i_ + 1) == '-') {
         i_ += 2;
         if (int level = longBracket(); level >= 0) skipLong(level);
@@ -109,17 +133,21 @@ class Lexer {
 
   // From a long bracket's opening to just after its closing one.
   void skipLong(int level) {
-    i_ += static_cast<std::size_t>(level) + 2;
-    while (i_ < s_.size()) {
-      if (s_[i_] == ']') {
-        std::size_t k = i_ + 1;
-        while (at(k) == '=') ++k;
-        if (at(k) == ']' && static_cast<int>(k - i_ - 1) == level) {
-          i_ = k + 1;
-          return;
-        }
+    skipTo(std::min(i_ + static_cast<std::size_t>(level) + 2, n_));
+    while (i_ < n_) {
+      const void* close = std::memchr(s_.data() + i_, ']', n_ - i_);
+      if (!close) {
+        skipTo(n_);
+        return;
       }
-      advance();
+      skipTo(static_cast<std::size_t>(static_cast<const char*>(close) - s_.data()));
+      std::size_t k = i_ + 1;
+      while (at(k) == '=') ++k;
+      if (at(k) == ']' && static_cast<int>(k - i_ - 1) == level) {
+        i_ = k + 1;
+        return;
+      }
+      ++i_;  // a ']' that closes nothing
     }
   }
 
@@ -127,7 +155,10 @@ class Lexer {
     unsigned char c = at(i_);
     if (isIdent(c) && !isDigit(c)) {
       std::size_t from = i_;
-      while (isIdent(at(i_))) ++i_;
+      const char* p = s_.data() + i_;
+      const char* end = s_.data() + n_;
+      while (p < end && isIdent(static_cast<unsigned char>(*p))) ++p;
+      i_ = static_cast<std::size_t>(p - s_.data());
       return isKeyword(s_.substr(from, i_ - from)) ? LuaToken::Kind::Keyword : LuaToken::Kind::Name;
     }
     if (isDigit(c) || (c == '.' && isDigit(at(i_ + 1)))) {
@@ -141,11 +172,11 @@ class Lexer {
     }
     if (c == '"' || c == '\'') {
       advance();
-      while (i_ < s_.size() && at(i_) != c) {
-        if (at(i_) == '\\' && i_ + 1 < s_.size()) advance();
+      while (i_ < n_ && at(i_) != c) {
+        if (at(i_) == '\\' && i_ + 1 < n_) advance();
         advance();
       }
-      if (i_ < s_.size()) advance();
+      if (i_ < n_) advance();
       return LuaToken::Kind::String;
     }
     if (int level = longBracket(); level >= 0) {
@@ -157,6 +188,7 @@ class Lexer {
   }
 
   std::string_view s_;
+  std::size_t n_;
   std::size_t i_ = 0;
   std::size_t lineStart_ = 0;
   int line_ = 1;
