@@ -548,7 +548,10 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
                                      const std::vector<std::uintmax_t>& sizes) {
   const ProjectRoot root(options.root);
   std::atomic<std::size_t> dumpBudget{options.keptDumpBytes};
-  ProjectFiles project{files, {}, options, nullptr, &dumpBudget};
+  // One file is never analyzed again (no other file calls it or is called
+  // by it): nothing is kept, and it is placed in the text it was read from,
+  // as an editor's lint on save of one file expects.
+  ProjectFiles project{files, {}, options, nullptr, files.size() > 1 ? &dumpBudget : nullptr};
   if (sizes.size() == files.size()) project.sizes = sizes;
   else  // looked up once for all the batches
     for (const auto& f : files) project.sizes.push_back(sizeOrZero(f));

@@ -138,3 +138,23 @@ TEST_CASE("a kept module removed before it is mapped keeps its findings and name
   CHECK(shapes.errors[0].message.rfind("cannot open file: no such file or directory: its findings are given", 0) == 0);
   REQUIRE(closureAtLine4(shapes) != nullptr);
 }
+
+TEST_CASE("one file linted alone is placed in the text it was read from, not read again", "[analyzer][project]") {
+  // Nothing can make one file run again, so nothing is kept: a save that
+  // lands while it is linted changes nothing in this report.
+  const std::string from = std::string(LJCHECK_SOURCE_DIR) + "/fixtures/projects/hot_module/shapes.lua";
+  const std::string dir = ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/unit-tests/alone");
+  ljcheck::testing::writeFile(dir + "/shapes.lua", ljcheck::testing::readFile(from));
+  AnalyzeOptions options;
+  options.root = dir;
+  options.minConfidence = Confidence::Possible;
+  options.progress = [&](std::size_t, std::size_t) {
+    ljcheck::testing::writeFile(dir + "/shapes.lua", "-- ljcheck: allow NYIBC:FNEW\n" + ljcheck::testing::readFile(from));
+  };
+  const auto results = analyzeFiles({dir + "/shapes.lua"}, options);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].errors.empty());
+  const Prediction* closure = closureAtLine4(results[0]);
+  REQUIRE(closure != nullptr);
+  CHECK(closure->column == 17);
+}
