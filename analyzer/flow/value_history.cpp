@@ -94,12 +94,12 @@ ValueMap::Pass ValueMap::passOf(std::size_t index) {
   History::Step step;
   step.proto = index;
   step.upvalues = protos_[index].upvalues;
-  step.receiver = receiverOf(index);
+  step.entry = entryValues(index);
   History::Step* last = h.aligned && h.cursor < h.steps.size() ? &h.steps[h.cursor] : nullptr;
   if (last && (!last->isPass || last->proto != index)) last = nullptr;
   if (h.aligned) ++h.cursor;
   Pass pass;
-  if (last && h.sameBytes[index] && sameBits(last->upvalues, step.upvalues) && sameBits(last->receiver, step.receiver)) {
+  if (last && h.sameBytes[index] && sameBits(last->upvalues, step.upvalues) && sameBits(last->entry, step.entry)) {
     pass = std::move(last->pass);
     ++h.passesReused;
   } else {

@@ -39,7 +39,7 @@ struct ValueMap::History {
     bool isPass = true;  // else: a setting of the returns
     std::size_t proto = 0;
     std::vector<Value> upvalues;  // a pass's inputs besides the field map and returns
-    Value receiver;
+    std::vector<Value> entry;     // `self` and the parameters (ValueMap::entryValues)
     Pass pass;      // what the pass found
     Value returns;  // what the returns were set to
   };

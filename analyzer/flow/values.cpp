@@ -156,6 +156,7 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
   if (history_) startHistory();
   // Parents come after their children in a dump: resolve from the end.
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
+  bindParameters();
   // A second round lets calls see what the Lua functions they call return:
   // only for prototypes that call one with a known return, and their
   // children (whose upvalues come from the parent's registers).
@@ -601,6 +602,10 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
   std::vector<std::size_t> lost;  // kept across rounds: a slot forgotten once stays Unknown
   Registers regs(framesize);
   regs[0] = receiverOf(index);
+  if (hasBoundParameters(index)) {
+    const std::vector<Value> entry = entryValues(index);
+    std::copy(entry.begin(), entry.begin() + static_cast<std::ptrdiff_t>(std::min(entry.size(), regs.size())), regs.begin());
+  }
   bool reachable = true;  // pc 1 is the entry
   int start = 1;
   for (int round = 0; round < 8; ++round) {

@@ -258,6 +258,23 @@ class ValueMap {
   // if several do); 0 for the main chunk or when none does.
   int creatingPc(std::size_t proto) const { return proto < creatingPc_.size() ? creatingPc_[proto] : 0; }
 
+  // What the calls of a function give its parameters, when only this
+  // file's code calls it and every call passes the same callee or
+  // namespace in one's place (parameter_values.cpp): `values` by
+  // parameter (Unknown where the calls show none), how many calls there
+  // are, and the line of the first.
+  struct BoundParameters {
+    std::vector<Value> values;
+    std::size_t calls = 0;
+    int line = 0;
+  };
+  // The one parameter in `slot` of `proto`: `values` holds it alone, or
+  // nothing when no binding holds it.
+  BoundParameters boundParameter(std::size_t proto, int slot) const;
+  bool hasBoundParameters(std::size_t proto) const {
+    return proto < parameters_.size() && !parameters_[proto].values.empty();
+  }
+
   // A Method value resolved through the class tables this file builds
   // (classes.cpp): the function `obj:key()` or `self:key()` calls, or
   // Unknown when a class, a metatable or an overriding subclass is in doubt.
@@ -460,6 +477,23 @@ class ValueMap {
   Value lookup(TableOrigin table, std::string_view key, int depth) const;
   bool overridden(TableOrigin base, std::string_view key) const;
   Value receiverOf(std::size_t proto) const;
+  // Per prototype, its parameters from its calls (BoundParameters; no
+  // values for none). Set after the first passes, read by every later pass
+  // of the prototype.
+  std::vector<BoundParameters> parameters_;
+  void bindParameters();
+  // A call whose callee is a Lua function of this file, by the value in the callee's slot.
+  struct LocalCall {
+    std::size_t caller = 0;
+    int pc = 0;
+    std::size_t callee = 0;
+  };
+  std::vector<LocalCall> callsOfLocalFunctions() const;
+  std::vector<BoundParameters> parametersFromCalls(const std::vector<LocalCall>& calls, const std::vector<bool>& escapes,
+                                                   bool withOwnCalls, const std::vector<std::vector<Value>>& dropped) const;
+  bool within(std::size_t inner, std::size_t outer) const;
+  // The registers a pass over `proto` starts with, from slot 0: `self` and the parameters.
+  std::vector<Value> entryValues(std::size_t proto) const;
   void collectFields();
   void addFields(const TableUses& uses);
   // Per prototype, the upvalues its code (or a nested closure's) assigns.

@@ -312,6 +312,7 @@ class CallSplitRule final : public Rule {
                                                     " of " + via->definedIn);
             }
           }
+          if (!via && !callee.boundWhy.empty()) f.reasoning += "; " + callee.boundWhy;
           addCModuleEvidence(fn, callee.value, f);
           sink.report(fn, std::move(f));
         }
@@ -346,6 +347,7 @@ class CallSplitRule final : public Rule {
         f.confidence = Confidence::Likely;
         f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
       }
+      if (!via && !callee.boundWhy.empty()) f.reasoning += "; " + callee.boundWhy;
       addCModuleEvidence(fn, callee.value, f);
       if (callee.value.name == "error" && !callee.protectedCall) {
         f.confidence = errorConfidence(fn, fn.index);

@@ -16,16 +16,6 @@ using bytecode::Op;
 
 namespace {
 
-// The instruction that last wrote `slot` before pc in the call's own
-// evaluation (0 when none): arguments are filled just before their call.
-int writerOf(const FunctionView& fn, int pc, int slot) {
-  for (int q = pc - 1; q >= 1; --q) {
-    flow::Writes w = flow::writesOf(fn.proto.at(q));
-    if (slot >= w.first && slot <= w.last) return q;
-  }
-  return 0;
-}
-
 std::string lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -3,7 +3,9 @@
 
 #include "flow/instruction_effects.h"
 #include "flow/module_member.h"
+#include "flow/variables.h"
 #include "rules/pattern_arguments.h"
+#include "rules/prediction_sink.h"
 
 namespace ljcheck::rules {
 
@@ -73,8 +75,44 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
       ins.op != Op::ITERC) {
     c.value = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
     c.protectedCall = true;
+    c.boundWhy = boundParameterWhy(fn, pc, argumentSlot(fn, pc, 0));
+  } else {
+    c.boundWhy = boundParameterWhy(fn, pc, flow::calleeSlot(ins));
   }
   return c;
+}
+
+int writerOf(const FunctionView& fn, int pc, int slot) {
+  for (int q = pc - 1; q >= 1; --q) {
+    flow::Writes w = flow::writesOf(fn.proto.at(q));
+    if (slot >= w.first && slot <= w.last) return q;
+  }
+  return 0;
+}
+
+std::string boundParameterWhy(const FunctionView& fn, int pc, int slot) {
+  if (!fn.values.hasBoundParameters(fn.index)) return {};
+  // The callee is the parameter itself (MOV) or a field of it (TGETS:
+  // lib.gsub with lib the string table).
+  const int q = writerOf(fn, pc, slot);
+  if (q == 0) return {};
+  const auto& load = fn.proto.at(q);
+  const bool field = load.op == Op::TGETS;
+  if (load.op != Op::MOV && !field) return {};
+  const int parameter = field ? load.b : load.d;
+  const bytecode::VarInfo* var = flow::variableAt(fn.proto, q, parameter);
+  if (!var || var->startpc != 0 || parameter >= fn.proto.numparams) return {};
+  flow::ValueMap::BoundParameters bound = fn.values.boundParameter(fn.index, parameter);
+  if (bound.values.empty() || (!field && !(bound.values[0] == fn.values.at(fn.index, pc, slot)))) return {};
+  const flow::Value& v = bound.values[0];
+  std::string what = v.is(flow::Value::Kind::LuaFunction) ? functionName(fn, v.proto) : std::string(v.name);
+  if (v.is(flow::Value::Kind::FfiLibrary)) what = v.name == "C" ? "ffi.C" : "the library ffi.load gives";
+  if (v.is(flow::Value::Kind::LibTable) && v.name == "io.method") what = "a file of the io library";
+  std::string calls = bound.calls == 1 ? "its one call in this file, at line " + std::to_string(bound.line)
+                                       : "each of its " + std::to_string(bound.calls) +
+                                             " calls in this file, the first at line " + std::to_string(bound.line);
+  return "the parameter " + var->name + " is " + what + " at " + calls + ", and only this file's code calls " +
+         functionName(fn, fn.index);
 }
 
 bool nextFeedsVariableCount(const bytecode::Prototype& proto, int pc) {

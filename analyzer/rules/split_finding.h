@@ -23,6 +23,9 @@ struct Callee {
   // What the method gets, for the reasoning: "a pattern literal", or the
   // evidence that a variable holds a pattern (pattern_arguments.h).
   std::string patternWhy;
+  // The callee is a parameter every call of the function fills with it
+  // (boundParameterWhy), for the reasoning; empty otherwise.
+  std::string boundWhy;
 };
 
 // Whether a Lua pattern (or the constant pieces of one) has characters
@@ -33,6 +36,15 @@ Callee resolveCallee(const FunctionView& fn, int pc);
 // The register of the k-th argument (0-based) of the call at pc
 // (flow::argumentSlot in the function being checked).
 int argumentSlot(const FunctionView& fn, int pc, int k);
+
+// The instruction that last wrote `slot` before pc in the call's own
+// evaluation (0 when none): arguments are filled just before their call.
+int writerOf(const FunctionView& fn, int pc, int slot);
+
+// When `slot` at pc holds a parameter that every call of the function
+// passes the same value in (flow::ValueMap::boundParameter): a clause that
+// says so, for the reasoning; empty otherwise.
+std::string boundParameterWhy(const FunctionView& fn, int pc, int slot);
 
 // The next instruction takes a variable number of values (CALLM, CALLMT,
 // RETM, TSETM): a trace cannot be stitched there.
