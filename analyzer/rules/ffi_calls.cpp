@@ -54,6 +54,9 @@ std::string allocationRefusal(const flow::CType& type, int args, const std::stri
   return {};
 }
 
+// A clause of evidence ahead of the reasoning ("...; "), or nothing.
+std::string evidenceOf(const std::string& clause) { return clause.empty() ? clause : clause + "; "; }
+
 // Why the declared signature cannot be called from a trace; empty if it can.
 std::string signatureRefusal(const flow::CFunction& f) {
   auto byValue = [](const flow::CType& t) { return t.pass == CPass::Aggregate || t.pass == CPass::Complex; };
@@ -86,7 +89,7 @@ class FfiCallRule final : public Rule {
       if (callee.is(Kind::LibFunction) && callee.name.substr(0, 4) != "ffi.") continue;  // checkLibrary's are all ffi.*
       if (!runsHot(fn, pc)) continue;
       if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, sink);
-      else if (callee.is(Kind::CType)) checkAllocation(fn, pc, callee.name, flow::fixedArgs(ins), "ctype call", sink);
+      else if (callee.is(Kind::CType)) checkCtypeCall(fn, pc, callee, sink);
       else checkLibrary(fn, pc, callee.name, sink);
     }
   }
@@ -114,6 +117,7 @@ class FfiCallRule final : public Rule {
       return;
     }
     if (!takesCType(ff)) return;
+    if (origin.empty()) origin = evidenceOf(boundParameterWhy(fn, pc, argumentSlot(fn, pc, 0)));
     if (ctype.isConstantString() && flow::definesNewType(ctype.text())) {
       sink.report(fn, abortAt(pc, ReasonId::traceError("BADTYPE"), callee,
                               callee + " with a ctype string that defines a new type is not compiled (BADTYPE)",
@@ -125,7 +129,7 @@ class FfiCallRule final : public Rule {
     // Exactly one initializer: CALLM passes more after the fixed ones.
     bool oneInitializer = args == 2 && fn.proto.at(pc).op == Op::CALL;
     if (ff == "ffi.new" && oneInitializer && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
-      reportTableInitializer(fn, pc, ctype, origin, sink);
+      reportTableInitializer(fn, pc, ctype, origin, "ffi.new", sink);
       return;
     }
     if (ff == "ffi.new") {
@@ -138,18 +142,20 @@ class FfiCallRule final : public Rule {
   // (crec_ct_tv: argv2cdata of the table); a larger or variable-length one with
   // NYICONV (checkAllocation). A ctype the file cannot resolve aborts with one
   // of the two, so BADTYPE is only possible there.
+  // `callee`: "ffi.new", or "ctype call" for ct({...}) (recff_cdata_call allocates through crec_alloc too).
   static void reportTableInitializer(const FunctionView& fn, int pc, const Value& ctype, const std::string& origin,
-                                     PredictionSink& sink) {
+                                     const std::string& callee, PredictionSink& sink) {
     bool known = ctype.isConstantString() || ctype.is(Kind::CType);
     if (known && !allocationRefusal(fn.values.cDeclarations().typeOf(ctype.name), 1, std::string(ctype.name)).empty()) {
-      checkAllocation(fn, pc, ctype.name, 1, "ffi.new", sink, origin);
+      checkAllocation(fn, pc, ctype.name, 1, callee, sink, origin);
       return;
     }
     std::string what = known ? "the initializer of the ctype \"" + std::string(ctype.name) + "\" is a table"
                              : "the initializer is a table (the ctype is not resolved in this file: a type over 128 "
                                "bytes or of variable length would abort with NYICONV instead)";
-    Finding f = abortAt(pc, ReasonId::traceError("BADTYPE"), "ffi.new",
-                        "ffi.new with a table initializer is not compiled (BADTYPE)",
+    Finding f = abortAt(pc, ReasonId::traceError("BADTYPE"), callee,
+                        callee == "ffi.new" ? "ffi.new with a table initializer is not compiled (BADTYPE)"
+                                            : "a ctype called with a table initializer is not compiled (BADTYPE)",
                         origin + what +
                             ", and the recorder converts only cdata, numbers, strings and pointers into C data; " +
                             whyHot(fn, pc));
@@ -168,6 +174,17 @@ class FfiCallRule final : public Rule {
                             origin + why + "; " + whyHot(fn, pc)));
   }
 
+  // ct(...) of a ctype without a `__new` metamethod allocates as ffi.new(ct, ...) does.
+  static void checkCtypeCall(const FunctionView& fn, int pc, const Value& ctype, PredictionSink& sink) {
+    const auto& ins = fn.proto.at(pc);
+    const std::string origin = evidenceOf(boundParameterWhy(fn, pc, flow::calleeSlot(ins)));
+    const bool oneInitializer = flow::fixedArgs(ins) == 1 && ins.op == Op::CALL;
+    if (oneInitializer && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0)).is(Kind::Table))
+      reportTableInitializer(fn, pc, ctype, origin, "ctype call", sink);
+    else
+      checkAllocation(fn, pc, ctype.name, flow::fixedArgs(ins), "ctype call", sink, origin);
+  }
+
   static void checkCCall(const FunctionView& fn, int pc, const Value& symbol, PredictionSink& sink) {
     const flow::CFunction* decl = fn.values.cDeclarations().function(symbol.name);
     if (!decl) return;
@@ -176,7 +193,8 @@ class FfiCallRule final : public Rule {
     sink.report(fn, abortAt(pc, ReasonId::traceError("NYICALL"), std::string(symbol.name),
                             "call to C function " + std::string(symbol.name) +
                                 " is not compiled: it passes a struct, union or complex by value (NYICALL)",
-                            why + ", which the recorder cannot call; " + whyHot(fn, pc)));
+                            evidenceOf(boundParameterWhy(fn, pc, flow::calleeSlot(fn.proto.at(pc)))) + why +
+                                ", which the recorder cannot call; " + whyHot(fn, pc)));
   }
 };
 

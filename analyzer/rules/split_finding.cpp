@@ -105,9 +105,14 @@ std::string boundParameterWhy(const FunctionView& fn, int pc, int slot) {
   flow::ValueMap::BoundParameters bound = fn.values.boundParameter(fn.index, parameter);
   if (bound.values.empty() || (!field && !(bound.values[0] == fn.values.at(fn.index, pc, slot)))) return {};
   const flow::Value& v = bound.values[0];
-  std::string what = v.is(flow::Value::Kind::LuaFunction) ? functionName(fn, v.proto) : std::string(v.name);
-  if (v.is(flow::Value::Kind::FfiLibrary)) what = v.name == "C" ? "ffi.C" : "the library ffi.load gives";
-  if (v.is(flow::Value::Kind::LibTable) && v.name == "io.method") what = "a file of the io library";
+  using Kind = flow::Value::Kind;
+  std::string what(v.name);
+  if (v.is(Kind::LuaFunction)) what = functionName(fn, v.proto);
+  else if (v.is(Kind::FfiLibrary)) what = v.name == "C" ? "ffi.C" : "the library ffi.load(\"" + what + "\") gives";
+  else if (v.is(Kind::LibTable) && v.name == "io.method") what = "a file of the io library";
+  else if (v.is(Kind::CType)) what = "the ctype \"" + what + "\"";
+  else if (v.is(Kind::Module)) what = "the module " + what;
+  else if (v.is(Kind::CModule)) what = "the C module " + what;
   std::string calls = bound.calls == 1 ? "its one call in this file, at line " + std::to_string(bound.line)
                                        : "each of its " + std::to_string(bound.calls) +
                                              " calls in this file, the first at line " + std::to_string(bound.line);
