@@ -142,6 +142,13 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
     case Op::RET:
       for (int s = ins.a; s < ins.a + ins.d - 1; ++s) note(s);
       break;
+    case Op::RETM:  // `return f, ...`: the fixed results before the multres
+      for (int s = ins.a; s < ins.a + ins.d; ++s) note(s);
+      break;
+    case Op::ITERC:  // `for x in iter, state, control`: the iterator gets the other two
+      note(ins.a - 2);
+      note(ins.a - 1);
+      break;
     case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: {
       Value callee = valueAt(ins.a);
       bool setsMetatable = callee.is(Kind::LibFunction) &&

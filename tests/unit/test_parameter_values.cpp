@@ -82,6 +82,21 @@ TEST_CASE("a function that escapes may be called with anything", "[values][param
         "return pcall(apply, print, r)\n");
     CHECK_FALSE(s.callee(1).known());
   }
+  SECTION("returned ahead of a call's results (RETM)") {
+    Snippet s(
+        "local function apply(f, x) return f(x) end\n"
+        "local function get(...) return apply, select('#', ...) end\n"
+        "return apply(math.floor, 1.5), get\n");
+    CHECK_FALSE(s.callee(1).known());
+  }
+  SECTION("the state of a generic for, which its iterator gets") {
+    Snippet s(
+        "local function apply(f, x) return f(x) end\n"
+        "local function iter(g, i) if i < 2 then g(print, i) return i + 1 end end\n"
+        "for _ in iter, apply, 0 do end\n"
+        "return apply(math.floor, 1.5)\n");
+    CHECK_FALSE(s.callee(1).known());
+  }
   SECTION("captured by a closure that assigns it") {
     Snippet s(
         "local apply = function(f, x) return f(x) end\n"
