@@ -98,7 +98,15 @@ std::vector<ValueMap::LocalCall> ValueMap::callsOfLocalFunctions() const {
       // Only the value in the callee's slot: a method (obj:m(), T.m()) is
       // stored in a table, so it escapes.
       const Value& callee = regs[static_cast<std::size_t>(at)];
-      if (callee.is(Kind::LuaFunction) && callee.proto + 1 < count) out.push_back({q, pc, callee.proto});
+      if (callee.is(Kind::LuaFunction) && callee.proto + 1 < count) out.push_back({q, pc, callee.proto, 0});
+      // pcall(f, ...) and xpcall(f, handler, ...) call f with what follows.
+      if (ins.op == Op::ITERC || !callee.is(Kind::LibFunction) || (callee.name != "pcall" && callee.name != "xpcall") ||
+          fixedArgs(ins) < 1)
+        continue;
+      const int slot = argumentSlot(chunk_, ins, 0);
+      if (slot < 0 || static_cast<std::size_t>(slot) >= regs.size()) continue;
+      const Value& f = regs[static_cast<std::size_t>(slot)];
+      if (f.is(Kind::LuaFunction) && f.proto + 1 < count) out.push_back({q, pc, f.proto, callee.name == "pcall" ? 1 : 2});
     }
   }
   return out;
@@ -127,7 +135,7 @@ std::vector<ValueMap::BoundParameters> ValueMap::parametersFromCalls(const std::
     const int fixed = fixedArgs(ins);
     const bool multres = ins.op == Op::CALLM || ins.op == Op::CALLMT;
     for (std::size_t i = 0; i < params; ++i) {
-      const auto n = static_cast<int>(i);
+      const int n = static_cast<int>(i) + call.firstArgument;
       if (n >= fixed) {
         if (!multres) passed[i] = Value::of(Kind::Nil);
         continue;

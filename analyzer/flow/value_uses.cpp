@@ -167,9 +167,13 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       if (callee.is(Kind::LibFunction) && callee.name == "jit.off" && count >= 1 && valueAt(first).is(Kind::LuaFunction))
         tables.jitOff.push_back(valueAt(first).proto);
       bool libraryCall = callee.is(Kind::LibFunction) && keepsNoTable(callee.name);
+      // pcall(f, ...) and xpcall(f, h, ...) call f once, now, with the
+      // arguments in view (the call graph links f to the call): f does not
+      // leave. xpcall's handler does: the error is its argument.
+      const bool protectedCall = callee.is(Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall");
       for (int s = first; s < first + count; ++s) {
         Value v = valueAt(s);
-        if (v.kind == Kind::LuaFunction) out.push_back(v.proto);  // callbacks
+        if (v.kind == Kind::LuaFunction && !(protectedCall && s == first)) out.push_back(v.proto);  // callbacks
         if (v.kind == Kind::Table && !libraryCall && !setsMetatable) tables.escapingTables.push_back({v.proto, v.pc});
       }
       break;

@@ -482,11 +482,13 @@ class ValueMap {
   // of the prototype.
   std::vector<BoundParameters> parameters_;
   void bindParameters();
-  // A call whose callee is a Lua function of this file, by the value in the callee's slot.
+  // A call whose callee is a Lua function of this file, by the value in the
+  // callee's slot, or the function pcall/xpcall calls.
   struct LocalCall {
     std::size_t caller = 0;
     int pc = 0;
     std::size_t callee = 0;
+    int firstArgument = 0;  // the call's argument that is the callee's first parameter (pcall: 1, xpcall: 2)
   };
   std::vector<LocalCall> callsOfLocalFunctions() const;
   std::vector<BoundParameters> parametersFromCalls(const std::vector<LocalCall>& calls, const std::vector<bool>& escapes,

@@ -79,7 +79,16 @@ TEST_CASE("a function that escapes may be called with anything", "[values][param
     Snippet s(
         "local function apply(f, x) return f(x) end\n"
         "local r = apply(math.floor, 1.5)\n"
-        "return pcall(apply, print, r)\n");
+        "local t = {1, 2}\n"
+        "table.sort(t, apply)\n"
+        "return r\n");
+    CHECK_FALSE(s.callee(1).known());
+  }
+  SECTION("given to xpcall as the handler, which gets the error") {
+    Snippet s(
+        "local function apply(f, x) return f(x) end\n"
+        "local r = apply(math.floor, 1.5)\n"
+        "return xpcall(error, apply, r)\n");
     CHECK_FALSE(s.callee(1).known());
   }
   SECTION("returned ahead of a call's results (RETM)") {
@@ -103,6 +112,23 @@ TEST_CASE("a function that escapes may be called with anything", "[values][param
         "local function swap(g) apply = g end\n"
         "return apply(math.floor, 1.5), swap\n");
     CHECK_FALSE(s.callee(1).known());
+  }
+}
+
+TEST_CASE("pcall and xpcall are calls of the function they get", "[values][parameters]") {
+  SECTION("with something else than the direct call") {
+    Snippet s(
+        "local function apply(f, x) return f(x) end\n"
+        "local r = apply(math.floor, 1.5)\n"
+        "return pcall(apply, print, r)\n");
+    CHECK_FALSE(s.callee(1).known());
+  }
+  SECTION("with the same callee, the arguments after the handler") {
+    Snippet s(
+        "local function apply(f, x) return f(x) end\n"
+        "local ok = pcall(apply, os.clock, 1)\n"
+        "return xpcall(apply, print, os.clock, 2), ok\n");
+    CHECK(isLib(s.callee(1), "os.clock"));
   }
 }
 
