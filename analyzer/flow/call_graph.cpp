@@ -205,7 +205,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       steadyEntries_(chunk.prototypes.size(), 1),
       entryShortfall_(chunk.prototypes.size()),
       loopingMembers_(loopingMembers) {
-  std::vector<bool> escapes = values.escapingFunctions();
+  escapes_ = values.escapingFunctions();
+  const std::vector<bool>& escapes = escapes_;
   std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
   loopMaps_.reserve(chunk.prototypes.size());
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {

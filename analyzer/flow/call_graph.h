@@ -149,6 +149,8 @@ class CallGraph {
             const std::vector<CtypeConstructor>* constructors = nullptr,
             const LoopingMembers* loopingMembers = nullptr);
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
+  // It escapes (ValueMap::escapingFunctions): code elsewhere may call it.
+  bool escapes(std::size_t proto) const { return escapes_.at(proto); }
   // Where a prototype is called from, in the order found.
   const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }
   // Where a prototype is handed to a library function that calls it back
@@ -226,6 +228,7 @@ class CallGraph {
 
  private:
   std::vector<Heat> heat_;
+  std::vector<bool> escapes_;
   std::vector<std::vector<CallSite>> callers_;
   std::vector<std::vector<CallSite>> callbacks_;
   std::vector<LoopMap> loopMaps_;              // per proto

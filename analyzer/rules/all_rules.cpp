@@ -74,6 +74,30 @@ std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence&
 
 namespace {
 
+// Why a function only possibly hot may run hot: it escapes, or a function
+// that calls it does ("which escapes, ..."; "which is called from compile
+// at line 4, and compile from add at line 5, which escapes, ...").
+std::string escapingCallers(const FunctionView& fn, std::size_t proto) {
+  const std::string escapes = "which escapes, so code elsewhere may call it hot";
+  if (fn.calls.escapes(proto) || fn.calls.externalCaller(proto)) return escapes;
+  std::string chain;
+  std::size_t at = proto;
+  for (int depth = 0; depth < 4; ++depth) {
+    const flow::CallSite* from = nullptr;
+    for (const auto& site : fn.calls.callers(at))
+      if (fn.calls.heatAt(site.proto, site.pc) == flow::Heat::Possible && site.proto != at) {
+        from = &site;
+        break;
+      }
+    if (!from) break;
+    chain += (chain.empty() ? "which is called from " : ", and " + functionName(fn, at) + " from ") +
+             functionName(fn, from->proto) + " at line " + std::to_string(fn.chunk.prototypes[from->proto].at(from->pc).line);
+    at = from->proto;
+    if (fn.calls.escapes(at) || fn.calls.externalCaller(at)) return chain + ", " + escapes;
+  }
+  return chain.empty() ? escapes : chain + ", which code that escapes calls, so code elsewhere may call it hot";
+}
+
 // Why the function around the instruction runs hot: its own loop, or its hottest caller.
 std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, const std::string& name) {
   std::string inLoop;
@@ -95,9 +119,8 @@ std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, 
       return inLoop + name + " is called from the loop at line " + std::to_string(caller.loop->line) +
              loopEvidence(fn.calls, caller);
     std::string callerName = functionName(fn, site.proto);
-    std::string how = fn.calls.heat(site.proto) >= flow::Heat::Likely
-                          ? ", which runs hot"
-                          : ", which escapes, so code elsewhere may call it hot";
+    std::string how = fn.calls.heat(site.proto) >= flow::Heat::Likely ? ", which runs hot"
+                                                                       : ", " + escapingCallers(fn, site.proto);
     return inLoop + name + " is called at line " + std::to_string(line) + " from " + callerName + how;
   }
   return inLoop + name + " escapes, so code elsewhere may call it hot";

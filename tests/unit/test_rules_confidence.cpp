@@ -68,6 +68,22 @@ TEST_CASE("a function that only possibly runs hot lowers the confidence one step
   REQUIRE(fnew->reasoning.find("escapes") != std::string::npos);
 }
 
+TEST_CASE("a function possibly hot through its callers names the one that escapes", "[rules][confidence]") {
+  auto ps = predict(
+      "local M = {}\n"
+      "local function inner(s) return (s:gsub('a', 'b')) end\n"
+      "local function outer(s) local r = inner(s) return r end\n"
+      "local function compile(s) return outer(s) end\n"
+      "function M.add(s) return compile(s) end\n"
+      "return M\n");
+  INFO(listed(ps));
+  const Prediction* gsub = find(ps, 2, "STITCH:string.gsub");
+  REQUIRE(gsub);
+  // outer does not escape: the chain up to M.add, which does, is the evidence.
+  CHECK(gsub->reasoning.find("inner is called at line 3 from outer, which is called from compile at line 4, and "
+                             "compile from add at line 5, which escapes") != std::string::npos);
+}
+
 TEST_CASE("an error call outside pcall is only possibly a split", "[rules][confidence]") {
   auto ps = predict(
       "for i = 1, 3000 do\n"
