@@ -102,6 +102,10 @@ std::string boundParameterWhy(const FunctionView& fn, int pc, int slot) {
   const int parameter = field ? load.b : load.d;
   const bytecode::VarInfo* var = flow::variableAt(fn.proto, q, parameter);
   if (!var || var->startpc != 0 || parameter >= fn.proto.numparams) return {};
+  // Never assigned in the function: what it holds at the load is what it got.
+  for (int w = 1; w <= fn.proto.size() && w < var->endpc; ++w)
+    if (const flow::Writes writes = flow::writesOf(fn.proto.at(w)); parameter >= writes.first && parameter <= writes.last)
+      return {};
   flow::ValueMap::BoundParameters bound = fn.values.boundParameter(fn.index, parameter);
   if (bound.values.empty() || (!field && !(bound.values[0] == fn.values.at(fn.index, pc, slot)))) return {};
   const flow::Value& v = bound.values[0];
