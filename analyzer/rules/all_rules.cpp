@@ -128,6 +128,10 @@ std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, 
 
 }  // namespace
 
+std::string whyFunctionHot(const FunctionView& fn) {
+  return whyFunctionHot(fn, flow::HeatEvidence{}, functionName(fn, fn.index));
+}
+
 std::string whyHot(const FunctionView& fn, int pc) {
   flow::HeatEvidence e = fn.calls.evidenceAt(fn.index, pc);
   std::string name = functionName(fn, fn.index);

@@ -150,9 +150,9 @@ class InnerLoopRule final : public Rule {
           why = hotHeader + "; a trace started at its header runs into this loop";
           hotByEvidence = true;
         } else if (fn.calls.heat(fn.index) != flow::Heat::Cold && leavesEarly(fn.proto, loop)) {
-          why = functionName(fn, fn.index) +
-                " runs hot and this loop is left from the middle of its body, so its trace has several exits; "
-                "a trace of the calling code may meet it before every exit has a side trace";
+          why = whyFunctionHot(fn) +
+                "; this loop is left from the middle of its body, so its trace has several exits, and a trace of "
+                "the calling code may meet it before every exit has a side trace";
         } else {
           continue;
         }

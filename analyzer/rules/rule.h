@@ -111,6 +111,10 @@ flow::Value calleeAt(const FunctionView& fn, int pc);
 // "it runs in the loop at line 4", "make_adder is called from the loop at
 // line 8", "handler escapes, so code elsewhere may call it hot".
 std::string whyHot(const FunctionView& fn, int pc);
+// Why the function itself may run hot, apart from any loop in it: its
+// hottest caller, or that it escapes ("f is called from the loop at line 12,
+// ..."; "f escapes, so code elsewhere may call it hot").
+std::string whyFunctionHot(const FunctionView& fn);
 // How the loops around an instruction make it hot, as a clause after "the
 // loop at line N": ", which runs 3000 times", ", whose trip count the
 // bytecode does not show".
