@@ -274,6 +274,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       if (const Branch* exit = earlyExit(branches_[q], shapes[k].first, shapes[k].last)) t.leavesAt = exit->line;
     }
   }
+  findEntered();
   findCycles();
   // runsLoop: from the functions with loops up to their callers. A pcall
   // frame is C: a side trace that returns to it stops there.
@@ -551,8 +552,38 @@ long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
   return timesSaturating(runs, steadyEntries_.at(proto));
 }
 
+// Which functions run at all: the main chunk, those that escape or that
+// another file or a C library calls, and those a function that runs calls.
+// One that only calls itself, or that nothing calls, never runs: its loops
+// and calls are no evidence of anything.
+void CallGraph::findEntered() {
+  const std::size_t count = callers_.size();
+  entered_.assign(count, false);
+  std::vector<std::size_t> work;
+  auto enter = [&](std::size_t p) {
+    if (p < count && !entered_[p]) {
+      entered_[p] = true;
+      work.push_back(p);
+    }
+  };
+  if (count > 0) enter(count - 1);
+  for (std::size_t p = 0; p < count; ++p)
+    if (escapes_[p] || !callbacks_[p].empty()) enter(p);
+  for (const auto& [p, caller] : external_) enter(p);
+  std::vector<std::vector<std::size_t>> callees(count);
+  for (std::size_t p = 0; p < count; ++p)
+    for (const auto& site : callers_[p])
+      if (site.proto < count) callees[site.proto].push_back(p);
+  while (!work.empty()) {
+    const std::size_t p = work.back();
+    work.pop_back();
+    for (std::size_t q : callees[p]) enter(q);
+  }
+}
+
 HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces) const {
   HeatEvidence e;
+  if (!entered_.at(proto)) return e;  // never runs: cold
   bool inLoop = false;
   long iterations = 1, upper = 1;
   const LoopTrips* leaves = nullptr;

@@ -141,7 +141,7 @@ class InnerLoopRule final : public Rule {
               ", after this loop, so the side trace from this loop's exit never forms and the outer loop's own "
               "trace runs into this loop";
       } else {
-        if (fn.isMain()) continue;
+        if (fn.isMain() || !fn.calls.entered(fn.index)) continue;
         if (!headerChecked) {
           hotHeader = headerGetsHot(fn, fn.index, 0);
           headerChecked = true;
