@@ -2,50 +2,11 @@
 // (flow/parameter_values.cpp): what the callee of a call through a
 // parameter resolves to, and when the calls do not decide it.
 #include <catch2/catch.hpp>
-#include <memory>
-#include <string>
 
-#include "../../analyzer/flow/instruction_effects.h"
-#include "../../analyzer/flow/values.h"
-#include "ljcheck/bytecode.h"
-#include "ljcheck/compile.h"
-#include "ljcheck/profile.h"
+#include "test_values_support.h"
 
-using namespace ljcheck;
-using flow::Value;
-using Kind = flow::Value::Kind;
-
-namespace {
-
-struct Snippet {
-  bytecode::Chunk chunk;
-  std::unique_ptr<flow::ValueMap> values;
-
-  explicit Snippet(const std::string& source) {
-    static LuaCompiler compiler;
-    CompileResult compiled = compiler.compile(source, "snippet.lua");
-    INFO((compiled.error ? compiled.error->message : ""));
-    REQUIRE(compiled.ok());
-    static const bytecode::OpcodeTable opcodes(defaultProfile().bytecodeNames());
-    chunk = bytecode::readDump(compiled.dump, opcodes, "snippet.lua");
-    values = std::make_unique<flow::ValueMap>(chunk, defaultProfile());
-  }
-
-  // The callee of the first call on `line`.
-  Value callee(int line) const {
-    for (std::size_t p = 0; p < chunk.prototypes.size(); ++p) {
-      const auto& proto = chunk.prototypes[p];
-      for (int pc = 1; pc <= proto.size(); ++pc)
-        if (flow::isCall(proto.at(pc).op) && proto.at(pc).line == line) return values->at(p, pc, proto.at(pc).a);
-    }
-    FAIL("no call on line " << line);
-    return {};
-  }
-};
-
-bool isLib(const Value& v, const char* name) { return v.is(Kind::LibFunction) && v.name == name; }
-
-}  // namespace
+using ljcheck::testing::requireLib;
+using ljcheck::testing::Snippet;
 
 TEST_CASE("a callee every call passes, through recursion and a second helper", "[values][parameters]") {
   Snippet s(
@@ -57,7 +18,7 @@ TEST_CASE("a callee every call passes, through recursion and a second helper", "
       "  return measure(clock, k) + rounds(clock, k - 1)\n"
       "end\n"
       "return rounds(os.clock, 3)\n");
-  CHECK(isLib(s.callee(2), "os.clock"));
+  requireLib(s.callee(2), "os.clock");
 }
 
 TEST_CASE("calls that pass different callees bind nothing", "[values][parameters]") {
@@ -128,7 +89,7 @@ TEST_CASE("pcall and xpcall are calls of the function they get", "[values][param
         "local function apply(f, x) return f(x) end\n"
         "local ok = pcall(apply, os.clock, 1)\n"
         "return xpcall(apply, print, os.clock, 2), ok\n");
-    CHECK(isLib(s.callee(1), "os.clock"));
+    requireLib(s.callee(1), "os.clock");
   }
 }
 
