@@ -558,11 +558,11 @@ long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
 // and calls are no evidence of anything.
 void CallGraph::findEntered() {
   const std::size_t count = callers_.size();
-  entered_.assign(count, false);
+  entered_.assign(count, 0);
   std::vector<std::size_t> work;
   auto enter = [&](std::size_t p) {
     if (p < count && !entered_[p]) {
-      entered_[p] = true;
+      entered_[p] = 1;
       work.push_back(p);
     }
   };
@@ -570,20 +570,27 @@ void CallGraph::findEntered() {
   for (std::size_t p = 0; p < count; ++p)
     if (escapes_[p] || !callbacks_[p].empty()) enter(p);
   for (const auto& [p, caller] : external_) enter(p);
-  std::vector<std::vector<std::size_t>> callees(count);
+  // The callees of each prototype, flat: those of p at [first[p], first[p + 1]).
+  std::vector<std::size_t> first(count + 1, 0), callees;
   for (std::size_t p = 0; p < count; ++p)
     for (const auto& site : callers_[p])
-      if (site.proto < count) callees[site.proto].push_back(p);
+      if (site.proto < count) ++first[site.proto + 1];
+  for (std::size_t p = 0; p < count; ++p) first[p + 1] += first[p];
+  callees.resize(first[count]);
+  std::vector<std::size_t> next(first.begin(), first.end() - 1);
+  for (std::size_t p = 0; p < count; ++p)
+    for (const auto& site : callers_[p])
+      if (site.proto < count) callees[next[site.proto]++] = p;
   while (!work.empty()) {
     const std::size_t p = work.back();
     work.pop_back();
-    for (std::size_t q : callees[p]) enter(q);
+    for (std::size_t k = first[p]; k < first[p + 1]; ++k) enter(callees[k]);
   }
 }
 
 HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces) const {
   HeatEvidence e;
-  if (!entered_.at(proto)) return e;  // never runs: cold
+  if (!entered_[proto]) return e;  // never runs: cold
   bool inLoop = false;
   long iterations = 1, upper = 1;
   const LoopTrips* leaves = nullptr;

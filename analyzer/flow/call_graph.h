@@ -152,7 +152,7 @@ class CallGraph {
   // It escapes (ValueMap::escapingFunctions): code elsewhere may call it.
   bool escapes(std::size_t proto) const { return escapes_.at(proto); }
   // It runs at all: the main chunk, or called by code that runs, or it escapes.
-  bool entered(std::size_t proto) const { return entered_.at(proto); }
+  bool entered(std::size_t proto) const { return entered_.at(proto) != 0; }
   // Where a prototype is called from, in the order found.
   const std::vector<CallSite>& callers(std::size_t proto) const { return callers_.at(proto); }
   // Where a prototype is handed to a library function that calls it back
@@ -244,7 +244,7 @@ class CallGraph {
   // (set once the heats are final).
   std::vector<bool> reentered_;
   // Per prototype: some code that runs calls it, or it escapes (findEntered).
-  std::vector<bool> entered_;
+  std::vector<char> entered_;
   void findEntered();
   // Per proto: the calls it at least gets whenever it is called (runsAt).
   std::vector<long> entries_;
