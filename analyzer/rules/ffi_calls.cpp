@@ -10,6 +10,8 @@
 // initializes from a single value through crec_ct_tv, which converts only
 // cdata, numbers, strings and pointers; a table falls to argv2cdata); a
 // ctype whose `__new` metamethod does that, called (ctype_constructors.cpp).
+#include <algorithm>
+
 #include "flow/c_declarations.h"
 #include "rules/ctype_constructors.h"
 #include "flow/instruction_effects.h"
@@ -160,6 +162,12 @@ class FfiCallRule final : public Rule {
                             ", and the recorder converts only cdata, numbers, strings and pointers into C data; " +
                             whyHot(fn, pc));
     if (!known) f.confidence = Confidence::Possible;
+    if (known && callee != "ffi.new") {
+      // A call of a ctype runs its `__new` metamethod instead, when one is set.
+      f.confidence = std::min(f.confidence, Confidence::Likely);
+      f.reasoning += "; no ffi.metatype in this file gives the ctype a __new metamethod, which the call would run "
+                     "instead (one in another file is not seen)";
+    }
     sink.report(fn, std::move(f));
   }
 
