@@ -274,6 +274,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       if (const Branch* exit = earlyExit(branches_[q], shapes[k].first, shapes[k].last)) t.leavesAt = exit->line;
     }
   }
+  indexCallees();
   findEntered();
   findCycles();
   // runsLoop: from the functions with loops up to their callers. A pcall
@@ -358,13 +359,10 @@ const ExternalCaller* CallGraph::externalCaller(std::size_t proto) const {
 // graph (callers) for a finishing order, one in the forward graph.
 void CallGraph::findCycles() {
   std::size_t n = callers_.size();
-  std::vector<std::vector<std::size_t>> callees(n);
   recursive_.assign(n, false);
   for (std::size_t p = 0; p < n; ++p)
-    for (const auto& site : callers_[p]) {
-      callees[site.proto].push_back(p);
+    for (const auto& site : callers_[p])
       if (site.proto == p) recursive_[p] = true;
-    }
   std::vector<std::size_t> order;
   std::vector<bool> seen(n, false);
   for (std::size_t root = 0; root < n; ++root) {
@@ -397,8 +395,8 @@ void CallGraph::findCycles() {
       std::size_t node = stack.back();
       stack.pop_back();
       ++size[id];
-      for (std::size_t next : callees[node])
-        if (component_[next] == SIZE_MAX) {
+      for (std::size_t k = calleeStart_[node]; k < calleeStart_[node + 1]; ++k)
+        if (const std::size_t next = calleeList_[k]; component_[next] == SIZE_MAX) {
           component_[next] = id;
           stack.push_back(next);
         }
@@ -410,27 +408,15 @@ void CallGraph::findCycles() {
 
 // Forward from the targets of pcall/xpcall over the resolved call edges.
 void CallGraph::findProtected() {
-  std::size_t n = callers_.size();
-  std::vector<std::vector<std::size_t>> callees(n);
+  underPcall_.assign(callers_.size(), 0);
   std::vector<std::size_t> work;
-  underPcall_.assign(n, false);
-  for (std::size_t p = 0; p < n; ++p)
-    for (const auto& site : callers_[p]) {
-      callees[site.proto].push_back(p);
+  for (std::size_t p = 0; p < callers_.size(); ++p)
+    for (const auto& site : callers_[p])
       if (site.protectedCall && !underPcall_[p]) {
-        underPcall_[p] = true;
+        underPcall_[p] = 1;
         work.push_back(p);
       }
-    }
-  while (!work.empty()) {
-    std::size_t p = work.back();
-    work.pop_back();
-    for (std::size_t c : callees[p])
-      if (!underPcall_[c]) {
-        underPcall_[c] = true;
-        work.push_back(c);
-      }
-  }
+  markCallees(underPcall_, std::move(work));
 }
 
 HeatEvidence CallGraph::evidenceAt(std::size_t proto, int pc) const { return evidence(proto, pc, true); }
@@ -570,21 +556,32 @@ void CallGraph::findEntered() {
   for (std::size_t p = 0; p < count; ++p)
     if (escapes_[p] || !callbacks_[p].empty()) enter(p);
   for (const auto& [p, caller] : external_) enter(p);
-  // The callees of each prototype, flat: those of p at [first[p], first[p + 1]).
-  std::vector<std::size_t> first(count + 1, 0), callees;
+  markCallees(entered_, std::move(work));
+}
+
+void CallGraph::indexCallees() {
+  const std::size_t count = callers_.size();
+  calleeStart_.assign(count + 1, 0);
   for (std::size_t p = 0; p < count; ++p)
     for (const auto& site : callers_[p])
-      if (site.proto < count) ++first[site.proto + 1];
-  for (std::size_t p = 0; p < count; ++p) first[p + 1] += first[p];
-  callees.resize(first[count]);
-  std::vector<std::size_t> next(first.begin(), first.end() - 1);
+      if (site.proto < count) ++calleeStart_[site.proto + 1];
+  for (std::size_t p = 0; p < count; ++p) calleeStart_[p + 1] += calleeStart_[p];
+  calleeList_.resize(calleeStart_[count]);
+  std::vector<std::size_t> next(calleeStart_.begin(), calleeStart_.end() - 1);
   for (std::size_t p = 0; p < count; ++p)
     for (const auto& site : callers_[p])
-      if (site.proto < count) callees[next[site.proto]++] = p;
+      if (site.proto < count) calleeList_[next[site.proto]++] = p;
+}
+
+void CallGraph::markCallees(std::vector<char>& marked, std::vector<std::size_t> work) const {
   while (!work.empty()) {
     const std::size_t p = work.back();
     work.pop_back();
-    for (std::size_t k = first[p]; k < first[p + 1]; ++k) enter(callees[k]);
+    for (std::size_t k = calleeStart_[p]; k < calleeStart_[p + 1]; ++k)
+      if (const std::size_t c = calleeList_[k]; !marked[c]) {
+        marked[c] = 1;
+        work.push_back(c);
+      }
   }
 }
 

@@ -226,7 +226,7 @@ class CallGraph {
   // Called through pcall/xpcall in this file, or from such a function
   // through resolved calls: an error raised there is caught, and the code
   // that raised it can run again.
-  bool underPcall(std::size_t proto) const { return underPcall_.at(proto); }
+  bool underPcall(std::size_t proto) const { return underPcall_.at(proto) != 0; }
 
  private:
   std::vector<Heat> heat_;
@@ -246,6 +246,14 @@ class CallGraph {
   // Per prototype: some code that runs calls it, or it escapes (findEntered).
   std::vector<char> entered_;
   void findEntered();
+  // The call edges forward (caller -> callee), flat, in the order of
+  // callers_: the callees of p are calleeList_[calleeStart_[p] ..
+  // calleeStart_[p + 1]). Built once callers_ is complete (indexCallees).
+  std::vector<std::size_t> calleeStart_, calleeList_;
+  void indexCallees();
+  // Marks every function a marked one calls, directly or not; `work`
+  // holds the marked ones still to follow.
+  void markCallees(std::vector<char>& marked, std::vector<std::size_t> work) const;
   // Per proto: the calls it at least gets whenever it is called (runsAt).
   std::vector<long> entries_;
   // The same, from call sites that run on every pass of their loops (steadyRunsAt).
@@ -257,7 +265,7 @@ class CallGraph {
   bool settled_ = false;
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;
-  std::vector<bool> underPcall_;
+  std::vector<char> underPcall_;
   // evidenceAt, with or without the code a side trace records once
   // (HeatEvidence::iterExit in a function entered fewer than hotexit times).
   HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;

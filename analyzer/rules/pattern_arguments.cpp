@@ -79,7 +79,7 @@ int iteratedParameter(const FunctionView& fn, const bytecode::VarInfo& var, int 
     flow::Value callee = fn.values.at(fn.index, call, flow::calleeSlot(ins));
     if (!callee.is(flow::Value::Kind::LibFunction) || (callee.name != "ipairs" && callee.name != "pairs"))
       return -1;
-    int w = writerOf(fn, call, argumentSlot(fn, call, 0));
+    int w = flow::lastWriteBefore(fn.proto, call, argumentSlot(fn, call, 0));
     if (w == 0 || fn.proto.at(w).op != Op::MOV) return -1;
     const bytecode::VarInfo* table = flow::variableAt(fn.proto, w, fn.proto.at(w).d);
     if (!table || table->startpc != 0 || fn.proto.at(w).d >= fn.proto.numparams) return -1;
@@ -103,7 +103,7 @@ bool isPatternName(std::string_view name) {
 }
 
 PatternEvidence patternArgument(const FunctionView& fn, int pc, int k) {
-  int q = writerOf(fn, pc, argumentSlot(fn, pc, k));
+  int q = flow::lastWriteBefore(fn.proto, pc, argumentSlot(fn, pc, k));
   if (q == 0) return {};
   const auto& ins = fn.proto.at(q);
   if (ins.op == Op::UGET) {
@@ -131,7 +131,7 @@ PatternEvidence patternArgument(const FunctionView& fn, int pc, int k) {
 }
 
 bool isFalseLiteral(const FunctionView& fn, int pc, int k) {
-  int q = writerOf(fn, pc, argumentSlot(fn, pc, k));
+  int q = flow::lastWriteBefore(fn.proto, pc, argumentSlot(fn, pc, k));
   if (q == 0) return false;
   const auto& ins = fn.proto.at(q);
   return ins.op == Op::KNIL || (ins.op == Op::KPRI && ins.d <= 1);  // KPRI 0: nil, 1: false

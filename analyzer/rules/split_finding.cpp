@@ -82,19 +82,11 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
   return c;
 }
 
-int writerOf(const FunctionView& fn, int pc, int slot) {
-  for (int q = pc - 1; q >= 1; --q) {
-    flow::Writes w = flow::writesOf(fn.proto.at(q));
-    if (slot >= w.first && slot <= w.last) return q;
-  }
-  return 0;
-}
-
 std::string boundParameterWhy(const FunctionView& fn, int pc, int slot) {
   if (!fn.values.hasBoundParameters(fn.index)) return {};
   // The callee is the parameter itself (MOV) or a field of it (TGETS:
   // lib.gsub with lib the string table).
-  const int q = writerOf(fn, pc, slot);
+  const int q = flow::lastWriteBefore(fn.proto, pc, slot);
   if (q == 0) return {};
   const auto& load = fn.proto.at(q);
   const bool field = load.op == Op::TGETS;
@@ -103,9 +95,7 @@ std::string boundParameterWhy(const FunctionView& fn, int pc, int slot) {
   const bytecode::VarInfo* var = flow::variableAt(fn.proto, q, parameter);
   if (!var || var->startpc != 0 || parameter >= fn.proto.numparams) return {};
   // Never assigned in the function: what it holds at the load is what it got.
-  for (int w = 1; w <= fn.proto.size() && w < var->endpc; ++w)
-    if (const flow::Writes writes = flow::writesOf(fn.proto.at(w)); parameter >= writes.first && parameter <= writes.last)
-      return {};
+  if (flow::assignsSlot(fn.proto, parameter)) return {};
   flow::ValueMap::BoundParameters bound = fn.values.boundParameter(fn.index, parameter);
   if (bound.values.empty() || (!field && !(bound.values[0] == fn.values.at(fn.index, pc, slot)))) return {};
   const flow::Value& v = bound.values[0];

@@ -37,10 +37,6 @@ Callee resolveCallee(const FunctionView& fn, int pc);
 // (flow::argumentSlot in the function being checked).
 int argumentSlot(const FunctionView& fn, int pc, int k);
 
-// The instruction that last wrote `slot` before pc in the call's own
-// evaluation (0 when none): arguments are filled just before their call.
-int writerOf(const FunctionView& fn, int pc, int slot);
-
 // When `slot` at pc holds a parameter that every call of the function
 // passes the same value in (flow::ValueMap::boundParameter): a clause that
 // says so, for the reasoning; empty otherwise.
