@@ -312,7 +312,8 @@ class CallSplitRule final : public Rule {
                                                     " of " + via->definedIn);
             }
           }
-          if (!via && !callee.boundWhy.empty()) f.reasoning += "; " + callee.boundWhy;
+          if (!via)
+            if (std::string bound = boundCalleeWhy(fn, pc, callee); !bound.empty()) f.reasoning += "; " + bound;
           addCModuleEvidence(fn, callee.value, f);
           sink.report(fn, std::move(f));
         }
@@ -347,7 +348,8 @@ class CallSplitRule final : public Rule {
         f.confidence = Confidence::Likely;
         f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
       }
-      if (!via && !callee.boundWhy.empty()) f.reasoning += "; " + callee.boundWhy;
+      if (!via)
+            if (std::string bound = boundCalleeWhy(fn, pc, callee); !bound.empty()) f.reasoning += "; " + bound;
       addCModuleEvidence(fn, callee.value, f);
       if (callee.value.name == "error" && !callee.protectedCall) {
         f.confidence = errorConfidence(fn, fn.index);

@@ -36,7 +36,7 @@ class JitOffRule final : public Rule {
       f.reasoning = name + " is passed to jit.off in this file and called at line " +
                     std::to_string(ins.line) + ", where " + whyHot(fn, pc) +
                     "; the recorder aborts on entering a function with JIT disabled";
-      if (!callee.boundWhy.empty()) f.reasoning += "; " + callee.boundWhy;
+      if (std::string bound = boundCalleeWhy(fn, pc, callee); !bound.empty()) f.reasoning += "; " + bound;
       sink.report(fn, std::move(f));
     }
   }

@@ -319,7 +319,8 @@ std::optional<RefusedCall> refusedCall(const FunctionView& fn, int pc) {
   if (refusal.why.empty()) return std::nullopt;
   if (callee.inferredReceiver && !callee.patternReceiver)
     refusal.confidence = std::min(refusal.confidence, Confidence::Likely);
-  if (!callee.boundWhy.empty()) refusal.reasoning = callee.boundWhy + "; " + refusal.reasoning;
+  if (std::string bound = boundCalleeWhy(fn, pc, callee); !bound.empty())
+    refusal.reasoning = bound + "; " + refusal.reasoning;
   return RefusedCall{std::move(callee), ff, std::move(refusal)};
 }
 

@@ -75,9 +75,9 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
       ins.op != Op::ITERC) {
     c.value = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
     c.protectedCall = true;
-    c.boundWhy = boundParameterWhy(fn, pc, argumentSlot(fn, pc, 0));
+    c.slot = argumentSlot(fn, pc, 0);
   } else {
-    c.boundWhy = boundParameterWhy(fn, pc, flow::calleeSlot(ins));
+    c.slot = flow::calleeSlot(ins);
   }
   return c;
 }
@@ -112,6 +112,10 @@ std::string boundParameterWhy(const FunctionView& fn, int pc, int slot) {
                                              " calls in this file, the first at line " + std::to_string(bound.line);
   return "the parameter " + var->name + " is " + what + " at " + calls + ", and only this file's code calls " +
          functionName(fn, fn.index);
+}
+
+std::string boundCalleeWhy(const FunctionView& fn, int pc, const Callee& callee) {
+  return callee.slot < 0 ? std::string() : boundParameterWhy(fn, pc, callee.slot);
 }
 
 bool nextFeedsVariableCount(const bytecode::Prototype& proto, int pc) {

@@ -23,9 +23,9 @@ struct Callee {
   // What the method gets, for the reasoning: "a pattern literal", or the
   // evidence that a variable holds a pattern (pattern_arguments.h).
   std::string patternWhy;
-  // The callee is a parameter every call of the function fills with it
-  // (boundParameterWhy), for the reasoning; empty otherwise.
-  std::string boundWhy;
+  // The register the callee was read from (the first argument's for a
+  // call through pcall): where boundCalleeWhy looks for a bound parameter.
+  int slot = -1;
 };
 
 // Whether a Lua pattern (or the constant pieces of one) has characters
@@ -41,6 +41,9 @@ int argumentSlot(const FunctionView& fn, int pc, int k);
 // passes the same value in (flow::ValueMap::boundParameter): a clause that
 // says so, for the reasoning; empty otherwise.
 std::string boundParameterWhy(const FunctionView& fn, int pc, int slot);
+// The same for the callee of the call at pc, found by resolveCallee; asked
+// only when a finding is reported (it reads the whole function).
+std::string boundCalleeWhy(const FunctionView& fn, int pc, const Callee& callee);
 
 // The next instruction takes a variable number of values (CALLM, CALLMT,
 // RETM, TSETM): a trace cannot be stitched there.
