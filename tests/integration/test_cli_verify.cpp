@@ -107,6 +107,12 @@ TEST_CASE("verify with no predictions against a run with aborts: all missed, rec
   CHECK(v.at("total").at("missed").get<int>() >= 1);
   CHECK(v.at("total").at("recall").get<double>() == 0.0);
   CHECK(v.at("byReason").at("NYIBC:FNEW").at("recall").get<double>() == 0.0);
+  // Nothing was predicted, so nothing was confirmed or refuted: no precision (null), not 1.
+  CHECK(v.at("total").at("precision").is_null());
+  CHECK(v.at("byReason").at("NYIBC:FNEW").at("precision").is_null());
+  ProcessResult text = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run});
+  CHECK(hasRow(text.out, R"(^total: 0 confirmed, [1-9]\d* missed, 0 latent; precision n/a, recall 0\.00$)"));
+  CHECK(hasRow(text.out, R"(^NYIBC:FNEW +0 +[1-9]\d* +0 +- +0\.00 +0 +0$)"));
 
   ProcessResult strict = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--fail-on", "missed"});
   CHECK(strict.exitCode == 1);

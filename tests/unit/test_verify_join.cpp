@@ -59,7 +59,7 @@ TEST_CASE("verify tells refuted predictions from unexercised and masked ones", "
   CHECK(v.total.latent == 1);
   CHECK(v.total.unexercised == 1);
   CHECK(v.total.masked == 1);
-  CHECK(v.total.precision() == Approx(0.5));
+  CHECK(v.total.precision().value_or(-1) == Approx(0.5));
   // The calibration table: certain predictions, 1 of 2 judged confirmed.
   CHECK(v.byConfidence.at("certain").confirmed == 1);
   CHECK(v.byConfidence.at("certain").latent == 1);
@@ -74,6 +74,28 @@ TEST_CASE("verify tells refuted predictions from unexercised and masked ones", "
   CHECK(find(blind, "a.lua:20", "STITCH:string.gsub")->status == Status::Latent);
   REQUIRE(blind.warnings.size() == 1);
   CHECK(blind.warnings[0].find("no runtime report recorded coverage") != std::string::npos);
+}
+
+TEST_CASE("verify gives no precision or recall when the runs judged nothing", "[verify]") {
+  // A run that never reached the predicted line (it stopped early, or the
+  // line is cold): nothing is confirmed, refuted or missed, so there is no
+  // ratio to give, rather than a perfect one.
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("a.lua", 20, "STITCH:string.gsub", "likely")});
+  SiteReport run = report("run.json", "runtime", "/proj", {});
+  run.hasCoverage = true;
+  run.visited = {"a.lua:1"};
+  Verification v = verify(lint, {run}, {});
+  CHECK(v.total.unexercised == 1);
+  CHECK_FALSE(v.total.precision().has_value());
+  CHECK_FALSE(v.total.recall().has_value());
+  CHECK(formatRatio(v.total.precision()) == "n/a");
+  // One judged side does not make up the other: a refuted prediction gives
+  // precision 0 and still no recall (nothing was observed).
+  run.visited = {"a.lua:20"};
+  Verification refuted = verify(lint, {run}, {});
+  CHECK(refuted.total.precision().value_or(-1) == Approx(0.0));
+  CHECK_FALSE(refuted.total.recall().has_value());
+  CHECK(formatRatio(refuted.total.precision()) == "0.00");
 }
 
 TEST_CASE("verify joins stop-class observations and always shows a blacklisting one", "[verify]") {

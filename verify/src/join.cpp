@@ -1,4 +1,6 @@
 // The join on (location, reasonId) and the per-reason and per-class tallies.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -9,12 +11,21 @@
 
 namespace ljcheck {
 
-double Tally::precision() const {
-  return confirmed + latent == 0 ? 1.0 : static_cast<double>(confirmed) / static_cast<double>(confirmed + latent);
+namespace {
+
+std::optional<double> ratio(long part, long whole) {
+  if (whole == 0) return std::nullopt;
+  return static_cast<double>(part) / static_cast<double>(whole);
 }
 
-double Tally::recall() const {
-  return confirmed + missed == 0 ? 1.0 : static_cast<double>(confirmed) / static_cast<double>(confirmed + missed);
+}  // namespace
+
+std::optional<double> Tally::precision() const { return ratio(confirmed, confirmed + latent); }
+
+std::optional<double> Tally::recall() const { return ratio(confirmed, confirmed + missed); }
+
+std::string formatRatio(const std::optional<double>& ratio, std::string_view none) {
+  return ratio ? fmt::format("{:.2f}", *ratio) : std::string(none);
 }
 
 std::string_view toString(JoinedSite::Status s) {

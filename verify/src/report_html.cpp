@@ -135,10 +135,10 @@ void writeHeader(std::ostream& out, const VerificationReport& r) {
                        100 * compiledShare(run.samples), 100 * interpretedShare(run.samples));
   out << "</tbody></table>";
   const Tally& t = v.total;
-  out << fmt::format("<p id=\"totals\">{} confirmed, {} missed, {} latent; precision {:.2f}, recall {:.2f}. "
+  out << fmt::format("<p id=\"totals\">{} confirmed, {} missed, {} latent; precision {}, recall {}. "
                      "Not judged: {} unexercised, {} masked, {} in chunks loaded from strings.</p></header>",
-                     t.confirmed, t.missed, t.latent, t.precision(), t.recall(), t.unexercised, t.masked,
-                     t.loadedChunk);
+                     t.confirmed, t.missed, t.latent, formatRatio(t.precision(), "—"), formatRatio(t.recall(), "—"),
+                     t.unexercised, t.masked, t.loadedChunk);
 }
 
 void writeNotes(std::ostream& out, const VerificationReport& r) {

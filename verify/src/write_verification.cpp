@@ -12,14 +12,24 @@ void writeTallies(std::ostream& out, const char* heading, const std::map<std::st
   out << fmt::format("{:<32} {:>9} {:>7} {:>7} {:>9} {:>7} {:>11} {:>7}\n", heading, "confirmed", "missed",
                      "latent", "precision", "recall", "unexercised", "masked");
   for (const auto& [name, t] : tallies)
-    out << fmt::format("{:<32} {:>9} {:>7} {:>7} {:>9.2f} {:>7.2f} {:>11} {:>7}\n", name, t.confirmed, t.missed,
-                       t.latent, t.precision(), t.recall(), t.unexercised, t.masked);
+    out << fmt::format("{:<32} {:>9} {:>7} {:>7} {:>9} {:>7} {:>11} {:>7}\n", name, t.confirmed, t.missed, t.latent,
+                       formatRatio(t.precision(), "-"), formatRatio(t.recall(), "-"), t.unexercised, t.masked);
+}
+
+// null for a ratio the runs could not judge (nothing in its denominator).
+nlohmann::ordered_json ratioJson(const std::optional<double>& ratio) {
+  return ratio ? nlohmann::ordered_json(*ratio) : nlohmann::ordered_json(nullptr);
 }
 
 nlohmann::ordered_json tallyJson(const Tally& t) {
-  return {{"confirmed", t.confirmed},       {"missed", t.missed}, {"latent", t.latent},
-          {"precision", t.precision()},     {"recall", t.recall()}, {"unexercised", t.unexercised},
-          {"masked", t.masked},             {"loadedChunk", t.loadedChunk}};
+  return {{"confirmed", t.confirmed},
+          {"missed", t.missed},
+          {"latent", t.latent},
+          {"precision", ratioJson(t.precision())},
+          {"recall", ratioJson(t.recall())},
+          {"unexercised", t.unexercised},
+          {"masked", t.masked},
+          {"loadedChunk", t.loadedChunk}};
 }
 
 // Lint's words for its severities, as its text output prints them.
@@ -71,8 +81,8 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
   out << '\n';
   writeTallies(out, "confidence", v.byConfidence);
   const Tally& t = v.total;
-  out << fmt::format("\ntotal: {} confirmed, {} missed, {} latent; precision {:.2f}, recall {:.2f}\n", t.confirmed,
-                     t.missed, t.latent, t.precision(), t.recall());
+  out << fmt::format("\ntotal: {} confirmed, {} missed, {} latent; precision {}, recall {}\n", t.confirmed, t.missed,
+                     t.latent, formatRatio(t.precision()), formatRatio(t.recall()));
   out << fmt::format("not judged: {} unexercised (the recorder never visited the line), {} masked, "
                      "{} observed in chunks loaded from strings\n",
                      t.unexercised, t.masked, t.loadedChunk);

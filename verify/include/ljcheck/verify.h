@@ -8,6 +8,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ljcheck/report_envelope.h"
@@ -115,9 +116,14 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind);
 struct Tally {
   long confirmed = 0, missed = 0, latent = 0;
   long unexercised = 0, masked = 0, loadedChunk = 0;
-  double precision() const;  // confirmed / (confirmed + latent); 1 when nothing was predicted
-  double recall() const;     // confirmed / (confirmed + missed); 1 when nothing was observed
+  // Neither is defined when the runs judged nothing it counts: a
+  // verification with no exercised prediction has no precision, not 1.
+  std::optional<double> precision() const;  // confirmed / (confirmed + latent)
+  std::optional<double> recall() const;     // confirmed / (confirmed + missed)
 };
+
+// A ratio as the reports print it: two decimals, or `none` when undefined.
+std::string formatRatio(const std::optional<double>& ratio, std::string_view none = "n/a");
 
 struct JoinedSite {
   // Confirmed: predicted and observed. Missed: observed, not predicted.
