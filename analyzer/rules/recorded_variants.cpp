@@ -351,7 +351,10 @@ class RecordedVariantRule final : public Rule {
       if (callee.patternReceiver) {
         f.reasoning += "; the receiver is taken for a string because its find method gets a Lua pattern";
       } else if (callee.inferredReceiver) {
-        f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
+        // string.find's refusal already names the pattern argument: not twice.
+        bool named = !callee.patternEvidence.empty() && refusal.reasoning.find(callee.patternEvidence) != std::string::npos;
+        f.reasoning += "; the receiver is taken for a string because the method gets " +
+                       (named ? std::string("that pattern") : callee.patternWhy);
       }
       sink.report(fn, std::move(f));
     }

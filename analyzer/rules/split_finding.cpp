@@ -50,6 +50,7 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
     Callee c;
     c.inferredReceiver = true;
     c.patternWhy = literal ? "a pattern literal" : "a pattern: " + named.reasoning;
+    if (!literal) c.patternEvidence = named.reasoning;
     if (key == "match") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
     if (key == "find") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
     c.patternReceiver = specials;

@@ -23,6 +23,9 @@ struct Callee {
   // What the method gets, for the reasoning: "a pattern literal", or the
   // evidence that a variable holds a pattern (pattern_arguments.h).
   std::string patternWhy;
+  // That evidence alone (empty for a literal): a reasoning that already
+  // gives it names it once.
+  std::string patternEvidence;
   // The register the callee was read from (the first argument's for a
   // call through pcall): where boundCalleeWhy looks for a bound parameter.
   int slot = -1;

@@ -201,6 +201,10 @@ TEST_CASE("string.find with a pattern the bytecode does not show: callers and na
   REQUIRE(named);  // a receiver of unknown type, a literal false plain flag
   REQUIRE(named->confidence == Confidence::Likely);
   REQUIRE(named->reasoning.find("the parameter pattern, named for a pattern") != std::string::npos);
+  // The same evidence makes the receiver a string: given once, then referred to.
+  const std::string& why = named->reasoning;
+  CHECK(why.find("named for a pattern") == why.rfind("named for a pattern"));
+  CHECK(why.find("the receiver is taken for a string because the method gets that pattern") != std::string::npos);
   REQUIRE_FALSE(find(ps, 4, "STITCH:string.find"));  // a true plain flag
   REQUIRE_FALSE(find(ps, 5, "STITCH:string.find"));  // nothing says `what` is a pattern
 }
