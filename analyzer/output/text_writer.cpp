@@ -1,6 +1,12 @@
 // gcc-style text output, one line per prediction or file error. Paths and
 // messages are escaped (safe_text.h): a file name is bytes from outside and
 // must not rewrite the terminal or forge a diagnostic line.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include "ljcheck/lint_report.h"
 #include "ljcheck/reason_docs.h"
 #include "ljcheck/safe_text.h"
@@ -17,6 +23,45 @@ std::string_view colorOf(Severity s) {
   return "";
 }
 
+// Where an editor takes the user for p: its range's start, else the VM's line.
+SourcePosition shownAt(const Prediction& p) { return p.range.found() ? p.range.start : SourcePosition{p.line, 0}; }
+
+// A file's predictions in the order their positions are shown: a closure
+// reported at its `function` keyword comes before the loop inside it,
+// although its FNEW carries a later line (the order in JSON, by VM line).
+std::vector<const Prediction*> inShownOrder(const std::vector<Prediction>& predictions) {
+  std::vector<const Prediction*> rows;
+  rows.reserve(predictions.size());
+  for (const auto& p : predictions) rows.push_back(&p);
+  std::stable_sort(rows.begin(), rows.end(), [](const Prediction* a, const Prediction* b) {
+    SourcePosition x = shownAt(*a), y = shownAt(*b);
+    return x.line != y.line ? x.line < y.line : x.column < y.column;
+  });
+  return rows;
+}
+
+// Masking sites as the text shows them: at their own rows' positions when
+// they are predictions of the same file, else at their VM lines.
+class MaskingSites {
+ public:
+  explicit MaskingSites(const std::vector<Prediction>& predictions) {
+    for (const auto& q : predictions)
+      if (q.masked()) {
+        for (const auto& r : predictions)
+          if (r.range.found()) shown_[{r.path, r.line, r.reasonId.str()}] = r.range.start;
+        return;
+      }
+  }
+  std::string where(const MaskingSite& site) const {
+    auto it = shown_.find({site.path, site.line, site.reasonId.str()});
+    if (it == shown_.end()) return site.location();
+    return site.path + ':' + std::to_string(it->second.line) + ':' + std::to_string(it->second.column);
+  }
+
+ private:
+  std::map<std::tuple<std::string, int, std::string>, SourcePosition> shown_;
+};
+
 }  // namespace
 
 void writeText(std::ostream& out, const LintReport& report, bool color, bool explain) {
@@ -28,7 +73,9 @@ void writeText(std::ostream& out, const LintReport& report, bool color, bool exp
       out << ' ' << (color ? colorOf(Severity::Blacklist) : "") << "error" << reset << ": "
           << escapeControls(e.message) << '\n';
     }
-    for (const auto& p : file.predictions) {
+    const MaskingSites masking(file.predictions);
+    for (const Prediction* row : inShownOrder(file.predictions)) {
+      const Prediction& p = *row;
       // A masked site is not a finding of its own: it reads as a note that
       // names the abort to fix first.
       Severity shown = shownSeverity(p);
@@ -36,13 +83,16 @@ void writeText(std::ostream& out, const LintReport& report, bool color, bool exp
       // Editors jump to the construct itself (the range's start); the VM's
       // line where the source does not show it.
       auto where = [&] {
-        if (p.range.found()) out << path << ':' << p.range.start.line << ':' << p.range.start.column << ": ";
-        else out << path << ':' << p.line << ": ";
+        SourcePosition at = shownAt(p);
+        out << path << ':' << at.line << ':';
+        if (at.column > 0) out << at.column << ':';
+        out << ' ';
       };
       where();
       out << (color ? colorOf(shown) : "") << diagnosticLevel(shown) << reset << ": " << escapeControls(p.message);
       if (p.masked())
-        out << " (masked by " << escapeControls(p.maskedBy->location()) << ' ' << p.maskedBy->reasonId.str() << ")";
+        out << " (masked by " << escapeControls(masking.where(*p.maskedBy)) << ' '
+            << p.maskedBy->reasonId.str() << ")";
       out << " [" << escapeControls(p.reasonId.str()) << "]\n";
       if (!explain || p.reasoning.empty()) continue;
       where();

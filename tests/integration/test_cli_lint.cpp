@@ -132,6 +132,29 @@ const char* kMaskedSource =
     "end\n"
     "return t\n";
 
+TEST_CASE("lint's text lists findings in the order of the positions it shows", "[cli][lint]") {
+  // The closure's FNEW carries the line of its `end` (5), after the call
+  // inside it (4); the text shows the closure at its `function` keyword (3),
+  // so it comes first there. JSON keeps the VM's lines and their order.
+  std::string dir = ljcheck::testing::scratchDirectory("text-order");
+  ljcheck::testing::writeFile(dir + "/a.lua",
+                              "local t = {}\n"
+                              "for i = 1, 100 do\n"
+                              "  t[i] = function(s)\n"
+                              "    return (string.gsub(s, 'a', 'b'))\n"
+                              "  end\n"
+                              "end\n"
+                              "return t\n");
+  auto out = lines(runLjcheck({"lint", "--brief", "--no-config", "a.lua"}, dir).out);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].rfind("a.lua:3:10: warning: closure created in a loop body", 0) == 0);
+  CHECK(out[1].rfind("a.lua:4:13: note: call to string.gsub is not compiled", 0) == 0);
+  json j = json::parse(runLjcheck({"lint", "--format", "json", "--no-config", "a.lua"}, dir).out);
+  REQUIRE(j.at("predictions").size() == 2);
+  CHECK(j["predictions"][0].at("line") == 4);
+  CHECK(j["predictions"][1].at("line") == 5);
+}
+
 TEST_CASE("lint explains each prediction: confidence and reasoning in a note, masking named", "[cli][lint]") {
   std::string dir = ljcheck::testing::scratchDirectory("explain");
   ljcheck::testing::writeFile(dir + "/masked.lua", kMaskedSource);
@@ -145,7 +168,9 @@ TEST_CASE("lint explains each prediction: confidence and reasoning in a note, ma
   // The masked site is a note, whatever its own severity: fix the closure first.
   // Its UCLO is on the line of the body's last token; it is shown at the loop's `end`.
   CHECK(out[2].rfind("masked.lua:5:1: note: ", 0) == 0);
-  CHECK(out[2].find("(masked by masked.lua:4 NYIBC:FNEW) [NYIBC:UCLO]") != std::string::npos);
+  // The masking site is named where its own row is shown (line and column), so
+  // that it can be found in the output; JSON keeps the VM line, the join key.
+  CHECK(out[2].find("(masked by masked.lua:4:10 NYIBC:FNEW) [NYIBC:UCLO]") != std::string::npos);
   CHECK(out[3].rfind("masked.lua:5:1: note: certain: ", 0) == 0);
 
   json j = json::parse(runLjcheck({"lint", "--format", "json", "masked.lua"}, dir).out);
