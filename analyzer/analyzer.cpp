@@ -207,6 +207,20 @@ void applySource(std::string_view source, FileResult& result, SyntaxCache* synta
     p.endColumn = onLine ? p.range.end.column : 0;
     kept.push_back(std::move(p));
   }
+  // A masking site that is a prediction of this file is shown where that
+  // prediction's range starts (text output, the editor's related location).
+  std::map<std::pair<int, std::string>, SourceRange> located;
+  for (const auto& p : kept)
+    if (p.masked() && p.maskedBy->path == p.path) {
+      for (const auto& q : kept)
+        if (q.range.found()) located.emplace(std::make_pair(q.line, q.reasonId.str()), q.range);
+      break;
+    }
+  if (!located.empty())
+    for (auto& p : kept)
+      if (p.masked() && p.maskedBy->path == p.path)
+        if (auto it = located.find({p.maskedBy->line, p.maskedBy->reasonId.str()}); it != located.end())
+          p.maskedBy->range = it->second;
   predictions = std::move(kept);
   result.directives = map.directiveProblems(result.path);
 }

@@ -64,14 +64,16 @@ std::string uriOf(const std::string& path, const Document& document) {
   return "file://" + percentEncodePath(path);
 }
 
-// A masking site in the same document is named by its line: the editor shows
-// the message next to that document, and relatedInformation links the site.
+// A masking site in the same document is named by its line (where its own
+// diagnostic is, when it has one): the editor shows the message next to that
+// document, and relatedInformation links the site.
 std::string messageOf(const Prediction& p, const Document& document) {
   std::string message = p.message;
   if (p.masked()) {
     const MaskingSite& site = *p.maskedBy;
+    int line = site.range.found() ? site.range.start.line : site.line;
     message += " (masked by " + site.reasonId.str() + " at " +
-               (site.path == document.path ? "line " + std::to_string(site.line) : site.location()) + ")";
+               (site.path == document.path ? "line " + std::to_string(line) : site.location()) + ")";
   }
   message += "\nconfidence: " + std::string(toString(p.confidence));
   if (!p.reasoning.empty()) message += "; " + p.reasoning;
@@ -93,9 +95,14 @@ void appendRelatedMask(std::string& out, const MaskingSite& m, const Document& d
                        PositionEncoding encoding) {
   int line0 = m.line > 0 ? m.line - 1 : 0;
   LineIndex none("");
-  const LineIndex& maskLines = m.path == document.path ? lines : none;
+  const bool here = m.path == document.path;
+  const LineIndex& maskLines = here ? lines : none;
   out += ",\"relatedInformation\":[{\"location\":{\"range\":";
-  appendRange(out, {line0, 0}, maskLines.endOfLine(line0, encoding));
+  if (here && m.range.found())  // the masking site's own diagnostic range
+    appendRange(out, lines.position(m.range.start.line, m.range.start.column, encoding),
+                lines.position(m.range.end.line, m.range.end.column, encoding));
+  else
+    appendRange(out, {line0, 0}, maskLines.endOfLine(line0, encoding));
   appendField(out, "uri", uriOf(m.path, document));
   out += '}';
   appendField(out, "message", "masked by " + m.reasonId.str() + ": fix this site first");

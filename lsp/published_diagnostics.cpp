@@ -20,7 +20,7 @@ bool sameRange(const SourceRange& a, const SourceRange& b) {
 
 bool sameMask(const std::optional<MaskingSite>& a, const std::optional<MaskingSite>& b) {
   if (a.has_value() != b.has_value()) return false;
-  return !a || (a->path == b->path && a->line == b->line && a->reasonId == b->reasonId);
+  return !a || (a->path == b->path && a->line == b->line && a->reasonId == b->reasonId && sameRange(a->range, b->range));
 }
 
 // The 0-based lines whose text a prediction's diagnostic reads: its range's
@@ -33,7 +33,10 @@ bool allLines(const Prediction& p, const std::string& documentPath, Visit visit)
   } else if (!visit(line0(p.line))) {
     return false;
   }
-  return !(p.maskedBy && p.maskedBy->path == documentPath && !visit(line0(p.maskedBy->line)));
+  if (!p.maskedBy || p.maskedBy->path != documentPath) return true;
+  const SourceRange& mask = p.maskedBy->range;
+  if (mask.found()) return visit(line0(mask.start.line)) && visit(line0(mask.end.line));
+  return visit(line0(p.maskedBy->line));
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ Json region(const Prediction& p, Utf16Columns& columns) {
 
 std::string messageOf(const Prediction& p) {
   std::string m = p.message;
-  if (p.masked()) m += " (masked by " + p.maskedBy->location() + ' ' + p.maskedBy->reasonId.str() + ")";
+  if (p.masked()) m += " (masked by " + p.maskedBy->shownLocation() + ' ' + p.maskedBy->reasonId.str() + ")";
   return m;
 }
 

@@ -2,9 +2,7 @@
 // messages are escaped (safe_text.h): a file name is bytes from outside and
 // must not rewrite the terminal or forge a diagnostic line.
 #include <algorithm>
-#include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "ljcheck/lint_report.h"
@@ -40,28 +38,6 @@ std::vector<const Prediction*> inShownOrder(const std::vector<Prediction>& predi
   return rows;
 }
 
-// Masking sites as the text shows them: at their own rows' positions when
-// they are predictions of the same file, else at their VM lines.
-class MaskingSites {
- public:
-  explicit MaskingSites(const std::vector<Prediction>& predictions) {
-    for (const auto& q : predictions)
-      if (q.masked()) {
-        for (const auto& r : predictions)
-          if (r.range.found()) shown_[{r.path, r.line, r.reasonId.str()}] = r.range.start;
-        return;
-      }
-  }
-  std::string where(const MaskingSite& site) const {
-    auto it = shown_.find({site.path, site.line, site.reasonId.str()});
-    if (it == shown_.end()) return site.location();
-    return site.path + ':' + std::to_string(it->second.line) + ':' + std::to_string(it->second.column);
-  }
-
- private:
-  std::map<std::tuple<std::string, int, std::string>, SourcePosition> shown_;
-};
-
 }  // namespace
 
 void writeText(std::ostream& out, const LintReport& report, bool color, bool explain) {
@@ -73,7 +49,6 @@ void writeText(std::ostream& out, const LintReport& report, bool color, bool exp
       out << ' ' << (color ? colorOf(Severity::Blacklist) : "") << "error" << reset << ": "
           << escapeControls(e.message) << '\n';
     }
-    const MaskingSites masking(file.predictions);
     for (const Prediction* row : inShownOrder(file.predictions)) {
       const Prediction& p = *row;
       // A masked site is not a finding of its own: it reads as a note that
@@ -91,7 +66,7 @@ void writeText(std::ostream& out, const LintReport& report, bool color, bool exp
       where();
       out << (color ? colorOf(shown) : "") << diagnosticLevel(shown) << reset << ": " << escapeControls(p.message);
       if (p.masked())
-        out << " (masked by " << escapeControls(masking.where(*p.maskedBy)) << ' '
+        out << " (masked by " << escapeControls(p.maskedBy->shownLocation()) << ' '
             << p.maskedBy->reasonId.str() << ")";
       out << " [" << escapeControls(p.reasonId.str()) << "]\n";
       if (!explain || p.reasoning.empty()) continue;

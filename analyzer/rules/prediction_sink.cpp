@@ -199,7 +199,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.advice = reason->advice;
   // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
   static const ReasonId jitOff = ReasonId::traceError("CJITOFF");
-  if (fn.values.jitDisabled(proto) && p.reasonId != jitOff) p.maskedBy = MaskingSite{path_, code.firstline, jitOff};
+  if (fn.values.jitDisabled(proto) && p.reasonId != jitOff) p.maskedBy = MaskingSite{path_, code.firstline, jitOff, {}};
   entry.proto = finding.tracePc > 0 ? fn.index : proto;
   entry.tracePc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
   entry.certainAbort = (finding.aborts || finding.endsTrace) && finding.confidence == Confidence::Certain;
@@ -235,7 +235,7 @@ void CollectingSink::markMasked() {
     behindAborts_->note(site.proto, pc, site.tracePc);
     const Pending* m = *std::lower_bound(list.begin(), list.end(), pc,
                                          [](const Pending* p, int at) { return p->tracePc < at; });
-    site.prediction.maskedBy = MaskingSite{m->prediction.path, m->prediction.line, m->prediction.reasonId};
+    site.prediction.maskedBy = MaskingSite{m->prediction.path, m->prediction.line, m->prediction.reasonId, {}};
   }
 }
 
@@ -253,7 +253,7 @@ std::vector<CollectingSink::Masker> CollectingSink::closingCalls(std::size_t pro
     if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= chunk_->prototypes.size()) continue;
     int& line = closingLine_[callee.proto];  // -1 until asked
     if (line < 0) line = closingReturnLine(chunk_->prototypes[callee.proto]);
-    if (line > 0) out.push_back({pc, MaskingSite{path_, line, uclo}});
+    if (line > 0) out.push_back({pc, MaskingSite{path_, line, uclo, {}}});
   }
   return out;
 }

@@ -125,9 +125,10 @@ test('diagnostics, incremental edits, quickfix and hover', async () => {
   assert.ok(uclo, 'the masked upvalue close is shown too');
   assert.equal(uclo.severity, 4, 'a masked site is a hint');
   assert.equal(uclo.relatedInformation[0].location.uri, fixtureUri);
-  assert.ok(uclo.message.includes(`(masked by NYIBC:FNEW at line ${fnew.data.line})`),
-    `a masking site in the same document is named by its line: ${uclo.message}`);
-  assert.equal(uclo.relatedInformation[0].location.range.start.line, fnew.range.start.line);
+  assert.ok(uclo.message.includes(`(masked by NYIBC:FNEW at line ${fnew.range.start.line + 1})`),
+    `a masking site in the same document is named by the line its diagnostic is on: ${uclo.message}`);
+  assert.deepEqual(uclo.relatedInformation[0].location.range, fnew.range,
+    'the related location is the masking diagnostic itself');
 
   // Incremental edit: the closure becomes a plain expression; nothing is left.
   const closure = 'function() return label .. i end';

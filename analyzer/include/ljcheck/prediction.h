@@ -28,14 +28,6 @@ enum class Confidence { Possible = 0, Likely = 1, Certain = 2 };
 std::string_view toString(Confidence c);
 std::optional<Confidence> parseConfidence(std::string_view text);  // "certain", "likely", "possible"
 
-// An earlier certain abort that stops every trace before it reaches a site.
-struct MaskingSite {
-  std::string path;
-  int line = 0;
-  ReasonId reasonId;
-  std::string location() const { return path + ":" + std::to_string(line); }
-};
-
 // A place in a source file: 1-based line, and 1-based column counted in
 // bytes from the start of the line (an editor that counts UTF-16 or
 // characters converts); column 0 when unknown.
@@ -48,6 +40,23 @@ struct SourcePosition {
 struct SourceRange {
   SourcePosition start, end;
   bool found() const { return start.line > 0 && start.column > 0; }
+};
+
+// An earlier certain abort that stops every trace before it reaches a site.
+struct MaskingSite {
+  std::string path;
+  int line = 0;  // the VM's line: the join key, as in `location`
+  ReasonId reasonId;
+  // Where the masking prediction itself is shown (its range), when it is a
+  // prediction of the same file that the source located; else not found.
+  SourceRange range;
+  std::string location() const { return path + ":" + std::to_string(line); }
+  // path:line:col at the range's start where found, else `location`: how
+  // text output names the site, at the position its own row shows.
+  std::string shownLocation() const {
+    if (!range.found()) return location();
+    return path + ":" + std::to_string(range.start.line) + ":" + std::to_string(range.start.column);
+  }
 };
 
 struct Prediction {
