@@ -271,6 +271,7 @@ class CallSplitRule final : public Rule {
       }
       std::string subject = unrecordedName(fn, callee.value);
       if (subject.empty()) continue;  // unresolved, recorded or a Lua function
+      if (callee.value.name == "os.exit") continue;  // it ends the process: it runs once, never hot
       if (afterTraceEndingCall(fn, pc)) continue;
       bool neverStitches = fn.profile.neverStitch.count(std::string(callee.value.name)) > 0;
       if (flow::isTailCall(ins.op)) {

@@ -424,6 +424,23 @@ TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sit
         std::string::npos);
 }
 
+TEST_CASE("os.exit ends the process: a call of it never runs hot, whatever its function's heat",
+          "[rules][hotness]") {
+  // The same hot loop calls print (a plain stitch) and, on its last pass,
+  // os.exit: only the print is a finding.
+  auto ps = predict(
+      "local function finish(code) io.stderr:write('done\\n') os.exit(code) end\n"
+      "for i = 1, 5000 do\n"
+      "  print(i)\n"
+      "  if i == 5000 then os.exit(0) end\n"
+      "end\n"
+      "return finish\n");
+  INFO(listed(ps));
+  CHECK(find(ps, 3, "STITCH:print"));
+  CHECK_FALSE(find(ps, 4, "STITCH:os.exit"));
+  CHECK_FALSE(find(ps, 1, "STITCH:os.exit"));  // an escaping function: "may be called hot" does not hold either
+}
+
 TEST_CASE("self-recursion alone is not evidence of hotness", "[rules][hotness]") {
   auto ps = predict(
       "local loaded = {}\n"
