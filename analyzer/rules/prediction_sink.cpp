@@ -196,7 +196,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.message = std::move(finding.message);
   p.reasoning = std::move(finding.reasoning);
   if (p.severity != Severity::Info) p.reasoning += blacklisting;
-  p.advice = reason->advice;
+  p.advice = finding.advice.empty() ? reason->advice : std::move(finding.advice);
   // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
   static const ReasonId jitOff = ReasonId::traceError("CJITOFF");
   if (fn.values.jitDisabled(proto) && p.reasonId != jitOff) p.maskedBy = MaskingSite{path_, code.firstline, jitOff, {}};

@@ -79,6 +79,10 @@ struct Finding {
   // or the trace that resumes after a stitched call): it never blacklists
   // the loop that made the code hot, so the site is a warning at most.
   bool sideTrace = false;
+  // What to do about this site, where the reason's advice in the catalog
+  // does not fit its cause (a RETURN split at error or through pcall);
+  // empty: the catalog's.
+  std::string advice;
 };
 
 class PredictionSink {

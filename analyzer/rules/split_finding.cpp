@@ -151,6 +151,15 @@ Finding splitFinding(int pc, std::size_t proto, const std::string& subject, cons
   f.callee = callee;
   f.message = ends ? "call to " + callee + " ends the trace: it is not compiled and " + why
                    : "call to " + callee + " is not compiled: the trace is stitched around it";
+  // The catalog's advice for RETURN is about results forwarded to another
+  // call; the other causes ask for something else.
+  if (ends && why == whyEnds(true, false))
+    f.advice = callee == "error" ? "Nothing to change while this error path stays rare; where it runs often, "
+                                   "return nil and a message instead of raising an error."
+                                 : "Keep this call out of hot code: no trace continues past it.";
+  else if (ends && why == whyEnds(false, true))
+    f.advice = "Call the function directly where it cannot fail, or put one pcall around the whole loop "
+               "instead of one on every pass.";
   return f;
 }
 

@@ -93,6 +93,15 @@ TEST_CASE("an error call outside pcall is only possibly a split", "[rules][confi
   INFO(listed(ps));
   REQUIRE(find(ps, 2, "RETURN:error")->confidence == Confidence::Possible);
   REQUIRE(find(ps, 3, "RETURN:error")->confidence == Confidence::Certain);
+  // The advice fits the cause: an error path, and a call through pcall,
+  // not results forwarded to another call (the catalog's advice for RETURN).
+  CHECK(find(ps, 2, "RETURN:error")->advice.find("error path stays rare") != std::string::npos);
+  CHECK(find(ps, 3, "RETURN:error")->advice.find("error path stays rare") != std::string::npos);
+  auto viaPcall =
+      predict("local s = 'abc'\nfor i = 1, 3000 do\n  local ok, r = pcall(string.gsub, s, 'a', 'b')\nend\n");
+  INFO(listed(viaPcall));
+  REQUIRE(find(viaPcall, 3, "RETURN:string.gsub"));
+  CHECK(find(viaPcall, 3, "RETURN:string.gsub")->advice.find("one pcall around the whole loop") != std::string::npos);
 }
 
 TEST_CASE("an error call in a function that runs under a pcall of the file is likely a split", "[rules][confidence]") {
