@@ -75,6 +75,13 @@ class VarargRule final : public Rule {
         const FastFunctionDef* ff = fn.profile.fastFunction(v.name);
         if (!ff || ff->recorded()) continue;  // compiled inline: no new trace starts here
       }
+      // Only a stitch starts a trace right after the call. error and the
+      // other builtins that never stitch end the trace (error does not even
+      // return), as does a call through pcall or one whose results feed a
+      // variable-count operation; os.exit ends the process.
+      if (builtin && (fn.profile.neverStitch.count(std::string(v.name)) || callee.protectedCall ||
+                      nextFeedsVariableCount(fn.proto, q) || v.name == "os.exit"))
+        continue;
       std::string line = std::to_string(ins.line);
       std::string tail = "; " + whyHot(fn, pc);
       if (builtin) {

@@ -28,6 +28,20 @@ TEST_CASE("a multi-value vararg after a stitched call is likely refused, as a wa
   CHECK(p->reasoning.find("string.match at line 2") != std::string::npos);
 }
 
+TEST_CASE("a vararg after error, a call through pcall or forwarded results starts no trace", "[rules][varargs]") {
+  // None of these calls stitches: error ends the trace and does not return,
+  // pcall and a call whose results feed a variable-count operation end the
+  // trace too. No trace starts right after them in the vararg frame.
+  for (const char* call : {"if not s then error('no string') end", "local ok = pcall(string.match, s, '%a+')",
+                           "local t = {string.match(s, '(%a)(%a)')}"}) {
+    INFO(call);
+    auto ps = predict(std::string("local function tag(s, ...)\n  ") + call +
+                      "\n  return s, ...\nend\nlocal n = 0\nfor k = 1, 3000 do n = n + #tag('abc', k) end\n");
+    INFO(listed(ps));
+    CHECK_FALSE(find(ps, 3, "NYIBC:VARG"));
+  }
+}
+
 TEST_CASE("a multi-value vararg after a call to a Lua function names the callee", "[rules][varargs]") {
   auto ps = predict(
       "local function sum(n) local s = 0 for i = 1, n do s = s + i end return s end\n"
