@@ -9,6 +9,16 @@ namespace {
 
 using bytecode::Op;
 
+// The UCLO at pc is the one parse_return puts before a return: a RET or a
+// tail call follows it.
+bool returnsNext(const bytecode::Prototype& proto, int pc) {
+  if (pc >= proto.size()) return false;
+  switch (proto.at(pc + 1).op) {
+    case Op::RET: case Op::RET0: case Op::RET1: case Op::RETM: case Op::CALLT: case Op::CALLMT: return true;
+    default: return false;
+  }
+}
+
 class ClosureRule final : public Rule {
  public:
   std::string_view name() const override { return "closures"; }
@@ -45,7 +55,14 @@ class ClosureRule final : public Rule {
       f.reasoning += ", and the recorder refuses ";
       f.reasoning += bc;
       f.reasoning += " in every LuaJIT 2.1 build";
-      if (op == Op::UCLO) f.reasoning += " (a local of this block is captured by a closure)";
+      // lj_parse.c emits UCLO in two places: at the end of a block whose
+      // local a closure captures, and (parse_return) before every return of
+      // a function that creates closures, captured local or not.
+      const bool beforeReturn = op == Op::UCLO && returnsNext(fn.proto, pc);
+      if (op == Op::UCLO)
+        f.reasoning += beforeReturn ? " (LuaJIT's parser closes upvalues before every return of a function that "
+                                      "creates closures)"
+                                    : " (a local of this block is captured by a closure)";
       if (op == Op::FNEW) {
         f.construct = "closure";
         f.message = ctx == Context::Loop
@@ -53,9 +70,13 @@ class ClosureRule final : public Rule {
                         : "closure created here: a trace through this function aborts (FNEW)";
       } else {
         f.construct = "upvalue close";
-        f.message = ctx == Context::Loop
-                        ? "a local captured by a closure is closed in this loop body (UCLO)"
-                        : "upvalues are closed here before the function returns (UCLO)";
+        const bool loop = ctx == Context::Loop;
+        if (beforeReturn)
+          f.message = loop ? "upvalues are closed before this return in a loop body (UCLO)"
+                           : "upvalues are closed here before the function returns (UCLO)";
+        else
+          f.message = loop ? "a local captured by a closure is closed in this loop body (UCLO)"
+                           : "a local captured by a closure is closed here (UCLO)";
       }
       sink.report(fn, std::move(f));
     }

@@ -154,3 +154,34 @@ TEST_CASE("DOWNREC only at returns a recursive call reaches, mutual recursion in
   REQUIRE(find(ps, 8, "DOWNREC"));
   REQUIRE_FALSE(find(ps, 10, "DOWNREC"));  // the base case returns without recursing
 }
+
+TEST_CASE("UCLO before a return says the parser put it there, not that a local is captured", "[rules][closures]") {
+  // parse_return emits UCLO before every return of a function that creates
+  // a closure, whether or not a local is captured; a block that ends with a
+  // captured local gets its own UCLO.
+  auto ps = predict(
+      "local M = {}\n"
+      "function M.loop(t)\n"
+      "  for i = 1, #t do\n"
+      "    if t[i] then return function() return 1 end end\n"
+      "  end\n"
+      "end\n"
+      "function M.block(t)\n"
+      "  for i = 1, #t do\n"
+      "    local x = t[i]\n"
+      "    t[i] = function() return x end\n"
+      "  end\n"
+      "end\n"
+      "return M\n");
+  INFO(listed(ps));
+  const Prediction* ret = find(ps, 4, "NYIBC:UCLO");
+  REQUIRE(ret);
+  CHECK(ret->message == "upvalues are closed before this return in a loop body (UCLO)");
+  CHECK(ret->reasoning.find("closes upvalues before every return of a function that creates closures") !=
+        std::string::npos);
+  CHECK(ret->reasoning.find("a local of this block is captured") == std::string::npos);
+  const Prediction* block = find(ps, 10, "NYIBC:UCLO");  // the VM line of the body's last statement
+  REQUIRE(block);
+  CHECK(block->message == "a local captured by a closure is closed in this loop body (UCLO)");
+  CHECK(block->reasoning.find("a local of this block is captured by a closure") != std::string::npos);
+}
