@@ -108,6 +108,8 @@ int reportText(lua_State* L) {
 void pushReport(lua_State* L, const SampleReport& report) {
   lua_createtable(L, 0, 12);
   setNumber(L, "intervalMs", report.intervalMs);
+  setNumber(L, "msPerSample", report.msPerSample());
+  setNumber(L, "cpuMs", report.cpuMs);
   setNumber(L, "samples", static_cast<double>(report.samples));
   setNumber(L, "stacks", static_cast<double>(report.stackCount()));
   setString(L, "text", report.collapsedText());

@@ -44,7 +44,11 @@ void addStacks(Json& doc, const SampleReport& samples) {
 // "samples": totals by VM state, the per-line counts a cost join reads and
 // the stacks a flame graph draws.
 Json samplesJson(const SampleReport& samples) {
-  Json doc = {{"intervalMs", samples.intervalMs}, {"samples", samples.samples}};
+  Json doc = {{"intervalMs", samples.intervalMs},
+              {"msPerSample", samples.msPerSample()},
+              {"cpuMs", samples.cpuMs},
+              {"samplesTaken", samples.samplesTaken},
+              {"samples", samples.samples}};
   doc.update(stateCounts(samples.states));
   Json lines = Json::array();
   for (const LineSamples& line : samples.lines) {

@@ -44,6 +44,9 @@ class SampleCapture {
       : stackDepth_(stackDepth), walk_(static_cast<std::size_t>(stackDepth) + 1) {}
 
   bool paused = false;
+  // Every sample recorded while not paused, before any zone filter: with the
+  // CPU time the session ran, what one sample stands for.
+  std::uint64_t taken = 0;
   StringPool strings;
   std::vector<SampledFrame> frames;  // by FrameId
   // (zone, frames innermost first) -> counts by VM state.

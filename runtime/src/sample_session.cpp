@@ -3,6 +3,8 @@
 // stacks trimmed to the root module, the zone filter applied, equal stacks merged.
 #include "ljcheck/sample_session.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -17,6 +19,13 @@ namespace ljcheck {
 namespace {
 
 std::atomic<bool> gSampleSessionActive{false};
+
+// The process's CPU time, what LuaJIT's profiling timer (ITIMER_PROF) counts.
+double processCpuMs() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
+}
 
 // "a/b" keeps "a", "a/b" and "a/b/c", not "a/bc".
 bool inZone(const std::string& path, const std::string& prefix) {
@@ -151,6 +160,7 @@ std::unique_ptr<SampleSession> SampleSession::start(lua_State* L, SampleOptions 
   // profiler checks at function boundaries in traces, after a flush.
   std::string mode = session->options_.compiledStacks == CompiledStacks::AtFunctionBoundary ? "f" : "";
   mode += "i" + std::to_string(session->options_.intervalMs);
+  session->runningSince_ = processCpuMs();
   profiler.start(L, mode.c_str(), onProfilerSample, session->capture_.get());
   guardProfile(L);
   return session;
@@ -165,11 +175,13 @@ SampleSession::~SampleSession() {
 
 void SampleSession::pause() {
   if (stopped_) throw SessionError("sample session already stopped");
+  if (!capture_->paused) cpuMs_ += processCpuMs() - runningSince_;
   capture_->paused = true;
 }
 
 void SampleSession::resume() {
   if (stopped_) throw SessionError("sample session already stopped");
+  if (capture_->paused) runningSince_ = processCpuMs();
   capture_->paused = false;
 }
 
@@ -178,12 +190,15 @@ bool SampleSession::paused() const { return !stopped_ && capture_->paused; }
 SampleReport SampleSession::stop(lua_State* L) {
   if (stopped_) throw SessionError("sample session already stopped");
   hostProfiler().stop(L);
+  if (!capture_->paused) cpuMs_ += processCpuMs() - runningSince_;
   unguardProfile(L);
   stopped_ = true;
   gSampleSessionActive = false;
   capture_->releaseZones(L);
   capture_->releaseFunctions(L);
   SampleReport report = ReportBuilder(*capture_, options_, *locations_).build();
+  report.cpuMs = cpuMs_;
+  report.samplesTaken = capture_->taken;
   capture_.reset();
   return report;
 }

@@ -68,6 +68,7 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
   }
   StringId zone = zoneNow(L);
   auto count = static_cast<std::uint64_t>(samples > 0 ? samples : 1);
+  taken += count;
   stackCounts(zone)[state] += count;
   if (line < 0) return;
   if (StateCounts* counts = lineCounts({zone, lineSource, line})) (*counts)[state] += count;

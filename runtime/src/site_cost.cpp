@@ -46,8 +46,11 @@ std::string collectorSummary(const CollectorUsage& usage) {
 // "N samples every M ms: x% compiled, ..."
 std::string samplesSummary(const SampleReport& samples) {
   const StateCounts& s = samples.states;
-  return "ljcheck: " + std::to_string(samples.samples) + " samples every " + std::to_string(samples.intervalMs) +
-         " ms: " + percent(s[VmState::Compiled], samples.samples) + " compiled, " +
+  char every[96];
+  std::snprintf(every, sizeof every, " samples, one per %.1f ms of CPU time (asked for every %d ms)",
+                samples.msPerSample(), samples.intervalMs);
+  return "ljcheck: " + std::to_string(samples.samples) + every + ": " + percent(s[VmState::Compiled], samples.samples) +
+         " compiled, " +
          percent(s[VmState::Interpreted], samples.samples) + " interpreted, " +
          percent(s[VmState::CCode], samples.samples) + " C code, " +
          percent(s[VmState::Collecting], samples.samples) + " GC, " +

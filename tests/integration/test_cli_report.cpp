@@ -167,7 +167,7 @@ double flameTotal(const std::string& html) {
 }
 
 double sampledMs(const json& run) {
-  return run.at("samples").at("samples").get<double>() * run.at("samples").at("intervalMs").get<double>();
+  return run.at("samples").at("samples").get<double>() * run.at("samples").at("msPerSample").get<double>();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // trace whole; a session under `luajit -jv` keeps -jv's output going and
 // gives it back at stop; `ljcheck run` writes stacks, speedscope JSON and a
 // summary.
+#include <regex>
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
@@ -204,7 +205,9 @@ TEST_CASE("ljcheck run: collapsed stacks, speedscope JSON, sample lines and a su
                                                    dir);
   INFO(run.out << run.err);
   REQUIRE(run.exitCode == 0);
-  CHECK(run.err.find("samples every 2 ms:") != std::string::npos);
+  // What a sample stands for is measured (CPU time per sample taken), next
+  // to the interval asked for: the kernel's timer ticks coarser than 2 ms.
+  CHECK(std::regex_search(run.err, std::regex(R"(samples, one per \d+\.\d ms of CPU time \(asked for every 2 ms\):)")));
   CHECK(run.err.find("NYIBC:FNEW  busy.lua:5") != std::string::npos);
   CHECK(run.err.find("(trace started at busy.lua:4)") != std::string::npos);
   std::string stacks = ljcheck::testing::readFile(dir + "/stacks.txt");
@@ -215,9 +218,19 @@ TEST_CASE("ljcheck run: collapsed stacks, speedscope JSON, sample lines and a su
   auto report = nlohmann::json::parse(ljcheck::testing::readFile(dir + "/run.json"));
   CHECK(report["samples"]["intervalMs"] == 2);
   CHECK(report["samples"]["interpreted"].get<int>() > 0);
+  // One sample stands for the CPU time the session ran over the samples taken.
+  const auto& sampled = report["samples"];
+  REQUIRE(sampled["samplesTaken"].get<double>() > 0);
+  CHECK(sampled["cpuMs"].get<double>() > 0);
+  CHECK(sampled["msPerSample"].get<double>() ==
+        Approx(sampled["cpuMs"].get<double>() / sampled["samplesTaken"].get<double>()));
   bool costed = false;
   for (const auto& site : report["sites"])
-    if (site["location"] == "busy.lua:5") costed = site["costMs"].get<double>() > 0;
+    if (site["location"] == "busy.lua:5") {
+      costed = site["costMs"].get<double>() > 0;
+      CHECK(site["costMs"].get<double>() ==
+            Approx(site["interpretedSamples"].get<double>() * sampled["msPerSample"].get<double>()));
+    }
   CHECK(costed);
 
   ProcessResult quiet = ljcheck::testing::runProcess({LJCHECK_EXE, "run", "--quiet", "--", "busy.lua"}, dir);

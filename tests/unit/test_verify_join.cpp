@@ -234,3 +234,30 @@ TEST_CASE("verify marks a site blacklisted when a run blacklisted its trace star
   CHECK(v.bySeverity.at("warn").blacklisted == 0);
   CHECK(v.bySeverity.at("").blacklisted == 1);
 }
+
+TEST_CASE("sites of one trace start share its cost: marked, and counted once in the zone's cost", "[verify][cost]") {
+  // Two aborts of the loop started at a.lua:2 cost the same interpreted
+  // samples (the loop's); the abort of another start costs its own.
+  SiteReport lint = report("lint.json", "lint", "/proj",
+                           {site("a.lua", 3, "NYIBC:FNEW", "likely"), site("a.lua", 4, "NYIBC:UCLO", "likely")});
+  ReportSite fnew = site("a.lua", 3, "NYIBC:FNEW", "", 20), uclo = site("a.lua", 4, "NYIBC:UCLO", "", 20),
+             other = site("a.lua", 9, "STITCH:string.gsub", "", 5);
+  fnew.start = uclo.start = "a.lua:2";
+  other.start = "a.lua:8";
+  fnew.costMs = uclo.costMs = 760;
+  other.costMs = 40;
+  fnew.zonePath = uclo.zonePath = other.zonePath = "hot";
+  SiteReport run = report("run.json", "runtime", "/proj", {fnew, uclo, other});
+  run.sampled = true;
+  VerifyOptions options;
+  options.includeBenign = true;
+  Verification v = verify(lint, {run}, options);
+  REQUIRE(find(v, "a.lua:3", "NYIBC:FNEW"));
+  CHECK(find(v, "a.lua:3", "NYIBC:FNEW")->costMs == Approx(760));
+  CHECK(find(v, "a.lua:3", "NYIBC:FNEW")->costShared);
+  CHECK(find(v, "a.lua:4", "NYIBC:UCLO")->costShared);
+  REQUIRE(find(v, "a.lua:9", "STITCH:string.gsub"));
+  CHECK_FALSE(find(v, "a.lua:9", "STITCH:string.gsub")->costShared);
+  // 760 once for the shared start, 40 for the other: not 1,560.
+  CHECK(v.costByZone.at("hot") == Approx(800));
+}

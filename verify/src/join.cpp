@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "ljcheck/project_path.h"
 #include "ljcheck/reason.h"
@@ -175,7 +177,16 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   std::set<std::string> visited;  // "path:line" under the lint report's root
   std::map<std::string, std::set<std::string>> instructions;  // "path:line" -> bytecode names
   bool byInstruction = !runs.empty();  // every run with coverage says which bytecodes it visited
-  for (const auto& run : runs) {
+  // What each observed site cost in each run, by the trace start it aborted
+  // (costByZone counts a start once): site -> (run, start, zone, cost).
+  struct RunCost {
+    std::size_t run;
+    std::string start, zone;
+    double costMs;
+  };
+  std::map<Key, std::vector<RunCost>> costs;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const SiteReport& run = runs[r];
     checkCompatible(lint, run, options);
     Rebase rebase(lint, run, v.warnings);
     if (run.siteLimitReached)
@@ -184,6 +195,7 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
                            " splits are in no site, so some predictions may show as latent; run again with a "
                            "higher --max-sites");
     v.coverage = v.coverage || run.hasCoverage;
+    v.sampled = v.sampled || run.sampled;
     for (const auto& line : run.visited) visited.insert(rebase.location(line));
     if (run.hasCoverage && run.visitedInstructions.empty() && !run.visited.empty()) byInstruction = false;
     for (const auto& [line, names] : run.visitedInstructions)
@@ -193,9 +205,16 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     std::set<std::string> blacklistedStarts;
     for (const ReportSite& s : run.sites)
       if (s.severity == "blacklist" && !s.start.empty()) blacklistedStarts.insert(rebase.location(s.start));
+    // Sites of one trace start share its extent: each one's cost is the same samples.
+    std::map<std::string, int> sitesOfStart;
+    for (const ReportSite& s : run.sites)
+      if (!s.start.empty() && s.costMs > 0) ++sitesOfStart[s.start];
     for (ReportSite s : run.sites) {
+      const bool shared = !s.start.empty() && s.costMs > 0 && sitesOfStart[s.start] > 1;
       s.path = rebase.path(s.path);
       auto& site = observed[{s.location(), s.reasonId}];
+      site.costShared = site.costShared || shared;
+      if (s.costMs > 0) costs[{s.location(), s.reasonId}].push_back({r, s.start, s.zonePath, s.costMs});
       site.reasonId = s.reasonId;
       site.location = s.location();
       site.path = s.path;
@@ -247,6 +266,7 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       site.status = JoinedSite::Status::Confirmed;
       site.observedCount = it->second.observedCount;
       site.costMs = it->second.costMs;
+      site.costShared = it->second.costShared;
       site.zonePath = it->second.zonePath;
       site.blacklisted = it->second.blacklisted;
     } else if (s.masked) {
@@ -267,6 +287,20 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     v.sites.push_back(site);
   }
   std::stable_sort(v.sites.begin(), v.sites.end(), byPathThenLine);
+  std::map<std::tuple<std::size_t, std::string, std::string>, double> byStart;  // (run, zone, start) -> cost
+  for (const auto& s : v.sites) {
+    auto it = s.observedCount > 0 ? costs.find({s.location, s.reasonId}) : costs.end();
+    if (it == costs.end()) continue;
+    for (const RunCost& c : it->second) {
+      if (c.start.empty()) {  // no start to share: its own
+        v.costByZone[c.zone] += c.costMs;
+        continue;
+      }
+      double& cost = byStart[{c.run, c.zone, c.start}];
+      cost = std::max(cost, c.costMs);
+    }
+  }
+  for (const auto& [key, cost] : byStart) v.costByZone[std::get<1>(key)] += cost;
   for (const auto& s : v.sites) {
     for (Tally* t : {&v.byReason[s.reasonId], &v.byClass[s.reasonClass], &v.total}) count(*t, s.status);
     bool predictedSite = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;

@@ -99,7 +99,7 @@ void readRun(const nlohmann::json& j, SiteReport& r) {
   if (!j.contains("samples")) return;
   const auto& samples = j.at("samples");
   r.sampled = true;
-  r.intervalMs = samples.value("intervalMs", 0.0);
+  r.msPerSample = samples.value("msPerSample", samples.value("intervalMs", 0.0));
   r.samples = stateSamples(samples, r.file);
   for (const auto& line : samples.value("lines", nlohmann::json::array()))
     r.samplesByZone[line.value("zonePath", "")] += stateSamples(line, r.file);

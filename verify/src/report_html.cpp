@@ -126,12 +126,12 @@ void writeHeader(std::ostream& out, const VerificationReport& r) {
   out << fmt::format("<dt>Compiled vs interpreted</dt><dd id=\"share\" data-compiled=\"{:.4f}\" data-interpreted=\"{:.4f}\">"
                      "{:.1f}% compiled, {:.1f}% interpreted{}</dd>",
                      compiledShare(r.samples), interpretedShare(r.samples), 100 * compiledShare(r.samples),
-                     100 * interpretedShare(r.samples), total == 0 ? " (no samples: runs taken with --no-sampling)" : "");
+                     100 * interpretedShare(r.samples), total == 0 ? " (no samples: " + htmlEscape(whyNoSamples(r)) + ")" : std::string());
   out << "</dl>" << stateBar(r.samples) << legend();
-  out << R"(<table id="runs"><thead><tr><th>runtime report</th><th class="num">duration s</th><th class="num">aborts</th><th class="num">samples</th><th class="num">interval ms</th><th class="num">compiled</th><th class="num">interpreted</th></tr></thead><tbody>)";
+  out << R"(<table id="runs"><thead><tr><th>runtime report</th><th class="num">duration s</th><th class="num">aborts</th><th class="num">samples</th><th class="num">ms per sample</th><th class="num">compiled</th><th class="num">interpreted</th></tr></thead><tbody>)";
   for (const auto& run : r.runs)
-    out << fmt::format(R"(<tr><td><code>{}</code></td><td class="num">{:.3f}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{:g}</td><td class="num">{:.1f}%</td><td class="num">{:.1f}%</td></tr>)",
-                       htmlEscape(run.file), run.durationSec, run.totalAborts, run.samples.total(), run.intervalMs,
+    out << fmt::format(R"(<tr><td><code>{}</code></td><td class="num">{:.3f}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{:.1f}</td><td class="num">{:.1f}%</td><td class="num">{:.1f}%</td></tr>)",
+                       htmlEscape(run.file), run.durationSec, run.totalAborts, run.samples.total(), run.msPerSample,
                        100 * compiledShare(run.samples), 100 * interpretedShare(run.samples));
   out << "</tbody></table>";
   const Tally& t = v.total;
@@ -165,11 +165,13 @@ void writeSiteTable(std::ostream& out, const VerificationReport& r) {
     const JoinedSite& s = sites[i];
     std::string status(toString(s.status));
     out << fmt::format(R"(<tr class="site" data-status="{}"><td class="status-{}">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>)"
-                       R"(<td data-value="{}"><a href="#site-{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="num" data-value="{:.3f}">{:.1f}</td></tr>)",
+                       R"(<td data-value="{}"><a href="#site-{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="num" data-value="{:.3f}"{}>{:.1f}{}</td></tr>)",
                        status, status, status, htmlEscape(s.reasonId), htmlEscape(s.reasonClass),
                        htmlEscape(s.severity) + (s.blacklisted ? " &middot; run: blacklisted" : ""),
                        htmlEscape(s.location), i, htmlEscape(s.location),
-                       htmlEscape(s.zonePath), s.observedCount, s.costMs, s.costMs);
+                       htmlEscape(s.zonePath), s.observedCount, s.costMs,
+                       s.costShared ? R"( title="shared with other sites of the same trace start: costs overlap")" : "",
+                       s.costMs, s.costShared ? " (shared)" : "");
   }
   out << "</tbody></table>";
 }

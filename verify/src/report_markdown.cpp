@@ -26,7 +26,7 @@ std::string summary(const VerificationReport& r) {
                        total ? 100.0 * static_cast<double>(r.samples.cCode) / static_cast<double>(total) : 0.0,
                        total ? 100.0 * static_cast<double>(r.samples.collecting) / static_cast<double>(total) : 0.0);
   else
-    out += "Samples: none (runs taken with `--no-sampling`).\n\n";
+    out += "Samples: none (" + whyNoSamples(r) + ").\n\n";
   double seconds = 0;
   for (const auto& run : r.runs) seconds += run.durationSec;
   out += fmt::format("Recorder profile `{}`, reason catalog `{}` version {}, {} run(s), {:.2f} s.\n\n",
@@ -38,10 +38,10 @@ std::string summary(const VerificationReport& r) {
 }
 
 std::string siteRow(const JoinedSite& s) {
-  return fmt::format("| {} | `{}` | {} | {} | `{}` | {} | {} | {:.1f} |\n", toString(s.status),
+  return fmt::format("| {} | `{}` | {} | {} | `{}` | {} | {} | {:.1f}{} |\n", toString(s.status),
                      markdownEscape(s.reasonId), s.reasonClass,
                      s.severity + (s.blacklisted ? " (run: blacklisted)" : ""), markdownEscape(s.location),
-                     markdownEscape(s.zonePath), s.observedCount, s.costMs);
+                     markdownEscape(s.zonePath), s.observedCount, s.costMs, s.costShared ? " (shared)" : "");
 }
 
 std::string zoneTable(const VerificationReport& r) {

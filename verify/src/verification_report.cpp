@@ -94,8 +94,8 @@ std::vector<ZoneBreakdown> zonesOf(const Verification& v, const std::vector<Site
     ZoneBreakdown& z = zones[s.zonePath];
     ++z.sites;
     z.observations = saturatingAdd(z.observations, s.observedCount);
-    z.costMs += s.costMs;
   }
+  for (const auto& [zone, cost] : v.costByZone) zones[zone].costMs = cost;
   std::vector<ZoneBreakdown> out;
   for (auto& [path, zone] : zones) {
     zone.zonePath = path;
@@ -218,7 +218,7 @@ SampledStacks sampledStacksOf(const std::vector<SiteReport>& runs, std::vector<s
     if (out.file.empty()) out.file = run.file;
     else out.file += ", " + run.file;
     // Milliseconds, so runs sampled at different intervals merge by time.
-    double msPerSample = run.intervalMs > 0 ? run.intervalMs : 1.0;
+    double msPerSample = run.msPerSample > 0 ? run.msPerSample : 1.0;
     for (const auto& stack : run.stacks) {
       const StateSamples& s = stack.samples;
       std::pair<const char*, long> byState[] = {{"compiled", s.compiled}, {"interpreted", s.interpreted},
@@ -232,12 +232,18 @@ SampledStacks sampledStacksOf(const std::vector<SiteReport>& runs, std::vector<s
   return out;
 }
 
+std::string whyNoSamples(const VerificationReport& r) {
+  for (const auto& run : r.runs)
+    if (run.sampled) return "the runs were sampled but ended before the first sample";
+  return "runs taken with --no-sampling";
+}
+
 VerificationReport buildVerificationReport(Verification v, const std::vector<SiteReport>& runs, SampledStacks stacks) {
   VerificationReport r;
   sortByCost(v);
   r.notes = v.warnings;
   for (const auto& run : runs) {
-    r.runs.push_back({run.file, run.durationSec, run.totalAborts, run.sampled, run.intervalMs, run.samples});
+    r.runs.push_back({run.file, run.durationSec, run.totalAborts, run.sampled, run.msPerSample, run.samples});
     r.samples += run.samples;
   }
   r.zones = zonesOf(v, runs);

@@ -63,14 +63,18 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
                      "observed", "cost ms", "run");
   // `run`: "blacklisted" when a run blacklisted the trace start the site aborted;
   // "masked by ..." when lint said an earlier abort hides the site, and the runs observed it.
-  std::size_t maskedObserved = 0;
+  // `cost ms`: "-" where nothing was measured (no sampled run, or no observation);
+  // "cost shared" when other sites aborted the same trace start (their costs overlap).
+  std::size_t maskedObserved = 0, shared = 0;
   for (const auto& s : v.sites) {
     bool predicted = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;
     bool wronglyMasked = s.status == JoinedSite::Status::Confirmed && s.maskedBy;
     maskedObserved += wronglyMasked;
-    out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10.1f}{}{}\n", toString(s.status), s.location,
-                       s.reasonId, predicted ? severityWord(s.severity) : "-", s.observedCount, s.costMs,
-                       s.blacklisted ? "  blacklisted" : "",
+    shared += s.costShared;
+    std::string cost = v.sampled && s.observedCount > 0 ? fmt::format("{:.1f}", s.costMs) : "-";
+    out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10}{}{}{}\n", toString(s.status), s.location,
+                       s.reasonId, predicted ? severityWord(s.severity) : "-", s.observedCount, cost,
+                       s.blacklisted ? "  blacklisted" : "", s.costShared ? "  cost shared" : "",
                        wronglyMasked ? "  masked by " + s.maskedBy->location + ", observed anyway" : "");
   }
   out << '\n';
@@ -86,6 +90,10 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
   out << fmt::format("not judged: {} unexercised (the recorder never visited the line), {} masked, "
                      "{} observed in chunks loaded from strings\n",
                      t.unexercised, t.masked, t.loadedChunk);
+  if (shared)
+    out << fmt::format("cost shared: {} sites aborted a trace start that other sites aborted too; each one's cost is "
+                       "the interpreter time of that start's code, so their costs overlap and do not add up\n",
+                       shared);
   if (maskedObserved)
     out << fmt::format("masked predictions the runs observed anyway: {} (a trace started behind the masking site)\n",
                        maskedObserved);
@@ -100,7 +108,7 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
     sites.push_back({{"status", toString(s.status)}, {"location", s.location}, {"path", s.path}, {"line", s.line},
                      {"reasonId", s.reasonId},
                      {"reasonClass", s.reasonClass}, {"severity", s.severity}, {"confidence", s.confidence},
-                     {"observedCount", s.observedCount}, {"zonePath", s.zonePath}, {"costMs", s.costMs},
+                     {"observedCount", s.observedCount}, {"zonePath", s.zonePath}, {"costMs", s.costMs}, {"costShared", s.costShared},
                      {"blacklisted", s.blacklisted}});
     // As lint said it: the site an earlier abort hides (on a confirmed site, a masking error).
     if (s.maskedBy)

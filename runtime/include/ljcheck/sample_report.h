@@ -60,7 +60,17 @@ struct SampleReport {
   std::string collapsedText() const;
   // Distinct stacks in collapsedText().
   std::size_t stackCount() const;
-  double millisecondsOf(std::uint64_t sampleCount) const { return static_cast<double>(sampleCount) * intervalMs; }
+  // The process CPU time the session sampled (not paused), and the samples
+  // taken in it before the zone filter. The profiler's timer counts CPU time
+  // in the kernel's ticks: asked for 1 ms, it fires every 4 ms on a 250 Hz
+  // kernel, so a sample stands for the CPU time per sample taken, not for
+  // the interval asked for.
+  double cpuMs = 0;
+  std::uint64_t samplesTaken = 0;
+  double msPerSample() const {
+    return samplesTaken > 0 && cpuMs > 0 ? cpuMs / static_cast<double>(samplesTaken) : intervalMs;
+  }
+  double millisecondsOf(std::uint64_t sampleCount) const { return static_cast<double>(sampleCount) * msPerSample(); }
 };
 
 // speedscope's JSON file format: one sampled profile per VM state that has

@@ -77,6 +77,8 @@ class SampleSession {
   std::unique_ptr<SampleCapture> capture_;
   lua_State* owner_ = nullptr;
   bool stopped_ = false;
+  // Process CPU time sampled so far, and when the running stretch began.
+  double cpuMs_ = 0, runningSince_ = 0;
 };
 
 }  // namespace ljcheck

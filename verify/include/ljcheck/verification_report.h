@@ -55,7 +55,7 @@ struct RunSummary {
   double durationSec = 0;
   long totalAborts = 0;
   bool sampled = false;
-  double intervalMs = 0;
+  double msPerSample = 0;
   StateSamples samples;
 };
 
@@ -68,6 +68,11 @@ struct VerificationReport {
   SampledStacks stacks;  // empty when none were given
   std::vector<std::string> notes;  // what the reader should know: warnings, omitted excerpts
 };
+
+// Why a report has no samples: no run was sampled (--no-sampling), or the
+// sampled runs ended before the first sample.
+std::string whyNoSamples(const VerificationReport& r);
+
 
 // The runs' own sampled stacks (runtime JSON "samples.stacks"), merged, one
 // SampledStack per stack and VM state, weights in milliseconds. Notes what

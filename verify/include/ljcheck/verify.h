@@ -92,7 +92,10 @@ struct SiteReport {
   double durationSec = 0;
   long totalAborts = 0;
   bool sampled = false;
-  double intervalMs = 0;
+  // What one sample stands for: the collector's CPU time per sample taken
+  // (msPerSample), or the interval asked for from collectors that did not
+  // write it.
+  double msPerSample = 0;
   StateSamples samples;
   std::map<std::string, StateSamples> samplesByZone;
   // Its most frequent sampled stacks (none from collectors before they were
@@ -141,6 +144,9 @@ struct JoinedSite {
   std::string confidence;  // of the prediction, when there is one
   std::string zonePath;    // of the observation ("" when none or not observed)
   double costMs = 0;       // interpreter time the runs spent in its trace's extent, summed over runs
+  // Other observed sites aborted the same trace start in some run: they
+  // cost the same interpreted code, so their costs overlap and do not add up.
+  bool costShared = false;
   std::optional<MaskedBy> maskedBy;
   // Observed, and in some run the trace start it aborted was blacklisted:
   // by this abort, or by another abort of the same start.
@@ -168,6 +174,11 @@ struct Verification {
   std::map<std::string, SeverityTally> bySeverity;  // by lint's severity (blacklist, warn, info, "")
   bool coverage = false;  // some run recorded the lines it visited
   Tally total;
+  // Per zone path, the interpreter time behind the observed sites shown:
+  // each trace start's cost once per run, since the sites of one start
+  // share its extent's samples (a per-site sum would count them again).
+  std::map<std::string, double> costByZone;
+  bool sampled = false;  // some run was sampled: costs were measured
 };
 
 struct VerifyOptions {
