@@ -111,8 +111,23 @@ std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, 
     inLoop += ", and ";
   }
   if (const flow::ExternalCaller* caller = fn.calls.externalCaller(fn.index)) return inLoop + caller->why;
+  // The caller whose heat is the function's; else the hottest one (a call
+  // whose own heat the function does not take in full, as one right after
+  // a pairs loop of code that runs once). "Escapes" only when no call in
+  // this file reaches it.
+  const flow::CallSite* hottest = nullptr;
+  bool asHot = false;  // the caller's heat is the function's
   for (const auto& site : fn.calls.callers(fn.index)) {
-    if (fn.calls.heatAt(site.proto, site.pc) != fn.calls.heat(fn.index)) continue;  // the hottest caller
+    if (fn.calls.heatAt(site.proto, site.pc) == fn.calls.heat(fn.index)) {
+      hottest = &site;
+      asHot = true;
+      break;
+    }
+    if (!hottest || fn.calls.heatAt(site.proto, site.pc) > fn.calls.heatAt(hottest->proto, hottest->pc))
+      hottest = &site;
+  }
+  if (hottest && (asHot || !fn.calls.escapes(fn.index))) {
+    const flow::CallSite& site = *hottest;
     int line = fn.chunk.prototypes[site.proto].at(site.pc).line;
     flow::HeatEvidence caller = fn.calls.evidenceAt(site.proto, site.pc);
     if (caller.loop && caller.heat > fn.calls.heat(site.proto))

@@ -124,3 +124,27 @@ TEST_CASE("an error call in a function that runs under a pcall of the file is li
   REQUIRE(find(ps, 2, "RETURN:error")->reasoning.find("pcall") != std::string::npos);
   REQUIRE(find(ps, 6, "RETURN:error")->confidence == Confidence::Possible);
 }
+
+TEST_CASE("a local function called only after a pairs loop is named by its call, not said to escape",
+          "[rules][confidence]") {
+  // The call right after the pairs loop has a heat of its own (the loop's
+  // exit records it), which the callee does not take in full: its reasoning
+  // still names the call, since nothing but that call reaches helper.
+  auto ps = predict(
+      "local M = {}\n"
+      "local function helper(x)\n"
+      "  return function() return x end\n"
+      "end\n"
+      "function M.new(args)\n"
+      "  local ret = {}\n"
+      "  for k, v in pairs(args) do ret[k] = v end\n"
+      "  ret.f = helper(ret)\n"
+      "  return ret\n"
+      "end\n"
+      "return M\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->reasoning.find("helper escapes") == std::string::npos);
+  CHECK(fnew->reasoning.find("helper is called at line 8 from new, which escapes") != std::string::npos);
+}
