@@ -3,9 +3,34 @@
 
 #include <algorithm>
 
+#include "flow/instruction_effects.h"
+
 namespace ljcheck::flow {
 
 using bytecode::Op;
+
+namespace {
+
+// The pcs control can reach from the entry. A back edge after a return on
+// every path (`while true do return f end end`: the parser still emits the
+// JMP back) is dead: its loop runs at most once and is no loop.
+std::vector<bool> reachablePcs(const bytecode::Prototype& proto) {
+  std::vector<bool> reached(static_cast<std::size_t>(proto.size()) + 2, false);
+  std::vector<int> work{1};
+  while (!work.empty()) {
+    int pc = work.back();
+    work.pop_back();
+    if (pc < 1 || pc > proto.size() || reached[static_cast<std::size_t>(pc)]) continue;
+    reached[static_cast<std::size_t>(pc)] = true;
+    Flow flow = flowOf(proto.at(pc), pc);
+    if (flow.fallsThrough) work.push_back(pc + 1);
+    if (flow.jump > 0) work.push_back(flow.jump);
+    if (flow.skip > 0) work.push_back(flow.skip);
+  }
+  return reached;
+}
+
+}  // namespace
 
 long numericForTurns(long start, long stop, long step) {
   long span = stop - start;
@@ -44,14 +69,30 @@ LoopMap::LoopMap(const bytecode::Prototype& proto) {
         break;
     }
   }
+  // A loop no live back edge closes runs at most once: every path through
+  // its body returns or breaks first (`while true do return f end end`; the
+  // parser still emits the JMP back). One live back edge to the same head
+  // keeps the others: after `if c then return x end` at the end of a while
+  // body, the test jumps back itself and the JMP below the return is dead,
+  // yet it still bounds the body.
+  const std::vector<bool> reached = reachablePcs(proto);
+  std::vector<int> liveHeads;
+  for (const Loop& l : loops_)
+    if (reached[static_cast<std::size_t>(l.last)]) liveHeads.push_back(l.first);
+  auto live = [&](const Loop& l) { return std::find(liveHeads.begin(), liveHeads.end(), l.first) != liveHeads.end(); };
+  std::vector<Loop> dead;
+  for (const Loop& l : loops_)
+    if (!live(l)) dead.push_back(l);
+  loops_.erase(std::remove_if(loops_.begin(), loops_.end(), [&](const Loop& l) { return !live(l); }), loops_.end());
   // repeat ... until cond: LOOP at the top, the back edge is a conditional
   // jump (ISxx + JMP) found above; a LOOP whose range no back edge covers
-  // still marks a loop up to its exit.
+  // still marks a loop up to its exit (one whose back edges are all dead
+  // does not).
   for (int pc = 1; pc <= proto.size(); ++pc) {
     const auto& ins = proto.at(pc);
     if (ins.op != Op::LOOP && ins.op != Op::ILOOP && ins.op != Op::JLOOP) continue;
-    bool covered = std::any_of(loops_.begin(), loops_.end(),
-                               [pc](const Loop& l) { return l.contains(pc); });
+    auto covers = [pc](const Loop& l) { return l.contains(pc); };
+    bool covered = std::any_of(loops_.begin(), loops_.end(), covers) || std::any_of(dead.begin(), dead.end(), covers);
     int exit = ins.jumpTarget(pc);
     if (!covered && exit > pc + 1) loops_.push_back({Loop::Kind::While, pc, exit - 1});
   }

@@ -185,3 +185,38 @@ TEST_CASE("UCLO before a return says the parser put it there, not that a local i
   CHECK(block->message == "a local captured by a closure is closed in this loop body (UCLO)");
   CHECK(block->reasoning.find("a local of this block is captured by a closure") != std::string::npos);
 }
+
+TEST_CASE("a loop whose body returns on every path runs once: no loop for its sites", "[rules][loops]") {
+  // `while true do return function() ... end end` (moses' iterator
+  // factories): the parser still emits the JMP back, after the return, where
+  // nothing reaches it. The closure is no closure in a loop body, and there
+  // is no inner loop for a trace to meet.
+  auto once = predict(
+      "local M = {}\n"
+      "function M.iter(t)\n"
+      "  while true do\n"
+      "    return function() return t end\n"
+      "  end\n"
+      "end\n"
+      "return M\n");
+  INFO(listed(once));
+  REQUIRE(find(once, 4, "NYIBC:FNEW"));
+  CHECK(find(once, 4, "NYIBC:FNEW")->context == Context::Function);
+  CHECK_FALSE(find(once, 3, "LINNER"));
+  // A return on one path only: the test jumps back itself, the JMP after the
+  // return is dead, and the loop with its body stays a loop.
+  auto loop = predict(
+      "local M = {}\n"
+      "function M.first(t, keep, n)\n"
+      "  local i = 0\n"
+      "  while i < n do\n"
+      "    i = i + 1\n"
+      "    local f = function() return t[i] end\n"
+      "    if keep(f) then return f end\n"
+      "  end\n"
+      "end\n"
+      "return M\n");
+  INFO(listed(loop));
+  REQUIRE(find(loop, 6, "NYIBC:FNEW"));
+  CHECK(find(loop, 6, "NYIBC:FNEW")->context == Context::Loop);
+}
