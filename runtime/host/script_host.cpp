@@ -3,6 +3,7 @@
 // package.preload; os.exit is wrapped so the reports are written first.
 #include "ljcheck/script_host.h"
 
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -60,6 +61,55 @@ struct Host {
       return false;
     }
   }
+};
+
+// Ctrl-C (SIGINT) and SIGTERM stop the script as luajit's own host does: a
+// hook raises "interrupted" at the next instruction the interpreter runs,
+// the script unwinds, and the reports are written for the run so far. A
+// second signal before that ends the process (the default action). Code
+// running in a trace that never exits notices only when the trace exits.
+lua_State* gInterruptible = nullptr;
+volatile std::sig_atomic_t gInterruptedBy = 0;
+
+void stopAtNextInstruction(lua_State* L, lua_Debug*) {
+  lua_sethook(L, nullptr, 0, 0);
+  luaL_where(L, 0);
+  lua_pushfstring(L, "%sinterrupted by %s", lua_tostring(L, -1), gInterruptedBy == SIGTERM ? "SIGTERM" : "SIGINT");
+  lua_error(L);
+}
+
+void onInterrupt(int signo) {
+  std::signal(signo, SIG_DFL);
+  gInterruptedBy = signo;
+  if (gInterruptible) lua_sethook(gInterruptible, stopAtNextInstruction, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+// Catches SIGINT and SIGTERM while the script runs; a signal the parent
+// ignores (a background job's SIGINT, nohup) stays ignored. Restores the
+// previous actions when it goes out of scope.
+class InterruptGuard {
+ public:
+  explicit InterruptGuard(lua_State* L) {
+    gInterruptible = L;
+    gInterruptedBy = 0;
+    for (int i = 0; i < 2; ++i) {
+      struct sigaction action {};
+      action.sa_handler = onInterrupt;
+      sigemptyset(&action.sa_mask);
+      sigaction(kSignals[i], nullptr, &previous_[i]);
+      if (previous_[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
+    }
+  }
+  ~InterruptGuard() {
+    for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &previous_[i], nullptr);
+    gInterruptible = nullptr;
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
+  struct sigaction previous_[2] {};
 };
 
 struct StateCloser {
@@ -165,10 +215,20 @@ int runScript(const RunOptions& options) {
     return kScriptFailed;
   }
   int exitStatus = kScriptRan;
-  if (lua_pcall(L, static_cast<int>(options.args.size()), 0, handler) != 0) {
-    const char* message = lua_tostring(L, -1);
-    std::fprintf(stderr, "ljcheck run: %s\n", message ? message : "(error)");
-    exitStatus = kScriptFailed;
+  int interruptedBy = 0;
+  {
+    InterruptGuard interrupts(L);
+    if (lua_pcall(L, static_cast<int>(options.args.size()), 0, handler) != 0) {
+      const char* message = lua_tostring(L, -1);
+      std::fprintf(stderr, "ljcheck run: %s\n", message ? message : "(error)");
+      exitStatus = kScriptFailed;
+    }
+    interruptedBy = gInterruptedBy;
+  }
+  if (interruptedBy) {
+    std::fprintf(stderr, "ljcheck run: %s: the reports cover the run up to the interrupt\n",
+                 interruptedBy == SIGTERM ? "terminated (SIGTERM)" : "interrupted (SIGINT)");
+    exitStatus = 128 + interruptedBy;  // as a shell reports a process a signal ended
   }
   if (!host.finish()) return kHostInputError;
   return exitStatus;
