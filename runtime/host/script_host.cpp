@@ -192,6 +192,13 @@ int runScript(const RunOptions& options) {
   Host host{options, L, nullptr, nullptr, nullptr, {}, false};
   wrapOsExit(L, &host);
 
+  for (const std::string* out : {&options.traceCsv, &options.jsonOut, &options.sampleOut, &options.speedscopeOut,
+                                 &options.timelineOut})
+    if (!out->empty())
+      if (std::string problem = reportFileProblem(*out); !problem.empty()) {
+        std::fprintf(stderr, "ljcheck run: %s (nothing was run)\n", problem.c_str());
+        return kHostInputError;
+      }
   lua_pushcfunction(L, traceback);
   int handler = lua_gettop(L);
   if (int status = loadScript(L, options.script)) return status;

@@ -1,6 +1,9 @@
 // The report model's own behaviour: site order, locations, writing a file.
 #include "ljcheck/trace_report.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -37,6 +40,23 @@ void writeReportFile(const std::string& filename, const std::string& text) {
     throw std::runtime_error("cannot write report file '" + filename + "': " +
                              (err ? std::strerror(err) : "write failed"));
   }
+}
+
+std::string reportFileProblem(const std::string& filename) {
+  struct stat st {};
+  if (::stat(filename.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "cannot write report file '" + filename + "': it is a directory";
+    if (::access(filename.c_str(), W_OK) != 0)
+      return "cannot write report file '" + filename + "': " + std::strerror(errno);
+    return "";
+  }
+  std::string::size_type slash = filename.find_last_of('/');
+  std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : filename.substr(0, slash);
+  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return "cannot write report file '" + filename + "': no directory '" + folder + "'";
+  if (::access(folder.c_str(), W_OK) != 0)
+    return "cannot write report file '" + filename + "': " + std::strerror(errno);
+  return "";
 }
 
 }  // namespace ljcheck

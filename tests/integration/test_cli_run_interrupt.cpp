@@ -1,9 +1,13 @@
 // `ljcheck run` stopped by a signal, as servers and game loops are: the
-// script unwinds with "interrupted", and the reports cover the run so far.
+// script unwinds with "interrupted", and the reports cover the run so far;
+// and output paths that cannot be written, found before the run.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "../support/cli.h"
 
@@ -35,4 +39,21 @@ TEST_CASE("ljcheck run stopped by SIGTERM writes its reports and exits 143", "[c
   bool closure = false;
   for (const auto& site : run.at("sites")) closure = closure || site.at("location") == "forever.lua:3";
   CHECK(closure);
+}
+
+TEST_CASE("ljcheck run checks its output paths before it runs the script", "[cli][run][bad-input]") {
+  std::string dir = ljcheck::testing::scratchDirectory("run-output-paths");
+  // The script would leave a file behind if it ran.
+  ljcheck::testing::writeFile(dir + "/app.lua", "io.open('ran', 'w'):close()\n");
+  for (const auto& [option, path, why] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--json", "missing/run.json", "no directory 'missing'"},
+           {"--trace", ".", "it is a directory"},
+           {"--speedscope", "missing/p.json", "no directory 'missing'"}}) {
+    INFO(option << ' ' << path);
+    ProcessResult r = ljcheck::testing::runLjcheck({"run", option, path, "--", "app.lua"}, dir);
+    CHECK(r.exitCode == 3);
+    CHECK(r.err.find("cannot write report file '" + path + "': " + why + " (nothing was run)") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir + "/ran"));
+  }
 }

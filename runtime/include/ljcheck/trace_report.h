@@ -86,5 +86,9 @@ inline constexpr std::size_t kMaxJsonStacks = 2000;
 std::string toJson(const TraceReport& report, const SampleReport* samples);
 // Writes text to a file; throws std::runtime_error naming the file.
 void writeReportFile(const std::string& filename, const std::string& text);
+// Why writeReportFile could not write `filename` (a directory, a missing or
+// read-only folder), or "" when it looks writable: checked before a run, so
+// that a long run is not lost to a typo in an output path.
+std::string reportFileProblem(const std::string& filename);
 
 }  // namespace ljcheck
