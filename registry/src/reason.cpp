@@ -115,6 +115,7 @@ ReasonCatalog ReasonCatalog::fromJson(std::string_view text) {
       reason.reasonClass = *cls;
       reason.severity = *sev;
       reason.benign = r.value("benign", false);
+      reason.processWide = r.value("processWide", false);
       reason.title = r.value("title", "");
       reason.explanation = r.value("explanation", "");
       reason.advice = r.value("advice", "");

@@ -112,6 +112,9 @@ std::string facts(const Reason& r, const std::vector<RecorderProfile>& profiles,
   if (r.benign)
     out += "- **benign**: runtime reports leave it out unless asked (`ljcheck run --include-benign`, "
            "`ljcheck.trace{includeBenign = true}`), and `ljcheck verify` does not count it\n";
+  if (r.processWide)
+    out += "- **process-wide**: a condition of the whole JIT, not of the code being recorded; it lands on "
+           "whatever line was recording, so `ljcheck verify` counts it apart and judges no site by it\n";
   if (r.kind == "traceError") {
     out += "- **LuaJIT trace error**: `" + r.code + "`";
     std::string message = luajitMessage(r.code, profiles);

@@ -261,3 +261,22 @@ TEST_CASE("sites of one trace start share its cost: marked, and counted once in 
   // 760 once for the shared start, 40 for the other: not 1,560.
   CHECK(v.costByZone.at("hot") == Approx(800));
 }
+
+TEST_CASE("machine-code memory running out is no missed site: counted apart, with a warning", "[verify]") {
+  // MCODEAL lands on whatever line was recording when the JIT ran out of
+  // machine-code memory (luacheck's run: 21 lines): the catalog marks it
+  // process-wide, and no site is judged by it.
+  SiteReport lint = report("lint.json", "lint", "/proj", {});
+  SiteReport run = report("run.json", "runtime", "/proj",
+                          {site("a.lua", 175, "MCODEAL", "", 3), site("b.lua", 203, "MCODEAL", "", 2),
+                           site("a.lua", 9, "NYIBC:FNEW", "", 4)});
+  Verification v = verify(lint, {run}, {});
+  CHECK_FALSE(find(v, "a.lua:175", "MCODEAL"));
+  CHECK_FALSE(find(v, "b.lua:203", "MCODEAL"));
+  REQUIRE(find(v, "a.lua:9", "NYIBC:FNEW"));
+  CHECK(find(v, "a.lua:9", "NYIBC:FNEW")->status == Status::Missed);
+  CHECK(v.total.missed == 1);
+  bool told = false;
+  for (const auto& w : v.warnings) told = told || w.find("5 aborts of the whole JIT (MCODEAL") != std::string::npos;
+  CHECK(told);
+}

@@ -71,6 +71,11 @@ bool isBenign(const std::string& reasonId) {
   return r && r->benign;
 }
 
+bool isProcessWide(const std::string& reasonId) {
+  const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code());
+  return r && r->processWide;
+}
+
 // Chunk names that are not files ("=stdin", [string "..."]) and unknown
 // locations keep their text.
 bool isFilePath(const std::string& path) { return !path.empty() && path[0] != '=' && path[0] != '['; }
@@ -278,8 +283,17 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     }
     v.sites.push_back(std::move(site));
   }
+  long processWide = 0;
+  std::set<std::string> processWideReasons;
   for (auto& [key, site] : observed) {
     if (predicted.count(key)) continue;
+    // Machine-code memory running out lands on whatever was recording: no
+    // site's code, so no missed prediction either.
+    if (isProcessWide(site.reasonId)) {
+      processWide = saturatingAdd(processWide, site.observedCount);
+      processWideReasons.insert(site.reasonId);
+      continue;
+    }
     // Stop-class aborts are trace formation at work: one no prediction names
     // is left out unless asked for, or unless it blacklisted its loop.
     if (isBenign(site.reasonId) && !options.includeBenign && site.severity != "blacklist") continue;
@@ -309,6 +323,13 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     bySeverity.predicted += predictedSite;
     bySeverity.observed += s.observedCount > 0;
     bySeverity.blacklisted += s.blacklisted;
+  }
+  if (processWide > 0) {
+    std::string names;
+    for (const auto& r : processWideReasons) names += (names.empty() ? "" : ", ") + r;
+    v.warnings.push_back(std::to_string(processWide) + " aborts of the whole JIT (" + names +
+                         ": machine-code memory ran out) landed on whatever line was recording; they are no "
+                         "site's cost and are not counted as missed (raise maxmcode: luajit -Omaxmcode=...)");
   }
   if (!runs.empty() && !v.coverage)
     v.warnings.push_back("no runtime report recorded coverage (ljcheck run records it unless --no-coverage): "

@@ -74,6 +74,10 @@ struct Reason {
   ReasonClass reasonClass = ReasonClass::Risk;
   Severity severity = Severity::Warn;
   bool benign = false;  // stop-class aborts hidden unless includeBenign
+  // A condition of the whole JIT, not of the code being recorded (MCODEAL:
+  // machine-code memory ran out): it lands on whatever line was recording,
+  // so verify judges no site by it.
+  bool processWide = false;
   std::string title;
   std::string explanation;
   std::string advice;
