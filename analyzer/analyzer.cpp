@@ -299,6 +299,7 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
       history->sameBytes = reuse->state().dumps.takenOver();
     }
     result.predictions = runRules(chunk, profile, path, minConfidence, aliases, cModules, project, history);
+    result.analyzed = true;
     if (reuse) {
       reuse->state().dumps.keep(std::move(chunk));
       if (fromSource)

@@ -208,7 +208,18 @@ void writeJson(std::ostream& out, const LintReport& report, unsigned jobs) {
           .field("message", d.message);
     }
   }
-  out << directives << "\n ]\n}\n";
+  out << directives << "\n ],\n \"linted\": [";
+  // The files the rules ran over (not those that failed to compile or to be
+  // read): verify judges observations only in these.
+  sep = "\n  ";
+  std::string linted;
+  for (const auto& file : report.files) {
+    if (!file.analyzed) continue;
+    linted += sep;
+    sep = ",\n  ";
+    appendJsonString(linted, file.path);
+  }
+  out << linted << "\n ]\n}\n";
 }
 
 }  // namespace ljcheck

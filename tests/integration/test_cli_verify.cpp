@@ -90,11 +90,13 @@ TEST_CASE("verify joins lint predictions with three runs of the fixtures", "[cli
 
 TEST_CASE("verify with no predictions against a run with aborts: all missed, recall 0", "[cli][verify]") {
   std::string dir = ljcheck::testing::scratchDirectory("verify-nothing-predicted");
-  writeFile(dir + "/clean.lua", "local n = 0\nfor i = 1, 100 do n = n + i end\n");
-  ProcessResult lint = runLjcheck({"lint", "--format", "json", dir + "/clean.lua"});
+  // A lint report that analyzed the fixture and predicted nothing in it.
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "fixtures/nyibc_fnew_in_loop.lua"});
   REQUIRE(lint.exitCode == 0);
-  REQUIRE(json::parse(lint.out).at("predictions").empty());
-  writeFile(dir + "/lint.json", lint.out);
+  json silent = json::parse(lint.out);
+  REQUIRE(silent.at("linted") == json::array({"fixtures/nyibc_fnew_in_loop.lua"}));
+  silent["predictions"] = json::array();
+  writeFile(dir + "/lint.json", silent.dump());
   std::string run = runFixture(dir, "fixtures/nyibc_fnew_in_loop.lua");
 
   ProcessResult j = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--format", "json"});
@@ -117,6 +119,25 @@ TEST_CASE("verify with no predictions against a run with aborts: all missed, rec
   ProcessResult strict = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--fail-on", "missed"});
   CHECK(strict.exitCode == 1);
   CHECK(hasRow(strict.out, R"(^missed +fixtures/nyibc_fnew_in_loop\.lua:4 +NYIBC:FNEW +- +\d+ +\d+\.\d +blacklisted$)"));
+}
+
+TEST_CASE("verify leaves out observations in files lint did not analyze, and says so", "[cli][verify]") {
+  // Lint saw clean.lua only; the run is of another file. Its aborts are not
+  // missed predictions: lint never looked at that file.
+  std::string dir = ljcheck::testing::scratchDirectory("verify-not-linted");
+  writeFile(dir + "/clean.lua", "local n = 0\nfor i = 1, 100 do n = n + i end\n");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", dir + "/clean.lua"});
+  REQUIRE(lint.exitCode == 0);
+  writeFile(dir + "/lint.json", lint.out);
+  std::string run = runFixture(dir, "fixtures/nyibc_fnew_in_loop.lua");
+  ProcessResult j = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--format", "json"});
+  INFO(j.err);
+  CHECK(j.exitCode == 0);
+  json v = json::parse(j.out);
+  CHECK(v.at("sites").empty());
+  CHECK(v.at("total").at("missed") == 0);
+  CHECK(j.err.find("files the lint report did not analyze (fixtures/nyibc_fnew_in_loop.lua) are left out") !=
+        std::string::npos);
 }
 
 TEST_CASE("lint and run from a subdirectory agree on files inside and outside the root", "[cli][verify][paths]") {

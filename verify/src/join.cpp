@@ -285,8 +285,15 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   }
   long processWide = 0;
   std::set<std::string> processWideReasons;
+  std::map<std::string, long> unlinted;  // file -> observations in files lint did not analyze
   for (auto& [key, site] : observed) {
     if (predicted.count(key)) continue;
+    // Lint could not have predicted anything in a file it did not analyze
+    // (not given to it, or it did not compile): no missed site there.
+    if (lint.linted && isFilePath(site.path) && !lint.linted->count(site.path)) {
+      unlinted[site.path] = saturatingAdd(unlinted[site.path], site.observedCount);
+      continue;
+    }
     // Machine-code memory running out lands on whatever was recording: no
     // site's code, so no missed prediction either.
     if (isProcessWide(site.reasonId)) {
@@ -323,6 +330,19 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     bySeverity.predicted += predictedSite;
     bySeverity.observed += s.observedCount > 0;
     bySeverity.blacklisted += s.blacklisted;
+  }
+  if (!unlinted.empty()) {
+    long count = 0;
+    std::string names;
+    std::size_t shown = 0;
+    for (const auto& [file, n] : unlinted) {
+      count = saturatingAdd(count, n);
+      if (shown++ < 3) names += (names.empty() ? "" : ", ") + file;
+    }
+    if (unlinted.size() > 3) names += " and " + std::to_string(unlinted.size() - 3) + " more";
+    v.warnings.push_back(std::to_string(count) + " observations in " + std::to_string(unlinted.size()) +
+                         " files the lint report did not analyze (" + names +
+                         ") are left out: lint them too to judge them");
   }
   if (processWide > 0) {
     std::string names;

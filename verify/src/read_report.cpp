@@ -171,6 +171,8 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       r.sites.push_back(std::move(site));
     }
     if (expectedKind == "runtime") readRun(j, r);
+    if (expectedKind == "lint" && j.contains("linted"))
+      r.linted = j.at("linted").get<std::set<std::string>>();
     if (j.contains("visited")) {
       r.hasCoverage = true;
       r.visited = j.at("visited").get<std::vector<std::string>>();

@@ -133,6 +133,9 @@ struct FileResult {
   std::vector<Prediction> predictions;
   std::vector<FileError> errors;
   std::vector<DirectiveProblem> directives;
+  // The rules ran over its bytecode (it compiled, or its dump read): verify
+  // judges observations only in such files (lint JSON's `linted`).
+  bool analyzed = false;
 };
 
 }  // namespace ljcheck

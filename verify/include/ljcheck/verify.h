@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -80,6 +81,9 @@ struct SiteReport {
   std::string file;  // where it was read from
   ReportEnvelope envelope;
   std::vector<ReportSite> sites;
+  // A lint report's `linted`: the files its rules ran over, as its paths
+  // show them. Without it (older reports) every file counts as linted.
+  std::optional<std::set<std::string>> linted;
   // A runtime report taken with coverage (`ljcheck run` records it by
   // default): the "path:line"s the trace recorder visited.
   bool hasCoverage = false;
