@@ -28,7 +28,9 @@ int runReport(const ReportCommandOptions& o) {
   SampledStacks stacks;
   try {
     lint = readReport(o.lintJson, "lint");
-    for (const auto& r : o.runtimeJson) runs.push_back(readReport(r, "runtime"));
+    std::vector<std::string> notes;
+    runs = readRuntimeReports(o.runtimeJson, notes);
+    for (const auto& note : notes) std::cerr << "ljcheck report: warning: " << note << "\n";
     if (!o.stacks.empty()) stacks = readSampledStacks(o.stacks);
   } catch (const ReportError& e) {
     std::cerr << "ljcheck report: " << e.what() << "\n";

@@ -22,7 +22,9 @@ int runVerify(const VerifyCommandOptions& o) {
   std::vector<SiteReport> runs;
   try {
     lint = readReport(o.lintJson, "lint");
-    for (const auto& r : o.runtimeJson) runs.push_back(readReport(r, "runtime"));
+    std::vector<std::string> notes;
+    runs = readRuntimeReports(o.runtimeJson, notes);
+    for (const auto& note : notes) std::cerr << "ljcheck verify: warning: " << note << "\n";
   } catch (const ReportError& e) {
     std::cerr << "ljcheck verify: " << e.what() << "\n";
     return kInputError;

@@ -276,3 +276,19 @@ TEST_CASE("a masked prediction the runs observe is shown as a masking error, wit
   }
   CHECK(found);
 }
+
+TEST_CASE("verify reads a runtime report named twice once", "[cli][verify]") {
+  std::string dir = ljcheck::testing::scratchDirectory("verify-twice");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "fixtures/nyibc_fnew_in_loop.lua"});
+  writeFile(dir + "/lint.json", lint.out);
+  std::string run = runFixture(dir, "fixtures/nyibc_fnew_in_loop.lua");
+  json once = json::parse(runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--format", "json"}).out);
+  // The same file twice, once by another spelling of its path.
+  std::string again = dir + "/./" + run.substr(run.rfind('/') + 1);
+  ProcessResult twice =
+      runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run, "--runtime", again, "--format", "json"});
+  INFO(twice.err);
+  REQUIRE(twice.exitCode == 0);
+  CHECK(json::parse(twice.out).at("sites") == once.at("sites"));
+  CHECK(twice.err.find(again + " is given twice: read once") != std::string::npos);
+}

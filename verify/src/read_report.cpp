@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "ljcheck/reason.h"
@@ -185,6 +186,22 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
     throw ReportError(path + ": malformed report (" + e.what() + ")");
   }
   return r;
+}
+
+std::vector<SiteReport> readRuntimeReports(const std::vector<std::string>& paths, std::vector<std::string>& notes) {
+  std::vector<SiteReport> runs;
+  std::set<std::string> seen;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    std::string same = std::filesystem::weakly_canonical(path, ec).string();
+    if (ec) same = path;
+    if (!seen.insert(same).second) {
+      notes.push_back(path + " is given twice: read once (its counts would double)");
+      continue;
+    }
+    runs.push_back(readReport(path, "runtime"));
+  }
+  return runs;
 }
 
 }  // namespace ljcheck

@@ -117,6 +117,11 @@ struct SiteReport {
 // version are upgraded through the catalog's aliases. Throws ReportError.
 SiteReport readReport(const std::string& path, const std::string& expectedKind);
 
+// The runtime reports verify and report join: a file named twice (the same
+// file by another path too) is read once, or its counts would double, with
+// a note in `notes`. Throws ReportError as readReport does.
+std::vector<SiteReport> readRuntimeReports(const std::vector<std::string>& paths, std::vector<std::string>& notes);
+
 // Sites by status. Precision and recall count only what the runs can judge:
 // unexercised and masked predictions, and observations in chunks loaded from
 // strings, are counted apart.
