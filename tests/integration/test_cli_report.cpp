@@ -215,7 +215,8 @@ TEST_CASE("report: stacks left out past the cap are said, malformed stacks are n
   writeFile(dir + "/bad.json", run.dump());
   ProcessResult bad = runLjcheck({"report", "--static", "lint.json", "--runtime", "bad.json"}, dir);
   CHECK(bad.exitCode == 3);
-  CHECK(bad.err.find("bad.json: malformed report") != std::string::npos);
+  // The field is named, with what it held instead.
+  CHECK(bad.err.find("bad.json: 'frames' must be a list, not \"main@app.lua\"") != std::string::npos);
 
   json badStart = json::parse(readFile(dir + "/run.json"));
   REQUIRE_FALSE(badStart.at("sites").empty());
@@ -223,7 +224,21 @@ TEST_CASE("report: stacks left out past the cap are said, malformed stacks are n
   writeFile(dir + "/bad-start.json", badStart.dump());
   ProcessResult refused = runLjcheck({"verify", "--static", "lint.json", "--runtime", "bad-start.json"}, dir);
   CHECK(refused.exitCode == 3);
-  CHECK(refused.err.find("bad-start.json: malformed report") != std::string::npos);
+  CHECK(refused.err.find("bad-start.json: 'start' must be a string, not 7") != std::string::npos);
+  CHECK(refused.err.find("json.exception") == std::string::npos);  // no library internals
+
+  json badDuration = json::parse(readFile(dir + "/run.json"));
+  badDuration["durationSec"] = "fast";
+  writeFile(dir + "/bad-duration.json", badDuration.dump());
+  ProcessResult duration = runLjcheck({"verify", "--static", "lint.json", "--runtime", "bad-duration.json"}, dir);
+  CHECK(duration.exitCode == 3);
+  CHECK(duration.err.find("bad-duration.json: 'durationSec' must be a number, not \"fast\"") != std::string::npos);
+  json badSites = json::parse(readFile(dir + "/run.json"));
+  badSites["sites"] = "x";
+  writeFile(dir + "/bad-sites.json", badSites.dump());
+  ProcessResult sites = runLjcheck({"verify", "--static", "lint.json", "--runtime", "bad-sites.json"}, dir);
+  CHECK(sites.exitCode == 3);
+  CHECK(sites.err.find("bad-sites.json: 'sites' must be a list, not \"x\"") != std::string::npos);
 
   json old = json::parse(readFile(dir + "/run.json"));
   old["samples"].erase("stacks");

@@ -280,3 +280,14 @@ TEST_CASE("machine-code memory running out is no missed site: counted apart, wit
   for (const auto& w : v.warnings) told = told || w.find("5 aborts of the whole JIT (MCODEAL") != std::string::npos;
   CHECK(told);
 }
+
+TEST_CASE("reasonIds the catalog does not know are joined as written, with a warning", "[verify]") {
+  // A newer LuaJIT's trace error the collector named from the VM's message.
+  SiteReport lint = report("lint.json", "lint", "/proj", {});
+  SiteReport run = report("run.json", "runtime", "/proj", {site("a.lua", 4, "NEWERR", "", 2)});
+  Verification v = verify(lint, {run}, {});
+  REQUIRE(find(v, "a.lua:4", "NEWERR"));
+  bool told = false;
+  for (const auto& w : v.warnings) told = told || w.find("reasonIds this reason catalog does not know: NEWERR") == 0;
+  CHECK(told);
+}

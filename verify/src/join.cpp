@@ -283,6 +283,20 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     }
     v.sites.push_back(std::move(site));
   }
+  // A trace error this catalog does not know: a newer VM (the collector
+  // names it from the VM's own message), or a damaged report.
+  std::set<std::string> unknown;
+  for (const auto& run : runs)
+    for (const auto& s : run.sites)
+      if (!ReasonCatalog::builtin().find(ReasonId::parse(s.reasonId).code())) unknown.insert(s.reasonId);
+  for (const auto& s : lint.sites)
+    if (!ReasonCatalog::builtin().find(ReasonId::parse(s.reasonId).code())) unknown.insert(s.reasonId);
+  if (!unknown.empty()) {
+    std::string names;
+    for (const auto& id : unknown) names += (names.empty() ? "" : ", ") + id;
+    v.warnings.push_back("reasonIds this reason catalog does not know: " + names +
+                         " (a newer LuaJIT, or a report written by hand or damaged); they are joined as written");
+  }
   long processWide = 0;
   std::set<std::string> processWideReasons;
   std::map<std::string, long> unlinted;  // file -> observations in files lint did not analyze

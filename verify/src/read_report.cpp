@@ -76,6 +76,42 @@ long wholeField(const nlohmann::json& j, const char* key, const std::string& pat
   throw ReportError(path + ": '" + key + "' must be a whole number from 0 to 2^63 - 1, not " + v.dump());
 }
 
+// A field's value as the message shows it: short, whatever it holds.
+std::string shownValue(const nlohmann::json& v) {
+  std::string text = v.dump();
+  return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+// A number field, `fallback` when absent; anything else is refused by name.
+double numberField(const nlohmann::json& j, const char* key, double fallback, const std::string& path) {
+  if (!j.is_object() || !j.contains(key)) return fallback;
+  const auto& v = j.at(key);
+  if (!v.is_number()) throw ReportError(path + ": '" + key + "' must be a number, not " + shownValue(v));
+  return v.get<double>();
+}
+
+// A string field, "" when absent; anything else is refused by name.
+std::string textField(const nlohmann::json& j, const char* key, const std::string& path) {
+  if (!j.is_object() || !j.contains(key)) return "";
+  const auto& v = j.at(key);
+  if (!v.is_string()) throw ReportError(path + ": '" + key + "' must be a string, not " + shownValue(v));
+  return v.get<std::string>();
+}
+
+// An array field (empty when absent and not `required`); anything else is refused by name.
+const nlohmann::json& arrayField(const nlohmann::json& j, const char* key, const std::string& path,
+                                 bool required = false) {
+  static const nlohmann::json empty = nlohmann::json::array();
+  if (!j.is_object()) throw ReportError(path + ": expected an object holding '" + key + "', not " + shownValue(j));
+  if (!j.contains(key)) {
+    if (required) throw ReportError(path + ": no '" + key + "' list");
+    return empty;
+  }
+  const auto& v = j.at(key);
+  if (!v.is_array()) throw ReportError(path + ": '" + key + "' must be a list, not " + shownValue(v));
+  return v;
+}
+
 StateSamples stateSamples(const nlohmann::json& j, const std::string& path) {
   StateSamples s;
   s.compiled = wholeField(j, "compiled", path);
@@ -88,7 +124,7 @@ StateSamples stateSamples(const nlohmann::json& j, const std::string& path) {
 
 // The run's duration and, from a sampled run, its samples in all and per zone.
 void readRun(const nlohmann::json& j, SiteReport& r) {
-  r.durationSec = j.value("durationSec", 0.0);
+  r.durationSec = numberField(j, "durationSec", 0.0, r.file);
   r.totalAborts = wholeField(j, "totalAborts", r.file);
   if (j.contains("collector")) {
     const auto& collector = j.at("collector");
@@ -99,14 +135,20 @@ void readRun(const nlohmann::json& j, SiteReport& r) {
   }
   if (!j.contains("samples")) return;
   const auto& samples = j.at("samples");
+  if (!samples.is_object()) throw ReportError(r.file + ": 'samples' must be an object, not " + shownValue(samples));
   r.sampled = true;
-  r.msPerSample = samples.value("msPerSample", samples.value("intervalMs", 0.0));
+  r.msPerSample = numberField(samples, "msPerSample", numberField(samples, "intervalMs", 0.0, r.file), r.file);
   r.samples = stateSamples(samples, r.file);
-  for (const auto& line : samples.value("lines", nlohmann::json::array()))
-    r.samplesByZone[line.value("zonePath", "")] += stateSamples(line, r.file);
-  for (const auto& stack : samples.value("stacks", nlohmann::json::array()))
-    r.stacks.push_back({stack.value("zonePath", ""), stack.at("frames").get<std::vector<std::string>>(),
-                        stateSamples(stack, r.file)});
+  for (const auto& line : arrayField(samples, "lines", r.file))
+    r.samplesByZone[textField(line, "zonePath", r.file)] += stateSamples(line, r.file);
+  for (const auto& stack : arrayField(samples, "stacks", r.file)) {
+    std::vector<std::string> frames;
+    for (const auto& frame : arrayField(stack, "frames", r.file, true)) {
+      if (!frame.is_string()) throw ReportError(r.file + ": a stack frame must be a string, not " + shownValue(frame));
+      frames.push_back(frame.get<std::string>());
+    }
+    r.stacks.push_back({textField(stack, "zonePath", r.file), std::move(frames), stateSamples(stack, r.file)});
+  }
   r.droppedStacks = wholeField(samples, "droppedStacks", r.file);
   r.droppedSamples = wholeField(samples, "droppedSamples", r.file);
 }
@@ -139,9 +181,10 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
     r.envelope = ReportEnvelope::read(j, path, expectedKind);
     const auto& catalog = ReasonCatalog::builtin();
     const char* list = expectedKind == "lint" ? "predictions" : "sites";
-    for (const auto& s : j.at(list)) {
+    for (const auto& s : arrayField(j, list, path, true)) {
       ReportSite site;
-      std::string written = s.at("reasonId").get<std::string>();
+      std::string written = textField(s, "reasonId", path);
+      if (written.empty()) throw ReportError(path + ": a site without a reasonId");
       site.reasonId = catalog.upgrade(written, r.envelope.reasonCatalogVersion);
       // Reports carry path and line; reports of catalog version 0 only the location.
       if (s.contains("path") && s.contains("line")) {
@@ -152,23 +195,23 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       } else {
         splitLocation(s.at("location").get<std::string>(), site);
       }
-      site.reasonClass = s.value("reasonClass", "");
+      site.reasonClass = textField(s, "reasonClass", path);
       // An id the aliases renamed takes the class of the code it now names:
       // the class written beside the old id was the old code's.
       if (site.reasonId != written || site.reasonClass.empty())
         if (const Reason* reason = catalog.find(ReasonId::parse(site.reasonId).code()))
           site.reasonClass = std::string(toString(reason->reasonClass));
-      site.severity = s.value("severity", "");
+      site.severity = textField(s, "severity", path);
       site.count = siteCount(s, path, site);
-      site.confidence = s.value("confidence", "");
-      site.instruction = s.value("instruction", "");
+      site.confidence = textField(s, "confidence", path);
+      site.instruction = textField(s, "instruction", path);
       site.masked = s.contains("maskedBy");
       if (site.masked && s.at("maskedBy").is_object())
         site.maskedBy = MaskedBy{s.at("maskedBy").value("location", ""), s.at("maskedBy").value("reasonId", "")};
-      site.zonePath = s.value("zonePath", "");
-      site.costMs = s.value("costMs", 0.0);
+      site.zonePath = textField(s, "zonePath", path);
+      site.costMs = numberField(s, "costMs", 0.0, path);
       site.interpretedSamples = wholeField(s, "interpretedSamples", path);
-      site.start = s.value("start", "");  // a start that is no string: a malformed report
+      site.start = textField(s, "start", path);
       r.sites.push_back(std::move(site));
     }
     if (expectedKind == "runtime") readRun(j, r);
