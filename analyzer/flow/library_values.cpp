@@ -86,7 +86,13 @@ Value ValueMap::library(std::string_view name) {
 Value ValueMap::returnedFunction(std::string_view callee) {
   auto it = profile_.returnsFunction.find(std::string(callee));
   if (it == profile_.returnsFunction.end()) return {};
-  if (it->second == "C") return Value::of(Kind::CFunction, "C");
+  // A plain C function (io.lines' iterator): named for what made it, as the
+  // findings show it ("call to the iterator of io.lines").
+  if (it->second == "C") {
+    std::string maker(callee);
+    if (maker.rfind("io.method.", 0) == 0) maker = "file:" + maker.substr(10);  // f:lines()
+    return Value::of(Kind::CFunction, intern("the iterator of " + maker));
+  }
   return library(it->second);
 }
 

@@ -232,3 +232,21 @@ TEST_CASE("tonumber whose result is tested: a string argument is likely to split
   REQUIRE(find(ps, 6, "STITCH:tonumber"));         // the result copied into a local, then tested
   REQUIRE_FALSE(find(ps, 7, "STITCH:tonumber"));  // untested, and of a number
 }
+
+TEST_CASE("the iterator io.lines returns is named for it, not 'C'", "[rules][variants]") {
+  auto ps = predict(
+      "local function count(path)\n"
+      "  local n = 0\n"
+      "  for l in io.lines(path) do n = n + #l end\n"
+      "  local f = io.open(path)\n"
+      "  for l in f:lines() do n = n + #l end\n"
+      "  return n\n"
+      "end\n"
+      "return count\n");
+  INFO(listed(ps));
+  const Prediction* lines = find(ps, 3, "STITCH:C");
+  REQUIRE(lines);
+  CHECK(lines->message == "call to the iterator of io.lines is not compiled: the trace is stitched around it");
+  REQUIRE(find(ps, 5, "STITCH:C"));
+  CHECK(find(ps, 5, "STITCH:C")->callee == "the iterator of file:lines");
+}
