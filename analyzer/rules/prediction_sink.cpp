@@ -53,6 +53,11 @@ std::string nameOf(const FunctionView& fn, std::size_t index) {
   int pc = fn.values.creatingPc(index);
   if (pc <= 0 || pc > parent.size()) return anonymous();
   const auto& ins = parent.at(pc);
+  // `local function f` (or `local f = function`): the local's name, even
+  // when the next statement stores it in a table (`t.alias = f`) and the
+  // store follows the FNEW at once.
+  const std::string* local = localNameAt(parent, pc, ins.a);
+  if (local && !local->empty() && (*local)[0] != '(') return *local;
   if (pc < parent.size()) {
     const auto& next = parent.at(pc + 1);
     if (next.op == Op::GSET && next.a == ins.a)
@@ -60,8 +65,7 @@ std::string nameOf(const FunctionView& fn, std::size_t index) {
     if (next.op == Op::TSETS && next.a == ins.a)
       if (const std::string* key = stringKey(parent, next.c)) return *key;
   }
-  const std::string* local = localNameAt(parent, pc, ins.a);
-  return !local || local->empty() || (*local)[0] == '(' ? anonymous() : *local;
+  return anonymous();
 }
 
 }  // namespace

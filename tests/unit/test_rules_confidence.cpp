@@ -148,3 +148,21 @@ TEST_CASE("a local function called only after a pairs loop is named by its call,
   CHECK(fnew->reasoning.find("helper escapes") == std::string::npos);
   CHECK(fnew->reasoning.find("helper is called at line 8 from new, which escapes") != std::string::npos);
 }
+
+TEST_CASE("a local function stored in a table at once keeps its own name", "[rules][names]") {
+  // The store `parsers.CNAME = readName` follows the FNEW directly (prosody's
+  // dns.lua): the function is still readName, as its callers write it.
+  auto ps = predict(
+      "local parsers = {}\n"
+      "local function readName(t)\n"
+      "  return function() return t end\n"
+      "end\n"
+      "parsers.CNAME = readName\n"
+      "parsers.cb = function(t) return function() return t end end\n"
+      "return parsers\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "NYIBC:FNEW"));
+  CHECK(find(ps, 3, "NYIBC:FNEW")->function == "readName");
+  REQUIRE(find(ps, 6, "NYIBC:FNEW"));
+  CHECK(find(ps, 6, "NYIBC:FNEW")->function == "cb");  // no local: the field it is stored in
+}
