@@ -147,6 +147,21 @@ std::string whyFunctionHot(const FunctionView& fn) {
   return whyFunctionHot(fn, flow::HeatEvidence{}, functionName(fn, fn.index));
 }
 
+namespace {
+
+// Why a side trace after a pairs loop costs little: the code around it is
+// entered rarely, as far as this file shows. Only the main chunk is known to
+// run once; a function that escapes may be entered more often elsewhere.
+std::string onceClause(const FunctionView& fn, const std::string& name) {
+  if (fn.isMain()) return "; the main chunk runs once, so this costs one attempt";
+  std::string clause = "; no loop or hot code of this file calls " + name + ", so this costs one attempt per call";
+  if (fn.calls.escapes(fn.index) || fn.calls.externalCaller(fn.index))
+    clause += " (it escapes: code elsewhere may call it more often)";
+  return clause;
+}
+
+}  // namespace
+
 std::string whyHot(const FunctionView& fn, int pc) {
   flow::HeatEvidence e = fn.calls.evidenceAt(fn.index, pc);
   std::string name = functionName(fn, fn.index);
@@ -164,8 +179,7 @@ std::string whyHot(const FunctionView& fn, int pc) {
     return "it runs right after the pairs/next loop at line " + std::to_string(loop.line) + trips +
            ": once that loop is hot, its exit resumes at the loop's ITERN, which jumps back into the "
            "loop's trace, so the exit repeats until hotexit (" + std::to_string(fn.calls.hotexit()) +
-           ") and a side trace records this code on the loop's first exit" +
-           (e.once ? "; " + name + " runs once, so this costs one attempt" : "");
+           ") and a side trace records this code on the loop's first exit" + (e.once ? onceClause(fn, name) : "");
   }
   std::string reasons = whyFunctionHot(fn, e, name);
   if (e.pastLoop)

@@ -606,6 +606,7 @@ TEST_CASE("code right after a pairs loop is recorded on the loop's exit, a note 
   CHECK(fnew->severity == Severity::Info);
   CHECK(fnew->confidence == Confidence::Likely);
   CHECK(fnew->reasoning.find("right after the pairs/next loop at line 3") != std::string::npos);
+  CHECK(fnew->reasoning.find("the main chunk runs once, so this costs one attempt") != std::string::npos);
   CHECK_FALSE(find(ps, 5, "NYIBC:FNEW"));  // past the closure that ends the side trace, behind a branch
   CHECK_FALSE(find(ps, 7, "NYIBC:FNEW"));  // after an ipairs loop: its exit is taken once
   // Inside a loop that cannot get hot, the side trace goes round that loop
@@ -615,6 +616,17 @@ TEST_CASE("code right after a pairs loop is recorded on the loop's exit, a note 
       "local f = function() return n end\nreturn f\n");
   INFO(listed(nested));
   CHECK_FALSE(find(nested, 7, "NYIBC:FNEW"));
+  // In a function that escapes, it is not said to run once: code elsewhere
+  // may call it often.
+  auto escaping = predict(
+      "local M = {}\nfunction M.init(t)\n  local n = 0\n  for _, v in pairs(t) do n = n + v end\n"
+      "  local f = function() return n end\n  return f\nend\nreturn M\n");
+  INFO(listed(escaping));
+  REQUIRE(find(escaping, 5, "NYIBC:FNEW"));
+  const std::string& why = find(escaping, 5, "NYIBC:FNEW")->reasoning;
+  CHECK(why.find("runs once") == std::string::npos);
+  CHECK(why.find("no loop or hot code of this file calls init, so this costs one attempt per call (it escapes: "
+                 "code elsewhere may call it more often)") != std::string::npos);
 }
 
 TEST_CASE("a warning short of blacklisting names the call site that does not run on every pass", "[rules][hotness]") {
