@@ -107,8 +107,8 @@ class FfiCallRule final : public Rule {
     if (!ctype.known())
       if (const auto* c = flow::constructedType(fn.chunk, fn.constructors.own, fn.index, pc, argumentSlot(fn, pc, 0))) {
         ctype = Value::of(Kind::CType, c->spelling);
-        origin = "this function is the `__new` metamethod line " + std::to_string(c->metatypeLine) +
-                 " gives the ctype \"" + c->spelling + "\", so its first parameter is that ctype; ";
+        origin = "this function is the `__new` metamethod that the ffi.metatype call at line " +
+                 std::to_string(c->metatypeLine) + " gives its ctype, so its first parameter is that ctype; ";
       }
     if (ff == "ffi.typeof") {
       if (!ctype.is(Kind::String)) return;

@@ -147,7 +147,8 @@ TEST_CASE("a ctype with __new: its calls, its first parameter and the heat its c
   const Prediction* vla = find(ps, 4, "NYICONV");
   REQUIRE(vla);
   CHECK(vla->confidence == Confidence::Certain);
-  CHECK(vla->reasoning.find("first parameter is that ctype") != std::string::npos);
+  CHECK(vla->reasoning.find("this function is the `__new` metamethod that the ffi.metatype call at line 3 gives its "
+                             "ctype, so its first parameter is that ctype") != std::string::npos);
   CHECK(vla->reasoning.find("called from the loop at line 8") != std::string::npos);
   // pt(i) passes a number, pt(...) something the analyzer cannot type: one
   // `possible` BADTYPE on line 9 and nothing certain.
