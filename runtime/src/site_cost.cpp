@@ -61,7 +61,18 @@ std::string samplesSummary(const SampleReport& samples) {
 
 std::string runSummary(const TraceReport& report, const SampleReport* samples, std::size_t topSites) {
   std::string out = samples ? samplesSummary(*samples) : std::string();
-  out += "ljcheck: " + std::to_string(report.totalAborts) + " trace aborts, " + std::to_string(report.sites.size()) +
+  // Splits (STITCH, RETURN) are sites too, not aborts; aborts no site holds
+  // are stop-class ones left out without includeBenign, or past the site limit.
+  std::uint64_t splits = 0, abortsInSites = 0;
+  for (const AbortSite& site : report.sites) {
+    const std::string& code = site.reasonId.code();
+    (code == "STITCH" || code == "RETURN" ? splits : abortsInSites) += site.count;
+  }
+  std::uint64_t unsited = report.totalAborts > abortsInSites ? report.totalAborts - abortsInSites : 0;
+  unsited = unsited > report.collector.overflowAborts ? unsited - report.collector.overflowAborts : 0;
+  out += "ljcheck: " + std::to_string(report.totalAborts) + " trace aborts";
+  if (unsited > 0) out += " (" + std::to_string(unsited) + " stop-class, in no site without --include-benign)";
+  out += ", " + std::to_string(splits) + " splits (stitched or returned calls), " + std::to_string(report.sites.size()) +
          " sites, " + std::to_string(report.blacklisted) + " blacklisted\n";
   out += collectorSummary(report.collector);
   std::vector<const AbortSite*> sites;
