@@ -41,6 +41,9 @@ std::string toSpeedscopeJson(const SampleReport& report, const std::string& name
     return it->second;
   };
   Json profiles = Json::array();
+  // speedscope opens on the interpreted profile: the time traces did not
+  // cover, which is what a user of this tool looks for first.
+  std::size_t interpreted = 0;
   for (int i = 0; i < kVmStateCount; ++i) {
     auto state = static_cast<VmState>(i);
     Json samples = Json::array(), weights = Json::array();
@@ -55,6 +58,7 @@ std::string toSpeedscopeJson(const SampleReport& report, const std::string& name
       total += ms;
     }
     if (samples.empty()) continue;
+    if (state == VmState::Interpreted) interpreted = profiles.size();
     profiles.push_back({{"type", "sampled"},
                         {"name", std::string(name) + " (" + fieldName(state) + ")"},
                         {"unit", "milliseconds"},
@@ -66,7 +70,7 @@ std::string toSpeedscopeJson(const SampleReport& report, const std::string& name
   Json doc = {{"$schema", "https://www.speedscope.app/file-format-schema.json"},
               {"name", name},
               {"exporter", "ljcheck"},
-              {"activeProfileIndex", 0},
+              {"activeProfileIndex", interpreted},
               {"shared", {{"frames", std::move(frames)}}},
               {"profiles", std::move(profiles)}};
   return doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";

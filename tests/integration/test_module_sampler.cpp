@@ -215,6 +215,10 @@ TEST_CASE("ljcheck run: collapsed stacks, speedscope JSON, sample lines and a su
   auto speedscope = nlohmann::json::parse(ljcheck::testing::readFile(dir + "/profile.json"));
   CHECK(speedscope["shared"]["frames"][0]["name"] == "main@busy.lua");
   CHECK(speedscope["profiles"].size() >= 2);
+  // It opens on the interpreted profile (busy.lua's closure keeps its loop interpreted).
+  const auto active = speedscope["activeProfileIndex"].get<std::size_t>();
+  REQUIRE(active < speedscope["profiles"].size());
+  CHECK(speedscope["profiles"][active]["name"].get<std::string>().find("(interpreted)") != std::string::npos);
   auto report = nlohmann::json::parse(ljcheck::testing::readFile(dir + "/run.json"));
   CHECK(report["samples"]["intervalMs"] == 2);
   CHECK(report["samples"]["interpreted"].get<int>() > 0);

@@ -30,6 +30,15 @@ std::string formatRatio(const std::optional<double>& ratio, std::string_view non
   return ratio ? fmt::format("{:.2f}", *ratio) : std::string(none);
 }
 
+std::string_view lintSeverityWord(const JoinedSite& site) {
+  bool predicted = site.status != JoinedSite::Status::Missed && site.status != JoinedSite::Status::LoadedChunk;
+  if (!predicted) return "-";
+  if (site.severity == "blacklist") return "error";
+  if (site.severity == "warn") return "warning";
+  if (site.severity == "info") return "note";
+  return site.severity;
+}
+
 std::string_view toString(JoinedSite::Status s) {
   switch (s) {
     case JoinedSite::Status::Confirmed: return "confirmed";

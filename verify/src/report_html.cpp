@@ -158,7 +158,7 @@ void writeSiteTable(std::ostream& out, const VerificationReport& r) {
   out << fmt::format("</select></label><span><span id=\"shown\">{}</span> of {} sites shown</span></div>", sites.size(),
                      sites.size());
   out << R"(<table id="sites"><thead><tr><th data-key="status">status</th><th data-key="reasonId">reasonId</th>)"
-         R"(<th data-key="class">class</th><th data-key="severity">severity</th><th data-key="location">location</th>)"
+         R"(<th data-key="class">class</th><th data-key="lint">lint</th><th data-key="location">location</th>)"
          R"(<th data-key="zone">zone</th><th data-key="count" data-type="num" class="num">count</th>)"
          R"(<th data-key="cost" data-type="num" class="num" aria-sort="descending">cost ms</th></tr></thead><tbody>)";
   for (std::size_t i = 0; i < sites.size(); ++i) {
@@ -167,7 +167,7 @@ void writeSiteTable(std::ostream& out, const VerificationReport& r) {
     out << fmt::format(R"(<tr class="site" data-status="{}"><td class="status-{}">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>)"
                        R"(<td data-value="{}"><a href="#site-{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="num" data-value="{:.3f}"{}>{:.1f}{}</td></tr>)",
                        status, status, status, htmlEscape(s.reasonId), htmlEscape(s.reasonClass),
-                       htmlEscape(s.severity) + (s.blacklisted ? " &middot; run: blacklisted" : ""),
+                       htmlEscape(std::string(lintSeverityWord(s))) + (s.blacklisted ? " &middot; run: blacklisted" : ""),
                        htmlEscape(s.location), i, htmlEscape(s.location),
                        htmlEscape(s.zonePath), s.observedCount, s.costMs,
                        s.costShared ? R"( title="shared with other sites of the same trace start: costs overlap")" : "",

@@ -40,7 +40,7 @@ std::string summary(const VerificationReport& r) {
 std::string siteRow(const JoinedSite& s) {
   return fmt::format("| {} | `{}` | {} | {} | `{}` | {} | {} | {:.1f}{} |\n", toString(s.status),
                      markdownEscape(s.reasonId), s.reasonClass,
-                     s.severity + (s.blacklisted ? " (run: blacklisted)" : ""), markdownEscape(s.location),
+                     std::string(lintSeverityWord(s)) + (s.blacklisted ? " (run: blacklisted)" : ""), markdownEscape(s.location),
                      markdownEscape(s.zonePath), s.observedCount, s.costMs, s.costShared ? " (shared)" : "");
 }
 
@@ -105,7 +105,7 @@ void writeReportMarkdown(std::ostream& out, const VerificationReport& r, std::si
   std::size_t rows = 0, details = 0;
   bool complete = budget.add(summary(r));
   if (complete && !sites.empty() &&
-      budget.add("### Sites by cost\n\n| status | reasonId | class | severity | location | zone | count | cost ms |\n"
+      budget.add("### Sites by cost\n\n| status | reasonId | class | lint | location | zone | count | cost ms |\n"
                  "|---|---|---|---|---|---|---:|---:|\n")) {
     while (rows < sites.size() && budget.add(siteRow(sites[rows]))) ++rows;
     budget.add("\n");

@@ -1,6 +1,8 @@
 // Terminal table and JSON for a verification.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "ljcheck/verify.h"
@@ -59,21 +61,27 @@ void writeSeverities(std::ostream& out, const std::map<std::string, SeverityTall
 void writeVerificationText(std::ostream& out, const Verification& v) {
   const ProfileRef& profile = v.envelope.traceProfile;
   out << "recorder profile: " << (profile.name.empty() ? profile.id : profile.name) << "\n\n";
-  out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10}  {}\n", "status", "location", "reasonId", "lint",
-                     "observed", "cost ms", "run");
+  // The location and reasonId columns are as wide as their longest entry
+  // (40 and 28 at least): long paths keep the rows aligned.
+  std::size_t where = 40, why = 28;
+  for (const auto& s : v.sites) {
+    where = std::max(where, s.location.size());
+    why = std::max(why, s.reasonId.size());
+  }
+  out << fmt::format("{:<12} {:<{}} {:<{}} {:<8} {:>8} {:>10}  {}\n", "status", "location", where, "reasonId", why,
+                     "lint", "observed", "cost ms", "run");
   // `run`: "blacklisted" when a run blacklisted the trace start the site aborted;
   // "masked by ..." when lint said an earlier abort hides the site, and the runs observed it.
   // `cost ms`: "-" where nothing was measured (no sampled run, or no observation);
   // "cost shared" when other sites aborted the same trace start (their costs overlap).
   std::size_t maskedObserved = 0, shared = 0;
   for (const auto& s : v.sites) {
-    bool predicted = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;
     bool wronglyMasked = s.status == JoinedSite::Status::Confirmed && s.maskedBy;
     maskedObserved += wronglyMasked;
     shared += s.costShared;
     std::string cost = v.sampled && s.observedCount > 0 ? fmt::format("{:.1f}", s.costMs) : "-";
-    out << fmt::format("{:<12} {:<40} {:<28} {:<8} {:>8} {:>10}{}{}{}\n", toString(s.status), s.location,
-                       s.reasonId, predicted ? severityWord(s.severity) : "-", s.observedCount, cost,
+    out << fmt::format("{:<12} {:<{}} {:<{}} {:<8} {:>8} {:>10}{}{}{}\n", toString(s.status), s.location, where,
+                       s.reasonId, why, lintSeverityWord(s), s.observedCount, cost,
                        s.blacklisted ? "  blacklisted" : "", s.costShared ? "  cost shared" : "",
                        wronglyMasked ? "  masked by " + s.maskedBy->location + ", observed anyway" : "");
   }

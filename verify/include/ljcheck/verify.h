@@ -197,6 +197,11 @@ struct VerifyOptions {
   bool includeBenign = false;
 };
 
+// Lint's severity of a site in lint's own words (error, warning, note), as
+// the `lint` column of every verification output shows it; "-" for an
+// observation no prediction names.
+std::string_view lintSeverityWord(const JoinedSite& site);
+
 // Throws ReportError when the reports come from different recorder profiles
 // (unless allowed) or different catalogs.
 Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs, const VerifyOptions& options);
