@@ -75,15 +75,23 @@ LoopMap::LoopMap(const bytecode::Prototype& proto) {
   // keeps the others: after `if c then return x end` at the end of a while
   // body, the test jumps back itself and the JMP below the return is dead,
   // yet it still bounds the body.
-  const std::vector<bool> reached = reachablePcs(proto);
-  std::vector<int> liveHeads;
-  for (const Loop& l : loops_)
-    if (reached[static_cast<std::size_t>(l.last)]) liveHeads.push_back(l.first);
-  auto live = [&](const Loop& l) { return std::find(liveHeads.begin(), liveHeads.end(), l.first) != liveHeads.end(); };
+  // A back edge right after an instruction that falls through is live
+  // (nearly every loop): the walk over the whole function is only needed
+  // when one follows a return or a jump.
+  bool maybeDead = std::any_of(loops_.begin(), loops_.end(), [&](const Loop& l) {
+    return l.last > 1 && !flowOf(proto.at(l.last - 1), l.last - 1).fallsThrough;
+  });
   std::vector<Loop> dead;
-  for (const Loop& l : loops_)
-    if (!live(l)) dead.push_back(l);
-  loops_.erase(std::remove_if(loops_.begin(), loops_.end(), [&](const Loop& l) { return !live(l); }), loops_.end());
+  if (maybeDead) {
+    const std::vector<bool> reached = reachablePcs(proto);
+    std::vector<int> liveHeads;
+    for (const Loop& l : loops_)
+      if (reached[static_cast<std::size_t>(l.last)]) liveHeads.push_back(l.first);
+    auto live = [&](const Loop& l) { return std::find(liveHeads.begin(), liveHeads.end(), l.first) != liveHeads.end(); };
+    for (const Loop& l : loops_)
+      if (!live(l)) dead.push_back(l);
+    loops_.erase(std::remove_if(loops_.begin(), loops_.end(), [&](const Loop& l) { return !live(l); }), loops_.end());
+  }
   // repeat ... until cond: LOOP at the top, the back edge is a conditional
   // jump (ISxx + JMP) found above; a LOOP whose range no back edge covers
   // still marks a loop up to its exit (one whose back edges are all dead
