@@ -209,18 +209,18 @@ void applySource(std::string_view source, FileResult& result, SyntaxCache* synta
   }
   // A masking site that is a prediction of this file is shown where that
   // prediction's range starts (text output, the editor's related location).
-  std::map<std::pair<int, std::string>, SourceRange> located;
+  std::map<std::pair<int, ReasonId>, SourceRange> located;  // the masking sites named, then their ranges
   for (const auto& p : kept)
-    if (p.masked() && p.maskedBy->path == p.path) {
-      for (const auto& q : kept)
-        if (q.range.found()) located.emplace(std::make_pair(q.line, q.reasonId.str()), q.range);
-      break;
-    }
-  if (!located.empty())
+    if (p.masked() && p.maskedBy->path == p.path) located.emplace(std::make_pair(p.maskedBy->line, p.maskedBy->reasonId), SourceRange{});
+  if (!located.empty()) {
+    for (const auto& q : kept)
+      if (q.range.found())
+        if (auto it = located.find({q.line, q.reasonId}); it != located.end()) it->second = q.range;
     for (auto& p : kept)
       if (p.masked() && p.maskedBy->path == p.path)
-        if (auto it = located.find({p.maskedBy->line, p.maskedBy->reasonId.str()}); it != located.end())
+        if (auto it = located.find({p.maskedBy->line, p.maskedBy->reasonId}); it != located.end())
           p.maskedBy->range = it->second;
+  }
   predictions = std::move(kept);
   result.directives = map.directiveProblems(result.path);
 }
