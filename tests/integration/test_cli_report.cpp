@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <regex>
 
 #include "../support/cli.h"
@@ -218,27 +219,25 @@ TEST_CASE("report: stacks left out past the cap are said, malformed stacks are n
   // The field is named, with what it held instead.
   CHECK(bad.err.find("bad.json: 'frames' must be a list, not \"main@app.lua\"") != std::string::npos);
 
-  json badStart = json::parse(readFile(dir + "/run.json"));
-  REQUIRE_FALSE(badStart.at("sites").empty());
-  badStart["sites"][0]["start"] = 7;  // a trace start is a "path:line" string
-  writeFile(dir + "/bad-start.json", badStart.dump());
-  ProcessResult refused = runLjcheck({"verify", "--static", "lint.json", "--runtime", "bad-start.json"}, dir);
-  CHECK(refused.exitCode == 3);
-  CHECK(refused.err.find("bad-start.json: 'start' must be a string, not 7") != std::string::npos);
-  CHECK(refused.err.find("json.exception") == std::string::npos);  // no library internals
-
-  json badDuration = json::parse(readFile(dir + "/run.json"));
-  badDuration["durationSec"] = "fast";
-  writeFile(dir + "/bad-duration.json", badDuration.dump());
-  ProcessResult duration = runLjcheck({"verify", "--static", "lint.json", "--runtime", "bad-duration.json"}, dir);
-  CHECK(duration.exitCode == 3);
-  CHECK(duration.err.find("bad-duration.json: 'durationSec' must be a number, not \"fast\"") != std::string::npos);
-  json badSites = json::parse(readFile(dir + "/run.json"));
-  badSites["sites"] = "x";
-  writeFile(dir + "/bad-sites.json", badSites.dump());
-  ProcessResult sites = runLjcheck({"verify", "--static", "lint.json", "--runtime", "bad-sites.json"}, dir);
-  CHECK(sites.exitCode == 3);
-  CHECK(sites.err.find("bad-sites.json: 'sites' must be a list, not \"x\"") != std::string::npos);
+  // A field of the wrong type is refused by name, with what it held instead,
+  // and none of the JSON library's internals.
+  auto refusedWith = [&](const std::string& name, const std::function<void(json&)>& spoil, const std::string& why) {
+    json spoilt = json::parse(readFile(dir + "/run.json"));
+    spoil(spoilt);
+    writeFile(dir + "/" + name, spoilt.dump());
+    ProcessResult r = runLjcheck({"verify", "--static", "lint.json", "--runtime", name}, dir);
+    INFO(r.err);
+    CHECK(r.exitCode == 3);
+    CHECK(r.err.find(name + ": " + why) != std::string::npos);
+    CHECK(r.err.find("json.exception") == std::string::npos);
+  };
+  refusedWith("bad-start.json", [](json& j) {
+    REQUIRE_FALSE(j.at("sites").empty());
+    j["sites"][0]["start"] = 7;  // a trace start is a "path:line" string
+  }, "'start' must be a string, not 7");
+  refusedWith("bad-duration.json", [](json& j) { j["durationSec"] = "fast"; },
+              "'durationSec' must be a number, not \"fast\"");
+  refusedWith("bad-sites.json", [](json& j) { j["sites"] = "x"; }, "'sites' must be a list, not \"x\"");
 
   json old = json::parse(readFile(dir + "/run.json"));
   old["samples"].erase("stacks");
