@@ -215,8 +215,13 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       r.sites.push_back(std::move(site));
     }
     if (expectedKind == "runtime") readRun(j, r);
-    if (expectedKind == "lint" && j.contains("linted"))
-      r.linted = j.at("linted").get<std::set<std::string>>();
+    if (expectedKind == "lint" && j.contains("linted")) {
+      r.linted.emplace();
+      for (const auto& file : arrayField(j, "linted", path)) {
+        if (!file.is_string()) throw ReportError(path + ": 'linted' must list paths, not " + shownValue(file));
+        r.linted->insert(file.get<std::string>());
+      }
+    }
     if (j.contains("visited")) {
       r.hasCoverage = true;
       r.visited = j.at("visited").get<std::vector<std::string>>();
