@@ -55,9 +55,57 @@ long literalLength(const bytecode::Chunk& chunk, const Value& table) {
   return positional + static_cast<long>(t.hash.size());
 }
 
+// Whether `slot` is named by no instruction after `maker` (the constructor
+// that fills it) but `feed` (the MOV that hands it to the loop's
+// ipairs/pairs call), nor captured by a closure: then nothing can reach the
+// table to fill it. (A constructor in a loop body makes a fresh table on each
+// pass, which only what follows it on that pass can reach.) Instructions over a range of slots (calls,
+// iterators, returns, TSETM, CAT, VARG, KNIL) count when their range may
+// hold it; a slot a later local reuses counts too: cautious both ways.
+bool onlyIteratedHere(const bytecode::Chunk& chunk, const bytecode::Prototype& proto, int slot, int maker, int feed) {
+  // Before the constructor the slot held something else (a local whose
+  // scope ended, a temporary): only what follows it can reach this table.
+  for (int pc = maker + 1; pc <= proto.size(); ++pc) {
+    if (pc == feed) continue;
+    const auto& ins = proto.at(pc);
+    const bytecode::OperandModes modes = bytecode::operandModes(ins.op);
+    auto names = [&](bytecode::Operand mode, int value) {
+      return (mode == bytecode::Operand::Slot || mode == bytecode::Operand::SlotTop) && value == slot;
+    };
+    const int cd = modes.b == bytecode::Operand::None ? ins.d : ins.c;
+    if (names(modes.a, ins.a) || names(modes.b, ins.b) || names(modes.cd, cd)) return false;
+    switch (ins.op) {
+      case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::RET: case Op::RETM: case Op::VARG:
+        if (ins.a <= slot) return false;  // the callee and arguments, results, returned values from A up
+        break;
+      case Op::ITERC: case Op::ITERN:
+        if (ins.a - 3 <= slot) return false;  // the generator, state and control below A
+        break;
+      case Op::TSETM:
+        if (ins.a - 1 <= slot) return false;
+        break;
+      case Op::KNIL:
+        if (ins.a <= slot && slot <= ins.d) return false;
+        break;
+      case Op::CAT:
+        if (ins.b <= slot && slot <= ins.c) return false;
+        break;
+      case Op::FNEW:
+        if (ins.d < proto.gc.size() && proto.gc[ins.d].kind == bytecode::GcConstant::Kind::Child)
+          for (const auto& uv : chunk.prototypes[proto.gc[ins.d].child].upvalues)
+            if (uv.parentLocal && uv.index == slot) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
 // Iterations of `for ... in ipairs({...})` (or pairs, next) over a table
-// constructed in the call itself, which nothing else can reach to grow it;
-// -1 otherwise.
+// constructed in the call itself, or in a local that nothing else names
+// (`local extra = {}` ... `pairs(extra)`), which nothing else can reach to
+// grow it; -1 otherwise.
 long genericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMap& values, const Loop& loop) {
   const auto& proto = chunk.prototypes[index];
   int call = loop.first - 2;  // CALL ipairs(t), then JMP (or ISNEXT) to the iterator call
@@ -70,9 +118,17 @@ long genericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMa
   if (fixedArgs(ins) < 1) return -1;
   int slot = argumentSlot(chunk, ins, 0);
   Value table = values.at(index, call, slot);
+  if (!table.is(Value::Kind::Table) || table.proto != index || table.pc <= 0 || table.pc >= call) return -1;
+  // A local the constructor filled and only this call reads.
+  if (proto.at(table.pc).a != slot) {
+    int local = proto.at(table.pc).a;
+    int feed = lastWriteBefore(proto, call, slot);
+    if (feed <= 0 || proto.at(feed).op != Op::MOV || proto.at(feed).d != local) return -1;
+    if (!onlyIteratedHere(chunk, proto, local, table.pc, feed)) return -1;
+    // Nothing fills it after its constructor: `{}` (TNEW) stays empty.
+    return proto.at(table.pc).op == Op::TNEW ? 0 : literalLength(chunk, table);
+  }
   // A temporary: its constructor is part of this call's own evaluation.
-  if (!table.is(Value::Kind::Table) || table.proto != index || table.pc >= call || proto.at(table.pc).a != slot)
-    return -1;
   for (int pc = table.pc + 1; pc < call; ++pc) {
     if (proto.at(pc).op == Op::TSETM) return -1;  // {a, f()}: f's results are appended
     if (writesOf(proto.at(pc)).first <= slot && slot <= writesOf(proto.at(pc)).last) return -1;
@@ -599,6 +655,8 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
       e.unknownTrips = true;
       continue;
     }
+    // A loop that never turns (over a table nothing fills) never runs its body.
+    if (loop.count == 0 && !loop.leavesAt) return HeatEvidence{};
     upper = timesSaturating(upper, loop.count);
     if (loop.leavesAt) leaves = &loop;  // at most its count: the lower bound takes none of it
     else iterations = timesSaturating(iterations, loop.count);

@@ -646,3 +646,30 @@ TEST_CASE("a warning short of blacklisting names the call site that does not run
   CHECK(fnew->reasoning.find("the bytecode shows 60000 runs, but not on every pass: a branch at line 7 can go "
                              "around the call at line 7, so a warning") != std::string::npos);
 }
+
+TEST_CASE("a loop over a local literal table that nothing else names has a known trip count", "[rules][hotness]") {
+  // knot-resolver's `local patterns = {a, b, c}` ... `for _, p in ipairs(patterns)`:
+  // nothing but the loop names the local, so nothing fills it; ljsyscall's
+  // `local addstructs = {}` stays empty, and its loop never turns.
+  auto ps = predict(
+      "local M = {}\n"
+      "function M.init(types, extra)\n"
+      "  local none = {\n"
+      "  }\n"
+      "  for k, v in pairs(none) do types[k] = function() return v end end\n"
+      "  local three = {'a', 'b', 'c'}\n"
+      "  for _, p in ipairs(three) do types[p] = p:gsub('a', 'b') end\n"
+      "  local filled = {}\n"
+      "  filled[1] = extra\n"
+      "  for _, p in ipairs(filled) do types[p] = p:gsub('a', 'b') end\n"
+      "  return types\n"
+      "end\n"
+      "return M\n");
+  INFO(listed(ps));
+  CHECK_FALSE(find(ps, 5, "NYIBC:FNEW"));  // the loop never turns: cold
+  REQUIRE(find(ps, 7, "STITCH:string.gsub"));
+  CHECK(find(ps, 7, "STITCH:string.gsub")->reasoning.find("which runs 3 times") != std::string::npos);
+  REQUIRE(find(ps, 10, "STITCH:string.gsub"));  // a store names the local: the count is not known
+  CHECK(find(ps, 10, "STITCH:string.gsub")->reasoning.find("whose trip count the bytecode does not show") !=
+        std::string::npos);
+}
