@@ -302,7 +302,10 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     if (!ReasonCatalog::builtin().find(ReasonId::parse(s.reasonId).code())) unknown.insert(s.reasonId);
   if (!unknown.empty()) {
     std::string names;
-    for (const auto& id : unknown) names += (names.empty() ? "" : ", ") + id;
+    std::size_t shown = 0;
+    for (const auto& id : unknown)
+      if (shown++ < 5) names += (names.empty() ? "" : ", ") + id;
+    if (unknown.size() > 5) names += " and " + std::to_string(unknown.size() - 5) + " more";
     v.warnings.push_back("reasonIds this reason catalog does not know: " + names +
                          " (a newer LuaJIT, or a report written by hand or damaged); they are joined as written");
   }
