@@ -79,7 +79,7 @@ Annotation annotate(const Prediction& p, Utf16Columns& columns) {
   }
   props += ",title=" + escapeProperty("ljcheck " + p.reasonId.str());
   std::string message = p.message;
-  if (p.masked()) message += " (masked by " + p.maskedBy->shownLocation() + ' ' + p.maskedBy->reasonId.str() + ")";
+  if (p.masked()) message += " (masked by " + p.maskedBy->shownLine() + ' ' + p.maskedBy->reasonId.str() + ")";
   message += " [" + p.reasonId.str() + "]";
   if (std::string page = reasonDocsPage(p.reasonId.str()); !page.empty()) message += "\nSee " + page;
   Severity shown = shownSeverity(p);

@@ -88,7 +88,16 @@ Json directiveRule(DirectiveProblem::Kind kind) {
 // base id, absolute ones (outside the root) as file URIs.
 Json artifactLocation(const std::string& path) {
   if (!path.empty() && path[0] == '/') return Json{{"uri", "file://" + percentEncodePath(path)}};
-  return Json{{"uri", percentEncodePath(path)}, {"uriBaseId", kRootBase}};
+  // A colon in the first segment of a relative reference would read as a
+  // scheme (`co:lon.lua`): RFC 3986 4.2 asks for it percent-encoded there.
+  std::string uri = percentEncodePath(path);
+  std::string::size_type slash = uri.find('/'), colon = uri.find(':');
+  if (colon != std::string::npos && colon < slash) {
+    std::string first = uri.substr(0, slash), encoded;
+    for (char c : first) encoded += c == ':' ? std::string("%3A") : std::string(1, c);
+    uri = encoded + (slash == std::string::npos ? std::string() : uri.substr(slash));
+  }
+  return Json{{"uri", uri}, {"uriBaseId", kRootBase}};
 }
 
 Json region(const Prediction& p, Utf16Columns& columns) {
@@ -104,7 +113,7 @@ Json region(const Prediction& p, Utf16Columns& columns) {
 
 std::string messageOf(const Prediction& p) {
   std::string m = p.message;
-  if (p.masked()) m += " (masked by " + p.maskedBy->shownLocation() + ' ' + p.maskedBy->reasonId.str() + ")";
+  if (p.masked()) m += " (masked by " + p.maskedBy->shownLine() + ' ' + p.maskedBy->reasonId.str() + ")";
   return m;
 }
 

@@ -130,6 +130,20 @@ TEST_CASE("lint --format sarif: columns in UTF-16 code units, fingerprints that 
   const json& region = sarif.at("runs")[0].at("results")[0].at("locations")[0].at("physicalLocation").at("region");
   CHECK(region.at("startColumn") == byteColumn - 3);
   CHECK(region.at("endColumn") == byteColumn - 3 + 8);  // `function`
+  // A masked site names its masking site by line only: a byte column would
+  // not match the UTF-16 columns of the regions beside it.
+  ljcheck::testing::writeFile(dir + "/masked.lua",
+                              "local t = {}\nfor i = 1, 100 do\n  local x = i\n"
+                              "  t[i] = { \"\xc3\xa9\xf0\x9f\x98\x80\", function() return x end }\nend\nreturn t\n");
+  bool named = false;
+  const json masked = lintSarif({"masked.lua"}, dir);
+  for (const auto& result : masked.at("runs")[0].at("results")) {
+    std::string text = result.at("message").at("text").get<std::string>();
+    if (text.find("(masked by ") == std::string::npos) continue;
+    named = true;
+    CHECK(text.find("(masked by masked.lua:4 NYIBC:FNEW)") != std::string::npos);
+  }
+  CHECK(named);
 
   // The same code three lines further down, in a new function above it: the
   // line moves, the fingerprint does not.
@@ -175,11 +189,13 @@ TEST_CASE("lint --format sarif passes the SARIF multitool's SARIF and GitHub rul
   std::string fixture = ljcheck::testing::readFile(std::string(LJCHECK_SOURCE_DIR) + "/" + ljcheck::testing::kFnewFixture);
   ljcheck::testing::writeFile(odd + "/with space, comma #1%.lua", fixture);
   ljcheck::testing::writeFile(odd + "/bad\xff\xfe.lua", fixture);
+  ljcheck::testing::writeFile(odd + "/co:lon.lua", fixture);  // a colon in the first segment reads as a scheme
   ljcheck::testing::writeFile(odd + "/broken.lua", "for i = 1 do\n");
   ljcheck::testing::writeFile(odd + "/clean.lua", "return 1\n");
   ljcheck::testing::writeFile(odd + "/directives.lua", "local x = 1 -- ljcheck: allow(FNEW)\n-- ljcheck: push\nreturn x\n");
   ProcessResult oddRun = runLjcheck({"lint", "--format", "sarif", "--report-unused-allows", "."}, odd);
   CHECK(oddRun.out.find("\"ruleId\": \"unpaired-push\"") != std::string::npos);
+  CHECK(oddRun.out.find("\"uri\": \"co%3Alon.lua\"") != std::string::npos);
   CHECK(oddRun.exitCode == 3);
   ljcheck::testing::writeFile(dir + "/odd.sarif", oddRun.out);
   errors = multitoolErrors(dir + "/odd.sarif", dir);

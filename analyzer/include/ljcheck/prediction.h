@@ -57,6 +57,11 @@ struct MaskingSite {
     if (!range.found()) return location();
     return path + ":" + std::to_string(range.start.line) + ":" + std::to_string(range.start.column);
   }
+  // path:line at the range's start where found: for outputs whose columns
+  // count something else than bytes (SARIF and GitHub count UTF-16 units).
+  std::string shownLine() const {
+    return path + ":" + std::to_string(range.found() ? range.start.line : line);
+  }
 };
 
 struct Prediction {
