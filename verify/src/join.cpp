@@ -30,13 +30,16 @@ std::string formatRatio(const std::optional<double>& ratio, std::string_view non
   return ratio ? fmt::format("{:.2f}", *ratio) : std::string(none);
 }
 
+std::string_view severityWord(const std::string& severity) {
+  if (severity == "blacklist") return "error";
+  if (severity == "warn") return "warning";
+  if (severity == "info") return "note";
+  return severity;
+}
+
 std::string_view lintSeverityWord(const JoinedSite& site) {
   bool predicted = site.status != JoinedSite::Status::Missed && site.status != JoinedSite::Status::LoadedChunk;
-  if (!predicted) return "-";
-  if (site.severity == "blacklist") return "error";
-  if (site.severity == "warn") return "warning";
-  if (site.severity == "info") return "note";
-  return site.severity;
+  return predicted ? severityWord(site.severity) : "-";
 }
 
 std::string_view toString(JoinedSite::Status s) {
@@ -79,6 +82,19 @@ bool isBenign(const std::string& reasonId) {
   const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code());
   return r && r->benign;
 }
+
+// "a, b, c and 4 more": the first `most` names of `all`, and how many are left.
+template <class Names, class NameOf>
+std::string someOf(const Names& all, std::size_t most, NameOf nameOf) {
+  std::string text;
+  std::size_t shown = 0;
+  for (const auto& entry : all)
+    if (shown++ < most) text += (text.empty() ? "" : ", ") + nameOf(entry);
+  if (all.size() > most) text += " and " + std::to_string(all.size() - most) + " more";
+  return text;
+}
+
+const std::string& itself(const std::string& name) { return name; }
 
 bool isProcessWide(const std::string& reasonId) {
   const Reason* r = ReasonCatalog::builtin().find(ReasonId::parse(reasonId).code());
@@ -301,12 +317,7 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   for (const auto& s : lint.sites)
     if (!ReasonCatalog::builtin().find(ReasonId::parse(s.reasonId).code())) unknown.insert(s.reasonId);
   if (!unknown.empty()) {
-    std::string names;
-    std::size_t shown = 0;
-    for (const auto& id : unknown)
-      if (shown++ < 5) names += (names.empty() ? "" : ", ") + id;
-    if (unknown.size() > 5) names += " and " + std::to_string(unknown.size() - 5) + " more";
-    v.warnings.push_back("reasonIds this reason catalog does not know: " + names +
+    v.warnings.push_back("reasonIds this reason catalog does not know: " + someOf(unknown, 5, itself) +
                          " (a newer LuaJIT, or a report written by hand or damaged); they are joined as written");
   }
   long processWide = 0;
@@ -359,21 +370,15 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   }
   if (!unlinted.empty()) {
     long count = 0;
-    std::string names;
-    std::size_t shown = 0;
-    for (const auto& [file, n] : unlinted) {
-      count = saturatingAdd(count, n);
-      if (shown++ < 3) names += (names.empty() ? "" : ", ") + file;
-    }
-    if (unlinted.size() > 3) names += " and " + std::to_string(unlinted.size() - 3) + " more";
+    for (const auto& entry : unlinted) count = saturatingAdd(count, entry.second);
+    auto file = [](const std::pair<const std::string, long>& entry) { return entry.first; };
     v.warnings.push_back(std::to_string(count) + " observations in " + std::to_string(unlinted.size()) +
-                         " files the lint report did not analyze (" + names +
+                         " files the lint report did not analyze (" + someOf(unlinted, 3, file) +
                          ") are left out: lint them too to judge them");
   }
   if (processWide > 0) {
-    std::string names;
-    for (const auto& r : processWideReasons) names += (names.empty() ? "" : ", ") + r;
-    v.warnings.push_back(std::to_string(processWide) + " aborts of the whole JIT (" + names +
+    v.warnings.push_back(std::to_string(processWide) + " aborts of the whole JIT (" +
+                         someOf(processWideReasons, processWideReasons.size(), itself) +
                          ": machine-code memory ran out) landed on whatever line was recording; they are no "
                          "site's cost and are not counted as missed (raise maxmcode: luajit -Omaxmcode=...)");
   }

@@ -34,14 +34,6 @@ nlohmann::ordered_json tallyJson(const Tally& t) {
           {"loadedChunk", t.loadedChunk}};
 }
 
-// Lint's words for its severities, as its text output prints them.
-std::string_view severityWord(const std::string& severity) {
-  if (severity == "blacklist") return "error";
-  if (severity == "warn") return "warning";
-  if (severity == "info") return "note";
-  return severity;
-}
-
 void writeSeverities(std::ostream& out, const std::map<std::string, SeverityTally>& tallies) {
   out << fmt::format("{:<32} {:>9} {:>9} {:>22}\n", "lint severity", "predicted", "observed",
                      "blacklisted in a run");

@@ -197,6 +197,10 @@ struct VerifyOptions {
   bool includeBenign = false;
 };
 
+// A severity in lint's own words: blacklist -> error, warn -> warning,
+// info -> note (anything else as written).
+std::string_view severityWord(const std::string& severity);
+
 // Lint's severity of a site in lint's own words (error, warning, note), as
 // the `lint` column of every verification output shows it; "-" for an
 // observation no prediction names.
