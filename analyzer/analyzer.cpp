@@ -28,6 +28,7 @@
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
 #include "ljcheck/dump_reread.h"
+#include "ljcheck/lint_report.h"
 #include "ljcheck/project_path.h"
 #include "project.h"
 #include "project_batch.h"
@@ -196,15 +197,20 @@ void applySource(std::string_view source, FileResult& result, SyntaxCache* synta
   auto maskedBySuppressed = [&](const Prediction& p) {
     return p.maskedBy && suppressedSites.count({p.maskedBy->path, p.maskedBy->line, p.maskedBy->reasonId.str()});
   };
-  std::vector<Prediction> kept;
-  kept.reserve(predictions.size());
   for (auto& p : predictions) {
-    if (map.suppressed(p.line, p.reasonId) || maskedBySuppressed(p)) continue;
     p.range = map.locate({p.line, p.construct, p.callee, p.occurrence, p.context == Context::Loop, p.functionLine});
     // column and endColumn pair with `line`: only a range on that line gives them.
     bool onLine = p.range.found() && p.range.start.line == p.line && p.range.end.line == p.line;
     p.column = onLine ? p.range.start.column : 0;
     p.endColumn = onLine ? p.range.end.column : 0;
+  }
+  // Identities before the allow comments drop any: a suppressed site keeps
+  // its place in the numbering, so the others' fingerprints stay.
+  assignSiteIdentities(predictions, [&](int line) { return map.lineText(line); });
+  std::vector<Prediction> kept;
+  kept.reserve(predictions.size());
+  for (auto& p : predictions) {
+    if (map.suppressed(p.line, p.reasonId) || maskedBySuppressed(p)) continue;
     kept.push_back(std::move(p));
   }
   // A masking site that is a prediction of this file is shown where that

@@ -12,7 +12,8 @@ namespace ljcheck::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-constexpr std::string_view kFormat = "ljcheck-baseline/v1";
+constexpr std::string_view kFormat = "ljcheck-baseline/v2";
+constexpr std::string_view kFormatV1 = "ljcheck-baseline/v1";
 
 }  // namespace
 
@@ -21,10 +22,12 @@ std::variant<Baseline, std::string> readBaseline(const std::string& path) {
   if (!in) return path + ": cannot read the baseline: " + std::strerror(errno);
   Json doc = Json::parse(in, nullptr, false);
   if (doc.is_discarded()) return path + ": not a baseline file: not valid JSON";
-  if (!doc.is_object() || doc.value("format", "") != kFormat || !doc.contains("entries") ||
-      !doc["entries"].is_array())
+  const std::string format = doc.is_object() && doc.contains("format") && doc["format"].is_string()
+                                 ? doc["format"].get<std::string>() : std::string();
+  if ((format != kFormat && format != kFormatV1) || !doc.contains("entries") || !doc["entries"].is_array())
     return path + ": not a baseline file: expected {\"format\": \"" + std::string(kFormat) + "\", \"entries\": [...]}";
   Baseline baseline;
+  baseline.recipe = format == kFormatV1 ? 1 : 2;
   std::size_t index = 0;
   for (const auto& entry : doc["entries"]) {
     if (!entry.is_object() || !entry.contains("fingerprint") || !entry["fingerprint"].is_string())
@@ -43,6 +46,7 @@ std::optional<std::string> writeBaseline(const std::string& path, const LintRepo
                              {"reasonId", f.reasonId},
                              {"path", f.path},
                              {"function", f.function},
+                             {"text", f.text},
                              {"occurrence", f.occurrence}});
   Json doc{{"format", kFormat}, {"entries", std::move(entries)}};
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -56,11 +60,16 @@ BaselineOutcome applyBaseline(LintReport& report, const Baseline& baseline) {
   BaselineOutcome outcome;
   std::set<std::string> seen;
   for (auto& file : report.files) {
-    const std::vector<SiteFingerprint> fingerprints = siteFingerprints(file);
+    std::vector<std::string> hashes;
+    if (baseline.recipe == 1) {
+      hashes = siteHashesV1(file);
+    } else {
+      for (auto& f : siteFingerprints(file)) hashes.push_back(std::move(f.hash));
+    }
     std::vector<Prediction> kept;
     for (std::size_t i = 0; i < file.predictions.size(); ++i) {
-      if (baseline.fingerprints.count(fingerprints[i].hash)) {
-        seen.insert(fingerprints[i].hash);
+      if (baseline.fingerprints.count(hashes[i])) {
+        seen.insert(hashes[i]);
         ++outcome.baselined;
       } else {
         kept.push_back(std::move(file.predictions[i]));

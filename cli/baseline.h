@@ -1,6 +1,7 @@
 // The lint baseline: today's findings recorded by fingerprint, so a later
 // run reports only new ones. Matching is by SiteFingerprint (reasonId, path,
-// enclosing function, occurrence), never by line.
+// enclosing function, the construct's line text, occurrence), never by line
+// number. Baselines of recipe v1 (no line text) are still matched, by v1.
 #pragma once
 
 #include <optional>
@@ -14,6 +15,7 @@ namespace ljcheck::cli {
 
 struct Baseline {
   std::set<std::string> fingerprints;  // SiteFingerprint::hash
+  int recipe = 2;  // which fingerprint recipe wrote them: 1 (before line texts) or 2
 };
 
 // What applying a baseline did: findings it hid, entries no longer found.

@@ -243,6 +243,10 @@ int runLint(LintOptions& o) {
       return kUsage;
     }
     baseline = std::move(std::get<Baseline>(read));
+    if (baseline->recipe == 1)
+      std::cerr << "ljcheck lint: --baseline " << o.baseline
+                << ": written by an older ljcheck (fingerprint recipe v1); it is matched as such. Write it again "
+                   "with --write-baseline: v2 fingerprints stay put when another finding is added to the function\n";
   }
   const RecorderProfile* profile = o.profile.empty() ? &defaultProfile() : findProfile(o.profile);
   if (!profile) {

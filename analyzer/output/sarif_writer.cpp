@@ -2,7 +2,8 @@
 // rule per reasonId the run reports, its texts from the reason catalog; one
 // result per prediction, with a region in UTF-16 columns on a URI relative to
 // the project root (%SRCROOT%), and a fingerprint that does not move with
-// the line: reasonId, path, enclosing function and occurrence. Files that
+// the line: reasonId, path, enclosing function, the construct's line text
+// and occurrence (SiteFingerprint). Files that
 // could not be analyzed are tool execution notifications. No
 // security-severity: these are performance findings, not security alerts.
 #include "ljcheck/lint_report.h"
@@ -22,7 +23,7 @@ using Json = nlohmann::ordered_json;
 constexpr std::string_view kSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 constexpr std::string_view kRootBase = "%SRCROOT%";
 // The partialFingerprints key; the version changes when the recipe does.
-constexpr std::string_view kFingerprintKey = "ljcheckSite/v1";
+constexpr std::string_view kFingerprintKey = "ljcheckSite/v2";
 
 // A reason page's absolute URI under the docs base (report.docsUrl names
 // the folder holding reasons/); "" when no base is known. SARIF requires

@@ -1,6 +1,7 @@
 // Line-independent identities of predictions: what SARIF's
 // partialFingerprints and the lint baseline match findings by, so that code
 // added above a finding does not make it new.
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -28,20 +29,68 @@ std::string_view stableFunction(std::string_view function) {
   return function.rfind("<anonymous", 0) == 0 ? std::string_view("<anonymous>") : function;
 }
 
+// A line's text without blanks, so re-indenting or re-spacing it keeps the
+// identity; long lines are cut, their start is identity enough.
+std::string withoutBlanks(std::string_view line) {
+  constexpr std::size_t kLongest = 160;
+  std::string text;
+  for (unsigned char c : line) {
+    if (std::isspace(c)) continue;
+    if (text.size() == kLongest) break;
+    text.push_back(static_cast<char>(c));
+  }
+  return text;
+}
+
+std::string occurrenceKey(const Prediction& p, std::string_view text) {
+  std::string key = p.reasonId.str();
+  key += '\n';
+  key += stableFunction(p.function);
+  key += '\n';
+  key += text;
+  return key;
+}
+
 }  // namespace
+
+void assignSiteIdentities(std::vector<Prediction>& predictions,
+                          const std::function<std::string_view(int line)>& lineText) {
+  std::map<std::string, int> occurrences;
+  for (auto& p : predictions) {
+    // The construct's own line where the source showed it (a closure's
+    // `function` keyword), else the VM's.
+    int line = p.range.found() ? p.range.start.line : p.line;
+    p.siteText = withoutBlanks(lineText(line));
+    p.siteOccurrence = occurrences[occurrenceKey(p, p.siteText)]++;
+  }
+}
 
 std::vector<SiteFingerprint> siteFingerprints(const FileResult& file) {
   std::vector<SiteFingerprint> out;
   out.reserve(file.predictions.size());
-  std::map<std::string, int> occurrences;  // per (reasonId, function) in this file
+  std::map<std::string, int> unassigned;  // numbering of the predictions never assigned one
   for (const auto& p : file.predictions) {
     SiteFingerprint f;
     f.reasonId = p.reasonId.str();
     f.path = p.path;
     f.function = std::string(stableFunction(p.function));
-    f.occurrence = occurrences[f.reasonId + '\n' + f.function]++;
-    f.hash = fnv1a({f.reasonId, f.path, f.function, std::to_string(f.occurrence)});
+    f.text = p.siteText;
+    f.occurrence = p.siteOccurrence >= 0 ? p.siteOccurrence : unassigned[occurrenceKey(p, {})]++;
+    f.hash = fnv1a({f.reasonId, f.path, f.function, f.text, std::to_string(f.occurrence)});
     out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<std::string> siteHashesV1(const FileResult& file) {
+  std::vector<std::string> out;
+  out.reserve(file.predictions.size());
+  std::map<std::string, int> occurrences;
+  for (const auto& p : file.predictions) {
+    std::string reasonId = p.reasonId.str();
+    std::string function(stableFunction(p.function));
+    int occurrence = occurrences[reasonId + '\n' + function]++;
+    out.push_back(fnv1a({reasonId, p.path, function, std::to_string(occurrence)}));
   }
   return out;
 }

@@ -1,9 +1,12 @@
 // `ljcheck lint --write-baseline` and `--baseline`: findings are matched by
-// fingerprint (reasonId, path, enclosing function, occurrence), so code
-// moved down by new lines above it stays baselined, and stale entries are
-// counted and dropped when the baseline is written again.
+// fingerprint (reasonId, path, enclosing function, the construct's line
+// text, occurrence), so code moved down by new lines above it stays
+// baselined, a finding added before another in its function is the one
+// reported, and stale entries are counted and dropped when the baseline is
+// written again.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "../support/cli.h"
@@ -75,6 +78,7 @@ TEST_CASE("a baseline hides today's findings and reports only new ones, not move
   CHECK(baseline["entries"][0]["reasonId"] == "NYIBC:FNEW");
   CHECK(baseline["entries"][0]["path"] == "src/m.lua");
   CHECK(baseline["entries"][0]["function"] == "makers");
+  CHECK(baseline["entries"][0]["text"] == "t[i]=function()returniend");
   CHECK(baseline["entries"][0]["occurrence"] == 0);
   CHECK(baseline["entries"][0].count("line") == 0);  // not keyed by line
 
@@ -111,7 +115,99 @@ TEST_CASE("a baseline's fingerprints are SARIF's partialFingerprints", "[cli][ba
   REQUIRE(results.size() == baseline["entries"].size());
   REQUIRE(results.size() == 3);
   for (std::size_t i = 0; i < results.size(); ++i)
-    CHECK(results[i]["partialFingerprints"]["ljcheckSite/v1"] == baseline["entries"][i]["fingerprint"]);
+    CHECK(results[i]["partialFingerprints"]["ljcheckSite/v2"] == baseline["entries"][i]["fingerprint"]);
+}
+
+TEST_CASE("a finding added before another of its reason in the function is the new one", "[cli][baseline]") {
+  std::string dir = scratchDirectory("baseline-added-before");
+  writeFile(dir + "/src/m.lua", kMakers);
+  lint(dir, {"--write-baseline", "b.json"});
+  // A second closure in the same loop, above the first: the same reason in
+  // the same function, now first in the file. Counting occurrences alone
+  // would give it the old site's fingerprint and report the old site.
+  writeFile(dir + "/src/m.lua", R"(local M = {}
+function M.makers(n)
+  local t = {}
+  for i = 1, n do
+    t[-i] = function() return -i end
+    t[i] = function() return i end
+  end
+  return t
+end
+return M
+)");
+  ProcessResult added = lint(dir, {"--baseline", "b.json"});
+  CHECK(added.exitCode == 1);
+  CHECK(added.out.find("src/m.lua:5:") != std::string::npos);  // the new closure
+  CHECK(added.out.find("src/m.lua:6:") == std::string::npos);  // the old one, baselined
+  CHECK(added.err.find("3 findings baselined, 0 baseline entries no longer occur") != std::string::npos);
+
+  // Re-indenting the old line keeps it baselined; editing it makes it new.
+  writeFile(dir + "/src/m.lua", R"(local M = {}
+function M.makers(n)
+  local t = {}
+  for i = 1, n do
+        t[i] = function()  return i  end
+  end
+  return t
+end
+return M
+)");
+  CHECK(lint(dir, {"--baseline", "b.json"}).exitCode == 0);
+}
+
+TEST_CASE("an allow comment on one site leaves the other sites' fingerprints", "[cli][baseline][sarif]") {
+  std::string dir = scratchDirectory("baseline-allow-numbering");
+  // Three calls of one reason on identical lines in one loop: told apart by
+  // occurrence alone. Allowing the first must not renumber the other two.
+  const std::string body = R"(local M = {}
+function M.clean(list)
+  for i = 1, #list do
+    local s = list[i]
+    s = s:gsub("a", "b")
+    s = s:gsub("a", "b")
+    s = s:gsub("a", "b")
+    list[i] = s
+  end
+end
+return M
+)";
+  writeFile(dir + "/src/m.lua", body);
+  auto fingerprintsAt = [&](const nlohmann::json& log) {
+    std::map<int, std::string> byLine;
+    for (const auto& r : log["runs"][0]["results"])
+      if (r["ruleId"] == "STITCH:string.gsub")
+        byLine[r["locations"][0]["physicalLocation"]["region"]["startLine"].get<int>()] =
+            r["partialFingerprints"]["ljcheckSite/v2"].get<std::string>();
+    return byLine;
+  };
+  auto before = fingerprintsAt(nlohmann::json::parse(lint(dir, {"--format", "sarif"}).out));
+  REQUIRE(before.size() == 3);
+  CHECK(before.at(5) != before.at(6));
+  std::string allowed = body;
+  allowed.replace(allowed.find("    s = s:gsub"), 0, "    -- ljcheck: allow(STITCH:string.gsub)\n");
+  writeFile(dir + "/src/m.lua", allowed);
+  auto after = fingerprintsAt(nlohmann::json::parse(lint(dir, {"--format", "sarif"}).out));
+  REQUIRE(after.size() == 2);
+  CHECK(after.at(7) == before.at(6));
+  CHECK(after.at(8) == before.at(7));
+}
+
+TEST_CASE("a baseline written with fingerprint recipe v1 is still matched", "[cli][baseline]") {
+  // tests/data/baseline-v1: a file and the baseline ljcheck wrote for it
+  // before recipe v2 (see its README).
+  std::string dir = scratchDirectory("baseline-v1");
+  const std::string data = std::string(LJCHECK_SOURCE_DIR) + "/tests/data/baseline-v1";
+  writeFile(dir + "/src/m.lua", readFile(data + "/src/m.lua"));
+  writeFile(dir + "/b.json", readFile(data + "/ljcheck-baseline.json"));
+  ProcessResult same = lint(dir, {"--baseline", "b.json"});
+  CHECK(same.exitCode == 0);
+  CHECK(same.out.empty());
+  CHECK(same.err.find("3 findings baselined, 0 baseline entries no longer occur") != std::string::npos);
+  CHECK(same.err.find("fingerprint recipe v1") != std::string::npos);
+  // Written again, it is v2.
+  lint(dir, {"--write-baseline", "b.json"});
+  CHECK(nlohmann::json::parse(readFile(dir + "/b.json"))["format"] == "ljcheck-baseline/v2");
 }
 
 TEST_CASE("a baseline that cannot be read is a usage error naming it", "[cli][baseline]") {

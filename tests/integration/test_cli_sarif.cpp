@@ -54,7 +54,7 @@ json lintSarif(const std::vector<std::string>& inputs, const std::string& dir = 
 std::set<std::string> fingerprints(const json& sarif) {
   std::set<std::string> out;
   for (const auto& result : sarif.at("runs")[0].at("results"))
-    out.insert(result.at("partialFingerprints").at("ljcheckSite/v1").get<std::string>());
+    out.insert(result.at("partialFingerprints").at("ljcheckSite/v2").get<std::string>());
   return out;
 }
 

@@ -32,17 +32,30 @@ struct LintReport {
 };
 
 // A prediction's identity that does not move with its line: reasonId,
-// reported path, enclosing function (anonymous ones without their line) and
-// which occurrence of that (reasonId, function) pair in the file it is,
-// 0-based. `hash` joins them (FNV-1a, 16 hex digits): SARIF's
-// partialFingerprints and the lint baseline both match by it.
+// reported path, enclosing function (anonymous ones without their line), the
+// text of the construct's first line without blanks, and which occurrence of
+// those four in the file it is, 0-based. `hash` joins them (FNV-1a, 16 hex
+// digits): SARIF's partialFingerprints and the lint baseline both match by
+// it. A finding added elsewhere in the function, or an allow comment on
+// another site, leaves it as it was; editing the construct's own line
+// changes it.
 struct SiteFingerprint {
-  std::string reasonId, path, function;
+  std::string reasonId, path, function, text;
   int occurrence = 0;
   std::string hash;
 };
-// One per prediction of `file`, in the same order.
+// Sets siteText and siteOccurrence of each prediction from the source
+// lines (`lineText(n)`: line n's text, empty when unknown). Called with
+// every prediction of the file, before allow comments filter them.
+void assignSiteIdentities(std::vector<Prediction>& predictions,
+                          const std::function<std::string_view(int line)>& lineText);
+// One per prediction of `file`, in the same order; predictions never
+// assigned an identity (a dump, a file that could not be mapped) are
+// numbered among themselves with no text.
 std::vector<SiteFingerprint> siteFingerprints(const FileResult& file);
+// The hashes of fingerprint recipe v1 (reasonId, path, function, occurrence
+// among the reported predictions), for matching baselines written before v2.
+std::vector<std::string> siteHashesV1(const FileResult& file);
 
 enum class LintFormat { Text, Json, Csv, Sarif, Github, Junit };
 std::string_view toString(LintFormat f);

@@ -104,6 +104,14 @@ struct Prediction {
   // The abort that masks this site, when one does. A masked site is not a
   // finding of its own: fix the masking site first.
   std::optional<MaskingSite> maskedBy;
+  // What the lint baseline and SARIF's partialFingerprints know the site by
+  // besides reasonId, path and function (site_fingerprints.cpp): the text of
+  // the construct's first line without blanks, and which occurrence of that
+  // (reasonId, function, text) in the file it is, 0-based. Assigned before
+  // allow comments drop predictions, so hiding one site never renumbers
+  // another; -1 until assigned (a bytecode dump has no text).
+  std::string siteText;
+  int siteOccurrence = -1;
 
   std::string location() const { return path + ":" + std::to_string(line); }
   bool masked() const { return maskedBy.has_value(); }

@@ -57,9 +57,10 @@ class SourceMap {
     std::vector<bool> used;                  // per ID, set by suppress()
   };
   const std::vector<Allow>& allows() const { return allows_; }
+  // Line `line`'s text without its newline; empty past the end.
+  std::string_view lineText(int line) const;
 
  private:
-  std::string_view lineText(int line) const;
   SourceRange scanLine(const ConstructSite& site) const;  // columns.cpp
   std::string_view source_;
   std::vector<std::size_t> lineStarts_;
