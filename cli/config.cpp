@@ -16,6 +16,8 @@
 #include <toml.hpp>
 
 #include "ljcheck/analyzer.h"
+#include "reason_names.h"
+#include "toml_errors.h"
 #include "toml_guards.h"
 
 namespace fs = std::filesystem;
@@ -69,11 +71,13 @@ const toml::table& asTable(const toml::value& v, const std::string& key) {
 std::vector<ReasonLevel> readReasons(const toml::value& v) {
   std::vector<ReasonLevel> out;
   for (const auto& [id, level] : asTable(v, "reasons")) {
+    if (level.is_table())  // string.gsub = "off" is the table string with the key gsub
+      fail(level, "reasons: a name with a dot must be quoted, as in \"" + id + ".gsub\" = \"off\"");
     std::string text = asString(level, "reasons." + id);
     if (text == "off") {
-      out.push_back({id, std::nullopt});
+      out.push_back({id, std::nullopt, position(level)});
     } else if (auto s = parseSeverityName(text)) {
-      out.push_back({id, *s});
+      out.push_back({id, *s, position(level)});
     } else {
       fail(level, "reasons.\"" + id + "\" must be off, error, warning or note, not '" + text + "'");
     }
@@ -154,6 +158,37 @@ std::string readCPath(const toml::value& v, const std::string& directory) {
   }
 }
 
+// The settings the command line also takes are checked here, where their
+// position is known, not later as if they were flags.
+std::string readProfile(const toml::value& v) {
+  std::string name = asString(v, "profile");
+  if (findProfile(name)) return name;
+  std::string known;
+  for (const auto& p : builtinProfiles()) known += (known.empty() ? "" : ", ") + p.name;
+  fail(v, "unknown recorder profile '" + name + "'; known: " + known);
+}
+
+std::string readFailOn(const toml::value& v) {
+  std::string text = asString(v, "fail-on");
+  if (text == "none" || parseSeverityName(text)) return text;
+  fail(v, "'fail-on' must be error (or blacklist), warning (or warn), note (or info) or none, not '" + text + "'");
+}
+
+std::string readConfidence(const toml::value& v) {
+  std::string text = asString(v, "confidence");
+  if (parseConfidence(text)) return text;
+  fail(v, "'confidence' must be certain, likely or possible, not '" + text + "'");
+}
+
+// Relative to the config's folder.
+std::string readRoot(const toml::value& v, const std::string& directory) {
+  std::string text = asString(v, "root");
+  std::string root = (fs::path(directory) / text).lexically_normal().string();
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) fail(v, "'root' = '" + text + "': " + root + " is not a directory");
+  return root;
+}
+
 LintConfig read(const toml::value& doc, const std::string& path) {
   static const std::set<std::string> known{"profile", "fail-on",   "confidence", "root",
                                            "jobs",    "include",   "exclude",    "reasons",
@@ -163,10 +198,10 @@ LintConfig read(const toml::value& doc, const std::string& path) {
   c.path = path;
   c.directory = fs::absolute(path).lexically_normal().parent_path().string();
   for (const auto& [key, value] : asTable(doc, "the document")) {
-    if (key == "profile") c.profile = asString(value, key);
-    else if (key == "fail-on") c.failOn = asString(value, key);
-    else if (key == "confidence") c.confidence = asString(value, key);
-    else if (key == "root") c.root = (fs::path(c.directory) / asString(value, key)).lexically_normal().string();
+    if (key == "profile") c.profile = readProfile(value);
+    else if (key == "fail-on") c.failOn = readFailOn(value);
+    else if (key == "confidence") c.confidence = readConfidence(value);
+    else if (key == "root") c.root = readRoot(value, c.directory);
     else if (key == "jobs") {
       if (!value.is_integer() || value.as_integer() < 1 || value.as_integer() > 1024)
         fail(value, "'jobs' must be an integer from 1 to 1024");
@@ -208,6 +243,8 @@ const ReasonLevel* levelFor(const std::vector<ReasonLevel>& levels, const Reason
 
 }  // namespace
 
+namespace {
+
 std::optional<std::string> checkAliases(const LintConfig& config, const RecorderProfile& profile) {
   for (const auto& [alias, builtin] : config.aliases) {
     if (profile.cFunctions.count(builtin) || profile.fastFunction(builtin) || profile.isLibraryTable(builtin)) continue;
@@ -215,6 +252,26 @@ std::optional<std::string> checkAliases(const LintConfig& config, const Recorder
            "' is not a builtin of the recorder profile " + profile.name;
   }
   return std::nullopt;
+}
+
+std::optional<std::string> checkReasonLevels(const LintConfig& config, const RecorderProfile& profile) {
+  auto check = [&](const std::vector<ReasonLevel>& levels, std::string_view table) -> std::optional<std::string> {
+    for (const auto& l : levels)
+      if (auto why = unknownReasonName(l.id, profile))
+        return l.position + ": " + std::string(table) + " \"" + l.id + "\": " + *why;
+    return std::nullopt;
+  };
+  if (auto error = check(config.reasons, "[reasons]")) return error;
+  for (const auto& o : config.overrides)
+    if (auto error = check(o.reasons, "[[overrides]] reasons")) return error;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> checkNames(const LintConfig& config, const RecorderProfile& profile) {
+  if (auto error = checkAliases(config, profile)) return error;
+  return checkReasonLevels(config, profile);
 }
 
 std::shared_ptr<const CModules> cModulesFor(const std::optional<std::string>& cpathOption, const LintConfig* config) {
@@ -281,12 +338,9 @@ std::variant<LintConfig, std::string> parseConfig(std::string_view text, const s
   } catch (const ConfigError& e) {
     return e.message;
   } catch (const toml::exception& e) {
-    // toml11's own text spans several lines; the position leads the first.
+    // toml11's own text spans several lines, its position at the caret.
     const auto& loc = e.location();
-    std::string what = e.what();
-    auto firstLine = what.substr(0, what.find('\n'));
-    if (firstLine.rfind("[error] ", 0) == 0) firstLine.erase(0, 8);
-    return name + ":" + std::to_string(loc.line()) + ":" + std::to_string(loc.column()) + ": " + firstLine;
+    return tomlSyntaxError(e.what(), name, static_cast<int>(loc.line()), static_cast<int>(loc.column()));
   } catch (const std::exception& e) {
     return name + ": " + e.what();
   }

@@ -25,6 +25,7 @@ inline constexpr std::string_view kConfigName = ".ljcheck.toml";
 struct ReasonLevel {
   std::string id;
   std::optional<Severity> level;
+  std::string position;  // file:line:column of the level in the config
 };
 
 // `[[overrides]]`: reason levels for the files its globs match.
@@ -55,9 +56,12 @@ struct LintConfig {
   std::vector<std::string> cModules;
 };
 
-// An error "file:line:column: ..." when an alias names no builtin of
-// `profile` (known only once the profile is chosen); nullopt when all do.
-std::optional<std::string> checkAliases(const LintConfig& config, const RecorderProfile& profile);
+// An error "file:line:column: ..." when a name of the config means nothing
+// to `profile` (known only once the profile is chosen): an alias of a
+// builtin it lacks, or a `[reasons]` entry (top-level or an override's)
+// that names no reason, code or subject of the catalog or the profile
+// (reason_names.h). Nullopt when all names are known.
+std::optional<std::string> checkNames(const LintConfig& config, const RecorderProfile& profile);
 
 // Where require finds C modules: package.cpath from `cpathOption`
 // (--cpath), else the config's cpath, else LUA_CPATH, else LuaJIT's

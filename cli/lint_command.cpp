@@ -256,7 +256,7 @@ int runLint(LintOptions& o) {
     return kUsage;
   }
   if (config)
-    if (auto error = checkAliases(*config, *profile)) {
+    if (auto error = checkNames(*config, *profile)) {
       std::cerr << "ljcheck lint: " << *error << "\n";
       return kUsage;
     }

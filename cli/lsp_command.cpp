@@ -55,7 +55,7 @@ int runLsp(LspOptions o) {
   options.profile = profile;
   options.minConfidence = *confidence;
   if (config) {
-    if (auto error = checkAliases(*config, *profile)) {
+    if (auto error = checkNames(*config, *profile)) {
       std::cerr << "ljcheck lsp: " << *error << "\n";
       return kUsage;
     }
