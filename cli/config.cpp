@@ -309,15 +309,21 @@ std::optional<std::string> findConfig(const std::string& start) {
   }
 }
 
-std::variant<LintConfig, std::string> loadConfig(const std::string& path) {
+ConfigText readConfigText(const std::string& path) {
   // A directory or a FIFO would read as empty or never end.
   std::error_code ec;
-  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) return path + ": the config is not a regular file";
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) return {{}, path + ": the config is not a regular file"};
   std::ifstream file(path, std::ios::binary);
-  if (!file) return path + ": cannot read the config file: " + std::strerror(errno);
+  if (!file) return {{}, path + ": cannot read the config file: " + std::strerror(errno)};
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) return path + ": cannot read the config file: " + std::strerror(errno);
-  return parseConfig(text, path);
+  if (file.bad()) return {{}, path + ": cannot read the config file: " + std::strerror(errno)};
+  return {std::move(text), {}};
+}
+
+std::variant<LintConfig, std::string> loadConfig(const std::string& path) {
+  ConfigText read = readConfigText(path);
+  if (!read.error.empty()) return read.error;
+  return parseConfig(read.text, path);
 }
 
 std::variant<LintConfig, std::string> parseConfig(std::string_view text, const std::string& name) {

@@ -72,6 +72,12 @@ std::shared_ptr<const CModules> cModulesFor(const std::optional<std::string>& cp
 
 // The nearest .ljcheck.toml from `start` upward; nullopt when none.
 std::optional<std::string> findConfig(const std::string& start);
+// A config file's text, or why it cannot be read (`error`, naming the file).
+struct ConfigText {
+  std::string text;
+  std::string error;
+};
+ConfigText readConfigText(const std::string& path);
 // Reads and checks a config file: the config, or one error line
 // "file:line:column: what is wrong".
 std::variant<LintConfig, std::string> loadConfig(const std::string& path);

@@ -1,5 +1,7 @@
 // `ljcheck lsp`: the language server over stdio (lsp/, docs/editors.md).
-// Settings come from the options, else from .ljcheck.toml as for lint.
+// Settings come from the options, else from the .ljcheck.toml lint would
+// find from the client's workspace root, read again when it changes.
+#include <filesystem>
 #include <iostream>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -21,24 +23,97 @@ struct LspOptions {
   bool noConfig = false;
 };
 
-// The config in effect, as lint finds it. A bad file is reported on stderr
-// (the editor's server log) and the server runs with the defaults.
-std::optional<LintConfig> readConfig(const LspOptions& o) {
-  if (o.noConfig) return std::nullopt;
-  std::optional<std::string> path = o.config.empty() ? findConfig(".") : std::optional<std::string>(o.config);
-  if (!path) return std::nullopt;
-  auto loaded = loadConfig(*path);
-  if (auto* error = std::get_if<std::string>(&loaded)) {
-    std::cerr << "ljcheck lsp: " << *error << " (running without it)\n";
-    return std::nullopt;
+// The config `settingsFor` last read, and what it made of it: a server asks
+// again after every open, save and change on disk, and mostly finds the
+// same text.
+struct SettingsCache {
+  std::string file, text;
+  std::optional<WorkspaceSettings> settings;
+};
+
+// The settings without a config: the command line's, else the defaults.
+WorkspaceSettings withoutConfig(const RecorderProfile& profile, Confidence confidence) {
+  WorkspaceSettings s;
+  s.profile = &profile;
+  s.minConfidence = confidence;
+  s.cModules = cModulesFor(std::nullopt, nullptr);
+  s.adjust = [](FileResult& result, const std::string&) {
+    LintReport report;
+    report.files.push_back(std::move(result));
+    keepDirectiveProblems(report, std::nullopt);
+    result = std::move(report.files.front());
+  };
+  return s;
+}
+
+// The settings under `config`; a problem when a name in it means nothing
+// to the profile chosen.
+WorkspaceSettings withConfig(const LspOptions& o, const LintConfig& config, const RecorderProfile& flagProfile,
+                             std::optional<Confidence> flagConfidence) {
+  const RecorderProfile* profile = &flagProfile;
+  if (o.profile.empty() && config.profile) profile = findProfile(*config.profile);  // checked when read
+  Confidence confidence = flagConfidence.value_or(
+      config.confidence ? parseConfidence(*config.confidence).value_or(Confidence::Likely) : Confidence::Likely);
+  WorkspaceSettings s = withoutConfig(*profile, confidence);
+  if (auto error = checkNames(config, *profile)) {
+    s.problem = *error + " (running without the config)";
+    return s;
   }
-  return std::get<LintConfig>(std::move(loaded));
+  s.aliases = config.aliases;
+  s.cModules = cModulesFor(std::nullopt, &config);
+  s.adjust = [config](FileResult& result, const std::string& root) {
+    LintReport report;
+    report.files.push_back(std::move(result));
+    applyReasonLevels(report, config, root);
+    keepDirectiveProblems(report, config.reportUnusedAllows);
+    result = std::move(report.files.front());
+  };
+  addConfigGlobs(s.projectFilter, config);
+  return s;
+}
+
+// The settings for a workspace folder, as lint finds them from there: the
+// nearest .ljcheck.toml from the folder upward (or --config's file, or
+// none with --no-config) under the command line's options. A config that
+// cannot be used is the answer's `problem` (shown to the user; the
+// server's log too) and the server runs without it.
+WorkspaceSettings settingsFor(const LspOptions& o, const RecorderProfile& flagProfile,
+                              std::optional<Confidence> flagConfidence, const std::string& folder,
+                              SettingsCache& cache) {
+  std::optional<std::string> path;
+  if (!o.noConfig) path = o.config.empty() ? findConfig(folder) : std::optional<std::string>(o.config);
+  if (!path) {
+    cache = {};
+    return withoutConfig(flagProfile, flagConfidence.value_or(Confidence::Likely));
+  }
+  std::error_code ec;
+  std::string file = std::filesystem::absolute(*path, ec).lexically_normal().string();
+  if (ec) file = *path;
+  ConfigText read = readConfigText(file);
+  if (cache.settings && cache.file == file && cache.text == read.text && read.error.empty()) return *cache.settings;
+  WorkspaceSettings s;
+  if (!read.error.empty()) {
+    s = withoutConfig(flagProfile, flagConfidence.value_or(Confidence::Likely));
+    s.problem = read.error + " (running without it)";
+  } else {
+    auto parsed = parseConfig(read.text, file);
+    if (auto* error = std::get_if<std::string>(&parsed)) {
+      s = withoutConfig(flagProfile, flagConfidence.value_or(Confidence::Likely));
+      s.problem = *error + " (running without it)";
+    } else {
+      s = withConfig(o, std::get<LintConfig>(parsed), flagProfile, flagConfidence);
+    }
+  }
+  s.configFile = file;
+  s.configText = read.error.empty() ? read.text : read.error;
+  if (!s.problem.empty()) std::cerr << "ljcheck lsp: " << s.problem << "\n";
+  cache = {file, s.configText, s};
+  return s;
 }
 
 int runLsp(LspOptions o) {
-  std::optional<LintConfig> config = readConfig(o);
-  if (config && o.profile.empty() && config->profile) o.profile = *config->profile;
-  if (config && o.confidence.empty() && config->confidence) o.confidence = *config->confidence;
+  // The command line's options are checked now; the config's when the
+  // client names its workspace (initialize).
   const RecorderProfile* profile = o.profile.empty() ? &defaultProfile() : findProfile(o.profile);
   if (!profile) {
     std::cerr << "ljcheck lsp: unknown recorder profile '" << o.profile << "'; known:";
@@ -46,31 +121,21 @@ int runLsp(LspOptions o) {
     std::cerr << "\n";
     return kUsage;
   }
-  auto confidence = parseConfidence(o.confidence.empty() ? "likely" : o.confidence);
-  if (!confidence) {
-    std::cerr << "ljcheck lsp: --confidence must be certain, likely or possible\n";
-    return kUsage;
-  }
-  LanguageServerOptions options;
-  options.profile = profile;
-  options.minConfidence = *confidence;
-  if (config) {
-    if (auto error = checkNames(*config, *profile)) {
-      std::cerr << "ljcheck lsp: " << *error << "\n";
+  std::optional<Confidence> confidence;
+  if (!o.confidence.empty()) {
+    confidence = parseConfidence(o.confidence);
+    if (!confidence) {
+      std::cerr << "ljcheck lsp: --confidence must be certain, likely or possible\n";
       return kUsage;
     }
-    options.aliases = config->aliases;
   }
-  options.cModules = cModulesFor(std::nullopt, config ? &*config : nullptr);
+  LanguageServerOptions options;
+  static_cast<WorkspaceSettings&>(options) = withoutConfig(*profile, confidence.value_or(Confidence::Likely));
   options.docsUrl = docsBase(o.docsUrl);
-  options.adjust = [config](FileResult& result, const std::string& root) {
-    LintReport report;
-    report.files.push_back(std::move(result));
-    if (config) applyReasonLevels(report, *config, root);
-    keepDirectiveProblems(report, config ? config->reportUnusedAllows : std::nullopt);
-    result = std::move(report.files.front());
+  auto cache = std::make_shared<SettingsCache>();
+  options.configure = [o, profile, confidence, cache](const std::string& folder) {
+    return settingsFor(o, *profile, confidence, folder, *cache);
   };
-  if (config) addConfigGlobs(options.projectFilter, *config);
   std::ios::sync_with_stdio(false);
 #ifdef __GLIBC__
   // A long-lived server allocates and frees the same big buffers (a

@@ -69,8 +69,7 @@ lsp::Position positionMember(const Json& object, const char* key) {
 
 class Server {
  public:
-  Server(std::ostream& out, const LanguageServerOptions& options)
-      : out_(out), profile_(options.profile ? *options.profile : defaultProfile()), options_(options) {
+  Server(std::ostream& out, const LanguageServerOptions& options) : out_(out), options_(options), settings_(options) {
     style_.docsUrl = options.docsUrl;
   }
 
@@ -141,6 +140,7 @@ class Server {
       const Json& item = member(params, "textDocument");
       lsp::Document& d = documents_.open(stringMember(item, "uri"), intMember(item, "version"),
                                          stringMember(item, "text"));
+      if (reconfigured()) return;  // every open document, this one too, was published again
       if (inProject(d)) d.path = project_->shown(d.file);
       return analyzeAndPublish(d, lookAtDisk());
     }
@@ -158,7 +158,7 @@ class Server {
     if (method == "textDocument/didSave") {
       if (lsp::Document* d = documents_.find(stringMember(member(params, "textDocument"), "uri"))) {
         if (params.contains("text") && params["text"].is_string()) d->text = params["text"].get<std::string>();
-        analyzeAndPublish(*d, lookAtDisk());
+        if (!reconfigured()) analyzeAndPublish(*d, lookAtDisk());
       }
       return;
     }
@@ -189,7 +189,9 @@ class Server {
     if (offered && offered->is_array())
       for (const auto& e : *offered)
         if (e == "utf-8") style_.encoding = PositionEncoding::Utf8;
-    openProject(params);
+    const std::string root = workspaceRoot(params);
+    configure(root);
+    openProject(root);
     const Json::json_pointer watch("/capabilities/workspace/didChangeWatchedFiles/dynamicRegistration");
     watchDynamic_ = params.is_object() && params.contains(watch) && params[watch] == true;
     Json capabilities{
@@ -215,10 +217,9 @@ class Server {
   }
 
   // The workspace root the client names (rootUri, else the first workspace
-  // folder, else rootPath): its files are the project. None: each document
-  // is analyzed on its own.
-  void openProject(const Json& params) {
-    if (!params.is_object()) return;
+  // folder, else rootPath); empty when it names none or no folder.
+  static std::string workspaceRoot(const Json& params) {
+    if (!params.is_object()) return {};
     std::string root;
     if (params.contains("rootUri") && params["rootUri"].is_string()) {
       root = lsp::uriToPath(params["rootUri"].get<std::string>());
@@ -230,18 +231,69 @@ class Server {
       root = params["rootPath"].get<std::string>();
     }
     std::error_code ec;
-    if (root.empty() || !std::filesystem::is_directory(root, ec)) return;
+    return !root.empty() && std::filesystem::is_directory(root, ec) ? root : std::string();
+  }
+
+  // The workspace root's files are the project. No root: each document is
+  // analyzed on its own.
+  void openProject(const std::string& root) {
+    if (root.empty()) return;
     AnalyzeOptions analyze;
-    analyze.profile = &profile_;
+    analyze.profile = &profile();
     analyze.root = root;
-    analyze.minConfidence = options_.minConfidence;
-    analyze.aliases = options_.aliases;  // the config's std and globals, as lint applies them
-    analyze.cModules = options_.cModules;
+    analyze.minConfidence = settings_.minConfidence;
+    analyze.aliases = settings_.aliases;  // the config's std and globals, as lint applies them
+    analyze.cModules = settings_.cModules;
     analyze.jobs = std::max(1u, std::thread::hardware_concurrency());  // the first pass, as lint runs it
-    disk_ = lsp::DiskView(root, options_.projectFilter);
+    disk_ = lsp::DiskView(root, settings_.projectFilter);
     project_.emplace(disk_.files(), analyze);
     projectRoot_ = root;
     projectOptions_ = analyze;
+  }
+
+  const RecorderProfile& profile() const { return settings_.profile ? *settings_.profile : defaultProfile(); }
+
+  // The settings for the workspace (`root`, else the working directory),
+  // with a message to the user when its config cannot be used.
+  void configure(const std::string& root) {
+    if (!options_.configure) return;
+    std::error_code ec;
+    configFolder_ = root.empty() ? std::filesystem::current_path(ec).string() : root;
+    useSettings(options_.configure(configFolder_));
+  }
+
+  void useSettings(WorkspaceSettings settings) {
+    settings_ = std::move(settings);
+    if (!settings_.problem.empty())
+      notify("window/showMessage", Json{{"type", 1}, {"message", "ljcheck: " + settings_.problem}});
+  }
+
+  // Whether the config was written, created or removed since it was read:
+  // then the settings are taken again, the project is opened again under
+  // them and every open document is analyzed and published again.
+  bool reconfigured() {
+    if (!options_.configure) return false;
+    WorkspaceSettings now = options_.configure(configFolder_);
+    if (now.configFile == settings_.configFile && now.configText == settings_.configText) return false;
+    useSettings(std::move(now));
+    reuse_.clear();
+    if (project_) {
+      openProject(projectRoot_);
+      for (lsp::Document* d : documents_.all())
+        if (inProject(*d)) project_->setText(d->file, d->text);
+      project_->update();
+    }
+    for (lsp::Document* d : documents_.all()) {
+      if (inProject(*d)) {
+        d->path = project_->shown(d->file);
+        if (const FileResult* result = project_->result(d->file)) d->result = *result;
+        if (settings_.adjust) settings_.adjust(d->result, projectRoot_);
+        publish(*d);
+      } else {
+        analyzeAndPublish(*d);
+      }
+    }
+    return true;
   }
 
   // Files created, changed or deleted on disk (by git, a build, another
@@ -249,8 +301,8 @@ class Server {
   // client that can watch files for the server is asked to.
   void watchProjectFiles() {
     if (!project_ || !watchDynamic_) return;
-    Json watchers = Json::array({Json{{"globPattern", "**/*.lua"}}});
-    for (const auto& glob : options_.projectFilter.include) watchers.push_back(Json{{"globPattern", glob}});
+    Json watchers = Json::array({Json{{"globPattern", "**/*.lua"}}, Json{{"globPattern", "**/.ljcheck.toml"}}});
+    for (const auto& glob : settings_.projectFilter.include) watchers.push_back(Json{{"globPattern", glob}});
     send(Json{{"jsonrpc", "2.0"},
               {"id", "ljcheck-watch-files"},
               {"method", "client/registerCapability"},
@@ -268,6 +320,7 @@ class Server {
       stringMember(change, "uri");
       intMember(change, "type");  // 1 created, 2 changed, 3 deleted
     }
+    if (reconfigured()) return;
     if (project_ && followDisk()) publishChanged(project_->update(), nullptr);
   }
 
@@ -303,7 +356,7 @@ class Server {
     if (project_->contains(d.file)) return true;
     std::string shown = project_->shown(d.file);
     return !shown.empty() && shown[0] != '/' &&
-           !pathMatchesGlobs(options_.projectFilter.exclude, projectRoot_, d.file);
+           !pathMatchesGlobs(settings_.projectFilter.exclude, projectRoot_, d.file);
   }
 
   // A client that watches no files for the server: opening or saving a
@@ -318,9 +371,9 @@ class Server {
     }
     if (diskMoved) publishChanged(project_->update(), nullptr);
     try {
-      d.result = analyzeSource(d.text, d.path, profile_, options_.minConfidence, options_.aliases,
-                               options_.cModules.get(), &reuse_[d.uri]);
-      if (options_.adjust) options_.adjust(d.result, "/");  // the document's path is absolute
+      d.result = analyzeSource(d.text, d.path, profile(), settings_.minConfidence, settings_.aliases,
+                               settings_.cModules.get(), &reuse_[d.uri]);
+      if (settings_.adjust) settings_.adjust(d.result, "/");  // the document's path is absolute
     } catch (const std::exception& e) {  // a bug in one file must not end the session
       d.result = FileResult{d.path, {}, {{FileError::Kind::Input, d.path, 0, std::string("internal error: ") + e.what()}}, {}};
     }
@@ -334,7 +387,7 @@ class Server {
     for (lsp::Document* d : documents_.all()) {
       if (d != edited && (!changed.count(d->file) || !inProject(*d))) continue;
       if (const FileResult* result = project_->result(d->file)) d->result = *result;
-      if (options_.adjust) options_.adjust(d->result, projectRoot_);
+      if (settings_.adjust) settings_.adjust(d->result, projectRoot_);
       publish(*d);
     }
   }
@@ -365,8 +418,9 @@ class Server {
   }
 
   std::ostream& out_;
-  const RecorderProfile& profile_;
   const LanguageServerOptions& options_;
+  WorkspaceSettings settings_;  // in effect: the options', or the last `configure` answer
+  std::string configFolder_;    // where `configure` looks for the config
   lsp::DiagnosticStyle style_;
   lsp::DocumentStore documents_;
   std::map<std::string, lsp::PublishedDiagnostics> published_;  // by URI, of the open documents

@@ -210,6 +210,62 @@ test('reason levels from .ljcheck.toml apply', async () => {
   await shutdown(s);
 });
 
+test('the config is the one lint finds from the workspace root, read again when it changes', async () => {
+  // The server starts elsewhere (as Neovim starts it in its own working
+  // directory): the workspace's .ljcheck.toml must still apply, and a
+  // change to it reach the open documents.
+  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-root-config-'));
+  const elsewhere = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-elsewhere-'));
+  const config = resolve(project, '.ljcheck.toml');
+  writeFileSync(config, '[reasons]\nFNEW = "note"\n');
+  writeFileSync(resolve(project, 'fixture.lua'), fixture);
+  const s = startServer(elsewhere);
+  const shown = [];
+  s.connection.onNotification('window/showMessage', (m) => shown.push(m));
+  const published = [];
+  const waiters = [];
+  s.connection.onNotification('textDocument/publishDiagnostics', (p) => { published.push(p); waiters.splice(0).forEach((w) => w()); });
+  async function next(seen) {
+    const deadline = Date.now() + 10000;
+    for (;;) {
+      if (published.length > seen) return published[published.length - 1];
+      assert.ok(Date.now() < deadline, 'no diagnostics');
+      await new Promise((done) => { waiters.push(done); setTimeout(done, 200); });
+    }
+  }
+  try {
+    await s.connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href, capabilities: {} });
+    s.connection.sendNotification('initialized', {});
+    const uri = pathToFileURL(resolve(project, 'fixture.lua')).href;
+    let seen = published.length;
+    s.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'lua', version: 1, text: fixture } });
+    const [noted] = byCode(await next(seen), 'NYIBC:FNEW');
+    assert.equal(noted.severity, 3, 'FNEW = "note" in the workspace root\'s config: information');
+
+    // Edited: FNEW back to an error once the document is saved (a client
+    // that watches no files; a watching one says so with didChangeWatchedFiles).
+    writeFileSync(config, '[reasons]\nFNEW = "error"\n');
+    seen = published.length;
+    s.connection.sendNotification('textDocument/didSave', { textDocument: { uri } });
+    const [error] = byCode(await next(seen), 'NYIBC:FNEW');
+    assert.equal(error.severity, 1, 'the edited config applies');
+
+    // Broken: the user is told where, and the server runs without it.
+    writeFileSync(config, '[reasons]\nNYBIC = "off"\n');
+    seen = published.length;
+    s.connection.sendNotification('textDocument/didSave', { textDocument: { uri } });
+    await next(seen);
+    assert.equal(shown.length, 1, `one message: ${JSON.stringify(shown)}`);
+    assert.equal(shown[0].type, 1, 'an error');
+    assert.match(shown[0].message, /\.ljcheck\.toml:2:9: \[reasons\] "NYBIC": .*did you mean NYIBC\?.*running without/);
+    assert.equal(byCode(published[published.length - 1], 'NYIBC:FNEW')[0].severity, 1, 'the default level');
+    await shutdown(s);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+    rmSync(elsewhere, { recursive: true, force: true });
+  }
+});
+
 test('globals from .ljcheck.toml apply to the documents of a workspace project', async () => {
   // With a rootUri the document is analyzed as part of the project: the
   // config's aliases must reach that pass too, as they reach `ljcheck lint`.
@@ -449,7 +505,7 @@ test('files created, changed and deleted on disk change the project as lint sees
   assert.deepEqual(asLinted(alone), lintProject(project)['shapes.lua'] || []);
   assert.equal(w.registrations.length, 1, 'the server asks the client to watch the project files');
   assert.equal(w.registrations[0].method, 'workspace/didChangeWatchedFiles');
-  assert.deepEqual(w.registrations[0].registerOptions.watchers.map((x) => x.globPattern), ['**/*.lua']);
+  assert.deepEqual(w.registrations[0].registerOptions.watchers.map((x) => x.globPattern), ['**/*.lua', '**/.ljcheck.toml']);
 
   // Created: main.lua's loop makes area hot.
   w.main(w.mainText);

@@ -89,6 +89,30 @@ local ok, err = pcall(function()
   check(back.lnum == fnew.lnum and back.col == fnew.col, 'FNEW back where it was')
 
   vim.lsp.stop_client(client_id)
+
+  -- A workspace whose .ljcheck.toml has an error: Neovim shows the server's
+  -- window/showMessage (through vim.notify), naming the file and the line.
+  local broken = vim.fn.tempname()
+  vim.fn.mkdir(broken, 'p')
+  vim.fn.writefile({ '[reasons]', 'NYBIC = "off"' }, broken .. '/.ljcheck.toml')
+  vim.fn.writefile(vim.fn.readfile(fixture), broken .. '/fixture.lua')
+  local notified = {}
+  local notify = vim.notify
+  vim.notify = function(message, level) table.insert(notified, { message = message, level = level }) end
+  local other = vim.lsp.start_client({ name = 'ljcheck-broken-config', cmd = { exe, 'lsp' }, root_dir = broken })
+  vim.cmd('edit ' .. vim.fn.fnameescape(broken .. '/fixture.lua'))
+  local otherBuf = vim.api.nvim_get_current_buf()
+  vim.bo[otherBuf].filetype = 'lua'
+  check(vim.lsp.buf_attach_client(otherBuf, other), 'buf_attach_client failed for the second workspace')
+  check(vim.wait(10000, function() return #notified > 0 end, 20), 'no message about the broken config')
+  vim.notify = notify
+  check(notified[1].message:find('.ljcheck.toml:2:9:', 1, true), 'the message names the place: ' .. notified[1].message)
+  check(notified[1].message:find('did you mean NYIBC?', 1, true), 'and the nearest name: ' .. notified[1].message)
+  check(notified[1].level == vim.log.levels.ERROR, 'as an error')
+  check(vim.wait(10000, function() return #withCode(otherBuf, 'NYIBC:FNEW') > 0 end, 20),
+    'the server runs without the config and still publishes')
+  vim.lsp.stop_client(other)
+  vim.fn.delete(broken, 'rf')
 end)
 
 if not ok then fail(tostring(err)) end

@@ -18,11 +18,10 @@
 
 namespace ljcheck {
 
-struct LanguageServerOptions {
+// What a workspace's configuration decides (for `ljcheck lsp`:
+// .ljcheck.toml and the command line).
+struct WorkspaceSettings {
   const RecorderProfile* profile = nullptr;  // null: defaultProfile()
-  // The folder holding reasons/ as a URI ending in '/', for codeDescription.href;
-  // empty: diagnostics carry no link.
-  std::string docsUrl;
   Confidence minConfidence = Confidence::Likely;
   BuiltinAliases aliases;  // builtins under other names (.ljcheck.toml std, globals)
   // Which require names load C modules (.ljcheck.toml cpath, c-modules,
@@ -35,6 +34,24 @@ struct LanguageServerOptions {
   // Which files under the client's workspace root make up the project whose
   // cross-file calls are followed (the config's include and exclude).
   InputFilter projectFilter;
+  // What the settings were read from: the config file and its text (empty:
+  // none). The server asks again when files change and compares these.
+  std::string configFile, configText;
+  // Why the config could not be used, for the user (window/showMessage);
+  // the settings are then those without it.
+  std::string problem;
+};
+
+struct LanguageServerOptions : WorkspaceSettings {
+  // The folder holding reasons/ as a URI ending in '/', for codeDescription.href;
+  // empty: diagnostics carry no link.
+  std::string docsUrl;
+  // The settings for a workspace folder: asked at `initialize` with the
+  // client's root (the server's working directory when it names none), and
+  // again after files change on disk or a document is opened or saved,
+  // when the answer's config file or text differs the open documents are
+  // analyzed again under it. Empty: the settings above, for good.
+  std::function<WorkspaceSettings(const std::string& folder)> configure;
 };
 
 // Serves until `exit` or the end of `in`. Returns the process exit code the
