@@ -174,7 +174,7 @@ int loadScript(lua_State* L, const std::string& script) {
   if (status == 0) return 0;
   const char* message = lua_tostring(L, -1);
   std::fprintf(stderr, "ljcheck run: %s\n", message ? message : script.c_str());
-  return status == LUA_ERRFILE ? kHostInputError : kScriptFailed;
+  return status == LUA_ERRFILE ? kScriptNotFound : kScriptFailed;
 }
 
 }  // namespace
@@ -183,7 +183,7 @@ int runScript(const RunOptions& options) {
   std::unique_ptr<lua_State, StateCloser> state(luaL_newstate());
   if (!state) {
     std::fprintf(stderr, "ljcheck run: cannot create a Lua state\n");
-    return kScriptFailed;
+    return kRunFailed;
   }
   lua_State* L = state.get();
   luaL_openlibs(L);
@@ -197,7 +197,7 @@ int runScript(const RunOptions& options) {
     if (!out->empty())
       if (std::string problem = reportFileProblem(*out); !problem.empty()) {
         std::fprintf(stderr, "ljcheck run: %s (nothing was run)\n", problem.c_str());
-        return kHostInputError;
+        return kRunFailed;
       }
   lua_pushcfunction(L, traceback);
   int handler = lua_gettop(L);
@@ -219,7 +219,7 @@ int runScript(const RunOptions& options) {
           L, {options.intervalMs, options.stackDepth, "", "", options.root, options.compiledStacks});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ljcheck run: %s\n", e.what());
-    return kScriptFailed;
+    return kRunFailed;
   }
   int exitStatus = kScriptRan;
   int interruptedBy = 0;
@@ -237,7 +237,7 @@ int runScript(const RunOptions& options) {
                  interruptedBy == SIGTERM ? "terminated (SIGTERM)" : "interrupted (SIGINT)");
     exitStatus = 128 + interruptedBy;  // as a shell reports a process a signal ended
   }
-  if (!host.finish()) return kHostInputError;
+  if (!host.finish()) return kRunFailed;
   return exitStatus;
 }
 

@@ -178,7 +178,7 @@ TEST_CASE("broken symlinks and directories named *.lua are handled", "[cli][bad-
   }
   SECTION("ljcheck run of a directory") {
     ProcessResult r = ljcheckIn(dir, {"run", "--", "folder.lua"});
-    CHECK(r.exitCode == 3);
+    CHECK(r.exitCode == 127);
     CHECK(r.err.find("folder.lua") != std::string::npos);
   }
 }
@@ -280,9 +280,9 @@ TEST_CASE("bytecode dumps: a good one is read, a cut or foreign one is refused b
 TEST_CASE("ljcheck run: a missing script, a failing script and os.exit", "[cli][bad-input][run]") {
   std::string dir = project("run-scripts");
 
-  SECTION("a script that does not exist is named, exit 3") {
+  SECTION("a script that does not exist is named, exit 127") {
     ProcessResult r = ljcheckIn(dir, {"run", "--json", "out.json", "--", "missing.lua"});
-    CHECK(r.exitCode == 3);
+    CHECK(r.exitCode == 127);  // as a shell's command not found: a script may exit 3 itself
     CHECK(r.err.find("missing.lua") != std::string::npos);
     CHECK(r.err.find("No such file or directory") != std::string::npos);
   }
@@ -295,6 +295,11 @@ TEST_CASE("ljcheck run: a missing script, a failing script and os.exit", "[cli][
     CHECK(report.at("kind") == "runtime");
     CHECK(report.at("sites").dump().find("\"fails.lua:4\"") != std::string::npos);
     CHECK(readFile(dir + "/fails.csv").find(",NYIBC:FNEW,blocker,fails.lua:4,") != std::string::npos);
+  }
+  SECTION("os.exit(3) is the script's status, told apart from run's own failures") {
+    writeFile(dir + "/three.lua", "os.exit(3)\n");
+    CHECK(ljcheckIn(dir, {"run", "--json", "three.json", "--", "three.lua"}).exitCode == 3);
+    CHECK(std::filesystem::exists(dir + "/three.json"));
   }
   SECTION("os.exit(7) ends with status 7 after the reports are written") {
     writeFile(dir + "/exits.lua", kClosureLoop + "os.exit(7)\n");

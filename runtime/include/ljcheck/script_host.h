@@ -32,10 +32,13 @@ struct RunOptions {
   bool quiet = false;  // no summary on stderr
 };
 
-// The host's exit statuses, as luajit's and the CLI's: the script ran, it
-// raised an error (or could not be compiled), or an input or a report file
-// could not be read or written.
-enum HostExit : int { kScriptRan = 0, kScriptFailed = 1, kHostInputError = 3 };
+// The host's exit statuses. The script's own: it ran (0), raised an error or
+// could not be compiled (1, as luajit), or the n of its os.exit(n). Then
+// ljcheck run's, out of the way of the statuses scripts choose, as env(1)
+// and timeout(1) keep theirs: run itself failed (125: a report file that
+// cannot be written, a session that cannot start), or the script cannot be
+// opened or read (127, as a shell says of a command it cannot find).
+enum HostExit : int { kScriptRan = 0, kScriptFailed = 1, kRunFailed = 125, kScriptNotFound = 127 };
 
 // Returns the script's exit status (HostExit); os.exit(n) in the script
 // writes the reports and ends the process with n.
