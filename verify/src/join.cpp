@@ -199,37 +199,44 @@ void sortByCost(Verification& v) {
                    [](const JoinedSite& a, const JoinedSite& b) { return a.costMs > b.costMs; });
 }
 
-Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs, const VerifyOptions& options) {
-  Verification v;
-  v.envelope = lint.envelope;
-  v.envelope.kind = "verification";
-  std::map<Key, JoinedSite> observed;
+namespace {
+
+// What the runs observed, merged, with the paths the lint report's root shows.
+struct Observations {
+  std::map<Key, JoinedSite> sites;
   std::set<std::string> visited;  // "path:line" under the lint report's root
   std::map<std::string, std::set<std::string>> instructions;  // "path:line" -> bytecode names
-  bool byInstruction = !runs.empty();  // every run with coverage says which bytecodes it visited
+  bool byInstruction = false;  // every run with coverage says which bytecodes it visited
+  bool coverage = false, sampled = false;
   // What each observed site cost in each run, by the trace start it aborted
-  // (costByZone counts a start once): site -> (run, start, zone, cost).
+  // (costByZone counts a start once).
   struct RunCost {
     std::size_t run;
     std::string start, zone;
     double costMs;
   };
   std::map<Key, std::vector<RunCost>> costs;
+};
+
+Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& runs, const VerifyOptions& options,
+                       std::vector<std::string>& warnings) {
+  Observations o;
+  o.byInstruction = !runs.empty();
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const SiteReport& run = runs[r];
     checkCompatible(lint, run, options);
-    Rebase rebase(lint, run, v.warnings);
+    Rebase rebase(lint, run, warnings);
     if (run.siteLimitReached)
-      v.warnings.push_back(run.file + " reached its site limit (" + std::to_string(run.maxSites) + " sites): " +
-                           std::to_string(run.overflowAborts) + " aborts and " + std::to_string(run.overflowSplits) +
-                           " splits are in no site, so some predictions may show as latent; run again with a "
-                           "higher --max-sites");
-    v.coverage = v.coverage || run.hasCoverage;
-    v.sampled = v.sampled || run.sampled;
-    for (const auto& line : run.visited) visited.insert(rebase.location(line));
-    if (run.hasCoverage && run.visitedInstructions.empty() && !run.visited.empty()) byInstruction = false;
+      warnings.push_back(run.file + " reached its site limit (" + std::to_string(run.maxSites) + " sites): " +
+                         std::to_string(run.overflowAborts) + " aborts and " + std::to_string(run.overflowSplits) +
+                         " splits are in no site, so some predictions may show as latent; run again with a "
+                         "higher --max-sites");
+    o.coverage = o.coverage || run.hasCoverage;
+    o.sampled = o.sampled || run.sampled;
+    for (const auto& line : run.visited) o.visited.insert(rebase.location(line));
+    if (run.hasCoverage && run.visitedInstructions.empty() && !run.visited.empty()) o.byInstruction = false;
     for (const auto& [line, names] : run.visitedInstructions)
-      instructions[rebase.location(line)].insert(names.begin(), names.end());
+      o.instructions[rebase.location(line)].insert(names.begin(), names.end());
     // The starts this run blacklisted: the abort that did it names the
     // start, and every other abort of that start shares the outcome.
     std::set<std::string> blacklistedStarts;
@@ -242,9 +249,9 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     for (ReportSite s : run.sites) {
       const bool shared = !s.start.empty() && s.costMs > 0 && sitesOfStart[s.start] > 1;
       s.path = rebase.path(s.path);
-      auto& site = observed[{s.location(), s.reasonId}];
+      auto& site = o.sites[{s.location(), s.reasonId}];
       site.costShared = site.costShared || shared;
-      if (s.costMs > 0) costs[{s.location(), s.reasonId}].push_back({r, s.start, s.zonePath, s.costMs});
+      if (s.costMs > 0) o.costs[{s.location(), s.reasonId}].push_back({r, s.start, s.zonePath, s.costMs});
       site.reasonId = s.reasonId;
       site.location = s.location();
       site.path = s.path;
@@ -258,6 +265,12 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       if (site.zonePath.empty()) site.zonePath = s.zonePath;
     }
   }
+  return o;
+}
+
+// Each prediction (once per site and reasonId) with its status: confirmed,
+// masked, unexercised or latent. `predicted` collects their keys.
+std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observations& o, std::set<Key>& predicted) {
   // The instructions the predictions of each site are about ("" for one
   // that names none: an older lint report, a function's entry).
   std::map<Key, std::set<std::string>> predictedInstructions;
@@ -267,22 +280,22 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   // CALL of string.gmatch and the ITERC of the loop it feeds share a line,
   // and recording only the loop does not exercise the call.
   auto exercised = [&](const std::string& location, const std::string& reasonId) {
-    if (!visited.count(location)) return false;
-    if (!byInstruction) return true;
+    if (!o.visited.count(location)) return false;
+    if (!o.byInstruction) return true;
     auto wanted = carriers(reasonId);
     if (wanted.empty()) return true;
     // Every site asked about is a lint site, so its key is there.
     const std::set<std::string>& named = predictedInstructions.at({location, reasonId});
     if (!named.count("")) wanted = withRewrites(named);
-    auto it = instructions.find(location);
-    if (it == instructions.end()) return false;
+    auto it = o.instructions.find(location);
+    if (it == o.instructions.end()) return false;
     return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& op) { return it->second.count(op) > 0; });
   };
-  std::set<Key> predicted;
+  std::vector<JoinedSite> sites;
   for (const auto& s : lint.sites) {
     Key key{s.location(), s.reasonId};
     if (!predicted.insert(key).second) continue;
-    auto it = observed.find(key);
+    auto it = o.sites.find(key);
     JoinedSite site;
     site.reasonId = s.reasonId;
     site.location = s.location();
@@ -292,7 +305,7 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
     site.severity = s.severity;
     site.confidence = s.confidence;
     site.maskedBy = s.maskedBy;
-    if (it != observed.end()) {
+    if (it != o.sites.end()) {
       site.status = JoinedSite::Status::Confirmed;
       site.observedCount = it->second.observedCount;
       site.costMs = it->second.costMs;
@@ -301,72 +314,46 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
       site.blacklisted = it->second.blacklisted;
     } else if (s.masked) {
       site.status = JoinedSite::Status::Masked;  // not a finding of its own: the masking site is the one to fix
-    } else if (v.coverage && !exercised(site.location, site.reasonId)) {
+    } else if (o.coverage && !exercised(site.location, site.reasonId)) {
       site.status = JoinedSite::Status::Unexercised;
     } else {
       site.status = JoinedSite::Status::Latent;
     }
-    v.sites.push_back(std::move(site));
+    sites.push_back(std::move(site));
   }
-  // A trace error this catalog does not know: a newer VM (the collector
-  // names it from the VM's own message), or a damaged report.
-  std::set<std::string> unknown;
-  for (const auto& run : runs)
-    for (const auto& s : run.sites)
-      if (!ReasonCatalog::builtin().find(ReasonId::parse(s.reasonId).code())) unknown.insert(s.reasonId);
-  for (const auto& s : lint.sites)
-    if (!ReasonCatalog::builtin().find(ReasonId::parse(s.reasonId).code())) unknown.insert(s.reasonId);
-  if (!unknown.empty()) {
-    v.warnings.push_back("reasonIds this reason catalog does not know: " + someOf(unknown, 5, itself) +
-                         " (a newer LuaJIT, or a report written by hand or damaged); they are joined as written");
-  }
+  return sites;
+}
+
+// The observations no prediction names: missed, or in a loaded chunk. Left
+// out, with a warning each: those in files lint did not analyze, aborts of
+// the whole JIT, and stop-class aborts that blacklisted nothing (unless
+// asked for).
+void judgeUnpredicted(const SiteReport& lint, const Observations& o, const std::set<Key>& predicted,
+                      const VerifyOptions& options, Verification& v) {
   long processWide = 0;
   std::set<std::string> processWideReasons;
   std::map<std::string, long> unlinted;  // file -> observations in files lint did not analyze
-  for (auto& [key, site] : observed) {
+  for (const auto& [key, observed] : o.sites) {
     if (predicted.count(key)) continue;
     // Lint could not have predicted anything in a file it did not analyze
     // (not given to it, or it did not compile): no missed site there.
-    if (lint.linted && isFilePath(site.path) && !lint.linted->count(site.path)) {
-      unlinted[site.path] = saturatingAdd(unlinted[site.path], site.observedCount);
+    if (lint.linted && isFilePath(observed.path) && !lint.linted->count(observed.path)) {
+      unlinted[observed.path] = saturatingAdd(unlinted[observed.path], observed.observedCount);
       continue;
     }
     // Machine-code memory running out lands on whatever was recording: no
     // site's code, so no missed prediction either.
-    if (isProcessWide(site.reasonId)) {
-      processWide = saturatingAdd(processWide, site.observedCount);
-      processWideReasons.insert(site.reasonId);
+    if (isProcessWide(observed.reasonId)) {
+      processWide = saturatingAdd(processWide, observed.observedCount);
+      processWideReasons.insert(observed.reasonId);
       continue;
     }
     // Stop-class aborts are trace formation at work: one no prediction names
     // is left out unless asked for, or unless it blacklisted its loop.
-    if (isBenign(site.reasonId) && !options.includeBenign && site.severity != "blacklist") continue;
+    if (isBenign(observed.reasonId) && !options.includeBenign && observed.severity != "blacklist") continue;
+    JoinedSite site = observed;
     site.status = fromLoadedChunk(site.path) ? JoinedSite::Status::LoadedChunk : JoinedSite::Status::Missed;
-    v.sites.push_back(site);
-  }
-  std::stable_sort(v.sites.begin(), v.sites.end(), byPathThenLine);
-  std::map<std::tuple<std::size_t, std::string, std::string>, double> byStart;  // (run, zone, start) -> cost
-  for (const auto& s : v.sites) {
-    auto it = s.observedCount > 0 ? costs.find({s.location, s.reasonId}) : costs.end();
-    if (it == costs.end()) continue;
-    for (const RunCost& c : it->second) {
-      if (c.start.empty()) {  // no start to share: its own
-        v.costByZone[c.zone] += c.costMs;
-        continue;
-      }
-      double& cost = byStart[{c.run, c.zone, c.start}];
-      cost = std::max(cost, c.costMs);
-    }
-  }
-  for (const auto& [key, cost] : byStart) v.costByZone[std::get<1>(key)] += cost;
-  for (const auto& s : v.sites) {
-    for (Tally* t : {&v.byReason[s.reasonId], &v.byClass[s.reasonClass], &v.total}) count(*t, s.status);
-    bool predictedSite = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;
-    if (predictedSite) count(v.byConfidence[s.confidence.empty() ? "unknown" : s.confidence], s.status);
-    SeverityTally& bySeverity = v.bySeverity[predictedSite ? s.severity : std::string()];
-    bySeverity.predicted += predictedSite;
-    bySeverity.observed += s.observedCount > 0;
-    bySeverity.blacklisted += s.blacklisted;
+    v.sites.push_back(std::move(site));
   }
   if (!unlinted.empty()) {
     long count = 0;
@@ -382,6 +369,70 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
                          ": machine-code memory ran out) landed on whatever line was recording; they are no "
                          "site's cost and are not counted as missed (raise maxmcode: luajit -Omaxmcode=...)");
   }
+}
+
+// A trace error this catalog does not know: a newer VM (the collector
+// names it from the VM's own message), or a damaged report.
+void warnOfUnknownReasons(const SiteReport& lint, const std::vector<SiteReport>& runs, Verification& v) {
+  std::set<std::string> unknown;
+  for (const auto& run : runs)
+    for (const auto& s : run.sites)
+      if (!ReasonCatalog::builtin().find(ReasonId::parse(s.reasonId).code())) unknown.insert(s.reasonId);
+  for (const auto& s : lint.sites)
+    if (!ReasonCatalog::builtin().find(ReasonId::parse(s.reasonId).code())) unknown.insert(s.reasonId);
+  if (!unknown.empty()) {
+    v.warnings.push_back("reasonIds this reason catalog does not know: " + someOf(unknown, 5, itself) +
+                         " (a newer LuaJIT, or a report written by hand or damaged); they are joined as written");
+  }
+}
+
+// The cost of each zone: a trace start's cost once per run, however many
+// of the sites shown aborted it.
+void addCostByZone(const Observations& o, Verification& v) {
+  std::map<std::tuple<std::size_t, std::string, std::string>, double> byStart;  // (run, zone, start) -> cost
+  for (const auto& s : v.sites) {
+    auto it = s.observedCount > 0 ? o.costs.find({s.location, s.reasonId}) : o.costs.end();
+    if (it == o.costs.end()) continue;
+    for (const Observations::RunCost& c : it->second) {
+      if (c.start.empty()) {  // no start to share: its own
+        v.costByZone[c.zone] += c.costMs;
+        continue;
+      }
+      double& cost = byStart[{c.run, c.zone, c.start}];
+      cost = std::max(cost, c.costMs);
+    }
+  }
+  for (const auto& [key, cost] : byStart) v.costByZone[std::get<1>(key)] += cost;
+}
+
+void addTallies(Verification& v) {
+  for (const auto& s : v.sites) {
+    for (Tally* t : {&v.byReason[s.reasonId], &v.byClass[s.reasonClass], &v.total}) count(*t, s.status);
+    bool predictedSite = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;
+    if (predictedSite) count(v.byConfidence[s.confidence.empty() ? "unknown" : s.confidence], s.status);
+    SeverityTally& bySeverity = v.bySeverity[predictedSite ? s.severity : std::string()];
+    bySeverity.predicted += predictedSite;
+    bySeverity.observed += s.observedCount > 0;
+    bySeverity.blacklisted += s.blacklisted;
+  }
+}
+
+}  // namespace
+
+Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs, const VerifyOptions& options) {
+  Verification v;
+  v.envelope = lint.envelope;
+  v.envelope.kind = "verification";
+  const Observations observations = mergeRuns(lint, runs, options, v.warnings);
+  v.coverage = observations.coverage;
+  v.sampled = observations.sampled;
+  std::set<Key> predicted;
+  v.sites = judgePredictions(lint, observations, predicted);
+  warnOfUnknownReasons(lint, runs, v);
+  judgeUnpredicted(lint, observations, predicted, options, v);
+  std::stable_sort(v.sites.begin(), v.sites.end(), byPathThenLine);
+  addCostByZone(observations, v);
+  addTallies(v);
   if (!runs.empty() && !v.coverage)
     v.warnings.push_back("no runtime report recorded coverage (ljcheck run records it unless --no-coverage): "
                          "latent predictions include lines the runs never exercised");
