@@ -11,9 +11,7 @@ using bytecode::Op;
 
 namespace {
 
-// The pcs control can reach from the entry. A back edge after a return on
-// every path (`while true do return f end end`: the parser still emits the
-// JMP back) is dead: its loop runs at most once and is no loop.
+// The pcs control can reach from the entry.
 std::vector<bool> reachablePcs(const bytecode::Prototype& proto) {
   std::vector<bool> reached(static_cast<std::size_t>(proto.size()) + 2, false);
   std::vector<int> work{1};
@@ -74,10 +72,9 @@ LoopMap::LoopMap(const bytecode::Prototype& proto) {
   // parser still emits the JMP back). One live back edge to the same head
   // keeps the others: after `if c then return x end` at the end of a while
   // body, the test jumps back itself and the JMP below the return is dead,
-  // yet it still bounds the body.
-  // A back edge right after an instruction that falls through is live
-  // (nearly every loop): the walk over the whole function is only needed
-  // when one follows a return or a jump.
+  // yet it still bounds the body. Only a back edge after a return or a jump
+  // can be dead (nearly every one follows an instruction that falls
+  // through), so the walk over the function runs only when there is one.
   bool maybeDead = std::any_of(loops_.begin(), loops_.end(), [&](const Loop& l) {
     return l.last > 1 && !flowOf(proto.at(l.last - 1), l.last - 1).fallsThrough;
   });
