@@ -185,7 +185,9 @@ std::string dumpMessage(const std::string& message, const std::string& path) {
 // Ranges from the source, `-- ljcheck: allow(...)` suppressions, and the
 // problems of the suppression comments themselves.
 // `syntax`: the document's last token index, or null.
-void applySource(std::string_view source, FileResult& result, SyntaxCache* syntax = nullptr) {
+// `profile`: what allow comments' IDs are checked against.
+void applySource(std::string_view source, FileResult& result, const RecorderProfile& profile,
+                 SyntaxCache* syntax = nullptr) {
   std::vector<Prediction>& predictions = result.predictions;
   if (predictions.empty() && source.find("ljcheck:") == std::string_view::npos) return;
   SourceMap map(source, syntax);
@@ -228,7 +230,7 @@ void applySource(std::string_view source, FileResult& result, SyntaxCache* synta
           p.maskedBy->range = it->second;
   }
   predictions = std::move(kept);
-  result.directives = map.directiveProblems(result.path);
+  result.directives = map.directiveProblems(result.path, &profile);
 }
 
 }  // namespace
@@ -325,7 +327,7 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
     }
     // A second analysis has no text: its file is mapped after the rounds.
     const bool mappedLater = project.links && project.links->mapLater;
-    if (!isDump && !mappedLater) applySource(source, result, reuse ? &reuse->state().syntax : nullptr);
+    if (!isDump && !mappedLater) applySource(source, result, profile, reuse ? &reuse->state().syntax : nullptr);
   } catch (const bytecode::DumpError& e) {
     if (reuse) reuse->state().splicer.forget();
     result.errors.push_back({FileError::Kind::Input, path, 0, dumpMessage(e.what(), path)});
@@ -522,7 +524,7 @@ void mapKeptSources(const ProjectFiles& project, std::vector<FileResult>& result
           results[i].errors.push_back({FileError::Kind::Io, results[i].path, 0,
                                        notMapped("the file changed while it was linted")});
         else
-          applySource(again.content, results[i]);
+          applySource(again.content, results[i], project.options.profile ? *project.options.profile : defaultProfile());
       } catch (const std::exception& e) {  // as analyzeBatch: the other files' results stay
         results[i].errors.push_back(
             {FileError::Kind::Input, results[i].path, 0, std::string("internal error: ") + e.what()});

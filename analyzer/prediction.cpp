@@ -33,6 +33,7 @@ std::string_view directiveId(DirectiveProblem::Kind kind) {
     case DirectiveProblem::Kind::UnpairedPush: return "unpaired-push";
     case DirectiveProblem::Kind::UnpairedPop: return "unpaired-pop";
     case DirectiveProblem::Kind::UnusedAllow: return "unused-allow";
+    case DirectiveProblem::Kind::UnknownReason: return "unknown-reason";
   }
   return "unused-allow";
 }

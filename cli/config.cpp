@@ -16,7 +16,7 @@
 #include <toml.hpp>
 
 #include "ljcheck/analyzer.h"
-#include "reason_names.h"
+#include "ljcheck/reason_names.h"
 #include "toml_errors.h"
 #include "toml_guards.h"
 

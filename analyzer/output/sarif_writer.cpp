@@ -76,6 +76,10 @@ Json directiveRule(DirectiveProblem::Kind kind) {
       what = "An allow comment that suppresses no prediction.";
       todo = "Remove the comment, or the ID it no longer needs.";
       break;
+    case DirectiveProblem::Kind::UnknownReason:
+      what = "An allow comment naming an ID that is no reason, code or subject: it suppresses nothing.";
+      todo = "Correct the ID (the message names the nearest known one).";
+      break;
   }
   return Json{{"id", directiveId(kind)},
               {"shortDescription", text(std::string("Suppression comment: ") + std::string(directiveId(kind)))},

@@ -1,8 +1,10 @@
 // Which allow comments cover a prediction, and which cover none (see
 // source_map.h): the `--report-unused-allows` report.
 #include <algorithm>
+#include <optional>
 #include <string>
 
+#include "ljcheck/reason_names.h"
 #include "ljcheck/source_map.h"
 
 namespace ljcheck {
@@ -55,13 +57,21 @@ bool SourceMap::suppress(int line, const ReasonId& reasonId) {
   return any;
 }
 
-std::vector<DirectiveProblem> SourceMap::directiveProblems(const std::string& path) const {
+std::vector<DirectiveProblem> SourceMap::directiveProblems(const std::string& path,
+                                                           const RecorderProfile* profile) const {
   std::vector<DirectiveProblem> out = unpaired_;
   for (const auto& a : allows_)
-    for (std::size_t i = 0; i < a.ids.size(); ++i)
-      if (!a.used[i])
+    for (std::size_t i = 0; i < a.ids.size(); ++i) {
+      // A typo suppresses nothing either, and is told as what it is.
+      std::optional<std::string> unknown;
+      if (profile && a.ids[i] != "*") unknown = unknownReasonName(a.ids[i], *profile);
+      if (unknown)
+        out.push_back({DirectiveProblem::Kind::UnknownReason, "", a.commentLine, a.commentColumn, Severity::Warn,
+                       spelled(a, a.ids[i]) + ": " + *unknown});
+      else if (!a.used[i])
         out.push_back({DirectiveProblem::Kind::UnusedAllow, "", a.commentLine, a.commentColumn, Severity::Warn,
                        spelled(a, a.ids[i]) + " suppresses nothing: no prediction of " + a.ids[i] + " " + where(a)});
+    }
   for (auto& p : out) p.path = path;
   std::stable_sort(out.begin(), out.end(), [](const DirectiveProblem& x, const DirectiveProblem& y) {
     return x.line != y.line ? x.line < y.line : x.column < y.column;

@@ -60,6 +60,36 @@ TEST_CASE("unpaired push and pop are warnings naming file:line:column", "[cli][s
   CHECK(lenient.exitCode == 0);
 }
 
+TEST_CASE("an allow naming no reason, code or subject is a warning with the nearest name", "[cli][suppressions]") {
+  // A typo suppresses nothing: told at the comment even without
+  // --report-unused-allows, as ESLint reports a disable comment for a rule
+  // it does not know. allow(*) and the correct names are not reported.
+  std::string dir = project("directives-unknown",
+                            "local t = {}\n"
+                            "for i = 1, 100 do\n"
+                            "  t[i] = function() return i end -- ljcheck: allow(NYBIC:FNEW, *)\n"
+                            "end\n"
+                            "-- ljcheck: allow-file(STICH, UCLO, string.gsub)\n"
+                            "return t\n");
+  ProcessResult r = runLjcheck({"lint", "--brief", "--no-config", "--format", "json", "a.lua"}, dir);
+  CHECK(r.exitCode == 1);
+  auto report = nlohmann::json::parse(r.out);
+  REQUIRE(report["directives"].size() == 2);
+  CHECK(report["directives"][0]["id"] == "unknown-reason");
+  CHECK(report["directives"][0]["line"] == 3);
+  CHECK(report["directives"][0]["severity"] == "warning");
+  CHECK(report["directives"][0]["message"] ==
+        "allow(NYBIC:FNEW): no reason, code or subject is called 'NYBIC:FNEW' (did you mean NYIBC:FNEW?)");
+  CHECK(report["directives"][1]["message"] ==
+        "allow-file(STICH): no reason, code or subject is called 'STICH' (did you mean STITCH?)");
+  CHECK(report["predictions"].empty());  // allow(*) covers the closure
+  // The same comment with --report-unused-allows: the unknown ID is not
+  // also an unused one.
+  ProcessResult unused = runLjcheck({"lint", "--brief", "--no-config", "--report-unused-allows", "a.lua"}, dir);
+  CHECK_FALSE(has(unused.out, "allow(NYBIC:FNEW) suppresses nothing"));
+  CHECK(has(unused.out, "allow-file(string.gsub) suppresses nothing"));
+}
+
 TEST_CASE("the flag report-unused-allows reports allows that suppress nothing as errors", "[cli][suppressions]") {
   std::string dir = project("directives-unused", kBlock);
   ProcessResult quiet = runLjcheck({"lint", "--brief", "--no-config", "a.lua"}, dir);

@@ -131,14 +131,14 @@ struct FileError {
 // no prediction. Reported beside the predictions under an ID of its own
 // (directiveId), lower case so it can never be taken for a reasonId.
 struct DirectiveProblem {
-  enum class Kind { UnpairedPush, UnpairedPop, UnusedAllow };
+  enum class Kind { UnpairedPush, UnpairedPop, UnusedAllow, UnknownReason };
   Kind kind = Kind::UnusedAllow;
   std::string path;
   int line = 0, column = 0;  // the comment's start; column in bytes, 1-based
   Severity severity = Severity::Warn;
   std::string message;
 };
-// "unpaired-push", "unpaired-pop", "unused-allow".
+// "unpaired-push", "unpaired-pop", "unused-allow", "unknown-reason".
 std::string_view directiveId(DirectiveProblem::Kind kind);
 
 struct FileResult {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ljcheck/prediction.h"
+#include "ljcheck/profile.h"
 #include "ljcheck/reason.h"
 
 namespace ljcheck {
@@ -44,9 +45,12 @@ class SourceMap {
   // As suppressed(), and records which allow IDs covered it, for
   // directiveProblems().
   bool suppress(int line, const ReasonId& reasonId);
-  // Unpaired push/pop markers, and the allow IDs no suppress() call used,
-  // under `path`; severities are left at warning for the caller to set.
-  std::vector<DirectiveProblem> directiveProblems(const std::string& path) const;
+  // Unpaired push/pop markers, allow IDs that name nothing `profile` or the
+  // reason catalog knows (unknown-reason; none when `profile` is null), and
+  // the other allow IDs no suppress() call used, under `path`; severities
+  // are left at warning for the caller to set.
+  std::vector<DirectiveProblem> directiveProblems(const std::string& path,
+                                                  const RecorderProfile* profile = nullptr) const;
 
   enum class AllowForm { Line, NextStatement, Block, File };
   struct Allow {

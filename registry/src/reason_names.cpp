@@ -1,13 +1,13 @@
-// Checks the names `[reasons]` uses (reason_names.h), so that a typo is an
-// error at its line instead of a level that silently applies to nothing.
-#include "reason_names.h"
+// Checks the names `[reasons]` and allow comments use (reason_names.h), so
+// that a typo is reported at its line instead of silently matching nothing.
+#include "ljcheck/reason_names.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "ljcheck/reason.h"
 
-namespace ljcheck::cli {
+namespace ljcheck {
 namespace {
 
 bool knownTo(std::string_view subject, const RecorderProfile& profile) {
@@ -128,4 +128,4 @@ std::optional<std::string> unknownReasonName(std::string_view id, const Recorder
   return unknown(id, near ? std::optional<std::string>(std::string(code) + ":" + *near) : std::nullopt);
 }
 
-}  // namespace ljcheck::cli
+}  // namespace ljcheck

@@ -1,6 +1,7 @@
-// Which names a `[reasons]` entry of .ljcheck.toml may use: a reasonId
-// (NYIBC:FNEW, STITCH:string.gsub), a code (NYIBC, STITCH) or a subject
-// (FNEW, string.gsub), as the catalog and a recorder profile know them.
+// Which names a `[reasons]` entry of .ljcheck.toml or an allow comment may
+// use: a reasonId (NYIBC:FNEW, STITCH:string.gsub), a code (NYIBC, STITCH)
+// or a subject (FNEW, string.gsub), as the catalog and a recorder profile
+// know them.
 #pragma once
 
 #include <optional>
@@ -9,7 +10,7 @@
 
 #include "ljcheck/profile.h"
 
-namespace ljcheck::cli {
+namespace ljcheck {
 
 // Nullopt when `id` names a code of the reason catalog (or an id the
 // catalog maps to a newer one), a reasonId whose subject fits its code, or
@@ -20,4 +21,4 @@ namespace ljcheck::cli {
 // named with today's.
 std::optional<std::string> unknownReasonName(std::string_view id, const RecorderProfile& profile);
 
-}  // namespace ljcheck::cli
+}  // namespace ljcheck
