@@ -536,6 +536,20 @@ test('files created, changed and deleted on disk change the project as lint sees
   assert.deepEqual(asLinted(deleted), asLinted(alone), 'as before main.lua existed');
   assert.deepEqual(asLinted(deleted), lintProject(project)['shapes.lua'] || []);
 
+  // A config written in the workspace, reported by the watcher: the open
+  // document is published again under its levels.
+  w.main(w.mainText);
+  seen = published.length;
+  watched([['main.lua', 1]]);
+  assert.equal(hotErrors(await next(seen)).length, 1);
+  writeFileSync(resolve(project, '.ljcheck.toml'), '[reasons]\nFNEW = "note"\n');
+  seen = published.length;
+  watched([['.ljcheck.toml', 1]]);
+  const configured = await next(seen);
+  assert.deepEqual(hotErrors(configured), [], 'FNEW = "note" in the new config');
+  assert.ok(configured.diagnostics.some((d) => d.code === 'NYIBC:FNEW' && d.severity === 3), 'FNEW is information now');
+  rmSync(resolve(project, '.ljcheck.toml'));
+
   // A malformed change is logged, and the server keeps serving.
   const logged = new Promise((done) => connection.onNotification('window/logMessage', done));
   connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: 42, type: 1 }] });
