@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,10 @@ constexpr std::string_view kFormatV1 = "ljcheck-baseline/v1";
 }  // namespace
 
 std::variant<Baseline, std::string> readBaseline(const std::string& path) {
+  // A directory or a FIFO would fail inside the JSON reader, or never end.
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    return path + ": cannot read the baseline: not a regular file";
   std::ifstream in(path, std::ios::binary);
   if (!in) return path + ": cannot read the baseline: " + std::strerror(errno);
   Json doc = Json::parse(in, nullptr, false);

@@ -45,8 +45,18 @@ int main(int argc, char** argv) {
     return kUsage;
   }
   try {
-    for (auto* sub : app.get_subcommands())
-      if (runners.count(sub)) return runners[sub]();
+    for (auto* sub : app.get_subcommands()) {
+      if (!runners.count(sub)) continue;
+      int status = runners[sub]();
+      // What a command wrote to standard output must have got there (a full
+      // disk, a closed pipe): a report half written is no report.
+      std::cout.flush();
+      if (!std::cout && status != kInputError) {
+        std::cerr << "ljcheck " << sub->get_name() << ": cannot write to standard output\n";
+        return kInputError;
+      }
+      return status;
+    }
   } catch (const std::exception& e) {
     std::cerr << "ljcheck: " << e.what() << "\n";
     return kInputError;

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -40,6 +41,14 @@ int runExtractor(const std::vector<std::string>& args) {
   std::cout.flush();
   execv(extractor.c_str(), argv.data());
   const int error = errno;
+  // Help asked for still gets an answer: what this command is and what it needs.
+  if (std::find(args.begin(), args.end(), "--help") != args.end() ||
+      std::find(args.begin(), args.end(), "-h") != args.end()) {
+    std::cout << "Usage: " << kCalledAs << " [OPTIONS]\n\nWrites the recorder profile of a LuaJIT source tree. "
+              << "Its options are the extractor's (" << kExtractorName << " --help), which is not installed here: "
+              << extractor << ": " << std::strerror(error) << "\n";
+    return kClean;
+  }
   std::cerr << kCalledAs << ": cannot run " << extractor << ": " << std::strerror(error);
   if (error == ENOENT) std::cerr << " (" << kExtractorName << " is built and installed beside ljcheck)";
   std::cerr << "\n";

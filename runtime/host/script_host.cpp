@@ -118,7 +118,13 @@ struct StateCloser {
 
 // os.exit replacement: write the reports, then call the original os.exit.
 int exitAfterReports(lua_State* L) {
-  static_cast<Host*>(lua_touserdata(L, lua_upvalueindex(1)))->finish();
+  // A report that cannot be written is run's own failure (kRunFailed), as
+  // at a normal end: the script's status would hide it.
+  if (!static_cast<Host*>(lua_touserdata(L, lua_upvalueindex(1)))->finish()) {
+    if (lua_gettop(L) == 0) lua_pushnil(L);
+    lua_pushinteger(L, kRunFailed);
+    lua_replace(L, 1);  // os.exit's `close` argument stays
+  }
   lua_pushvalue(L, lua_upvalueindex(2));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, 0);

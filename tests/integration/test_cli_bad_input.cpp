@@ -547,3 +547,35 @@ TEST_CASE("ljcheck verify: a line or sample count of 1e48 is refused by name", "
   CHECK(catalogVersion.exitCode == 3);
   CHECK(catalogVersion.err.find("catalog.json: 'reasonCatalogVersion' must be a whole number") != std::string::npos);
 }
+
+TEST_CASE("a report that cannot be written is an error, whatever the command and whatever the script does",
+          "[cli][bad-input]") {
+  std::string dir = project("write-failures");
+  writeFile(dir + "/exits.lua", kClosureLoop + "os.exit(5)\n");
+  writeFile(dir + "/good.lua", kClosureLoop);
+  REQUIRE(ljcheckIn(dir, {"run", "--json", "run.json", "--", "good.lua"}).exitCode == 0);
+  REQUIRE(ljcheckIn(dir, {"lint", "--format", "json", "--fail-on", "none", "good.lua"}).exitCode == 0);
+  writeFile(dir + "/lint.json", ljcheckIn(dir, {"lint", "--format", "json", "--fail-on", "none", "good.lua"}).out);
+  // Standard output on a full disk: sh redirects it to /dev/full.
+  auto toFullDisk = [&](const std::string& args) {
+    return ljcheck::testing::runProcess({"/bin/sh", "-c", "exec '" LJCHECK_EXE "' " + args + " > /dev/full"}, dir);
+  };
+  for (const std::string& args : {std::string("verify --static lint.json --runtime run.json"),
+                                  std::string("verify --static lint.json --runtime run.json --format json"),
+                                  std::string("report --static lint.json --runtime run.json --format md")}) {
+    INFO(args);
+    ljcheck::testing::ProcessResult r = toFullDisk(args);
+    CHECK(r.exitCode == 3);
+    CHECK(r.err.find("cannot write to standard output") != std::string::npos);
+  }
+  // A report file that cannot be written at os.exit: run's own failure (125),
+  // not the script's 5.
+  ljcheck::testing::ProcessResult exits = ljcheckIn(dir, {"run", "-q", "--json", "/dev/full", "--", "exits.lua"});
+  CHECK(exits.exitCode == 125);
+  CHECK(exits.err.find("cannot write report file '/dev/full'") != std::string::npos);
+  // A baseline that is a directory is named, a usage error.
+  std::filesystem::create_directories(dir + "/baseline-dir");
+  ljcheck::testing::ProcessResult baseline = ljcheckIn(dir, {"lint", "--baseline", "baseline-dir", "good.lua"});
+  CHECK(baseline.exitCode == 2);
+  CHECK(baseline.err.find("--baseline baseline-dir: cannot read the baseline: not a regular file") != std::string::npos);
+}
