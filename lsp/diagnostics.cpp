@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "ljcheck/lint_report.h"
 #include "ljcheck/reason_docs.h"
 #include "output/json_text.h"
 #include "ljcheck/safe_text.h"
@@ -170,7 +171,7 @@ void appendDiagnostic(std::string& out, const Prediction& p, const Document& doc
     appendField(out, "reasonId", p.maskedBy->reasonId.str());
     out += '}';
   }
-  appendField(out, "severity", toString(p.severity));
+  appendField(out, "severity", toString(shownSeverity(p)));
   out += '}';
   appendField(out, "message", messageOf(p, document));
   out += ",\"range\":";

@@ -113,7 +113,7 @@ void writePrediction(std::string& out, const Prediction& p) {
   ObjectWriter(out)
       .field("reasonId", p.reasonId.str())
       .field("reasonClass", toString(p.reasonClass))
-      .field("severity", toString(p.severity))
+      .field("severity", toString(shownSeverity(p)))  // a masked site is a note, as every format shows it
       .path(p.path)
       .field("line", static_cast<long long>(p.line))
       .field("column", static_cast<long long>(p.column))
@@ -135,7 +135,9 @@ void writePrediction(std::string& out, const Prediction& p) {
       .field("reasoning", p.reasoning)
       .field("docs", reasonDocsPage(p.reasonId.code()))
       .object("maskedBy", p.masked(), [&](ObjectWriter& masking) {
-        masking.field("location", p.maskedBy->location()).field("reasonId", p.maskedBy->reasonId.str());
+        masking.field("location", p.maskedBy->location())
+            .field("reasonId", p.maskedBy->reasonId.str())
+            .field("severityWhenUnmasked", toString(p.severity));
       });
 }
 

@@ -99,9 +99,14 @@ TEST_CASE("registry extract without ljcheck-extract beside ljcheck names where i
   const std::string dir = scratchDirectory("registry-extract-alone");
   const std::string lone = dir + "/ljcheck";
   fs::copy_file(LJCHECK_EXE, lone);
-  ProcessResult r = runProcess({lone, "registry", "extract", "--help"});
+  ProcessResult r = runProcess({lone, "registry", "extract", "--luajit-src", dir});
   INFO(r.out << r.err);
   CHECK(r.exitCode == 3);
   CHECK(r.out.empty());
   CHECK_THAT(r.err, Contains("cannot run " + dir + "/ljcheck-extract"));
+  // Help asked for is still answered, and says what is missing.
+  ProcessResult help = runProcess({lone, "registry", "extract", "--help"});
+  CHECK(help.exitCode == 0);
+  CHECK_THAT(help.out, Contains("Usage: ljcheck registry extract"));
+  CHECK_THAT(help.out, Contains(dir + "/ljcheck-extract: No such file or directory"));
 }

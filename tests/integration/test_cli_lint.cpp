@@ -177,7 +177,10 @@ TEST_CASE("lint explains each prediction: confidence and reasoning in a note, ma
   const json& predictions = j.at("predictions");
   REQUIRE(predictions.size() == 2);
   CHECK(predictions[1].at("reasonId") == "NYIBC:UCLO");
-  CHECK(predictions[1].at("maskedBy") == json{{"location", "masked.lua:4"}, {"reasonId", "NYIBC:FNEW"}});
+  CHECK(predictions[1].at("maskedBy") ==
+        json{{"location", "masked.lua:4"}, {"reasonId", "NYIBC:FNEW"}, {"severityWhenUnmasked", "blacklist"}});
+  // Shown as a note, as in every format: not a second blacklist finding.
+  CHECK(predictions[1].at("severity") == "info");
   // The range is on another line than the VM's: column and endColumn are 0.
   CHECK(predictions[1].at("line") == 4);
   CHECK(predictions[1].at("range") ==
@@ -185,13 +188,13 @@ TEST_CASE("lint explains each prediction: confidence and reasoning in a note, ma
   CHECK(predictions[1].at("column") == 0);
   CHECK(predictions[1].at("endColumn") == 0);
 
-  // In CSV a masked row says so: it is not a second blacklist finding.
+  // In CSV a masked row says so, and is a note: not a second blacklist finding.
   auto rows = parseCsv(runLjcheck({"lint", "--format", "csv", "masked.lua"}, dir).out);
   REQUIRE(rows.size() == 3);
   CHECK(rows[1] ==
         std::vector<std::string>{"masked.lua", "4", "NYIBC:FNEW", "blocker", "blacklist", "loop", "10", "certain", "false"});
   CHECK(rows[2] ==
-        std::vector<std::string>{"masked.lua", "4", "NYIBC:UCLO", "blocker", "blacklist", "loop", "0", "certain", "true"});
+        std::vector<std::string>{"masked.lua", "4", "NYIBC:UCLO", "blocker", "info", "loop", "0", "certain", "true"});
 }
 
 TEST_CASE("a masked prediction alone never fails the run, its masking site does", "[cli][lint]") {
