@@ -9,14 +9,22 @@ namespace {
 
 using bytecode::Op;
 
-// The UCLO at pc is the one parse_return puts before a return: a RET or a
-// tail call follows it.
-bool returnsNext(const bytecode::Prototype& proto, int pc) {
-  if (pc >= proto.size()) return false;
-  switch (proto.at(pc + 1).op) {
+bool isReturn(Op op) {
+  switch (op) {
     case Op::RET: case Op::RET0: case Op::RET1: case Op::RETM: case Op::CALLT: case Op::CALLMT: return true;
     default: return false;
   }
+}
+
+// The UCLO at pc is one LuaJIT's parser puts before a return: parse_return
+// emits it right before the RET or tail call; for a return parsed before the
+// function's first closure, fs_fixup_ret replaces the return with a UCLO
+// that jumps to a copy of it appended after the function's final return (a
+// `break`'s UCLO jumps past its loop, whose last instruction is no return).
+bool beforeAReturn(const bytecode::Prototype& proto, int pc) {
+  if (pc < proto.size() && isReturn(proto.at(pc + 1).op)) return true;
+  const int target = proto.at(pc).jumpTarget(pc);
+  return target > pc + 1 && target <= proto.size() && isReturn(proto.at(target).op) && isReturn(proto.at(target - 1).op);
 }
 
 class ClosureRule final : public Rule {
@@ -58,7 +66,7 @@ class ClosureRule final : public Rule {
       // lj_parse.c emits UCLO in two places: at the end of a block whose
       // local a closure captures, and (parse_return) before every return of
       // a function that creates closures, captured local or not.
-      const bool beforeReturn = op == Op::UCLO && returnsNext(fn.proto, pc);
+      const bool beforeReturn = op == Op::UCLO && beforeAReturn(fn.proto, pc);
       if (op == Op::UCLO)
         f.reasoning += beforeReturn ? " (LuaJIT's parser closes upvalues before every return of a function that "
                                       "creates closures)"
