@@ -130,6 +130,16 @@ std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, 
     const flow::CallSite& site = *hottest;
     int line = fn.chunk.prototypes[site.proto].at(site.pc).line;
     flow::HeatEvidence caller = fn.calls.evidenceAt(site.proto, site.pc);
+    // A caller in the function's own cycle of recursion is no evidence: its
+    // heat is the function's. The loop around the call is.
+    const bool ownCycle = fn.calls.recursive(fn.index) && fn.calls.component(site.proto) == fn.calls.component(fn.index);
+    if (caller.loop && ownCycle) {
+      std::string through = site.proto == fn.index ? name + " calls itself at line " + std::to_string(line)
+                                                   : name + " is called back through " + functionName(fn, site.proto) +
+                                                         " at line " + std::to_string(line) + " (recursion)";
+      return inLoop + through + " in the loop at line " + std::to_string(caller.loop->line) +
+             loopEvidence(fn.calls, caller);
+    }
     if (caller.loop && caller.heat > fn.calls.heat(site.proto))
       return inLoop + name + " is called from the loop at line " + std::to_string(caller.loop->line) +
              loopEvidence(fn.calls, caller);

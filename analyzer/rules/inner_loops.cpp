@@ -107,7 +107,8 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
              std::to_string(abortLine) + ", so " + name + " gets hot and traced on its own";
   }
   if (fn.calls.recursive(proto))
-    return name + " is recursive, so its header gets hot and starts traces of its own";
+    return name + " is recursive: its recursive calls count towards its header's hot counter too, so a deep or "
+                  "frequent recursion gets the header hot and starts traces of its own";
   for (const auto& site : fn.calls.callbacks(proto)) {
     flow::Value by = calleeAt(fn.chunk, fn.values, site);
     return name + " is called back from C by " + std::string(by.name) + " (line " +

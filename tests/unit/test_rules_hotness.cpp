@@ -673,3 +673,46 @@ TEST_CASE("a loop over a local literal table that nothing else names has a known
   CHECK(find(ps, 10, "STITCH:string.gsub")->reasoning.find("whose trip count the bytecode does not show") !=
         std::string::npos);
 }
+
+TEST_CASE("a function that calls itself from a loop names that loop, not itself, as its heat", "[rules][hotness]") {
+  // pl/xml.lua's match walks a pattern's attributes and calls itself on each:
+  // the reasoning said "match is called from match, which runs hot".
+  auto ps = predict(
+      "local M = {}\n"
+      "local function match(d, pat)\n"
+      "  local keep = function() return d end\n"
+      "  for k, v in pairs(pat) do\n"
+      "    if not match(d[k], v) then return false end\n"
+      "  end\n"
+      "  return keep\n"
+      "end\n"
+      "M.match = match\n"
+      "return M\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->reasoning.find("match calls itself at line 5 in the loop at line 4, whose trip count the bytecode "
+                             "does not show") != std::string::npos);
+  CHECK(fnew->reasoning.find("from match, which runs hot") == std::string::npos);
+}
+
+TEST_CASE("an upvalue close the parser put before an early return says so", "[rules][closures]") {
+  // fs_fixup_ret: a return parsed before the function's first closure
+  // becomes a UCLO that jumps to a copy of the return after the function's end.
+  auto ps = predict(
+      "local n = 0\n"
+      "local function f(x)\n"
+      "  if not x then\n"
+      "    return nil\n"
+      "  end\n"
+      "  local g = function() return x end\n"
+      "  return g\n"
+      "end\n"
+      "for i = 1, 100 do n = n + (f(i) and 1 or 0) end\n",
+      Confidence::Possible);
+  INFO(listed(ps));
+  const Prediction* early = find(ps, 4, "NYIBC:UCLO");
+  REQUIRE(early);
+  CHECK(early->message == "upvalues are closed here before the function returns (UCLO)");
+  CHECK(early->reasoning.find("a local of this block is captured") == std::string::npos);
+}
