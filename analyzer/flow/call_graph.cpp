@@ -653,6 +653,7 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
     e.loop = &loop;  // outer before inner: the last one is the innermost
     if (!loop.known) {
       e.unknownTrips = true;
+      e.unknownLoop = &loop;
       continue;
     }
     // A loop that never turns (over a table nothing fills) never runs its body.

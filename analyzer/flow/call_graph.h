@@ -67,6 +67,7 @@ struct HeatEvidence {
   const LoopTrips* loop = nullptr;  // the innermost loop around the instruction, if any
   long iterations = 0;              // of the loops around it together, when all are known
   bool unknownTrips = false;        // a loop around it has a trip count the bytecode does not show
+  const LoopTrips* unknownLoop = nullptr;  // the innermost such loop, when one is
   // A loop around it that can leave early (LoopTrips::leavesAt) and would
   // otherwise make it hot: its count is only an upper bound, so the trips
   // count as unknown (unknownTrips), and `atMost` is the product of the

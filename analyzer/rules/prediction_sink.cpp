@@ -121,6 +121,12 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // recorded by side traces only (HeatEvidence::pastLoop): hot, but an
   // abort there never blacklists.
   const flow::LoopTrips* pastLoop = here.pastLoop;
+  // Known heat around a loop whose trip count the bytecode does not show (a
+  // hot function's `for i = 1, w.n`): the site runs only when that loop
+  // turns, so it is not known to be traced.
+  const flow::LoopTrips* unknownAround =
+      heat == flow::Heat::Known && here.unknownTrips && !pastLoop ? (here.unknownLoop ? here.unknownLoop : here.leavesEarly)
+                                                                  : nullptr;
   std::string blacklisting;
   if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop && !finding.sideTrace) {
     const RecorderProfile::Blacklisting needed = fn.profile.loopBlacklisting();
@@ -163,6 +169,10 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
                      " runs, but not on every pass of the loops that make the calls (a branch can go around a call, "
                      "an inner loop where a root trace stops comes first, or a loop turns a number of times the "
                      "bytecode does not show), so a warning";
+    } else if (needed.runs > 0 && unknownAround) {
+      blacklisting = "; the bytecode shows " + std::to_string(allRuns) + " runs of the code around the loop at line " +
+                     std::to_string(unknownAround->line) +
+                     ", which turns a number of times the bytecode does not show, maybe none, so a warning";
     } else if (needed.runs > 0) {
       blacklisting = "; the bytecode shows at least " + std::to_string(allRuns) +
                      " runs, fewer than blacklisting the trace start needs (" + takes + "), so a warning";
@@ -176,7 +186,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // shape shows at run time), hotness included.
   bool evidence = finding.hotByEvidence || finding.structural;
   p.confidence = finding.confidence;
-  if ((heat == flow::Heat::Likely && !evidence) || ((pastLoop || here.iterExit) && !finding.structural))
+  if ((heat == flow::Heat::Likely && !evidence) || ((pastLoop || here.iterExit || unknownAround) && !finding.structural))
     p.confidence = std::min(p.confidence, Confidence::Likely);
   if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
   // A possible prediction is a note, whatever made it possible (a cold
