@@ -152,8 +152,9 @@ class InnerLoopRule final : public Rule {
           hotByEvidence = true;
         } else if (fn.calls.heat(fn.index) != flow::Heat::Cold && leavesEarly(fn.proto, loop)) {
           why = whyFunctionHot(fn) +
-                "; this loop is left from the middle of its body, so its trace has several exits, and a trace of "
-                "the calling code may meet it before every exit has a side trace";
+                "; this loop can be left from the middle of its body, so its trace has several exits: one with no "
+                "side trace yet returns to the interpreter, where the calling code gets hot and starts root traces, "
+                "and a root trace that reaches this loop aborts, compiled or not (lj_record.c rec_loop_jit)";
         } else {
           continue;
         }
