@@ -98,6 +98,51 @@ std::string escapingCallers(const FunctionView& fn, std::size_t proto) {
   return chain.empty() ? escapes : chain + ", which code that escapes calls, so code elsewhere may call it hot";
 }
 
+// Why the function `proto` (called `name`) runs hot: its hottest call, and
+// when that caller only "runs hot" too, why it does, up to kChain callers
+// ("f is called at line 9 from g, which runs hot: g is called from the loop
+// at line 20, ..."), so the reasoning names the evidence itself.
+constexpr int kChain = 4;
+std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::string& name, int depth) {
+  if (const flow::ExternalCaller* caller = fn.calls.externalCaller(proto)) return caller->why;
+  // The caller whose heat is the function's; else the hottest one (a call
+  // whose own heat the function does not take in full, as one right after
+  // a pairs loop of code that runs once). "Escapes" only when no call in
+  // this file reaches it.
+  const flow::CallSite* hottest = nullptr;
+  bool asHot = false;  // the caller's heat is the function's
+  for (const auto& site : fn.calls.callers(proto)) {
+    if (fn.calls.heatAt(site.proto, site.pc) == fn.calls.heat(proto)) {
+      hottest = &site;
+      asHot = true;
+      break;
+    }
+    if (!hottest || fn.calls.heatAt(site.proto, site.pc) > fn.calls.heatAt(hottest->proto, hottest->pc))
+      hottest = &site;
+  }
+  if (!hottest || (!asHot && fn.calls.escapes(proto))) return name + " escapes, so code elsewhere may call it hot";
+  const flow::CallSite& site = *hottest;
+  int line = fn.chunk.prototypes[site.proto].at(site.pc).line;
+  flow::HeatEvidence caller = fn.calls.evidenceAt(site.proto, site.pc);
+  // A caller in the function's own cycle of recursion is no evidence: its
+  // heat is the function's. The loop around the call is.
+  const bool ownCycle = fn.calls.recursive(proto) && fn.calls.component(site.proto) == fn.calls.component(proto);
+  if (caller.loop && ownCycle) {
+    std::string through = site.proto == proto ? name + " calls itself at line " + std::to_string(line)
+                                              : name + " is called back through " + functionName(fn, site.proto) +
+                                                    " at line " + std::to_string(line) + " (recursion)";
+    return through + " in the loop at line " + std::to_string(caller.loop->line) + loopEvidence(fn.calls, caller);
+  }
+  if (caller.loop && caller.heat > fn.calls.heat(site.proto))
+    return name + " is called from the loop at line " + std::to_string(caller.loop->line) +
+           loopEvidence(fn.calls, caller);
+  std::string callerName = functionName(fn, site.proto);
+  std::string called = name + " is called at line " + std::to_string(line) + " from " + callerName;
+  if (fn.calls.heat(site.proto) < flow::Heat::Likely) return called + ", " + escapingCallers(fn, site.proto);
+  if (ownCycle || depth + 1 >= kChain) return called + ", which runs hot";
+  return called + ", which runs hot: " + whyCalledHot(fn, site.proto, callerName, depth + 1);
+}
+
 // Why the function around the instruction runs hot: its own loop, or its hottest caller.
 std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, const std::string& name) {
   std::string inLoop;
@@ -110,45 +155,7 @@ std::string whyFunctionHot(const FunctionView& fn, const flow::HeatEvidence& e, 
     if (own >= fn.calls.heat(fn.index)) return inLoop;
     inLoop += ", and ";
   }
-  if (const flow::ExternalCaller* caller = fn.calls.externalCaller(fn.index)) return inLoop + caller->why;
-  // The caller whose heat is the function's; else the hottest one (a call
-  // whose own heat the function does not take in full, as one right after
-  // a pairs loop of code that runs once). "Escapes" only when no call in
-  // this file reaches it.
-  const flow::CallSite* hottest = nullptr;
-  bool asHot = false;  // the caller's heat is the function's
-  for (const auto& site : fn.calls.callers(fn.index)) {
-    if (fn.calls.heatAt(site.proto, site.pc) == fn.calls.heat(fn.index)) {
-      hottest = &site;
-      asHot = true;
-      break;
-    }
-    if (!hottest || fn.calls.heatAt(site.proto, site.pc) > fn.calls.heatAt(hottest->proto, hottest->pc))
-      hottest = &site;
-  }
-  if (hottest && (asHot || !fn.calls.escapes(fn.index))) {
-    const flow::CallSite& site = *hottest;
-    int line = fn.chunk.prototypes[site.proto].at(site.pc).line;
-    flow::HeatEvidence caller = fn.calls.evidenceAt(site.proto, site.pc);
-    // A caller in the function's own cycle of recursion is no evidence: its
-    // heat is the function's. The loop around the call is.
-    const bool ownCycle = fn.calls.recursive(fn.index) && fn.calls.component(site.proto) == fn.calls.component(fn.index);
-    if (caller.loop && ownCycle) {
-      std::string through = site.proto == fn.index ? name + " calls itself at line " + std::to_string(line)
-                                                   : name + " is called back through " + functionName(fn, site.proto) +
-                                                         " at line " + std::to_string(line) + " (recursion)";
-      return inLoop + through + " in the loop at line " + std::to_string(caller.loop->line) +
-             loopEvidence(fn.calls, caller);
-    }
-    if (caller.loop && caller.heat > fn.calls.heat(site.proto))
-      return inLoop + name + " is called from the loop at line " + std::to_string(caller.loop->line) +
-             loopEvidence(fn.calls, caller);
-    std::string callerName = functionName(fn, site.proto);
-    std::string how = fn.calls.heat(site.proto) >= flow::Heat::Likely ? ", which runs hot"
-                                                                       : ", " + escapingCallers(fn, site.proto);
-    return inLoop + name + " is called at line " + std::to_string(line) + " from " + callerName + how;
-  }
-  return inLoop + name + " escapes, so code elsewhere may call it hot";
+  return inLoop + whyCalledHot(fn, fn.index, name, 0);
 }
 
 }  // namespace
