@@ -25,9 +25,12 @@ constexpr auto kCollectEvery = std::chrono::milliseconds(5);
 // Scopes (ljcheck.scope) become recorder events: installed at the first
 // timeline and left in place (replacing a hook while VMs run is not atomic);
 // without a capture armed, emitScopeEvent drops the event at once.
+// A mark carries the heap at the mark (the timeline's heapBytes and its
+// heap counter), a done the scope's own delta (event_recorder.h).
 void scopeToRecorder(const ScopeEvent& event, void*) {
-  emitScopeEvent(event.kind == ScopeEventKind::mark ? ScopeEdge::Mark : ScopeEdge::Done, event.label,
-                 static_cast<std::uint64_t>(event.timeNs), event.memDelta, event.vmId);
+  const bool mark = event.kind == ScopeEventKind::mark;
+  emitScopeEvent(mark ? ScopeEdge::Mark : ScopeEdge::Done, event.label, static_cast<std::uint64_t>(event.timeNs),
+                 mark ? event.heapBytes : event.memDelta, event.vmId);
 }
 }  // namespace
 

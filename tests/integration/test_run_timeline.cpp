@@ -67,3 +67,36 @@ TEST_CASE("ljcheck run: the timeline has trace exits and speedscope gets an even
   CHECK(open.empty());
   CHECK(opened == 40);  // 20 frames, each with its update
 }
+
+TEST_CASE("ljcheck run: a scope mark on the timeline carries the Lua heap, its done the scope's delta",
+          "[cli][run][timeline]") {
+  // The mark's heapBytes and the "Lua heap" counter are the heap at the mark
+  // (timeline.md); they carried the inverse delta, which went negative.
+  std::string dir = ljcheck::testing::scratchDirectory("run_timeline_heap");
+  writeFile(dir + "/app.lua",
+            "local scope = require('ljcheck').scope\n"
+            "local keep = {}\n"
+            "for i = 1, 300 do\n"
+            "  scope.mark('tick')\n"
+            "  keep[#keep + 1] = {i}\n"
+            "  if i % 50 == 0 then keep = {} collectgarbage() end\n"
+            "  scope.done()\n"
+            "end\n");
+  ProcessResult run = runLjcheck({"run", "--quiet", "--no-sampling", "--timeline", "tl.json", "--", "app.lua"}, dir);
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  json timeline = json::parse(readFile(dir + "/tl.json"));
+  std::size_t marks = 0;
+  long long smallest = -1;
+  for (const json& e : timeline["traceEvents"]) {
+    if (e["ph"] == "B" && e.contains("args") && e["args"].contains("heapBytes")) {
+      ++marks;
+      long long heap = e["args"]["heapBytes"].get<long long>();
+      smallest = smallest < 0 ? heap : std::min(smallest, heap);
+    }
+    if (e["ph"] == "C" && e["name"] == "Lua heap")
+      for (const auto& [key, value] : e["args"].items()) CHECK(value.get<long long>() > 10000);
+  }
+  CHECK(marks == 300);
+  CHECK(smallest > 10000);  // a Lua heap is tens of kilobytes at least, never a delta of bytes
+}
