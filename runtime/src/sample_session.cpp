@@ -154,7 +154,6 @@ std::unique_ptr<SampleSession> SampleSession::start(lua_State* L, SampleOptions 
     gSampleSessionActive = false;
     throw;
   }
-  session->owner_ = L;
   session->capture_->referenceZones(L);
   // No mode letter: samples in compiled code wait for the trace's exit. 'f':
   // profiler checks at function boundaries in traces, after a flush.

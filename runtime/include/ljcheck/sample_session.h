@@ -57,8 +57,6 @@ class SampleSession {
   void resume();
   bool paused() const;
   bool stopped() const { return stopped_; }
-  // The coroutine that started the session.
-  lua_State* owner() const { return owner_; }
   const SampleOptions& options() const { return options_; }
 
   // Stops the profiler and builds the report. Throws when already stopped.
@@ -75,7 +73,6 @@ class SampleSession {
   SampleOptions options_;
   std::unique_ptr<LocationResolver> locations_;
   std::unique_ptr<SampleCapture> capture_;
-  lua_State* owner_ = nullptr;
   bool stopped_ = false;
   // Process CPU time sampled so far, and when the running stretch began.
   double cpuMs_ = 0, runningSince_ = 0;
