@@ -108,8 +108,29 @@ int reportCsv(lua_State* L) {
 // report:json([samples]): the runtime JSON; with the SampleReport of a
 // sample session that ran beside, also site costs and the samples (stacks
 // by VM state included), as `ljcheck run --json --sample` writes.
+// Whether argument 1 is the report whose json method holds `data`: a call
+// with a dot (report.json(samples)) passes something else there.
+bool isReportOf(lua_State* L, const void* data) {
+  if (!lua_istable(L, 1) || !lua_getmetatable(L, 1)) return false;
+  lua_getfield(L, -1, "__index");
+  bool same = false;
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "json");
+    if (lua_iscfunction(L, -1) && lua_getupvalue(L, -1, 1)) {
+      same = lua_touserdata(L, -1) == data;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+  return same;
+}
+
 int reportJson(lua_State* L) {
   const auto* data = static_cast<const TraceReportData*>(lua_touserdata(L, lua_upvalueindex(1)));
+  if (!isReportOf(L, data))
+    throw std::runtime_error(std::string("report.json was called without its report (argument #1 is a ") +
+                             luaL_typename(L, 1) + "): call it with a colon, report:json(...)");
   const TraceReport* report = &data->report;
   if (lua_isnoneornil(L, 2)) {
     std::string json = toJson(*report);

@@ -44,6 +44,11 @@ TEST_CASE("the Lua module: trace, pause, resume, stop and the report table", "[r
       "assert(csv:find('^severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason\\r\\n'))\n"
       "assert(csv:find('warn,%d+,NYIBC:FNEW,blocker,snippet.lua:6,,'), csv)\n"
       "assert(r:json():find('\"kind\": \"runtime\"', 1, true))\n"
+      // A dot instead of a colon is told, not taken for a report without samples.
+      "ok, e = pcall(r.json, {})\n"
+      "assert(not ok and e:find('report.json was called without its report', 1, true), e)\n"
+      "ok, e = pcall(r.json)\n"
+      "assert(not ok and e:find('call it with a colon, report:json(...)', 1, true), e)\n"
       "ok, e = pcall(ljcheck.trace, {includeBenign = 1})\n"
       "assert(not ok and e:find('includeBenign'), e)\n");
   INFO(error);
