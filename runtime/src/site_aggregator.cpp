@@ -25,7 +25,10 @@ ResolvedAbort resolve(const TraceEvent& ev, const StringPool& strings, const Liv
   return resolveAbort(profile.mappingProfile(), raw, namesOf(profile));
 }
 
-using SiteKey = std::tuple<ReasonId, std::string, int, StringId>;  // reasonId, path, line, zone
+// reasonId, path, line, zone, and the trace start (chunk, line): a site
+// aborted from several starts is one record per start, each with its own
+// extent and cost, as runtime.md has it and verify joins them.
+using SiteKey = std::tuple<ReasonId, std::string, int, StringId, StringId, int>;
 
 struct Group {
   AbortSite site;
@@ -72,7 +75,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
     ResolvedAbort r = resolve(ev, strings, ctx.profile);
     auto [pathIt, fresh] = paths.try_emplace(ev.source);
     if (fresh) pathIt->second = ctx.locations.displayPath(strings.text(ev.source));
-    SiteKey key{r.reasonId, pathIt->second, ev.line, ev.zone};
+    SiteKey key{r.reasonId, pathIt->second, ev.line, ev.zone, ev.startSource, ev.startSource ? ev.startLine : 0};
     auto it = groups.find(key);
     if (it == groups.end()) {
       Group g;

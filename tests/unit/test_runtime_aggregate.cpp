@@ -3,6 +3,8 @@
 // reason that blacklists its start) and the grouping rules.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include <algorithm>
 
 #include "../../runtime/src/site_aggregator.h"
@@ -82,22 +84,32 @@ TEST_CASE("a trace error the catalog does not know is still reported", "[runtime
   CHECK(report.sites[0].severity == Severity::Warn);
 }
 
-TEST_CASE("sites group by reasonId and location, blacklisting raises the group",
+TEST_CASE("sites group by reasonId, location and trace start; blacklisting raises the group",
           "[runtime][aggregate]") {
   Fixture f;
   int nyibc = f.code("NYIBC");
-  f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 4);
-  f.add(TraceEventKind::Abort, nyibc, "@/proj/sub/../a.lua", 4);  // the same file, another name
-  TraceEvent& last = f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 4);
-  last.blacklistedStart = true;
-  last.startSource = last.source;
-  last.startLine = 2;
+  auto startAt = [&](TraceEvent& ev, int line) {
+    ev.startSource = ev.source;
+    ev.startLine = line;
+    return &ev;
+  };
+  startAt(f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 4), 2);
+  startAt(f.add(TraceEventKind::Abort, nyibc, "@/proj/sub/../a.lua", 4), 2);  // the same file, another name
+  startAt(f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 4), 2)->blacklistedStart = true;
+  // The same site aborted from another start (a function's entry): a record
+  // of its own, with that start, not folded into the first start's.
+  startAt(f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 4), 1);
   f.add(TraceEventKind::Abort, nyibc, "@/proj/a.lua", 5);
   TraceReport report = f.aggregate();
-  REQUIRE(report.sites.size() == 2);
-  CHECK(report.sites[0].count == 3);
-  CHECK(report.sites[0].location() == "a.lua:4");
-  CHECK(report.sites[0].severity == Severity::Blacklist);
+  REQUIRE(report.sites.size() == 3);
+  std::map<std::string, const AbortSite*> byStart;
+  for (const auto& s : report.sites)
+    if (s.location() == "a.lua:4") byStart[s.startLocation()] = &s;
+  REQUIRE(byStart.size() == 2);
+  CHECK(byStart.at("a.lua:2")->count == 3);
+  CHECK(byStart.at("a.lua:2")->severity == Severity::Blacklist);
+  CHECK(byStart.at("a.lua:1")->count == 1);
+  CHECK(byStart.at("a.lua:1")->severity == Severity::Warn);
   CHECK(report.blacklisted == 1);
 }
 

@@ -72,7 +72,7 @@ struct TraceReport {
 void sortSites(std::vector<AbortSite>& sites);
 
 // RFC 4180 CSV (CRLF line ends), header
-// severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason.
+// severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start.
 std::string toCsv(const TraceReport& report);
 // The runtime JSON that `ljcheck verify` reads (formatVersion 1); with
 // coverage it also holds "visited".
