@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include "lua_api.h"  // the Lua C API
 
@@ -14,11 +15,24 @@ namespace {
 // table, start = its start, stop = its stop}.
 constexpr const char* kGuardKey = "ljcheck.profileguard";
 
-// "app.lua:12", where the Lua code that called the guard stands.
+// Whether a chunk is one of LuaJIT's own jit.* modules (jit/p.lua calls
+// jit.profile.start for `-jp` and require("jit.p").start).
+bool luajitLibrary(std::string_view source) {
+  const std::size_t slash = source.rfind("/jit/");
+  const bool inJit = slash != std::string_view::npos || source.rfind("@jit/", 0) == 0;
+  return inJit && source.size() > 4 && source.substr(source.size() - 4) == ".lua";
+}
+
+// "app.lua:12", where the program's code that called the guard stands: the
+// first caller outside LuaJIT's jit.* modules.
 std::string callerLocation(lua_State* L) {
   lua_Debug ar;
-  if (!lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) return "the program";
-  return std::string(ar.short_src) + ":" + std::to_string(ar.currentline);
+  for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+    if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) continue;
+    if (ar.source && luajitLibrary(ar.source)) continue;
+    return std::string(ar.short_src) + ":" + std::to_string(ar.currentline);
+  }
+  return "the program";
 }
 
 // jit.profile.start while the session samples: ignored, said once.
@@ -29,7 +43,8 @@ int ignoredStart(lua_State* L) {
   std::string where = callerLocation(L);
   std::fprintf(stderr,
                "ljcheck: %s: jit.profile.start is ignored while ljcheck samples this run: LuaJIT has one "
-               "profiler (ljcheck run --no-sampling leaves it to the program)\n",
+               "profiler (stop the sample session first; under ljcheck run, --no-sampling leaves it to the "
+               "program)\n",
                where.c_str());
   return 0;
 }

@@ -167,6 +167,13 @@ TEST_CASE("ljcheck run: a script that starts jit.profile keeps the sampler and i
   auto report = nlohmann::json::parse(ljcheck::testing::readFile(dir + "/run.json"));
   CHECK(report["samples"]["interpreted"].get<int>() > 0);
 
+  // Through LuaJIT's jit.p, the line named is the program's, not jit/p.lua's.
+  ljcheck::testing::writeFile(dir + "/viap.lua", "local n = 0\nrequire('jit.p').start('f')\nfor i = 1, 100 do n = n + i end\n"
+                                                 "require('jit.p').stop()\n");
+  ProcessResult viaP = ljcheck::testing::runProcess({LJCHECK_EXE, "run", "--quiet", "--", "viap.lua"}, dir);
+  INFO(viaP.out << viaP.err);
+  CHECK(viaP.err.find("ljcheck: viap.lua:2: jit.profile.start is ignored") != std::string::npos);
+
   ProcessResult free = ljcheck::testing::runProcess({LJCHECK_EXE, "run", "--no-sampling", "--", "own.lua"}, dir);
   INFO(free.out << free.err);
   REQUIRE(free.exitCode == 0);
