@@ -35,7 +35,7 @@ Runner addRunCommand(CLI::App& app) {
   cmd->add_option("--interval", o->intervalMs, "Sampling interval in milliseconds (default: 10)")
       ->check(CLI::Range(1, 1000000));
   cmd->add_option("--stack-depth", o->stackDepth, "Frames kept per sample (default: 16)")
-      ->check(CLI::Range(1, 10000));
+      ->check(CLI::Range(1, 1000000));  // as the module's stackDepth
   cmd->add_option("--compiled-stacks", o->compiledStacks,
                   "Where a sample taken in compiled code gets its stack: exit (at the trace's next exit; "
                   "traces are left as they are, the default) or function (at the next function boundary, "

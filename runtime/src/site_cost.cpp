@@ -86,8 +86,10 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
   if (sites.size() > topSites) sites.resize(topSites);
   if (!sites.empty()) out += samples ? "ljcheck: top sites by interpreter cost:\n" : "ljcheck: top sites by count:\n";
   for (const AbortSite* site : sites) {
+    // A split's trace does not die (no start, no extent): nothing to measure.
     char cost[32];
-    std::snprintf(cost, sizeof cost, "%9.1f ms", site->costMs);
+    if (site->startPath.empty()) std::snprintf(cost, sizeof cost, "%9s   ", "-");
+    else std::snprintf(cost, sizeof cost, "%9.1f ms", site->costMs);
     out += std::string("  ") + (samples ? std::string(cost) + "  " : std::string()) + site->reasonId.str() + "  " +
            site->location() + "  x" + std::to_string(site->count);
     if (!site->startPath.empty()) out += "  (trace started at " + site->startLocation() + ")";
