@@ -38,11 +38,24 @@ StateCounts& StateCounts::operator+=(const StateCounts& other) {
   return *this;
 }
 
+// The collapsed format separates frames with ';' and stacks with line
+// breaks: a chunk name holding either (a path with ';', loadstring's
+// "=chunk\nname") is written with them as %3B, %0A and %0D, which
+// `ljcheck report --stacks` reads back.
+void appendCollapsedFrame(std::string& out, const std::string& frame) {
+  for (char c : frame) {
+    if (c == ';') out += "%3B";
+    else if (c == '\n') out += "%0A";
+    else if (c == '\r') out += "%0D";
+    else out += c;
+  }
+}
+
 std::string SampleRecord::stack() const {
   std::string out;
   for (const std::string& frame : frames) {
     if (!out.empty()) out += ';';
-    out += frame;
+    appendCollapsedFrame(out, frame);
   }
   return out;
 }

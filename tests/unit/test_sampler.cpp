@@ -129,6 +129,27 @@ TEST_CASE("sample: a session started in a coroutine that has ended is stopped fr
   CHECK(error.empty());
 }
 
+TEST_CASE("sample: a chunk name with a semicolon or a line break keeps one stack per line", "[runtime][sampler]") {
+  // The collapsed format separates frames with ';' and stacks with line
+  // breaks: such names are escaped (%3B, %0A), and `ljcheck report --stacks`
+  // reads them back.
+  Vm vm;
+  std::string error = run(vm,
+      "local f = loadstring('local busy = ...; busy(150)', '=odd;name\\nsecond')\n"
+      "local s = ljcheck.sample({intervalMs = 1})\n"
+      "f(busy)\n"
+      "local r = s:stop()\n"
+      "assert(r.samples > 5, r.samples)\n"
+      "local found = false\n"
+      "for line in r.text:gmatch('[^\\n]+') do\n"
+      "  assert(line:find(' %d+$'), 'a line without its count: ' .. line .. ' in ' .. r.text)\n"
+      "  found = found or line:find('odd%3Bname%0Asecond', 1, true) ~= nil\n"
+      "end\n"
+      "assert(found, r.text)\n");
+  INFO(error);
+  CHECK(error.empty());
+}
+
 TEST_CASE("sample: misuse gets errors that say what happened", "[runtime][sampler]") {
   Vm vm;
   std::string error = run(vm,

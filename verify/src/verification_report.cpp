@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "ljcheck/verification_report.h"
 
@@ -119,6 +120,25 @@ void cutDeepStacks(SampledStacks& stacks) {
 }
 
 // "(no Lua stack)" and other frames as written; a line "stack count".
+// A frame as `ljcheck run --sample` escaped it (%3B, %0A, %0D for ';' and
+// line breaks, sample_report.cpp); other text as it is.
+std::string uncollapsedFrame(const std::string& frame) {
+  if (frame.find('%') == std::string::npos) return frame;
+  std::string out;
+  for (std::size_t i = 0; i < frame.size(); ++i) {
+    std::string_view next = std::string_view(frame).substr(i, 3);
+    if (next == "%3B") out += ';';
+    else if (next == "%0A") out += '\n';
+    else if (next == "%0D") out += '\r';
+    else {
+      out += frame[i];
+      continue;
+    }
+    i += 2;
+  }
+  return out;
+}
+
 SampledStacks readCollapsed(const std::string& path, std::istream& in) {
   SampledStacks out;
   out.file = path;
@@ -141,7 +161,7 @@ SampledStacks readCollapsed(const std::string& path, std::istream& in) {
                         ": not a collapsed stack (frames separated by ';', a space, a count): " + line.substr(0, 80));
     SampledStack stack;
     std::stringstream frames(line.substr(0, space));
-    for (std::string frame; std::getline(frames, frame, ';');) stack.frames.push_back(frame);
+    for (std::string frame; std::getline(frames, frame, ';');) stack.frames.push_back(uncollapsedFrame(frame));
     stack.weight = count;
     out.stacks.push_back(std::move(stack));
   }
