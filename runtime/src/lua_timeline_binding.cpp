@@ -15,6 +15,11 @@
 namespace ljcheck {
 namespace {
 
+// What was passed at `index`, for errors: "a number", or "nothing" for no argument.
+std::string givenType(lua_State* L, int index) {
+  return lua_isnone(L, index) ? std::string("nothing") : std::string("a ") + luaL_typename(L, index);
+}
+
 constexpr const char* kTimelineType = "ljcheck.TimelineSession";
 
 struct TimelineSlot {
@@ -81,8 +86,8 @@ int stop(lua_State* L) {
   std::string filename;
   if (lua_type(L, 2) == LUA_TSTRING) filename = std::string(lua::stringAt(L, 2));
   else if (!lua_isnoneornil(L, 2))
-    throw std::runtime_error(std::string("timeline:stop(filename): filename must be a string, got a ") +
-                             luaL_typename(L, 2));
+    throw std::runtime_error(std::string("timeline:stop(filename): filename must be a string, got ") +
+                             givenType(L, 2));
   slot.exits.detach(L);
   std::string json = toChromeTraceJson(slot.capture->finish(), timelineNaming(*slot.profile, slot.root));
   release(L, slot);
@@ -100,14 +105,14 @@ int timelineGc(lua_State* L) {
 
 int nameThreadFn(lua_State* L) {
   if (lua_type(L, 1) != LUA_TSTRING)
-    throw std::runtime_error(std::string("ljcheck.nameThread(name): name must be a string, got a ") + luaL_typename(L, 1));
+    throw std::runtime_error(std::string("ljcheck.nameThread(name): name must be a string, got ") + givenType(L, 1));
   nameThread(lua::stringAt(L, 1));
   return 0;
 }
 
 int nameVmFn(lua_State* L) {
   if (lua_type(L, 1) != LUA_TSTRING)
-    throw std::runtime_error(std::string("ljcheck.nameVm(name): name must be a string, got a ") + luaL_typename(L, 1));
+    throw std::runtime_error(std::string("ljcheck.nameVm(name): name must be a string, got ") + givenType(L, 1));
   nameVm(vmIdOf(L), lua::stringAt(L, 1));
   return 0;
 }
