@@ -271,7 +271,7 @@ int runLint(LintOptions& o) {
   const LintFormat format = parseLintFormat(o.format).value_or(LintFormat::Text);  // CLI11 checked the name
   auto minConfidence = parseConfidence(o.confidence);
   if (!minConfidence) {
-    std::cerr << "ljcheck lint: --confidence must be certain, likely or possible\n";
+    std::cerr << "ljcheck lint: --confidence must be certain, likely or possible, not '" << o.confidence << "'\n";
     return kUsage;
   }
   if (!o.root.empty() && !std::filesystem::is_directory(o.root)) {
@@ -398,7 +398,7 @@ Runner addLintCommand(CLI::App& app) {
   cmd->add_option("--format", o->format, "Output format: text (default), json, csv, sarif, github, junit")
       ->check(CLI::IsMember(formats));
   o->profileOption = cmd->add_option("--profile", o->profile, "Recorder profile id or short name (default: the embedded LuaJIT)");
-  o->jobsOption = cmd->add_option("-j,--jobs", o->jobs, "Parallel jobs (default: number of cores)");
+  o->jobsOption = cmd->add_option("-j,--jobs", o->jobs, "Parallel jobs (default, or 0: the number of cores)");
   o->rootOption = cmd->add_option("--root", o->root, "Project root; paths are reported relative to it (default: .)");
   o->failOnOption = cmd->add_option("--fail-on", o->failOn,
                   "Lowest severity that makes the exit status 1: error (blacklist), warning (warn, the default), "

@@ -125,7 +125,7 @@ int runLsp(LspOptions o) {
   if (!o.confidence.empty()) {
     confidence = parseConfidence(o.confidence);
     if (!confidence) {
-      std::cerr << "ljcheck lsp: --confidence must be certain, likely or possible\n";
+      std::cerr << "ljcheck lsp: --confidence must be certain, likely or possible, not '" << o.confidence << "'\n";
       return kUsage;
     }
   }

@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
       for (const auto* sub : commands) std::cerr << ' ' << sub->get_name();
       std::cerr << "\n";
     } else {
-      std::cerr << "ljcheck: " << e.what() << "\n";
+      // Named by the command it is about, as the commands' own errors are.
+      std::cerr << "ljcheck" << (known ? " " + first : std::string()) << ": " << e.what() << "\n";
     }
     return kUsage;
   }

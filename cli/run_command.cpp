@@ -21,7 +21,8 @@ Runner addRunCommand(CLI::App& app) {
   cmd->add_flag("--include-benign", o->includeBenign, "Also report stop-class aborts (LLEAVE, LINNER, ...)");
   cmd->add_option("--max-sites", o->maxSites,
                   "Keep at most N distinct abort sites; past it aborts are only counted (default: 10000)")
-      ->check(CLI::Range(1, 1000000000));
+      ->check(CLI::Range(1, 1000000000))
+      ->option_text("N (1 to 1000000000)");
   o->coverage = true;  // verify tells unexercised predictions from refuted ones by it
   cmd->add_flag("--coverage,!--no-coverage", o->coverage,
                 "Record the lines the trace recorder visited (\"visited\" in the JSON; on by default)");
@@ -33,17 +34,21 @@ Runner addRunCommand(CLI::App& app) {
                   "Write a timeline (zones, scopes, trace recordings, aborts, heap) as Chrome Trace Event JSON "
                   "to this file");
   cmd->add_option("--interval", o->intervalMs, "Sampling interval in milliseconds (default: 10)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(CLI::Range(1, 1000000))
+      ->option_text("MS (1 to 1000000)");
   cmd->add_option("--stack-depth", o->stackDepth, "Frames kept per sample (default: 16)")
-      ->check(CLI::Range(1, 1000000));  // as the module's stackDepth
-  cmd->add_option("--compiled-stacks", o->compiledStacks,
-                  "Where a sample taken in compiled code gets its stack: exit (at the trace's next exit; "
-                  "traces are left as they are, the default) or function (at the next function boundary, "
-                  "as jit.p: flushes every trace at start and adds profiler checks to new ones)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, CompiledStacks>{{"exit", CompiledStacks::AtTraceExit},
-                                                {"function", CompiledStacks::AtFunctionBoundary}},
-          CLI::ignore_case));
+      ->check(CLI::Range(1, 1000000))  // as the module's stackDepth
+      ->option_text("N (1 to 1000000)");
+  cmd->add_option_function<std::string>(
+         "--compiled-stacks",
+         [o](const std::string& where) {
+           o->compiledStacks = where == "function" ? CompiledStacks::AtFunctionBoundary : CompiledStacks::AtTraceExit;
+         },
+         "Where a sample taken in compiled code gets its stack: exit (at the trace's next exit; "
+         "traces are left as they are, the default) or function (at the next function boundary, "
+         "as jit.p: flushes every trace at start and adds profiler checks to new ones)")
+      ->check(CLI::IsMember({"exit", "function"}))
+      ->option_text("exit|function");
   cmd->add_flag("--sampling,!--no-sampling", o->sample,
                 "Sample the run with LuaJIT's profiler (on by default; costs per site need it)");
   cmd->add_flag("--quiet,-q", o->quiet, "Print no summary on stderr");
