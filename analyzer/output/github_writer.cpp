@@ -146,7 +146,8 @@ void writeGithubAnnotations(std::ostream& out, const LintReport& report, const S
   auto counts = countFindings(report);
   out << "ljcheck: " << plural(counts[2], "error") << ", " << plural(counts[1], "warning") << ", "
       << plural(counts[0], "note") << " in " << plural(report.files.size(), "file");
-  if (std::size_t errors = report.errorCount()) out << "; " << errors << " could not be analyzed";
+  if (std::size_t errors = report.errorCount())
+    out << "; " << plural(errors, "file") << " could not be analyzed (annotated as errors, not counted above)";
   if (std::size_t directives = report.directiveCount()) out << "; " << plural(directives, "suppression comment problem");
   if (hidden > 0)
     out << "; GitHub shows " << kShownPerKind << " annotations of each kind per step, " << hidden
