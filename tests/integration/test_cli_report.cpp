@@ -209,15 +209,6 @@ TEST_CASE("report draws the flame graph coloured by VM state from the runtime JS
                                         "stacks.txt"}, dir);
   REQUIRE(collapsed.exitCode == 0);
   CHECK(collapsed.out.find("<rect class=\"s-unknown\"") != std::string::npos);
-
-  // A frame the collector escaped (a chunk name with ';' or a line break) is
-  // drawn with its own name: one frame, not two.
-  writeFile(dir + "/escaped.txt", "main@app.lua;odd%3Bname@x.lua:3 40\n");
-  ProcessResult escaped = runLjcheck({"report", "--static", "lint.json", "--runtime", "run.json", "--stacks",
-                                      "escaped.txt"}, dir);
-  REQUIRE(escaped.exitCode == 0);
-  CHECK(escaped.out.find("odd;name@x.lua:3") != std::string::npos);
-  CHECK(escaped.out.find("odd%3Bname") == std::string::npos);
 }
 
 TEST_CASE("report: stacks left out past the cap are said, malformed stacks are named", "[cli][report][stacks]") {
