@@ -1,10 +1,11 @@
 // Line-independent identities of predictions: what SARIF's
 // partialFingerprints and the lint baseline match findings by, so that code
 // added above a finding does not make it new.
-#include <cctype>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 
 #include "ljcheck/lint_report.h"
 
@@ -34,28 +35,33 @@ std::string_view stableFunction(std::string_view function) {
 std::string withoutBlanks(std::string_view line) {
   constexpr std::size_t kLongest = 160;
   std::string text;
-  for (unsigned char c : line) {
-    if (std::isspace(c)) continue;
+  text.reserve(std::min(line.size(), kLongest));
+  for (char c : line) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') continue;
     if (text.size() == kLongest) break;
-    text.push_back(static_cast<char>(c));
+    text.push_back(c);
   }
   return text;
 }
 
-std::string occurrenceKey(const Prediction& p, std::string_view text) {
-  std::string key = p.reasonId.str();
-  key += '\n';
-  key += stableFunction(p.function);
-  key += '\n';
-  key += text;
-  return key;
+// What occurrences are counted by: reasonId, function, line text; hashed
+// rather than joined into a string (every prediction of a run has one).
+std::uint64_t occurrenceKey(const Prediction& p, std::string_view text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (std::string_view part : {std::string_view(p.reasonId.code()), std::string_view(p.reasonId.subject()),
+                                stableFunction(p.function), text}) {
+    for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0u) * 1099511628211ull;
+  }
+  return h;
 }
 
 }  // namespace
 
 void assignSiteIdentities(std::vector<Prediction>& predictions,
                           const std::function<std::string_view(int line)>& lineText) {
-  std::map<std::string, int> occurrences;
+  std::unordered_map<std::uint64_t, int> occurrences;
+  occurrences.reserve(predictions.size());
   for (auto& p : predictions) {
     // The construct's own line where the source showed it (a closure's
     // `function` keyword), else the VM's.
@@ -68,7 +74,7 @@ void assignSiteIdentities(std::vector<Prediction>& predictions,
 std::vector<SiteFingerprint> siteFingerprints(const FileResult& file) {
   std::vector<SiteFingerprint> out;
   out.reserve(file.predictions.size());
-  std::map<std::string, int> unassigned;  // numbering of the predictions never assigned one
+  std::unordered_map<std::uint64_t, int> unassigned;  // numbering of the predictions never assigned one
   for (const auto& p : file.predictions) {
     SiteFingerprint f;
     f.reasonId = p.reasonId.str();
