@@ -51,7 +51,7 @@ std::optional<std::string> writeBaseline(const std::string& path, const LintRepo
                              {"reasonId", f.reasonId},
                              {"path", f.path},
                              {"function", f.function},
-                             {"text", f.text},
+                             {"lineHash", f.text},
                              {"occurrence", f.occurrence}});
   Json doc{{"format", kFormat}, {"entries", std::move(entries)}};
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -1,7 +1,6 @@
 // Line-independent identities of predictions: what SARIF's
 // partialFingerprints and the lint baseline match findings by, so that code
 // added above a finding does not make it new.
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -30,30 +29,37 @@ std::string_view stableFunction(std::string_view function) {
   return function.rfind("<anonymous", 0) == 0 ? std::string_view("<anonymous>") : function;
 }
 
-// A line's text without blanks, so re-indenting or re-spacing it keeps the
-// identity; long lines are cut, their start is identity enough.
-std::string withoutBlanks(std::string_view line) {
+// A line's text without blanks, hashed (FNV-1a, 64 bits), so re-indenting
+// or re-spacing it keeps the identity; long lines count by their first 160
+// non-blank bytes, their start is identity enough. Kept as a hash: every
+// prediction of a run carries one.
+std::uint64_t textHash(std::string_view line) {
   constexpr std::size_t kLongest = 160;
-  std::string text;
-  text.reserve(std::min(line.size(), kLongest));
+  std::uint64_t h = 14695981039346656037ull;
+  std::size_t kept = 0;
   for (char c : line) {
     if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') continue;
-    if (text.size() == kLongest) break;
-    text.push_back(c);
+    if (kept++ == kLongest) break;
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   }
-  return text;
+  return h;
 }
 
-// What occurrences are counted by: reasonId, function, line text; hashed
-// rather than joined into a string (every prediction of a run has one).
-std::uint64_t occurrenceKey(const Prediction& p, std::string_view text) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (std::string_view part : {std::string_view(p.reasonId.code()), std::string_view(p.reasonId.subject()),
-                                stableFunction(p.function), text}) {
+// What occurrences are counted by: reasonId, function, line text.
+std::uint64_t occurrenceKey(const Prediction& p, std::uint64_t text) {
+  std::uint64_t h = text;
+  for (std::string_view part :
+       {std::string_view(p.reasonId.code()), std::string_view(p.reasonId.subject()), stableFunction(p.function)}) {
     for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
     h = (h ^ 0u) * 1099511628211ull;
   }
   return h;
+}
+
+std::string hex(std::uint64_t value) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
+  return buf;
 }
 
 }  // namespace
@@ -66,8 +72,8 @@ void assignSiteIdentities(std::vector<Prediction>& predictions,
     // The construct's own line where the source showed it (a closure's
     // `function` keyword), else the VM's.
     int line = p.range.found() ? p.range.start.line : p.line;
-    p.siteText = withoutBlanks(lineText(line));
-    p.siteOccurrence = occurrences[occurrenceKey(p, p.siteText)]++;
+    p.siteTextHash = textHash(lineText(line));
+    p.siteOccurrence = occurrences[occurrenceKey(p, p.siteTextHash)]++;
   }
 }
 
@@ -80,8 +86,8 @@ std::vector<SiteFingerprint> siteFingerprints(const FileResult& file) {
     f.reasonId = p.reasonId.str();
     f.path = p.path;
     f.function = std::string(stableFunction(p.function));
-    f.text = p.siteText;
-    f.occurrence = p.siteOccurrence >= 0 ? p.siteOccurrence : unassigned[occurrenceKey(p, {})]++;
+    f.text = p.siteOccurrence >= 0 ? hex(p.siteTextHash) : std::string();
+    f.occurrence = p.siteOccurrence >= 0 ? p.siteOccurrence : unassigned[occurrenceKey(p, 0)]++;
     f.hash = fnv1a({f.reasonId, f.path, f.function, f.text, std::to_string(f.occurrence)});
     out.push_back(std::move(f));
   }

@@ -78,7 +78,7 @@ TEST_CASE("a baseline hides today's findings and reports only new ones, not move
   CHECK(baseline["entries"][0]["reasonId"] == "NYIBC:FNEW");
   CHECK(baseline["entries"][0]["path"] == "src/m.lua");
   CHECK(baseline["entries"][0]["function"] == "makers");
-  CHECK(baseline["entries"][0]["text"] == "t[i]=function()returniend");
+  CHECK(baseline["entries"][0]["lineHash"].get<std::string>().size() == 16);  // of the closure's line
   CHECK(baseline["entries"][0]["occurrence"] == 0);
   CHECK(baseline["entries"][0].count("line") == 0);  // not keyed by line
 

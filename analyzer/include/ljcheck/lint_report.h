@@ -33,8 +33,9 @@ struct LintReport {
 
 // A prediction's identity that does not move with its line: reasonId,
 // reported path, enclosing function (anonymous ones without their line), the
-// text of the construct's first line without blanks, and which occurrence of
-// those four in the file it is, 0-based. `hash` joins them (FNV-1a, 16 hex
+// text of the construct's first line without blanks (`text`: its hash, 16
+// hex digits; empty without a source), and which occurrence of those four
+// in the file it is, 0-based. `hash` joins them (FNV-1a, 16 hex
 // digits): SARIF's partialFingerprints and the lint baseline both match by
 // it. A finding added elsewhere in the function, or an allow comment on
 // another site, leaves it as it was; editing the construct's own line
@@ -44,7 +45,7 @@ struct SiteFingerprint {
   int occurrence = 0;
   std::string hash;
 };
-// Sets siteText and siteOccurrence of each prediction from the source
+// Sets siteTextHash and siteOccurrence of each prediction from the source
 // lines (`lineText(n)`: line n's text, empty when unknown). Called with
 // every prediction of the file, before allow comments filter them.
 void assignSiteIdentities(std::vector<Prediction>& predictions,

@@ -2,6 +2,7 @@
 // abort or split a trace, in the registry's vocabulary.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -105,12 +106,13 @@ struct Prediction {
   // finding of its own: fix the masking site first.
   std::optional<MaskingSite> maskedBy;
   // What the lint baseline and SARIF's partialFingerprints know the site by
-  // besides reasonId, path and function (site_fingerprints.cpp): the text of
-  // the construct's first line without blanks, and which occurrence of that
-  // (reasonId, function, text) in the file it is, 0-based. Assigned before
-  // allow comments drop predictions, so hiding one site never renumbers
-  // another; -1 until assigned (a bytecode dump has no text).
-  std::string siteText;
+  // besides reasonId, path and function (site_fingerprints.cpp): a hash of
+  // the text of the construct's first line without blanks, and which
+  // occurrence of that (reasonId, function, text) in the file it is,
+  // 0-based. Assigned before allow comments drop predictions, so hiding one
+  // site never renumbers another; occurrence -1 until assigned (a bytecode
+  // dump has no text).
+  std::uint64_t siteTextHash = 0;
   int siteOccurrence = -1;
 
   std::string location() const { return path + ":" + std::to_string(line); }
