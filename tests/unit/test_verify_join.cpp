@@ -262,6 +262,28 @@ TEST_CASE("sites of one trace start share its cost: marked, and counted once in 
   CHECK(v.costByZone.at("hot") == Approx(800));
 }
 
+TEST_CASE("a site aborted from two trace starts costs the larger of their extents, not both", "[verify][cost]") {
+  // The collector keeps a record per trace start: the loop at a.lua:6 and
+  // the function entry at a.lua:5, whose extent holds the loop's. Their
+  // samples overlap, so adding them would count the loop's twice.
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("a.lua", 7, "NYIBC:FNEW", "likely")});
+  ReportSite fromLoop = site("a.lua", 7, "NYIBC:FNEW", "", 12), fromEntry = site("a.lua", 7, "NYIBC:FNEW", "", 3);
+  fromLoop.start = "a.lua:6";
+  fromEntry.start = "a.lua:5";
+  fromLoop.costMs = 300;
+  fromEntry.costMs = 340;
+  SiteReport run = report("run.json", "runtime", "/proj", {fromLoop, fromEntry});
+  run.sampled = true;
+  Verification v = verify(lint, {run}, {});
+  const JoinedSite* fnew = find(v, "a.lua:7", "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->observedCount == 15);  // every abort counts
+  CHECK(fnew->costMs == Approx(340));
+  // Two runs add up: each is its own time.
+  Verification twice = verify(lint, {run, run}, {});
+  CHECK(find(twice, "a.lua:7", "NYIBC:FNEW")->costMs == Approx(680));
+}
+
 TEST_CASE("machine-code memory running out is no missed site: counted apart, with a warning", "[verify]") {
   // MCODEAL lands on whatever line was recording when the JIT ran out of
   // machine-code memory (luacheck's run: 21 lines): the catalog marks it

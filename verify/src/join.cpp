@@ -246,12 +246,19 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
     std::map<std::string, int> sitesOfStart;
     for (const ReportSite& s : run.sites)
       if (!s.start.empty() && s.costMs > 0) ++sitesOfStart[s.start];
+    // A site aborted from several trace starts has a row per start, whose
+    // extents may nest (a loop inside the function whose entry also
+    // started a trace): its cost in this run is the largest, a lower bound
+    // on what the starts kept out of traces together.
+    std::map<Key, double> costInRun;
     for (ReportSite s : run.sites) {
       const bool shared = !s.start.empty() && s.costMs > 0 && sitesOfStart[s.start] > 1;
       s.path = rebase.path(s.path);
       auto& site = o.sites[{s.location(), s.reasonId}];
       site.costShared = site.costShared || shared;
       if (s.costMs > 0) o.costs[{s.location(), s.reasonId}].push_back({r, s.start, s.zonePath, s.costMs});
+      double& cost = costInRun[{s.location(), s.reasonId}];
+      cost = std::max(cost, s.costMs);
       site.reasonId = s.reasonId;
       site.location = s.location();
       site.path = s.path;
@@ -259,11 +266,11 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
       site.reasonClass = classOf(s.reasonId, s.reasonClass);
       if (site.severity.empty() || s.severity == "blacklist") site.severity = s.severity;
       site.observedCount = saturatingAdd(site.observedCount, s.count);
-      site.costMs += s.costMs;
       site.blacklisted = site.blacklisted || s.severity == "blacklist" ||
                          (!s.start.empty() && blacklistedStarts.count(rebase.location(s.start)) > 0);
       if (site.zonePath.empty()) site.zonePath = s.zonePath;
     }
+    for (const auto& [key, cost] : costInRun) o.sites[key].costMs += cost;
   }
   return o;
 }
