@@ -29,7 +29,26 @@ std::string_view stableFunction(std::string_view function) {
   return function.rfind("<anonymous", 0) == 0 ? std::string_view("<anonymous>") : function;
 }
 
-// A line's text without blanks, hashed (FNV-1a, 64 bits), so re-indenting
+// The line up to its `--` comment (one outside a quoted string), so a
+// comment added to the line (an allow for another site on it) keeps the
+// identity.
+std::string_view withoutComment(std::string_view line) {
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '-' && i + 1 < line.size() && line[i + 1] == '-') {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
+// A line's code without blanks, hashed (FNV-1a, 64 bits), so re-indenting
 // or re-spacing it keeps the identity; long lines count by their first 160
 // non-blank bytes, their start is identity enough. Kept as a hash: every
 // prediction of a run carries one.
@@ -37,7 +56,7 @@ std::uint64_t textHash(std::string_view line) {
   constexpr std::size_t kLongest = 160;
   std::uint64_t h = 14695981039346656037ull;
   std::size_t kept = 0;
-  for (char c : line) {
+  for (char c : withoutComment(line)) {
     if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') continue;
     if (kept++ == kLongest) break;
     h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
@@ -94,13 +113,25 @@ std::vector<SiteFingerprint> siteFingerprints(const FileResult& file) {
   return out;
 }
 
+namespace {
+
+// A function's name as recipe v1 knew it: the field alone (`f` for M.f and
+// M:f; names were qualified by their table later).
+std::string_view unqualified(std::string_view function) {
+  if (function.empty() || function.front() == '<') return function;
+  const std::size_t sep = function.find_last_of(".:");
+  return sep == std::string_view::npos ? function : function.substr(sep + 1);
+}
+
+}  // namespace
+
 std::vector<std::string> siteHashesV1(const FileResult& file) {
   std::vector<std::string> out;
   out.reserve(file.predictions.size());
   std::map<std::string, int> occurrences;
   for (const auto& p : file.predictions) {
     std::string reasonId = p.reasonId.str();
-    std::string function(stableFunction(p.function));
+    std::string function(unqualified(stableFunction(p.function)));
     int occurrence = occurrences[reasonId + '\n' + function]++;
     out.push_back(fnv1a({reasonId, p.path, function, std::to_string(occurrence)}));
   }

@@ -34,6 +34,28 @@ const std::string* stringKey(const bytecode::Prototype& p, std::uint16_t d) {
   return key && !key->empty() ? key : nullptr;
 }
 
+// The name of the table in `slot` at `pc`, for a function stored in it
+// (`function M.f`): a local, or the upvalue or global the slot was loaded
+// from just before; empty when the bytecode does not show one.
+std::string tableName(const bytecode::Prototype& p, int pc, int slot) {
+  const std::string* local = localNameAt(p, pc, slot);
+  if (local && !local->empty() && (*local)[0] != '(') return *local;
+  for (int at = pc - 1; at >= 1 && at >= pc - 4; --at) {
+    const auto& ins = p.at(at);
+    if (ins.a != slot) continue;
+    if (ins.op == Op::UGET && ins.d < p.upvalueNames.size()) return p.upvalueNames[ins.d];
+    if (ins.op == Op::GGET)
+      if (const std::string* key = stringKey(p, ins.d)) return *key;
+    return {};
+  }
+  return {};
+}
+
+// `self` as the first parameter: defined with a colon (`function M:f`).
+bool takesSelf(const bytecode::Prototype& p) {
+  return p.numparams > 0 && !p.vars.empty() && p.vars.front().name == "self";
+}
+
 std::string nameOf(const FunctionView& fn, std::size_t index) {
   const bytecode::Chunk& chunk = fn.chunk;
   if (index + 1 == chunk.prototypes.size()) return "<main>";
@@ -62,8 +84,14 @@ std::string nameOf(const FunctionView& fn, std::size_t index) {
     const auto& next = parent.at(pc + 1);
     if (next.op == Op::GSET && next.a == ins.a)
       if (const std::string* key = stringKey(parent, next.d)) return *key;
+    // `function M.f` / `function M:f`: qualified, so that two tables'
+    // functions of one name are told apart (in reports and in baselines).
     if (next.op == Op::TSETS && next.a == ins.a)
-      if (const std::string* key = stringKey(parent, next.c)) return *key;
+      if (const std::string* key = stringKey(parent, next.c)) {
+        std::string table = tableName(parent, pc, next.b);
+        if (table.empty()) return *key;
+        return table + (takesSelf(proto) ? ":" : ".") + *key;
+      }
   }
   return anonymous();
 }

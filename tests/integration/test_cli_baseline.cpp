@@ -77,7 +77,7 @@ TEST_CASE("a baseline hides today's findings and reports only new ones, not move
   REQUIRE(baseline["entries"].size() == 3);
   CHECK(baseline["entries"][0]["reasonId"] == "NYIBC:FNEW");
   CHECK(baseline["entries"][0]["path"] == "src/m.lua");
-  CHECK(baseline["entries"][0]["function"] == "makers");
+  CHECK(baseline["entries"][0]["function"] == "M.makers");
   CHECK(baseline["entries"][0]["lineHash"].get<std::string>().size() == 16);  // of the closure's line
   CHECK(baseline["entries"][0]["occurrence"] == 0);
   CHECK(baseline["entries"][0].count("line") == 0);  // not keyed by line
@@ -220,4 +220,38 @@ TEST_CASE("a baseline that cannot be read is a usage error naming it", "[cli][ba
   ProcessResult missing = lint(dir, {"--baseline", "absent.json"});
   CHECK(missing.exitCode == 2);
   CHECK(missing.err.find("absent.json: cannot read the baseline") != std::string::npos);
+}
+
+TEST_CASE("a comment added to a finding's line, or a function of the same name in another table, keeps it baselined",
+          "[cli][baseline]") {
+  std::string dir = scratchDirectory("baseline-comments-and-tables");
+  const std::string two = R"(local M = {}
+function M.a(t)
+  for i = 1, 50000 do
+    t[i] = string.gsub(t[i], "a", "b"); t[-i] = function() return i end
+  end
+end
+return M
+)";
+  writeFile(dir + "/src/m.lua", two);
+  lint(dir, {"--write-baseline", "b.json"});
+  // An allow for one of the line's two findings: the other stays baselined.
+  std::string allowed = two;
+  allowed.replace(allowed.find("return i end") + 12, 0, " -- ljcheck: allow(STITCH:string.gsub)");
+  writeFile(dir + "/src/m.lua", allowed);
+  ProcessResult commented = lint(dir, {"--baseline", "b.json"});
+  INFO(commented.out << commented.err);
+  CHECK(commented.exitCode == 0);
+  CHECK(commented.out.empty());
+
+  // Another table's function of the same name, above: it is the new one.
+  writeFile(dir + "/src/m.lua", std::string("local N = {}\nfunction N.a(t)\n  for i = 1, 50000 do\n"
+                                            "    t[i] = string.gsub(t[i], \"a\", \"b\"); t[-i] = function() return i end\n"
+                                            "  end\nend\n") + two);
+  ProcessResult other = lint(dir, {"--baseline", "b.json"});
+  INFO(other.out << other.err);
+  CHECK(other.exitCode == 1);
+  CHECK(other.out.find("src/m.lua:4:") != std::string::npos);   // N.a: new
+  CHECK(other.out.find("src/m.lua:10:") == std::string::npos);  // M.a: baselined
+  CHECK(other.err.find("3 findings baselined, 0 baseline entries no longer occur") != std::string::npos);
 }

@@ -81,7 +81,7 @@ TEST_CASE("a function possibly hot through its callers names the one that escape
   REQUIRE(gsub);
   // outer does not escape: the chain up to M.add, which does, is the evidence.
   CHECK(gsub->reasoning.find("inner is called at line 3 from outer, which is called from compile at line 4, and "
-                             "compile from add at line 5, which escapes") != std::string::npos);
+                             "compile from M.add at line 5, which escapes") != std::string::npos);
 }
 
 TEST_CASE("an error call outside pcall is only possibly a split", "[rules][confidence]") {
@@ -146,7 +146,7 @@ TEST_CASE("a local function called only after a pairs loop is named by its call,
   const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
   REQUIRE(fnew);
   CHECK(fnew->reasoning.find("helper escapes") == std::string::npos);
-  CHECK(fnew->reasoning.find("helper is called at line 8 from new, which escapes") != std::string::npos);
+  CHECK(fnew->reasoning.find("helper is called at line 8 from M.new, which escapes") != std::string::npos);
 }
 
 TEST_CASE("a local function stored in a table at once keeps its own name", "[rules][names]") {
@@ -164,5 +164,5 @@ TEST_CASE("a local function stored in a table at once keeps its own name", "[rul
   REQUIRE(find(ps, 3, "NYIBC:FNEW"));
   CHECK(find(ps, 3, "NYIBC:FNEW")->function == "readName");
   REQUIRE(find(ps, 6, "NYIBC:FNEW"));
-  CHECK(find(ps, 6, "NYIBC:FNEW")->function == "cb");  // no local: the field it is stored in
+  CHECK(find(ps, 6, "NYIBC:FNEW")->function == "parsers.cb");  // no local: the table and field it is stored in
 }

@@ -630,7 +630,7 @@ TEST_CASE("code right after a pairs loop is recorded on the loop's exit, a note 
   REQUIRE(find(escaping, 5, "NYIBC:FNEW"));
   const std::string& why = find(escaping, 5, "NYIBC:FNEW")->reasoning;
   CHECK(why.find("runs once") == std::string::npos);
-  CHECK(why.find("no loop or hot code of this file calls init, so this costs one attempt per call (it escapes: "
+  CHECK(why.find("no loop or hot code of this file calls M.init, so this costs one attempt per call (it escapes: "
                  "code elsewhere may call it more often)") != std::string::npos);
 }
 

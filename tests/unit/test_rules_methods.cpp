@@ -38,7 +38,7 @@ TEST_CASE("self:m() in a hot method makes m hot", "[rules][methods]") {
   const Prediction* fnew = find(ps, 5, "NYIBC:FNEW");
   REQUIRE(fnew);
   CHECK(fnew->confidence == Confidence::Certain);
-  CHECK(fnew->reasoning.find("make is called at line 7 from twice") != std::string::npos);
+  CHECK(fnew->reasoning.find("C:make is called at line 7 from C:twice") != std::string::npos);
 }
 
 TEST_CASE("a method found through {__index = C} and through an inherited class", "[rules][methods]") {
