@@ -4,6 +4,9 @@
 #include "code_actions.h"
 
 #include <set>
+#include <string_view>
+
+#include "source/lua_tokens.h"
 
 namespace ljcheck::lsp {
 namespace {
@@ -21,10 +24,22 @@ Json quickfix(const std::string& title, const Document& document, Json edit, con
               {"edit", {{"changes", {{document.uri, Json::array({std::move(edit)})}}}}}};
 }
 
+// The lines (1-based) that end inside a long string (`[[...]]` over several
+// lines): a comment appended there would become part of the string.
+std::set<int> linesEndingInStrings(std::string_view text) {
+  std::set<int> inside;
+  if (text.find("[[") == std::string_view::npos && text.find("[=") == std::string_view::npos) return inside;
+  for (const LuaToken& t : tokenizeLua(text))
+    if (t.kind == LuaToken::Kind::String)
+      for (int line = t.start.line; line < t.end.line; ++line) inside.insert(line);
+  return inside;
+}
+
 }  // namespace
 
 Json codeActionsFor(const Document& document, int firstLine, int lastLine, const DiagnosticStyle& style) {
   LineIndex lines(document.text);
+  const std::set<int> inString = linesEndingInStrings(document.text);
   Json actions = Json::array();
   std::set<std::string> fileWide;  // one file-level action per reasonId
   const bool shebang = document.text.rfind("#!", 0) == 0;
@@ -35,10 +50,12 @@ Json codeActionsFor(const Document& document, int firstLine, int lastLine, const
     const std::string id = p.reasonId.str();
     const int vmLine0 = p.line - 1;
     const bool blank = lines.line(vmLine0).empty();
-    actions.push_back(quickfix("Allow " + id + " on this line (ljcheck)", document,
-                               insertAt(lines.endOfLine(vmLine0, style.encoding),
-                                        std::string(blank ? "" : " ") + "-- ljcheck: allow(" + id + ")"),
-                               diagnostic));
+    // Not at the end of a line inside a long string: the comment would be data.
+    if (!inString.count(p.line))
+      actions.push_back(quickfix("Allow " + id + " on this line (ljcheck)", document,
+                                 insertAt(lines.endOfLine(vmLine0, style.encoding),
+                                          std::string(blank ? "" : " ") + "-- ljcheck: allow(" + id + ")"),
+                                 diagnostic));
     if (fileWide.insert(id).second)
       actions.push_back(quickfix("Allow " + id + " in this file (ljcheck)", document,
                                  insertAt({shebang ? 1 : 0, 0}, "-- ljcheck: allow-file(" + id + ")\n"), diagnostic));

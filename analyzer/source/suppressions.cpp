@@ -104,13 +104,40 @@ class Reader {
  public:
   explicit Reader(std::string_view source) : source_(source) {}
 
+  // Every directive of the comment: `-- ljcheck: allow(A) -- ljcheck:
+  // allow(B)` (what an editor's quickfix leaves on a line that had one)
+  // holds two. The first is placed at the comment's start, a later one at
+  // its own `ljcheck:`.
   void comment(TSNode node) {
     uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    if (end > source_.size()) return;
+    const std::string_view text = source_.substr(start, end - start);
+    int line = row(ts_node_start_point(node));
+    int column = static_cast<int>(ts_node_start_point(node).column) + 1;
+    std::size_t counted = 0;  // the text before `counted` is in line and column
+    bool first = true;
+    for (std::size_t at = text.find("ljcheck:"); at != std::string_view::npos; at = text.find("ljcheck:", at + 8)) {
+      if (!first) {
+        for (; counted < at; ++counted) {
+          if (text[counted] == '\n') {
+            ++line;
+            column = 1;
+          } else {
+            ++column;
+          }
+        }
+      }
+      directive(node, text.substr(at), start, line, column);
+      first = false;
+    }
+  }
+
+  void directive(TSNode node, std::string_view text, uint32_t start, int line, int column) {
     Directive d;
-    if (end > source_.size() || !parseDirective(source_.substr(start, end - start), d)) return;
+    if (!parseDirective(text, d)) return;
     SourceMap::Allow allow;
-    allow.commentLine = row(ts_node_start_point(node));
-    allow.commentColumn = static_cast<int>(ts_node_start_point(node).column) + 1;
+    allow.commentLine = line;
+    allow.commentColumn = column;
     switch (d.verb) {
       case Directive::Verb::Pop:
         if (open_.empty()) {

@@ -156,3 +156,19 @@ TEST_CASE("unused allows appear in every output format", "[cli][suppressions][fo
   CHECK_FALSE(has(csv.out, "unused-allow"));
   CHECK(has(csv.err, "a.lua:8:16: error: allow(STITCH:print) suppresses nothing"));
 }
+
+TEST_CASE("two allow directives in one comment both apply", "[cli][suppressions]") {
+  // What an editor's line quickfix leaves on a line that already had one.
+  std::string dir = project("directives-two-in-one",
+                            "local t = {}\n"
+                            "for i = 1, 100 do\n"
+                            "  t[i] = string.gsub('a', 'a', 'b') -- ljcheck: allow(STITCH:print) -- ljcheck: "
+                            "allow(STITCH:string.gsub)\n"
+                            "end\n"
+                            "return t\n");
+  ProcessResult r = runLjcheck({"lint", "--brief", "--no-config", "--report-unused-allows", "a.lua"}, dir);
+  CHECK_FALSE(has(r.out, "[STITCH:string.gsub]"));
+  // The unused one, the first, is named at the comment's start.
+  CHECK(has(r.out, "a.lua:3:37: error: allow(STITCH:print) suppresses nothing"));
+  CHECK_FALSE(has(r.out, "allow(STITCH:string.gsub) suppresses nothing"));
+}

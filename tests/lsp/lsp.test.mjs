@@ -183,6 +183,34 @@ test('diagnostics, incremental edits, quickfix and hover', async () => {
   await shutdown(s);
 });
 
+test('the line quickfix works beside another allow comment, and is not offered inside a long string', async () => {
+  const s = startServer();
+  await initialize(s.connection);
+  const uri = 'file:///tmp/ljcheck-quickfix.lua';
+  const text = 'local t = {}\nfor i = 1, 100 do\n  t[i] = function() return i end -- ljcheck: allow(STITCH:print)\n' +
+    '  t[-i] = string.gsub("abc", "a", [[\nx]])\nend\nreturn t\n';
+  s.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'lua', version: 1, text } });
+  const first = await s.diagnostics(1);
+  const [fnew] = byCode(first, 'NYIBC:FNEW');
+  const [gsub] = byCode(first, 'STITCH:string.gsub');
+  assert.ok(fnew && gsub, JSON.stringify(first.diagnostics));
+  const titles = async (d) => (await s.connection.sendRequest('textDocument/codeAction',
+    { textDocument: { uri }, range: d.range, context: { diagnostics: [d] } }));
+  // The gsub's VM line ends inside [[...]]: a comment there would be data.
+  const gsubActions = await titles(gsub);
+  assert.equal(gsubActions.filter((a) => a.title.includes('on this line')).length, 0, JSON.stringify(gsubActions.map((a) => a.title)));
+  assert.ok(gsubActions.some((a) => a.title.includes('STITCH:string.gsub in this file')));
+  // Beside the existing allow comment: the appended one is honoured too.
+  const fnewActions = await titles(fnew);
+  const lineFix = fnewActions.find((a) => a.title.includes('NYIBC:FNEW on this line'));
+  assert.ok(lineFix);
+  const edits = lineFix.edit.changes[uri];
+  s.connection.sendNotification('textDocument/didChange',
+    { textDocument: { uri, version: 2 }, contentChanges: edits.map((e) => ({ range: e.range, text: e.newText })) });
+  assert.deepEqual(byCode(await s.diagnostics(2), 'NYIBC:FNEW'), [], applyEdits(text, edits));
+  await shutdown(s);
+});
+
 test('utf-8 positions when the client offers them', async () => {
   const s = startServer();
   const init = await initialize(s.connection, ['utf-8', 'utf-16']);
