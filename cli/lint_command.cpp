@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -32,10 +33,27 @@ namespace ljcheck::cli {
 // helpUri): --docs-url, else LJCHECK_DOCS_URL, else the docs/ folder of the
 // tree this binary was built in (build/bin/ljcheck) or installed with
 // (share/doc/ljcheck/) as a file URI; "" when none is found. Ends in '/'.
+// Whether `text` starts with a URI scheme (RFC 3986: a letter, then
+// letters, digits, '+', '-' or '.', then ':').
+bool hasScheme(std::string_view text) {
+  std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0 || !std::isalpha(static_cast<unsigned char>(text[0])))
+    return false;
+  for (std::size_t i = 1; i < colon; ++i)
+    if (!std::isalnum(static_cast<unsigned char>(text[i])) && text[i] != '+' && text[i] != '-' && text[i] != '.')
+      return false;
+  return true;
+}
+
 std::string docsBase(const std::string& option) {
   std::string url = option;
   if (url.empty())
     if (const char* env = std::getenv("LJCHECK_DOCS_URL")) url = env;
+  // A path, not a URI: SARIF's helpUri must be absolute, so it becomes a file: URI.
+  if (!url.empty() && !hasScheme(url)) {
+    std::error_code ec;
+    url = "file://" + percentEncodePath(std::filesystem::absolute(url, ec).lexically_normal().string());
+  }
   if (url.empty()) {
     const std::string bin = executableDirectory();
     for (const char* relative : {"/../../docs", "/../share/doc/ljcheck"}) {

@@ -213,4 +213,10 @@ TEST_CASE("lint --format sarif links the reason pages under --docs-url, or this 
   CHECK(linked.at("helpUri").get<std::string>() == "https://docs.example/ljcheck/reasons/NYIBC.md");
   CHECK(linked.at("help").at("markdown").get<std::string>().find("(https://docs.example/ljcheck/reasons/NYIBC.md)") !=
         std::string::npos);
+
+  // A path, not a URI: taken as a folder, and written as an absolute file: URI
+  // (SARIF's helpUri must be absolute; the multitool refused the relative one).
+  json local = lintSarif({"--docs-url", "docs", "fixtures/nyibc_fnew_in_loop.lua"});
+  CHECK(local.at("runs")[0].at("tool").at("driver").at("rules")[0].at("helpUri").get<std::string>() ==
+        "file://" + std::string(LJCHECK_SOURCE_DIR) + "/docs/reasons/NYIBC.md");
 }
