@@ -310,6 +310,11 @@ int runLint(LintOptions& o) {
   filter.exclude = o.exclude;  // command-line globs are relative to the working directory
   if (config) addConfigGlobs(filter, *config);
   InputList inputs = collectInputs(paths, filter);
+  // A path that leads to nothing (every file excluded, or no *.lua under a
+  // folder) passes, but not silently: a mistyped glob would pass CI forever.
+  if (!paths.empty() && inputs.files.empty() && inputs.errors.empty())
+    std::cerr << "ljcheck lint: warning: no Lua files to lint under the paths given (excluded by --exclude or the "
+                 "config's exclude, or none matches include)\n";
   // A run over much source fills tens of MiB of fresh heap once: fewer,
   // larger pages (huge_page_heaps.cpp). A few files would pay more for the
   // worker thread and the 2 MiB pages than they save.
@@ -337,7 +342,17 @@ int runLint(LintOptions& o) {
     report.files.push_back(FileResult{e.path, {}, {e}, {}});
   }
   std::optional<StdinSource> stdinSource;
-  if (readsStdin) {
+  // Standard input under a name the excludes take is left out as that file
+  // would be, as ESLint does for an ignored --stdin-filename.
+  std::error_code cwdError;
+  const bool stdinExcluded =
+      readsStdin && !o.stdinFilename.empty() &&
+      pathMatchesGlobs(filter.exclude, std::filesystem::current_path(cwdError).string(),
+                       std::filesystem::absolute(o.stdinFilename, cwdError).lexically_normal().string());
+  if (stdinExcluded)
+    std::cerr << "ljcheck lint: warning: standard input, as " << o.stdinFilename
+              << ", is excluded (--exclude or the config's exclude): not linted\n";
+  if (readsStdin && !stdinExcluded) {
     std::string shown = o.stdinFilename.empty() ? std::string(kStdinShown) : root.show(o.stdinFilename);
     report.files.push_back(analyzeStdin(shown, options, stdinSource));
   }

@@ -359,6 +359,12 @@ class Server {
            !pathMatchesGlobs(settings_.projectFilter.exclude, projectRoot_, d.file);
   }
 
+  // Whether the config's exclude globs (absolute: addConfigGlobs) take the document.
+  bool excluded(const lsp::Document& d) const {
+    return !settings_.projectFilter.exclude.empty() &&
+           pathMatchesGlobs(settings_.projectFilter.exclude, projectRoot_.empty() ? configFolder_ : projectRoot_, d.file);
+  }
+
   // A client that watches no files for the server: opening or saving a
   // document is when the server looks at the tree for what changed on disk.
   bool lookAtDisk() { return project_ && !watchDynamic_ && followDisk(); }
@@ -370,6 +376,12 @@ class Server {
       return publishChanged(project_->update(), &d);
     }
     if (diskMoved) publishChanged(project_->update(), nullptr);
+    // A file the config excludes gets no diagnostics, as lint gives it none
+    // (ESLint's editor integrations do the same for ignored files).
+    if (excluded(d)) {
+      d.result = FileResult{d.path, {}, {}, {}};
+      return publish(d);
+    }
     try {
       d.result = analyzeSource(d.text, d.path, profile(), settings_.minConfidence, settings_.aliases,
                                settings_.cModules.get(), &reuse_[d.uri]);

@@ -120,6 +120,18 @@ TEST_CASE("exclude globs from the file and --exclude leave files out", "[cli][co
   ProcessResult file = runLjcheck({"lint", "--brief", "src"}, dir);
   CHECK(has(file.out, "src/gen/g.lua"));
   CHECK_FALSE(has(file.out, "vendor"));
+  // Only excluded files given: a pass, but said, or a mistyped glob would pass CI unseen.
+  ProcessResult nothing = runLjcheck({"lint", "--brief", "src/vendor/v.lua"}, dir);
+  CHECK(nothing.exitCode == 0);
+  CHECK(nothing.out.empty());
+  CHECK(has(nothing.err, "warning: no Lua files to lint under the paths given"));
+  // Standard input under an excluded name is left out as the file would be.
+  ProcessResult stdinExcluded = ljcheck::testing::runShell(
+      "cd " + ljcheck::testing::shellQuote(dir) + " && " + LJCHECK_EXE +
+      " lint --brief --stdin-filename src/vendor/v.lua - < src/vendor/v.lua");
+  CHECK(stdinExcluded.exitCode == 0);
+  CHECK(stdinExcluded.out.empty());
+  CHECK(has(stdinExcluded.err, "standard input, as src/vendor/v.lua, is excluded"));
 }
 
 TEST_CASE("a file reached through two paths is linted once", "[cli][exclude]") {

@@ -4,7 +4,7 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
@@ -291,6 +291,25 @@ test('the config is the one lint finds from the workspace root, read again when 
   } finally {
     rmSync(project, { recursive: true, force: true });
     rmSync(elsewhere, { recursive: true, force: true });
+  }
+});
+
+test('a document the config excludes gets no diagnostics, as lint gives it none', async () => {
+  const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-exclude-'));
+  writeFileSync(resolve(project, '.ljcheck.toml'), 'exclude = ["vendor"]\n');
+  mkdirSync(resolve(project, 'vendor'));
+  const s = startServer(project);
+  try {
+    await s.connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(project).href, capabilities: {} });
+    s.connection.sendNotification('initialized', {});
+    const vendored = pathToFileURL(resolve(project, 'vendor', 'lib.lua')).href;
+    s.connection.sendNotification('textDocument/didOpen', { textDocument: { uri: vendored, languageId: 'lua', version: 1, text: fixture } });
+    const published = await s.diagnostics(1);
+    assert.equal(published.uri, vendored);
+    assert.deepEqual(published.diagnostics, [], 'excluded: nothing, as lint reports nothing for it');
+    await shutdown(s);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
   }
 });
 
