@@ -189,7 +189,16 @@ class Server {
     if (offered && offered->is_array())
       for (const auto& e : *offered)
         if (e == "utf-8") style_.encoding = PositionEncoding::Utf8;
-    const std::string root = workspaceRoot(params);
+    std::string root = workspaceRoot(params);
+    std::error_code ec;
+    if (!root.empty() && !std::filesystem::is_directory(root, ec)) {
+      // Named but unusable: said, not passed over (the config would come from elsewhere).
+      notify("window/showMessage",
+             Json{{"type", 2},
+                  {"message", "ljcheck: the workspace root " + root + " is not a folder: documents are analyzed on their "
+                              "own, with the .ljcheck.toml found from the server's working directory"}});
+      root.clear();
+    }
     configure(root);
     openProject(root);
     const Json::json_pointer watch("/capabilities/workspace/didChangeWatchedFiles/dynamicRegistration");
@@ -217,7 +226,7 @@ class Server {
   }
 
   // The workspace root the client names (rootUri, else the first workspace
-  // folder, else rootPath); empty when it names none or no folder.
+  // folder, else rootPath); empty when it names none.
   static std::string workspaceRoot(const Json& params) {
     if (!params.is_object()) return {};
     std::string root;
@@ -230,8 +239,7 @@ class Server {
     } else if (params.contains("rootPath") && params["rootPath"].is_string()) {
       root = params["rootPath"].get<std::string>();
     }
-    std::error_code ec;
-    return !root.empty() && std::filesystem::is_directory(root, ec) ? root : std::string();
+    return root;
   }
 
   // The workspace root's files are the project. No root: each document is

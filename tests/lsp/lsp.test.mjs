@@ -294,6 +294,18 @@ test('the config is the one lint finds from the workspace root, read again when 
   }
 });
 
+test('a workspace root that is not a folder is said, not passed over', async () => {
+  const s = startServer();
+  const shown = new Promise((done) => s.connection.onNotification('window/showMessage', done));
+  await s.connection.sendRequest('initialize',
+    { processId: process.pid, rootUri: pathToFileURL(resolve(tmpdir(), 'ljcheck-no-such-root')).href, capabilities: {} });
+  const message = await shown;
+  assert.equal(message.type, 2);
+  assert.match(message.message, /ljcheck-no-such-root is not a folder/);
+  s.connection.sendNotification('initialized', {});
+  await shutdown(s);
+});
+
 test('a document the config excludes gets no diagnostics, as lint gives it none', async () => {
   const project = mkdtempSync(resolve(tmpdir(), 'ljcheck-lsp-exclude-'));
   writeFileSync(resolve(project, '.ljcheck.toml'), 'exclude = ["vendor"]\n');
