@@ -25,10 +25,17 @@ std::variant<Baseline, std::string> readBaseline(const std::string& path) {
     return path + ": cannot read the baseline: not a regular file";
   std::ifstream in(path, std::ios::binary);
   if (!in) return path + ": cannot read the baseline: " + std::strerror(errno);
-  Json doc = Json::parse(in, nullptr, false);
-  if (doc.is_discarded()) return path + ": not a baseline file: not valid JSON";
+  Json doc;
+  try {
+    doc = Json::parse(in);
+  } catch (const Json::parse_error& e) {
+    return path + ": not a baseline file: not valid JSON at byte " + std::to_string(e.byte);
+  }
   const std::string format = doc.is_object() && doc.contains("format") && doc["format"].is_string()
                                  ? doc["format"].get<std::string>() : std::string();
+  if (format.rfind("ljcheck-baseline/", 0) == 0 && format != kFormat && format != kFormatV1)
+    return path + ": a baseline of format " + format + ", which this ljcheck does not know (it reads " +
+           std::string(kFormatV1) + " and " + std::string(kFormat) + "): written by a newer ljcheck?";
   if ((format != kFormat && format != kFormatV1) || !doc.contains("entries") || !doc["entries"].is_array())
     return path + ": not a baseline file: expected {\"format\": \"" + std::string(kFormat) + "\", \"entries\": [...]}";
   Baseline baseline;

@@ -94,12 +94,12 @@ WorkspaceSettings settingsFor(const LspOptions& o, const RecorderProfile& flagPr
   WorkspaceSettings s;
   if (!read.error.empty()) {
     s = withoutConfig(flagProfile, flagConfidence.value_or(Confidence::Likely));
-    s.problem = read.error + " (running without it)";
+    s.problem = read.error + " (running without the config)";
   } else {
     auto parsed = parseConfig(read.text, file);
     if (auto* error = std::get_if<std::string>(&parsed)) {
       s = withoutConfig(flagProfile, flagConfidence.value_or(Confidence::Likely));
-      s.problem = *error + " (running without it)";
+      s.problem = *error + " (running without the config)";
     } else {
       s = withConfig(o, std::get<LintConfig>(parsed), flagProfile, flagConfidence);
     }

@@ -17,7 +17,8 @@ Runner addRunCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run a Lua script under the runtime collector");
   cmd->add_option("--trace", o->traceCsv, "Write the TraceReport CSV to this file");
   cmd->add_option("--json", o->jsonOut, "Write the runtime JSON to this file");
-  cmd->add_option("--root", o->root, "Project root; locations are reported relative to it (default: .)");
+  cmd->add_option("--root", o->root, "Project root; locations are reported relative to it (default: .)")
+      ->check(CLI::ExistingDirectory);  // as lint's --root: a mistyped root is said, not run with
   cmd->add_flag("--include-benign", o->includeBenign, "Also report stop-class aborts (LLEAVE, LINNER, ...)");
   cmd->add_option("--max-sites", o->maxSites,
                   "Keep at most N distinct abort sites; past it aborts are only counted (default: 10000)")

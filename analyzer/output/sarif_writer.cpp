@@ -187,6 +187,8 @@ void writeSarif(std::ostream& out, const LintReport& report, const SourceLookup&
 
   Json driver{{"name", "ljcheck"}};
   if (!report.toolVersion.empty()) driver["semanticVersion"] = report.toolVersion;
+  // Where the tool is described: its docs, when they are linked (SARIF2005).
+  if (!report.docsUrl.empty()) driver["informationUri"] = report.docsUrl;
   driver["rules"] = std::move(rules);
   Json run{{"tool", Json{{"driver", std::move(driver)}}}};
   run["invocations"] = Json::array(

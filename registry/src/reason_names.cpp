@@ -60,11 +60,15 @@ std::optional<std::string> closest(std::string_view name, const std::vector<std:
     if (k.size() > name.size() + 1 && k.compare(k.size() - name.size(), name.size(), name) == 0 &&
         k[k.size() - name.size() - 1] == '.')
       return k;
-  const std::size_t tolerated = std::max<std::size_t>(2, name.size() / 4);
+  // A short name tolerates one edit: "é" is no typo of "C".
+  const std::size_t tolerated = name.size() <= 3 ? 1 : std::max<std::size_t>(2, name.size() / 4);
   std::optional<std::string> best;
   std::size_t bestDistance = tolerated + 1;
   for (const auto& k : known) {
+    // A builtin is compared whole and by its last part ("gsubb": string.gsub).
+    const std::size_t dot = k.rfind('.');
     std::size_t d = distance(name, k);
+    if (dot != std::string::npos) d = std::min(d, distance(name, std::string_view(k).substr(dot + 1)));
     if (d < bestDistance) {
       bestDistance = d;
       best = k;
@@ -98,6 +102,7 @@ std::string unknown(std::string_view id, const std::optional<std::string>& sugge
 std::optional<std::string> unknownReasonName(std::string_view id, const RecorderProfile& profile) {
   const ReasonCatalog& catalog = ReasonCatalog::builtin();
   if (knownCode(id, catalog)) return std::nullopt;
+  if (id == "*") return "'*' (every reason) is for allow comments; a level names a code, a subject or a reasonId";
   const std::size_t colon = id.find(':');
   // An old name: [reasons] levels match today's ids, so say which.
   for (std::string_view old : {id, id.substr(0, colon)})

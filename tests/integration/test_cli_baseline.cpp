@@ -216,7 +216,12 @@ TEST_CASE("a baseline that cannot be read is a usage error naming it", "[cli][ba
   writeFile(dir + "/not-json.json", "{ nope");
   ProcessResult bad = lint(dir, {"--baseline", "not-json.json"});
   CHECK(bad.exitCode == 2);
-  CHECK(bad.err.find("not-json.json: not a baseline file") != std::string::npos);
+  CHECK(bad.err.find("not-json.json: not a baseline file: not valid JSON at byte 4") != std::string::npos);
+  writeFile(dir + "/newer.json", R"({"format": "ljcheck-baseline/v9", "entries": []})");
+  ProcessResult newer = lint(dir, {"--baseline", "newer.json"});
+  CHECK(newer.exitCode == 2);
+  CHECK(newer.err.find("newer.json: a baseline of format ljcheck-baseline/v9, which this ljcheck does not know") !=
+        std::string::npos);
   ProcessResult missing = lint(dir, {"--baseline", "absent.json"});
   CHECK(missing.exitCode == 2);
   CHECK(missing.err.find("absent.json: cannot read the baseline") != std::string::npos);
