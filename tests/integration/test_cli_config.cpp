@@ -30,6 +30,12 @@ return t
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// `lint --brief src` in `dir` under a .ljcheck.toml holding `toml`.
+ProcessResult lintWithConfig(const std::string& dir, const std::string& toml) {
+  writeFile(dir + "/.ljcheck.toml", toml);
+  return runLjcheck({"lint", "--brief", "src"}, dir);
+}
+
 }  // namespace
 
 TEST_CASE("config: found upward, [reasons] levels, overrides per path, flags win", "[cli][config]") {
@@ -77,10 +83,7 @@ reasons = { FNEW = "off" }
 TEST_CASE("config errors name file:line:column and exit 2", "[cli][config]") {
   std::string dir = scratchDirectory("config-errors");
   writeFile(dir + "/src/a.lua", kTwoReasons);
-  auto run = [&](const std::string& toml) {
-    writeFile(dir + "/.ljcheck.toml", toml);
-    return runLjcheck({"lint", "--brief", "src"}, dir);
-  };
+  auto run = [&](const std::string& toml) { return lintWithConfig(dir, toml); };
   ProcessResult unknown = run("profile = \"debian-2.1-20220320\"\nfail_on = \"error\"\n");
   CHECK(unknown.exitCode == 2);
   CHECK(has(unknown.err, ".ljcheck.toml:2:11: unknown key 'fail_on'"));
@@ -223,10 +226,7 @@ TEST_CASE("c-modules and cpath in the config, and --cpath, make calls into C mod
 TEST_CASE("config values the command line also takes are checked at their place in the file", "[cli][config]") {
   std::string dir = scratchDirectory("config-values");
   writeFile(dir + "/src/a.lua", kTwoReasons);
-  auto run = [&](const std::string& toml) {
-    writeFile(dir + "/.ljcheck.toml", toml);
-    return runLjcheck({"lint", "--brief", "src"}, dir);
-  };
+  auto run = [&](const std::string& toml) { return lintWithConfig(dir, toml); };
   auto expectError = [&](const std::string& toml, const std::string& error) {
     ProcessResult r = run(toml);
     INFO(toml << " -> " << r.err);
@@ -244,10 +244,7 @@ TEST_CASE("config values the command line also takes are checked at their place 
 TEST_CASE("a [reasons] name nothing is called is an error with the nearest name", "[cli][config]") {
   std::string dir = scratchDirectory("config-reason-names");
   writeFile(dir + "/src/a.lua", kTwoReasons);
-  auto run = [&](const std::string& toml) {
-    writeFile(dir + "/.ljcheck.toml", toml);
-    return runLjcheck({"lint", "--brief", "src"}, dir);
-  };
+  auto run = [&](const std::string& toml) { return lintWithConfig(dir, toml); };
   ProcessResult typo = run("[reasons]\nNYBIC = \"off\"\n");
   CHECK(typo.exitCode == 2);
   CHECK(has(typo.err, ".ljcheck.toml:2:9: [reasons] \"NYBIC\": no reason, code or subject is called 'NYBIC' "
