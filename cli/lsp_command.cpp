@@ -54,11 +54,12 @@ WorkspaceSettings withConfig(const LspOptions& o, const LintConfig& config, cons
   if (o.profile.empty() && config.profile) profile = findProfile(*config.profile);  // checked when read
   Confidence confidence = flagConfidence.value_or(
       config.confidence ? parseConfidence(*config.confidence).value_or(Confidence::Likely) : Confidence::Likely);
-  WorkspaceSettings s = withoutConfig(*profile, confidence);
   if (auto error = checkNames(config, *profile)) {
-    s.problem = *error + " (running without the config)";
-    return s;
+    WorkspaceSettings without = withoutConfig(flagProfile, flagConfidence.value_or(Confidence::Likely));
+    without.problem = *error + " (running without the config)";
+    return without;
   }
+  WorkspaceSettings s = withoutConfig(*profile, confidence);
   s.aliases = config.aliases;
   s.cModules = cModulesFor(std::nullopt, &config);
   s.adjust = [config](FileResult& result, const std::string& root) {
