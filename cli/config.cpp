@@ -257,8 +257,8 @@ std::optional<std::string> checkAliases(const LintConfig& config, const Recorder
 std::optional<std::string> checkReasonLevels(const LintConfig& config, const RecorderProfile& profile) {
   auto check = [&](const std::vector<ReasonLevel>& levels, std::string_view table) -> std::optional<std::string> {
     for (const auto& l : levels)
-      if (auto why = unknownReasonName(l.id, profile))
-        return l.position + ": " + std::string(table) + " \"" + l.id + "\": " + *why;
+      if (auto unknown = unknownReasonName(l.id, profile))
+        return l.position + ": " + std::string(table) + " \"" + l.id + "\": " + unknown->why;
     return std::nullopt;
   };
   if (auto error = check(config.reasons, "[reasons]")) return error;

@@ -63,14 +63,16 @@ std::vector<DirectiveProblem> SourceMap::directiveProblems(const std::string& pa
   for (const auto& a : allows_)
     for (std::size_t i = 0; i < a.ids.size(); ++i) {
       // A typo suppresses nothing either, and is told as what it is.
-      std::optional<std::string> unknown;
+      std::optional<UnknownReasonName> unknown;
       if (profile && a.ids[i] != "*") unknown = unknownReasonName(a.ids[i], *profile);
       if (unknown)
         out.push_back({DirectiveProblem::Kind::UnknownReason, "", a.commentLine, a.commentColumn, Severity::Warn,
-                       spelled(a, a.ids[i]) + ": " + *unknown});
+                       spelled(a, a.ids[i]) + ": " + unknown->why, a.ids[i], unknown->nearest});
       else if (!a.used[i])
         out.push_back({DirectiveProblem::Kind::UnusedAllow, "", a.commentLine, a.commentColumn, Severity::Warn,
-                       spelled(a, a.ids[i]) + " suppresses nothing: no prediction of " + a.ids[i] + " " + where(a)});
+                       spelled(a, a.ids[i]) + " suppresses nothing: no prediction of " + a.ids[i] + " " + where(a),
+                       {},
+                       {}});
     }
   for (auto& p : out) p.path = path;
   std::stable_sort(out.begin(), out.end(), [](const DirectiveProblem& x, const DirectiveProblem& y) {

@@ -143,7 +143,7 @@ class Reader {
         if (open_.empty()) {
           out_.unpaired.push_back(
               {DirectiveProblem::Kind::UnpairedPop, "", allow.commentLine, allow.commentColumn, Severity::Warn,
-               "'ljcheck: pop' with no open 'push': ignored"});
+               "'ljcheck: pop' with no open 'push': ignored", {}, {}});
         } else {
           out_.allows[open_.back()].lastLine = allow.commentLine;
           open_.pop_back();
@@ -180,7 +180,7 @@ class Reader {
       a.lastLine = lastLine;
       out_.unpaired.push_back({DirectiveProblem::Kind::UnpairedPush, "", a.commentLine, a.commentColumn,
                                Severity::Warn,
-                               "'ljcheck: push' is never popped: its allows run to the end of the file"});
+                               "'ljcheck: push' is never popped: its allows run to the end of the file", {}, {}});
     }
     open_.clear();
     return std::move(out_);

@@ -91,25 +91,27 @@ std::vector<std::string> codesOf(const ReasonCatalog& catalog) {
   return codes;
 }
 
-std::string unknown(std::string_view id, const std::optional<std::string>& suggestion) {
+UnknownReasonName unknown(std::string_view id, const std::optional<std::string>& suggestion) {
   std::string message = "no reason, code or subject is called '" + std::string(id) + "'";
   if (suggestion) message += " (did you mean " + *suggestion + "?)";
-  return message;
+  return {message, suggestion.value_or("")};
 }
 
 }  // namespace
 
-std::optional<std::string> unknownReasonName(std::string_view id, const RecorderProfile& profile) {
+std::optional<UnknownReasonName> unknownReasonName(std::string_view id, const RecorderProfile& profile) {
   const ReasonCatalog& catalog = ReasonCatalog::builtin();
   if (knownCode(id, catalog)) return std::nullopt;
-  if (id == "*") return "'*' (every reason) is for allow comments; a level names a code, a subject or a reasonId";
+  if (id == "*")
+    return UnknownReasonName{"'*' (every reason) is for allow comments; a level names a code, a subject or a reasonId", ""};
   const std::size_t colon = id.find(':');
   // An old name: [reasons] levels match today's ids, so say which.
   for (std::string_view old : {id, id.substr(0, colon)})
     if (const ReasonAlias* alias = aliasOf(old, catalog)) {
       std::string now = alias->to + std::string(old.size() < id.size() ? id.substr(colon) : std::string_view());
-      return "'" + std::string(old) + "' is called " + alias->to + " since reason catalog version " +
-             std::to_string(alias->sinceVersion) + ": write '" + now + "'";
+      return UnknownReasonName{"'" + std::string(old) + "' is called " + alias->to + " since reason catalog version " +
+                                   std::to_string(alias->sinceVersion) + ": write '" + now + "'",
+                               now};
     }
   if (colon == std::string_view::npos) {
     if (knownSubject(id, profile)) return std::nullopt;
@@ -125,8 +127,9 @@ std::optional<std::string> unknownReasonName(std::string_view id, const Recorder
   }
   const bool takesSubject = traceErrorHasSubject(code) || code == "STITCH" || code == "RETURN";
   if (!takesSubject)
-    return "the reason " + std::string(code) + " has no subject: write '" + std::string(code) + "', not '" +
-           std::string(id) + "'";
+    return UnknownReasonName{"the reason " + std::string(code) + " has no subject: write '" + std::string(code) +
+                                 "', not '" + std::string(id) + "'",
+                             std::string(code)};
   // IR instructions are not in the profile: any name stands.
   if (code == "NYIIR" ? !subject.empty() : knownSubject(subject, profile)) return std::nullopt;
   auto near = closest(subject, subjectsOf(profile));

@@ -211,6 +211,32 @@ test('the line quickfix works beside another allow comment, and is not offered i
   await shutdown(s);
 });
 
+test('an allow of an ID nothing is called offers to replace it with the nearest one', async () => {
+  const s = startServer();
+  await initialize(s.connection);
+  const uri = 'file:///tmp/ljcheck-unknown-allow.lua';
+  const text = 'local t = {}\nfor i = 1, 100 do\n  t[i] = function() return i end -- ljcheck: allow(STITCH:print, NYBIC:FNEW)\nend\nreturn t\n';
+  s.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'lua', version: 1, text } });
+  const first = await s.diagnostics(1);
+  const [unknown] = byCode(first, 'unknown-reason');
+  assert.ok(unknown, JSON.stringify(first.diagnostics));
+  assert.equal(byCode(first, 'NYIBC:FNEW').length, 1, 'the typo suppressed nothing');
+  const actions = await s.connection.sendRequest('textDocument/codeAction',
+    { textDocument: { uri }, range: unknown.range, context: { diagnostics: [unknown] } });
+  const replace = actions.find((a) => a.title === 'Replace NYBIC:FNEW with NYIBC:FNEW (ljcheck)');
+  assert.ok(replace, JSON.stringify(actions.map((a) => a.title)));
+  assert.equal(replace.isPreferred, true);
+  const edits = replace.edit.changes[uri];
+  const fixed = applyEdits(text, edits);
+  assert.match(fixed, /allow\(STITCH:print, NYIBC:FNEW\)/);
+  s.connection.sendNotification('textDocument/didChange',
+    { textDocument: { uri, version: 2 }, contentChanges: edits.map((e) => ({ range: e.range, text: e.newText })) });
+  const after = await s.diagnostics(2);
+  assert.deepEqual(byCode(after, 'NYIBC:FNEW'), [], fixed);
+  assert.deepEqual(byCode(after, 'unknown-reason'), []);
+  await shutdown(s);
+});
+
 test('utf-8 positions when the client offers them', async () => {
   const s = startServer();
   const init = await initialize(s.connection, ['utf-8', 'utf-16']);

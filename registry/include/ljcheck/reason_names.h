@@ -19,6 +19,10 @@ namespace ljcheck {
 // name `profile` knows when one is near: "no reason, code or subject is
 // called 'NYBIC' (did you mean NYIBC?)"; an id an older catalog used is
 // named with today's.
-std::optional<std::string> unknownReasonName(std::string_view id, const RecorderProfile& profile);
+struct UnknownReasonName {
+  std::string why;
+  std::string nearest;  // the known name to write instead; empty when none is near
+};
+std::optional<UnknownReasonName> unknownReasonName(std::string_view id, const RecorderProfile& profile);
 
 }  // namespace ljcheck
