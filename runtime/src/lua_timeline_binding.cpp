@@ -38,19 +38,23 @@ struct TimelineOptions {
 TimelineOptions readOptions(lua_State* L, int idx) {
   TimelineOptions options;
   if (lua_isnoneornil(L, idx)) return options;
-  if (!lua_istable(L, idx)) throw std::runtime_error("ljcheck.timeline: options must be a table");
+  if (!lua_istable(L, idx))
+    throw std::runtime_error("ljcheck.timeline: options must be a table, got " + givenType(L, idx));
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
     std::string key(lua::stringAt(L, -2));
     if (key == "chunks") {
       lua_Number n = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : -1;
       if (!(n >= 1 && n <= 65536) || n != static_cast<lua_Number>(static_cast<long>(n)))
-        throw std::runtime_error("ljcheck.timeline: option 'chunks' must be a whole number from 1 to 65536");
+        throw std::runtime_error("ljcheck.timeline: option 'chunks' must be a whole number from 1 to 65536, got " +
+                                 (lua_type(L, -1) == LUA_TNUMBER ? std::string(lua_tostring(L, -1)) : givenType(L, -1)));
       options.chunks = static_cast<std::size_t>(n);
     } else if (key == "exits") {
-      if (lua_type(L, -1) != LUA_TBOOLEAN) throw std::runtime_error("ljcheck.timeline: option 'exits' must be a boolean");
+      if (lua_type(L, -1) != LUA_TBOOLEAN)
+        throw std::runtime_error("ljcheck.timeline: option 'exits' must be a boolean, got " + givenType(L, -1));
       options.exits = lua_toboolean(L, -1) != 0;
     } else if (key == "root") {
-      if (lua_type(L, -1) != LUA_TSTRING) throw std::runtime_error("ljcheck.timeline: option 'root' must be a string");
+      if (lua_type(L, -1) != LUA_TSTRING)
+        throw std::runtime_error("ljcheck.timeline: option 'root' must be a string, got " + givenType(L, -1));
       options.root = std::string(lua::stringAt(L, -1));
     } else {
       throw std::runtime_error("ljcheck.timeline: unknown option '" + (key.empty() ? std::string("?") : key) + "'");
