@@ -11,17 +11,29 @@
 namespace ljcheck {
 namespace {
 
-// FNV-1a, 64 bits, as 16 hex digits: stable across runs and machines.
-std::string fnv1a(std::initializer_list<std::string_view> parts) {
-  std::uint64_t h = 14695981039346656037ull;
+// FNV-1a, 64 bits: stable across runs and machines.
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+
+std::uint64_t fnvByte(std::uint64_t h, unsigned char c) { return (h ^ c) * kFnvPrime; }
+
+// `parts` into `h`, each followed by a 0 byte (a separator no part contains).
+std::uint64_t fnvParts(std::uint64_t h, std::initializer_list<std::string_view> parts) {
   for (std::string_view part : parts) {
-    for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
-    h = (h ^ 0u) * 1099511628211ull;  // a separator no part contains
+    for (unsigned char c : part) h = fnvByte(h, c);
+    h = fnvByte(h, 0);
   }
+  return h;
+}
+
+std::string hex(std::uint64_t value) {
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
   return buf;
 }
+
+// The parts' hash as 16 hex digits.
+std::string fnv1a(std::initializer_list<std::string_view> parts) { return hex(fnvParts(kFnvOffset, parts)); }
 
 // The enclosing function without a line number: "<anonymous:12>" moves
 // with the code above it, so anonymous functions are told apart by occurrence.
@@ -54,31 +66,19 @@ std::string_view withoutComment(std::string_view line) {
 // prediction of a run carries one.
 std::uint64_t textHash(std::string_view line) {
   constexpr std::size_t kLongest = 160;
-  std::uint64_t h = 14695981039346656037ull;
+  std::uint64_t h = kFnvOffset;
   std::size_t kept = 0;
   for (char c : withoutComment(line)) {
     if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') continue;
     if (kept++ == kLongest) break;
-    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    h = fnvByte(h, static_cast<unsigned char>(c));
   }
   return h;
 }
 
 // What occurrences are counted by: reasonId, function, line text.
 std::uint64_t occurrenceKey(const Prediction& p, std::uint64_t text) {
-  std::uint64_t h = text;
-  for (std::string_view part :
-       {std::string_view(p.reasonId.code()), std::string_view(p.reasonId.subject()), stableFunction(p.function)}) {
-    for (unsigned char c : part) h = (h ^ c) * 1099511628211ull;
-    h = (h ^ 0u) * 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex(std::uint64_t value) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
-  return buf;
+  return fnvParts(text, {p.reasonId.code(), p.reasonId.subject(), stableFunction(p.function)});
 }
 
 }  // namespace
