@@ -35,31 +35,17 @@ std::set<int> linesEndingInStrings(std::string_view text) {
   return inside;
 }
 
-// Where `id` stands as an allow comment's ID on `text`, at or after `from`:
-// between '(' or ',' and ',' or ')', blanks around it.
-std::size_t idAt(std::string_view text, std::string_view id, std::size_t from) {
-  auto separates = [](char c, bool before) {
-    return c == ' ' || c == '\t' || c == ',' || c == (before ? '(' : ')');
-  };
-  for (std::size_t at = text.find(id, from); at != std::string_view::npos; at = text.find(id, at + 1)) {
-    const bool starts = at > 0 && separates(text[at - 1], true);
-    const bool ends = at + id.size() < text.size() && separates(text[at + id.size()], false);
-    if (starts && ends) return at;
-  }
-  return std::string_view::npos;
-}
-
 // An allow ID nothing is called, with a known one near it: replaced in place.
 void addReplacements(const Document& document, const LineIndex& lines, int firstLine, int lastLine,
                      const DiagnosticStyle& style, Json& actions) {
   for (const auto& d : document.result.directives) {
-    if (d.kind != DirectiveProblem::Kind::UnknownReason || d.nearest.empty() || d.id.empty() || d.line < 1) continue;
+    if (d.kind != DirectiveProblem::Kind::UnknownReason || d.nearest.empty() || d.id.empty() || d.idStart.line < 1)
+      continue;
     const int line0 = d.line - 1;
     if (line0 < firstLine || line0 > lastLine) continue;
-    const std::size_t at = idAt(lines.line(line0), d.id, d.column > 0 ? static_cast<std::size_t>(d.column - 1) : 0);
-    if (at == std::string_view::npos) continue;
-    const Position from = lines.position(d.line, static_cast<int>(at) + 1, style.encoding);
-    const Position to = lines.position(d.line, static_cast<int>(at + d.id.size()) + 1, style.encoding);
+    const Position from = lines.position(d.idStart.line, d.idStart.column, style.encoding);
+    const Position to =
+        lines.position(d.idStart.line, d.idStart.column + static_cast<int>(d.id.size()), style.encoding);
     Json diagnostic{{"range",
                      {{"start", toJson(lines.position(d.line, d.column, style.encoding))},
                       {"end", toJson(lines.endOfLine(line0, style.encoding))}}},

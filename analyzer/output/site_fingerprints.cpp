@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ljcheck/lint_report.h"
+#include "source/line_code.h"
 
 namespace ljcheck {
 namespace {
@@ -41,29 +42,11 @@ std::string_view stableFunction(std::string_view function) {
   return function.rfind("<anonymous", 0) == 0 ? std::string_view("<anonymous>") : function;
 }
 
-// The line up to its `--` comment (one outside a quoted string), so a
-// comment added to the line (an allow for another site on it) keeps the
-// identity.
-std::string_view withoutComment(std::string_view line) {
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '-' && i + 1 < line.size() && line[i + 1] == '-') {
-      return line.substr(0, i);
-    }
-  }
-  return line;
-}
-
-// A line's code without blanks, hashed (FNV-1a, 64 bits), so re-indenting
-// or re-spacing it keeps the identity; long lines count by their first 160
-// non-blank bytes, their start is identity enough. Kept as a hash: every
-// prediction of a run carries one.
+// A line's code without blanks and without its comment, hashed (FNV-1a,
+// 64 bits): re-indenting or re-spacing the line keeps the identity, and so
+// does a comment added to it (an allow for another site on it). Long lines
+// count by their first 160 non-blank bytes, their start is identity
+// enough. Kept as a hash: every prediction of a run carries one.
 std::uint64_t textHash(std::string_view line) {
   constexpr std::size_t kLongest = 160;
   std::uint64_t h = kFnvOffset;

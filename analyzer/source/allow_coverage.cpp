@@ -67,10 +67,11 @@ std::vector<DirectiveProblem> SourceMap::directiveProblems(const std::string& pa
       if (profile && a.ids[i] != "*") unknown = unknownReasonName(a.ids[i], *profile);
       if (unknown)
         out.push_back({DirectiveProblem::Kind::UnknownReason, "", a.commentLine, a.commentColumn, Severity::Warn,
-                       spelled(a, a.ids[i]) + ": " + unknown->why, a.ids[i], unknown->nearest});
+                       spelled(a, a.ids[i]) + ": " + unknown->why, a.ids[i], unknown->nearest, a.idStarts[i]});
       else if (!a.used[i])
         out.push_back({DirectiveProblem::Kind::UnusedAllow, "", a.commentLine, a.commentColumn, Severity::Warn,
                        spelled(a, a.ids[i]) + " suppresses nothing: no prediction of " + a.ids[i] + " " + where(a),
+                       {},
                        {},
                        {}});
     }

@@ -5,34 +5,12 @@
 #include <utility>
 
 #include "ljcheck/source_map.h"
+#include "source/line_code.h"
 
 namespace ljcheck {
 namespace {
 
 bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// Offsets of code on the line that are outside strings and comments.
-std::vector<bool> codeMask(std::string_view line) {
-  std::vector<bool> code(line.size(), true);
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quote) {
-      code[i] = false;
-      if (c == '\\') {
-        if (i + 1 < line.size()) code[++i] = false;
-      } else if (c == quote) {
-        quote = 0;
-      }
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-      code[i] = false;
-    } else if (c == '-' && i + 1 < line.size() && line[i + 1] == '-') {
-      for (; i < line.size(); ++i) code[i] = false;
-    }
-  }
-  return code;
-}
 
 // First occurrence of a whole word in code on the line.
 std::size_t findWord(std::string_view line, const std::vector<bool>& code, std::string_view word,

@@ -18,7 +18,7 @@ namespace {
 
 struct Directive {
   enum class Verb { Allow, AllowFile, Push, Pop } verb = Verb::Allow;
-  std::vector<std::string> ids;
+  std::vector<std::string_view> ids;  // views into the comment's text
 };
 
 void skipSpace(std::string_view& text) {
@@ -31,7 +31,7 @@ bool startsWord(std::string_view text, std::string_view word) {
 }
 
 // "A, B)" -> {A, B}; false without the closing parenthesis.
-bool parseIds(std::string_view rest, std::vector<std::string>& out) {
+bool parseIds(std::string_view rest, std::vector<std::string_view>& out) {
   std::size_t close = rest.find(')');
   if (close == std::string_view::npos) return false;
   std::string_view list = rest.substr(0, close);
@@ -84,6 +84,15 @@ bool codeBefore(std::string_view source, std::size_t offset) {
 
 int row(TSPoint p) { return static_cast<int>(p.row) + 1; }
 
+// The position after `passed`, which starts at `from`: columns in bytes.
+SourcePosition after(SourcePosition from, std::string_view passed) {
+  for (char c : passed) {
+    if (c == '\n') from = {from.line + 1, 1};
+    else ++from.column;
+  }
+  return from;
+}
+
 // The lines of the statement after a comment on a line of its own: the next
 // sibling that is not a comment; the comment's line when there is none.
 void nextStatement(TSNode comment, SourceMap::Allow& allow) {
@@ -112,38 +121,30 @@ class Reader {
     uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
     if (end > source_.size()) return;
     const std::string_view text = source_.substr(start, end - start);
-    int line = row(ts_node_start_point(node));
-    int column = static_cast<int>(ts_node_start_point(node).column) + 1;
-    std::size_t counted = 0;  // the text before `counted` is in line and column
+    const SourcePosition commentStart{row(ts_node_start_point(node)),
+                                      static_cast<int>(ts_node_start_point(node).column) + 1};
     bool first = true;
     for (std::size_t at = text.find("ljcheck:"); at != std::string_view::npos; at = text.find("ljcheck:", at + 8)) {
-      if (!first) {
-        for (; counted < at; ++counted) {
-          if (text[counted] == '\n') {
-            ++line;
-            column = 1;
-          } else {
-            ++column;
-          }
-        }
-      }
-      directive(node, text.substr(at), start, line, column);
+      const SourcePosition here = after(commentStart, text.substr(0, at));
+      directive(node, text.substr(at), start, first ? commentStart : here, here);
       first = false;
     }
   }
 
-  void directive(TSNode node, std::string_view text, uint32_t start, int line, int column) {
+  // `text` starts at the directive's `ljcheck:`, at `textStart`; the
+  // directive is placed at `place`.
+  void directive(TSNode node, std::string_view text, uint32_t start, SourcePosition place, SourcePosition textStart) {
     Directive d;
     if (!parseDirective(text, d)) return;
     SourceMap::Allow allow;
-    allow.commentLine = line;
-    allow.commentColumn = column;
+    allow.commentLine = place.line;
+    allow.commentColumn = place.column;
     switch (d.verb) {
       case Directive::Verb::Pop:
         if (open_.empty()) {
           out_.unpaired.push_back(
               {DirectiveProblem::Kind::UnpairedPop, "", allow.commentLine, allow.commentColumn, Severity::Warn,
-               "'ljcheck: pop' with no open 'push': ignored", {}, {}});
+               "'ljcheck: pop' with no open 'push': ignored", {}, {}, {}});
         } else {
           out_.allows[open_.back()].lastLine = allow.commentLine;
           open_.pop_back();
@@ -165,7 +166,10 @@ class Reader {
         }
         break;
     }
-    allow.ids = std::move(d.ids);
+    for (std::string_view id : d.ids) {
+      allow.ids.emplace_back(id);
+      allow.idStarts.push_back(after(textStart, text.substr(0, static_cast<std::size_t>(id.data() - text.data()))));
+    }
     allow.used.assign(allow.ids.size(), false);
     out_.allows.push_back(std::move(allow));
   }
@@ -180,7 +184,7 @@ class Reader {
       a.lastLine = lastLine;
       out_.unpaired.push_back({DirectiveProblem::Kind::UnpairedPush, "", a.commentLine, a.commentColumn,
                                Severity::Warn,
-                               "'ljcheck: push' is never popped: its allows run to the end of the file", {}, {}});
+                               "'ljcheck: push' is never popped: its allows run to the end of the file", {}, {}, {}});
     }
     open_.clear();
     return std::move(out_);

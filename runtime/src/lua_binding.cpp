@@ -30,11 +30,14 @@ void* selfArgument(lua_State* L, const char* type, const char* what, const char*
                            method + "(...)");
 }
 
+std::string givenType(lua_State* L, int index) {
+  return lua_isnone(L, index) ? std::string("nothing") : std::string("a ") + luaL_typename(L, index);
+}
+
 std::string filenameArgument(lua_State* L, int idx) {
   if (lua_type(L, idx) == LUA_TSTRING) return std::string(lua::stringAt(L, idx));
   if (lua_isnoneornil(L, idx)) return {};
-  throw std::runtime_error(std::string("session:stop(filename): filename must be a string, got a ") +
-                           luaL_typename(L, idx));
+  throw std::runtime_error("session:stop(filename): filename must be a string, got " + givenType(L, idx));
 }
 
 void setString(lua_State* L, const char* key, const std::string& value) {

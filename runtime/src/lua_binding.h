@@ -1,4 +1,5 @@
-// Helpers shared by the Lua bindings (lua_module.cpp, lua_sample_binding.cpp):
+// Helpers shared by the Lua bindings (lua_module.cpp, lua_sample_binding.cpp,
+// lua_timeline_binding.cpp):
 // C++ exceptions become Lua errors only after every C++ object is gone, and a
 // method called with a dot instead of a colon gets an error that says so.
 #pragma once
@@ -21,6 +22,10 @@ int guarded(lua_State* L) {
 // The userdata of metatable `type` at argument 1, or a std::runtime_error that
 // names the method and shows the colon call ("session:stop()").
 void* selfArgument(lua_State* L, const char* type, const char* what, const char* method);
+
+// What was passed at `index`, for "got ..." errors: "a number", or
+// "nothing" for no argument.
+std::string givenType(lua_State* L, int index);
 
 // stop(filename)'s argument at idx: the file name, or "" when none is given.
 std::string filenameArgument(lua_State* L, int idx);

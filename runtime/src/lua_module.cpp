@@ -54,13 +54,13 @@ TraceOptions readOptions(lua_State* L, int idx) {
   TraceOptions options;
   if (lua_isnoneornil(L, idx)) return options;
   if (!lua_istable(L, idx))
-    throw std::runtime_error(std::string("ljcheck.trace: options must be a table, got a ") + luaL_typename(L, idx));
+    throw std::runtime_error("ljcheck.trace: options must be a table, got " + binding::givenType(L, idx));
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
     std::string key(lua::stringAt(L, -2));
     if (key == "includeBenign" || key == "coverage") {
       if (!lua_isboolean(L, -1))
-        throw std::runtime_error("ljcheck.trace: option '" + key + "' must be a boolean, got a " +
-                                 luaL_typename(L, -1));
+        throw std::runtime_error("ljcheck.trace: option '" + key + "' must be a boolean, got " +
+                                 binding::givenType(L, -1));
       (key == "coverage" ? options.coverage : options.includeBenign) = lua_toboolean(L, -1) != 0;
     } else if (key == "maxSites") {
       lua_Number n = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
@@ -68,12 +68,11 @@ TraceOptions readOptions(lua_State* L, int idx) {
         throw std::runtime_error(std::string("ljcheck.trace: option 'maxSites' must be a whole number from 1 to "
                                              "1000000000, got ") +
                                  (lua_type(L, -1) == LUA_TNUMBER ? std::string(lua_tostring(L, -1))
-                                                                 : std::string("a ") + luaL_typename(L, -1)));
+                                                                 : binding::givenType(L, -1)));
       options.maxSites = static_cast<std::size_t>(n);
     } else if (key == "root") {
       if (lua_type(L, -1) != LUA_TSTRING)
-        throw std::runtime_error(std::string("ljcheck.trace: option 'root' must be a string, got a ") +
-                                 luaL_typename(L, -1));
+        throw std::runtime_error("ljcheck.trace: option 'root' must be a string, got " + binding::givenType(L, -1));
       options.root = std::string(lua::stringAt(L, -1));
     } else {
       throw std::runtime_error("ljcheck.trace: unknown option '" + (key.empty() ? std::string("?") : key) +
@@ -145,8 +144,8 @@ int reportJson(lua_State* L) {
   }
   const SampleReport* samples = sampleReportAt(L, 2);
   if (!samples)
-    throw std::runtime_error(std::string("report:json(samples): samples must be the report a sample session's "
-                                         "stop() returned, got a ") + luaL_typename(L, 2));
+    throw std::runtime_error("report:json(samples): samples must be the report a sample session's stop() returned, "
+                             "got " + binding::givenType(L, 2));
   TraceReport costed = *report;
   addSiteCosts(costed, *samples);
   std::string json = toJson(costed, samples);

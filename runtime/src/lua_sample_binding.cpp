@@ -15,6 +15,7 @@
 namespace ljcheck {
 namespace {
 
+using binding::givenType;
 using binding::setNumber;
 using binding::setString;
 
@@ -45,8 +46,7 @@ using SampleSlot = SessionSlot<SampleKind>;
 
 int intOption(lua_State* L, const std::string& key) {
   if (lua_type(L, -1) != LUA_TNUMBER)
-    throw std::runtime_error("ljcheck.sample: option '" + key + "' must be a number, got a " +
-                             luaL_typename(L, -1));
+    throw std::runtime_error("ljcheck.sample: option '" + key + "' must be a number, got " + givenType(L, -1));
   lua_Number value = lua_tonumber(L, -1);
   if (value < 1 || value > 1e6 || value != static_cast<lua_Number>(static_cast<int>(value)))
     throw std::runtime_error("ljcheck.sample: option '" + key + "' must be a whole number from 1 to 1000000");
@@ -55,8 +55,7 @@ int intOption(lua_State* L, const std::string& key) {
 
 std::string stringOption(lua_State* L, const std::string& key) {
   if (lua_type(L, -1) != LUA_TSTRING)
-    throw std::runtime_error("ljcheck.sample: option '" + key + "' must be a string, got a " +
-                             luaL_typename(L, -1));
+    throw std::runtime_error("ljcheck.sample: option '" + key + "' must be a string, got " + givenType(L, -1));
   return std::string(lua::stringAt(L, -1));
 }
 
@@ -72,7 +71,7 @@ SampleOptions readOptions(lua_State* L, int idx) {
   SampleOptions options;
   if (lua_isnoneornil(L, idx)) return options;
   if (!lua_istable(L, idx))
-    throw std::runtime_error(std::string("ljcheck.sample: options must be a table, got a ") + luaL_typename(L, idx));
+    throw std::runtime_error("ljcheck.sample: options must be a table, got " + givenType(L, idx));
   for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1)) {
     if (lua_type(L, -2) != LUA_TSTRING) throw std::runtime_error("ljcheck.sample: option names must be strings");
     std::string key(lua::stringAt(L, -2));

@@ -15,10 +15,7 @@
 namespace ljcheck {
 namespace {
 
-// What was passed at `index`, for errors: "a number", or "nothing" for no argument.
-std::string givenType(lua_State* L, int index) {
-  return lua_isnone(L, index) ? std::string("nothing") : std::string("a ") + luaL_typename(L, index);
-}
+using binding::givenType;
 
 constexpr const char* kTimelineType = "ljcheck.TimelineSession";
 
@@ -109,14 +106,14 @@ int timelineGc(lua_State* L) {
 
 int nameThreadFn(lua_State* L) {
   if (lua_type(L, 1) != LUA_TSTRING)
-    throw std::runtime_error(std::string("ljcheck.nameThread(name): name must be a string, got ") + givenType(L, 1));
+    throw std::runtime_error("ljcheck.nameThread(name): name must be a string, got " + givenType(L, 1));
   nameThread(lua::stringAt(L, 1));
   return 0;
 }
 
 int nameVmFn(lua_State* L) {
   if (lua_type(L, 1) != LUA_TSTRING)
-    throw std::runtime_error(std::string("ljcheck.nameVm(name): name must be a string, got ") + givenType(L, 1));
+    throw std::runtime_error("ljcheck.nameVm(name): name must be a string, got " + givenType(L, 1));
   nameVm(vmIdOf(L), lua::stringAt(L, 1));
   return 0;
 }

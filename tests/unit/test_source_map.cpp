@@ -113,3 +113,22 @@ TEST_CASE("a file whose allows are all used has no directive problems", "[source
   CHECK(map.suppress(2, ReasonId::parse("NYIBC:FNEW")));
   CHECK(map.directiveProblems("a.lua").empty());
 }
+
+TEST_CASE("each allow ID knows where it stands, also on a later line of a long comment", "[source][suppressions]") {
+  SourceMap map("x = 1 -- ljcheck: allow(FNEW,  STITCH:print)\n"  // 1
+                "--[[ see below\n"                                 // 2
+                "  ljcheck: allow(\n"                              // 3
+                "    NYBIC:UCLO) ]]\n"                             // 4
+                "local f = function() end\n");                     // 5
+  REQUIRE(map.allows().size() == 2);
+  const auto& line = map.allows()[0];
+  REQUIRE(line.idStarts.size() == 2);
+  CHECK(line.idStarts[0].line == 1);
+  CHECK(line.idStarts[0].column == 25);  // F of FNEW
+  CHECK(line.idStarts[1].column == 32);  // S of STITCH, after two blanks
+  const auto& block = map.allows()[1];
+  CHECK(block.commentLine == 2);
+  REQUIRE(block.idStarts.size() == 1);
+  CHECK(block.idStarts[0].line == 4);
+  CHECK(block.idStarts[0].column == 5);
+}

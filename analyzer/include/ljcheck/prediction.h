@@ -139,9 +139,10 @@ struct DirectiveProblem {
   int line = 0, column = 0;  // the comment's start; column in bytes, 1-based
   Severity severity = Severity::Warn;
   std::string message;
-  // unknown-reason: the ID as written and the known one nearest it (empty
-  // when none is near), for an editor's replacing quickfix.
+  // unknown-reason: the ID as written, where it stands, and the known one
+  // nearest it (empty when none is near), for an editor's replacing quickfix.
   std::string id, nearest;
+  SourcePosition idStart;
 };
 // "unpaired-push", "unpaired-pop", "unused-allow", "unknown-reason".
 std::string_view directiveId(DirectiveProblem::Kind kind);

@@ -56,6 +56,7 @@ class SourceMap {
   struct Allow {
     int firstLine = 0, lastLine = 0;  // 0, 0: the whole file
     std::vector<std::string> ids;
+    std::vector<SourcePosition> idStarts;  // per ID, where it stands in the comment
     AllowForm form = AllowForm::Line;
     int commentLine = 0, commentColumn = 0;  // where the comment starts
     std::vector<bool> used;                  // per ID, set by suppress()
