@@ -4,6 +4,7 @@
 #include "ljcheck/analyzer.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -32,6 +34,7 @@
 #include "ljcheck/project_path.h"
 #include "project.h"
 #include "project_batch.h"
+#include "required_modules.h"
 #include "source/function_splice.h"
 #include "ljcheck/source_map.h"
 #include "ljcheck/syntax_cache.h"
@@ -66,6 +69,13 @@ struct ProjectView {
   // How the text being analyzed was read from disk (a regular file's);
   // null for a buffer's text, a pipe's, or a second analysis of a kept dump.
   const FileStamp* read = nullptr;
+  // The first pass in callers-first order (project_order.h): the heat
+  // other files' calls give this file's functions, from the heat each
+  // exported function has without them (ProjectIndex::incomingFrom), and
+  // where what it gave is kept for the rounds. Null otherwise.
+  const std::function<IncomingHeat(const std::map<std::string, flow::Heat>&)>* seedsFor = nullptr;
+  IncomingHeat* given = nullptr;
+  bool callersFirst = false;  // in that pass, whether or not this file has callers
 };
 
 // Takes `bytes` from the budget of kept dumps; false when they do not fit.
@@ -100,11 +110,31 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
                                               project.imports ? project.imports->registrars
                                                               : std::map<std::string, flow::CtypeRegistrar>{}))
     constructors.own.push_back(std::move(c));
-  flow::CallGraph calls(chunk, values, profile.param("hotloop", 56), profile.param("hotexit", 10), external,
-                        &constructors.own, project.imports ? &project.imports->loopingMembers : nullptr);
+  const long hotloop = profile.param("hotloop", 56), hotexit = profile.param("hotexit", 10);
+  const flow::LoopingMembers* loopingMembers = project.imports ? &project.imports->loopingMembers : nullptr;
+  // Each exported function's heat without other files' calls: the
+  // project weighs their calls against it (ProjectIndex::incoming).
+  auto ownHeats = [&] {
+    const flow::CallGraph alone(chunk, values, hotloop, hotexit, {}, &constructors.own, loopingMembers);
+    std::map<std::string, flow::Heat> own;
+    for (const auto& [member, proto] : exports) own[std::string(member)] = alone.heat(proto);
+    return own;
+  };
+  std::optional<std::map<std::string, flow::Heat>> own;
+  if (project.seedsFor && !exports.empty()) {
+    own = ownHeats();
+    *project.given = (*project.seedsFor)(*own);
+    for (const auto& [member, proto] : exports)
+      if (auto it = project.given->find(std::string(member)); it != project.given->end()) external[proto] = it->second;
+  }
+  flow::CallGraph calls(chunk, values, hotloop, hotexit, external, &constructors.own, loopingMembers);
   if (project.links) {
-    project.links->exports.clear();
-    for (const auto& [member, proto] : exports) project.links->exports[std::string(member)] = calls.heat(proto);
+    if (!external.empty()) {
+      project.links->exports = own ? std::move(*own) : ownHeats();
+    } else {
+      project.links->exports.clear();
+      for (const auto& [member, proto] : exports) project.links->exports[std::string(member)] = calls.heat(proto);
+    }
     project.links->calls = calls.moduleCalls();
   }
   if (project.imports) constructors.imported = project.imports->constructors;
@@ -315,11 +345,14 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
       else
         reuse->state().splicer.forget();
     }
-    // Kept for a second analysis: of a file with exports (other files' heat),
-    // or one that calls other files' functions (what it imports from them).
-    // A file read from disk is then mapped after its last analysis, from the
-    // file read again (mapKeptSources), not now: its text is not kept.
-    bool mayRunAgain = project.links && (!project.links->exports.empty() || !project.links->memberCalls.empty());
+    // Kept for a second analysis: of a file that calls other files'
+    // functions (what it imports from them), or one with exports (other
+    // files' heat) unless its callers came first, when the rounds seldom
+    // have more heat for it (it is compiled again then). A file read from
+    // disk is then mapped after its last analysis, from the file read again
+    // (mapKeptSources), not now: its text is not kept.
+    bool mayRunAgain = project.links && ((!project.callersFirst && !project.links->exports.empty()) ||
+                                         !project.links->memberCalls.empty());
     if (mayRunAgain && reserveDump(project.dumpBudget, dump.size())) {
       project.links->dump = std::move(dump);
       project.links->dump.shrink_to_fit();  // written piece by piece: up to twice its size
@@ -410,6 +443,24 @@ ReadText readText(const std::string& file, std::uintmax_t maxBytes) {
   return out;
 }
 
+// The modules a regular file requires (required_modules.h), from the file
+// mapped into memory: no heap grows for a text read only to be scanned. None
+// for a file that cannot be read, is not a regular file or is larger than
+// `maxBytes`: its analysis says why.
+std::vector<std::string> requiredModulesOf(const std::string& file, std::uintmax_t maxBytes) {
+  const OpenFile in(file);
+  struct stat status;
+  if (in.fd < 0 || ::fstat(in.fd, &status) != 0 || !S_ISREG(status.st_mode) || status.st_size == 0 ||
+      static_cast<std::uintmax_t>(status.st_size) > maxBytes)
+    return {};
+  const auto size = static_cast<std::size_t>(status.st_size);
+  void* text = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, in.fd, 0);
+  if (text == MAP_FAILED) return {};
+  std::vector<std::string> out = requiredModules(std::string_view(static_cast<const char*>(text), size));
+  ::munmap(text, size);
+  return out;
+}
+
 FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std::string& shown,
                        const AnalyzeOptions& options, const RecorderProfile& profile, ProjectView project) {
   ReadText text = readText(file, options.maxFileBytes);
@@ -459,44 +510,66 @@ FileResult analyzeSource(std::string_view source, const std::string& path, const
 // threads, largest first; each result and its links land at its index.
 void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& which,
                   const std::map<std::size_t, IncomingHeat>& incoming, std::vector<FileResult>& results,
-                  std::vector<FileLinks>& links, bool progress) {
+                  std::vector<FileLinks>& links, bool progress, OrderedPass* ordered) {
   const std::vector<std::string>& files = project.files;
   const AnalyzeOptions& options = project.options;
   const RecorderProfile& profile = options.profile ? *options.profile : defaultProfile();
-  std::vector<std::size_t> order = largestFirst(project, which);
+  std::vector<std::size_t> order = ordered ? std::vector<std::size_t>{} : largestFirst(project, which);
+  std::optional<CallersFirstQueue> queue;
+  if (ordered) queue.emplace(ordered->order, project.sizes);
   std::atomic<std::size_t> next{0}, done{0};
+  const std::size_t count = ordered ? files.size() : order.size();
+  auto analyzeOne = [&](LuaCompiler& compiler, std::size_t i) {
+    auto in = incoming.find(i);
+    ProjectView view{in == incoming.end() ? nullptr : &in->second, &links[i], nullptr, project.dumpBudget};
+    view.callersFirst = ordered != nullptr;
+    std::function<IncomingHeat(const std::map<std::string, flow::Heat>&)> seedsFor;
+    if (ordered && !ordered->order.waitFor[i].empty()) {  // the queue handed it out after them
+      const std::vector<std::size_t>& callers = ordered->order.waitFor[i];
+      if (!ordered->index.incomingFrom(callers, links, i, nullptr).empty()) {
+        seedsFor = [&, i](const std::map<std::string, flow::Heat>& own) {
+          return ordered->index.incomingFrom(callers, links, i, &own);
+        };
+        view.seedsFor = &seedsFor;
+        view.given = &ordered->given[i];
+      }
+    }
+    if (project.moduleImports)
+      if (auto c = project.moduleImports->find(i); c != project.moduleImports->end()) view.imports = &c->second;
+    const std::string& shown = project.shown[i];
+    try {
+      if (links[i].mapLater && !links[i].dump.empty()) {  // its kept dump: not read again
+        results[i] = analyzeWith(compiler, {}, shown, profile, options.minConfidence, options.aliases,
+                                 options.cModules.get(), view);
+      } else if (const std::string* unsaved = project.unsavedText(i)) {
+        // Compiled from the buffer (no dump kept from a first analysis):
+        // its last analysis is taken over as in a single document's.
+        AnalysisReuse* reuse = links[i].dump.empty() ? project.reuseOf(i) : nullptr;
+        results[i] = analyzeWith(reuse ? reuse->state().compiler : compiler, *unsaved, shown, profile,
+                                 options.minConfidence, options.aliases, options.cModules.get(), view, reuse);
+      } else
+        results[i] = analyzeFile(compiler, files[i], shown, options, profile, view);
+    } catch (const std::exception& e) {  // a bug must not take the other files' results with it
+      results[i] = FileResult{
+          shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}, {}};
+    } catch (...) {  // nor may anything else escape the thread (std::terminate)
+      results[i] = FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, "internal error"}}, {}};
+    }
+    std::size_t n = ++done;
+    if (progress && options.progress) options.progress(n, count);
+  };
   auto worker = [&] {
     LuaCompiler compiler;
-    for (std::size_t k = next++; k < order.size(); k = next++) {
-      std::size_t i = order[k];
-      auto in = incoming.find(i);
-      ProjectView view{in == incoming.end() ? nullptr : &in->second, &links[i], nullptr, project.dumpBudget};
-      if (project.moduleImports)
-        if (auto c = project.moduleImports->find(i); c != project.moduleImports->end()) view.imports = &c->second;
-      const std::string& shown = project.shown[i];
-      try {
-        if (links[i].mapLater && !links[i].dump.empty()) {  // its kept dump: not read again
-          results[i] = analyzeWith(compiler, {}, shown, profile, options.minConfidence, options.aliases,
-                                   options.cModules.get(), view);
-        } else if (const std::string* unsaved = project.unsavedText(i)) {
-          // Compiled from the buffer (no dump kept from a first analysis):
-          // its last analysis is taken over as in a single document's.
-          AnalysisReuse* reuse = links[i].dump.empty() ? project.reuseOf(i) : nullptr;
-          results[i] = analyzeWith(reuse ? reuse->state().compiler : compiler, *unsaved, shown, profile,
-                                   options.minConfidence, options.aliases, options.cModules.get(), view, reuse);
-        } else
-          results[i] = analyzeFile(compiler, files[i], shown, options, profile, view);
-      } catch (const std::exception& e) {  // a bug must not take the other files' results with it
-        results[i] = FileResult{
-            shown, {}, {{FileError::Kind::Input, shown, 0, std::string("internal error: ") + e.what()}}, {}};
-      } catch (...) {  // nor may anything else escape the thread (std::terminate)
-        results[i] = FileResult{shown, {}, {{FileError::Kind::Input, shown, 0, "internal error"}}, {}};
+    if (queue) {
+      while (std::optional<std::size_t> i = queue->take()) {
+        analyzeOne(compiler, *i);
+        queue->finished(*i);
       }
-      std::size_t n = ++done;
-      if (progress && options.progress) options.progress(n, order.size());
+    } else {
+      for (std::size_t k = next++; k < order.size(); k = next++) analyzeOne(compiler, order[k]);
     }
   };
-  onThreads(options.jobs, order.size(), worker);
+  onThreads(options.jobs, count, worker);
 }
 
 namespace {
@@ -534,12 +607,15 @@ void mapKeptSources(const ProjectFiles& project, std::vector<FileResult>& result
   });
 }
 
-// Whether `now` makes some exported function hotter than `before` did.
-bool hotter(const IncomingHeat& now, const IncomingHeat* before) {
+// Whether `now` gives some exported function another caller than `before`
+// did: a hotter one, or, of the same heat, the first such call in file order
+// (ProjectIndex::incoming), which is then named; calls only get hotter, so
+// the rounds settle.
+bool changes(const IncomingHeat& now, const IncomingHeat* before) {
   for (const auto& [member, caller] : now) {
     if (!before) return true;
     auto it = before->find(member);
-    if (it == before->end() || caller.heat > it->second.heat) return true;
+    if (it == before->end() || !flow::sameCaller(caller, it->second)) return true;
   }
   return false;
 }
@@ -549,20 +625,20 @@ bool hotter(const IncomingHeat& now, const IncomingHeat* before) {
 void settleProject(const ProjectIndex& index, const std::vector<FileLinks>& links,
                    std::map<std::size_t, IncomingHeat>& used,
                    const std::function<void(const std::vector<std::size_t>&)>& analyzeAgain) {
-  // A file whose exported functions other files call hotter than its own
-  // analysis assumed is analyzed again with those heats; that may make its
-  // own calls out hotter in turn, so repeat a few rounds (chains of modules).
+  // A file whose exported functions other files call otherwise than its
+  // latest analysis assumed is analyzed again with those heats; that may
+  // make its own calls out hotter in turn, so repeat a few rounds (chains
+  // of modules).
   for (int round = 0; round < 4; ++round) {
     std::map<std::size_t, IncomingHeat> incoming = index.incoming(links);
     std::vector<std::size_t> again;
     for (const auto& [i, heat] : incoming) {
       auto before = used.find(i);
-      if (hotter(heat, before == used.end() ? nullptr : &before->second)) again.push_back(i);
+      if (changes(heat, before == used.end() ? nullptr : &before->second)) again.push_back(i);
     }
     if (again.empty()) break;
-    for (std::size_t i : again)  // seeds only grow: keep what earlier rounds gave
-      for (auto& [member, caller] : incoming[i])
-        if (caller.heat > used[i][member].heat) used[i][member] = std::move(caller);
+    for (std::size_t i : again)  // a member no call reaches any more keeps its caller
+      for (auto& [member, caller] : incoming[i]) used[i][member] = std::move(caller);
     analyzeAgain(again);
   }
 }
@@ -584,11 +660,25 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
   std::vector<std::size_t> all(files.size());
   std::iota(all.begin(), all.end(), std::size_t{0});
   std::map<std::size_t, IncomingHeat> used;  // what each file's latest analysis was given
-  analyzeBatch(project, all, used, results, links, true);
+  const ProjectIndex index(project.shown);
+  if (files.size() > 1) {
+    // Callers first, each module knowing its callers' heat: most files
+    // need no second analysis in the rounds (project_order.h).
+    std::vector<std::vector<std::string>> required(files.size());
+    forEachOnThreads(options.jobs, files.size(), [&](std::size_t i) {
+      const std::string* unsaved = project.unsavedText(i);
+      required[i] = unsaved ? requiredModules(*unsaved) : requiredModulesOf(files[i], options.maxFileBytes);
+    });
+    OrderedPass first{index, callersFirst(index.callersOf(required), project.sizes), std::vector<IncomingHeat>(files.size())};
+    analyzeBatch(project, all, used, results, links, true, &first);
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (!first.given[i].empty()) used[i] = std::move(first.given[i]);
+  } else {
+    analyzeBatch(project, all, used, results, links, true);
+  }
   // Files that call ctypes with `__new` or functions that register ctypes
   // of other files' module tables are analyzed again knowing them (a first
   // pass must see every export).
-  const ProjectIndex index(project.shown);
   const std::map<std::size_t, ModuleImports> imports = index.moduleImports(links);
   project.moduleImports = &imports;
   if (!imports.empty()) {

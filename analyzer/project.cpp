@@ -102,6 +102,26 @@ std::optional<std::size_t> ProjectIndex::resolve(std::string_view module, std::s
   return tie ? std::nullopt : best;
 }
 
+// Adds the call `call` of file `from` to what `to`'s function gets.
+void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to) const {
+  flow::ExternalCaller& caller = to[call.member];
+  if (!call.unknownTrips && call.loopLine > 0 && call.iterations > caller.runs) {
+    caller.runs = call.iterations;
+    caller.shortfall = call.shortfall.empty() ? std::string() : call.shortfall + ", in " + paths_[from];
+  }
+  caller.steadyRuns = std::max(caller.steadyRuns, call.steadyRuns);
+  // The hottest call is named; of equally hot ones, the first in a loop
+  // (the evidence is at the call), else the first. Whatever order the
+  // callers were analyzed in, the same call is named.
+  const bool inLoop = call.loopLine > 0;
+  if (call.heat == flow::Heat::Cold || call.heat < caller.heat ||
+      (call.heat == caller.heat && (caller.fromLoop || !inLoop)))
+    return;
+  caller.heat = call.heat;
+  caller.why = describeCall(call, paths_[from]);
+  caller.fromLoop = inLoop;
+}
+
 std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, IncomingHeat> out;
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
@@ -110,18 +130,37 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
       if (!to || *to == from || *to >= links.size()) continue;
       auto exported = links[*to].exports.find(call.member);
       if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
-      flow::ExternalCaller& caller = out[*to][call.member];
-      if (!call.unknownTrips && call.loopLine > 0 && call.iterations > caller.runs) {
-        caller.runs = call.iterations;
-        caller.shortfall = call.shortfall.empty() ? std::string() : call.shortfall + ", in " + paths_[from];
-      }
-      caller.steadyRuns = std::max(caller.steadyRuns, call.steadyRuns);
-      if (call.heat <= caller.heat) continue;
-      caller.heat = call.heat;
-      caller.why = describeCall(call, paths_[from]);
+      addCall(call, from, out[*to]);
     }
   }
   return out;
+}
+
+IncomingHeat ProjectIndex::incomingFrom(const std::vector<std::size_t>& callers, const std::vector<FileLinks>& links,
+                                        std::size_t to, const std::map<std::string, flow::Heat>* own) const {
+  IncomingHeat out;
+  for (std::size_t from : callers) {
+    if (from >= links.size() || from >= paths_.size()) continue;
+    for (const auto& call : links[from].calls) {
+      if (resolve(call.module, from) != to) continue;
+      if (own) {
+        auto exported = own->find(call.member);
+        if (exported == own->end() || call.heat <= exported->second) continue;
+      }
+      addCall(call, from, out);
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<std::size_t>> ProjectIndex::callersOf(const std::vector<std::vector<std::string>>& required) const {
+  std::vector<std::vector<std::size_t>> callers(paths_.size());
+  for (std::size_t from = 0; from < required.size() && from < paths_.size(); ++from)
+    for (const auto& name : required[from]) {
+      std::optional<std::size_t> to = resolve(name, from);
+      if (to && *to != from && (callers[*to].empty() || callers[*to].back() != from)) callers[*to].push_back(from);
+    }
+  return callers;
 }
 
 std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vector<FileLinks>& links) const {

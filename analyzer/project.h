@@ -1,7 +1,9 @@
 // The project-wide call graph: which file `require("a.b")` loads, what each
-// file exports in its module table, and how hot other files call it. Files
-// are analyzed once each; a file whose exported functions another file calls
-// hotter than its own analysis assumed is analyzed again with that heat.
+// file exports in its module table, and how hot other files call it. Lint
+// analyzes the files that require a module before it (project_order.h), so
+// that it knows their heat; a file whose exported functions other files
+// still call otherwise than its analysis assumed (a cycle of requires, a
+// caller analyzed again) is analyzed again with that heat.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +38,8 @@ struct FileStamp {
 // What one file shows the project: the functions its module table exports
 // and its calls into other modules.
 struct FileLinks {
-  std::map<std::string, flow::Heat> exports;  // member -> its heat as this file's analysis saw it
+  // member -> its heat as this file's analysis finds it without other files' calls
+  std::map<std::string, flow::Heat> exports;
   std::vector<flow::ModuleCall> calls;
   // Members of its module table that are ctypes with a `__new` metamethod.
   std::map<std::string, flow::CtypeConstructor> constructors;
@@ -98,6 +101,15 @@ class ProjectIndex {
   // For every file, the hottest call into each of its exported functions,
   // where that is hotter than the file's own analysis made the function.
   std::map<std::size_t, IncomingHeat> incoming(const std::vector<FileLinks>& links) const;
+  // The same for file `to` from the files `callers` alone, for the first
+  // pass in callers-first order: with `own`, the heat of each exported
+  // function of `to` as its analysis finds it without other files' calls,
+  // the calls that `incoming` counts; without, every call into `to`.
+  IncomingHeat incomingFrom(const std::vector<std::size_t>& callers, const std::vector<FileLinks>& links,
+                            std::size_t to, const std::map<std::string, flow::Heat>* own) const;
+  // By file: the files that require it (`required[i]`: the module names file
+  // i requires, required_modules.h), each once.
+  std::vector<std::vector<std::size_t>> callersOf(const std::vector<std::vector<std::string>>& required) const;
   // For every file that calls one, the ctypes with `__new`, the registering
   // functions and the functions returning library functions it reaches
   // through another file's module table.
@@ -114,6 +126,7 @@ class ProjectIndex {
   // Each name, as a view into `names_`, to its entries: [first, last) in byModule_.
   std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> ranges_;
   std::string_view nameOf(const Entry& e) const;
+  void addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to) const;
 };
 
 }  // namespace ljcheck

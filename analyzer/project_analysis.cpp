@@ -18,10 +18,7 @@ namespace {
 bool sameHeat(const IncomingHeat& a, const IncomingHeat& b) {
   if (a.size() != b.size()) return false;
   for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
-    if (i->first != j->first || i->second.heat != j->second.heat || i->second.why != j->second.why ||
-        i->second.runs != j->second.runs || i->second.steadyRuns != j->second.steadyRuns ||
-        i->second.shortfall != j->second.shortfall)
-      return false;
+    if (i->first != j->first || !flow::sameCaller(i->second, j->second)) return false;
   return true;
 }
 

@@ -11,6 +11,7 @@
 
 #include "ljcheck/analyzer.h"
 #include "project.h"
+#include "project_order.h"
 
 namespace ljcheck {
 
@@ -52,11 +53,22 @@ struct ProjectFiles {
   }
 };
 
+// A first pass in callers-first order (project_order.h): each file waits
+// for the analyses of the files before it that require it, and takes the
+// heat their calls give its functions; `given` keeps that heat, by file,
+// for the rounds.
+struct OrderedPass {
+  const ProjectIndex& index;
+  CallersFirst order;
+  std::vector<IncomingHeat> given;
+};
+
 // Analyzes the files at `which` on `options.jobs` threads, each with the
-// heat `incoming` gives it; its result and links land at its index.
+// heat `incoming` gives it; its result and links land at its index. With
+// `ordered`, `which` is every file, handed out by a CallersFirstQueue.
 void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& which,
                   const std::map<std::size_t, IncomingHeat>& incoming, std::vector<FileResult>& results,
-                  std::vector<FileLinks>& links, bool progress);
+                  std::vector<FileLinks>& links, bool progress, OrderedPass* ordered = nullptr);
 
 // The rounds after a first pass: while other files' calls make some file's
 // exported functions hotter than its latest analysis was told (`used`),

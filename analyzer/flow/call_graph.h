@@ -122,7 +122,13 @@ struct ExternalCaller {
   long runs = 0;    // the most calls one such site makes whenever its function runs, when known
   long steadyRuns = 0;  // the same, counted as CallGraph::steadyRunsAt counts
   std::string shortfall = {};  // why steadyRuns < runs, naming the calling file (ModuleCall::shortfall)
+  bool fromLoop = false;       // `why` names a loop around the call
 };
+
+inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
+  return a.heat == b.heat && a.why == b.why && a.runs == b.runs && a.steadyRuns == b.steadyRuns &&
+         a.shortfall == b.shortfall && a.fromLoop == b.fromLoop;
+}
 
 // Other files' module functions that run a loop, by "a.b:f" (CallGraph::runsLoop there).
 using LoopingMembers = std::set<std::string, std::less<>>;

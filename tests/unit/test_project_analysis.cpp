@@ -377,3 +377,32 @@ TEST_CASE("a local function that calls another module's looping function ends ma
   CHECK(closureMaskedBy(p.lint(caller, kLoopingSum)[0], 6).empty());
   CHECK(closureMaskedBy(p.lint(caller, kPlainSum)[0], 6).find("main.lua:4") != std::string::npos);
 }
+
+TEST_CASE("of two equally hot callers, lint and the kept project name the same one: the call in a loop",
+          "[project]") {
+  // a.lua calls b.f at line 5, in a function c.lua's loop makes hot, and
+  // at line 10, in a loop of its own: both likely. Lint analyzes the
+  // callers first; the kept project analyzes b.lua first and again in the
+  // rounds. Either way the loop is named.
+  fs::path dir = fs::temp_directory_path() / ("ljcheck-tie-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto write = [&](const char* name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::vector<std::string> files = {
+      write("c.lua", "local a = require(\"a\")\nlocal n = tonumber(arg and arg[1]) or 100\nfor i = 1, n do a.g() end\n"),
+      write("a.lua", "local b = require(\"b\")\nlocal M = {}\n\nfunction M.g()\n  b.f()\nend\n\nfunction M.run(n)\n"
+                     "  for i = 1, n do\n    b.f()\n  end\nend\n\nreturn M\n"),
+      write("b.lua", "local M = {}\nfunction M.f()\n  local h = function() return 1 end\n  return h\nend\nreturn M\n")};
+  AnalyzeOptions options;
+  options.root = dir.string();
+  const auto fresh = analyzeFiles(files, options);
+  ProjectAnalysis project(files, options);
+  project.update();
+  for (std::size_t i = 0; i < files.size(); ++i) CHECK(rows(*project.result(files[i])) == rows(fresh[i]));
+  REQUIRE_FALSE(fresh[2].predictions.empty());
+  CHECK(fresh[2].predictions[0].reasonId.str() == "NYIBC:FNEW");
+  CHECK(fresh[2].predictions[0].reasoning.find("f is called from the loop at line 9 of a.lua") != std::string::npos);
+  fs::remove_all(dir);
+}

@@ -1,10 +1,13 @@
-// The call graph's second analysis of a module runs from its kept bytecode
+// The call graph's second analysis of a file runs from its kept bytecode
 // dump while the dumps fit in AnalyzeOptions::keptDumpBytes, and compiles the
-// module again once they do not: memory per file stays bounded on large
-// trees, and the findings are the same either way. Such a module is mapped
-// to its source after its last analysis, from the file read again.
+// file again once they do not: memory per file stays bounded on large
+// trees, and the findings are the same either way. A file that calls other
+// files' functions is kept (what it imports from them may take a second
+// analysis) and mapped to its source after its last analysis, from the file
+// read again; a module only called is analyzed after its callers, once.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -32,9 +35,16 @@ std::vector<std::string> rows(const std::vector<FileResult>& results) {
 
 }  // namespace
 
-TEST_CASE("a module analyzed again without its kept dump gets the same findings", "[analyzer][project]") {
-  const std::string dir = std::string(LJCHECK_SOURCE_DIR) + "/fixtures/projects/hot_module/";
-  const std::vector<std::string> files{dir + "main.lua", dir + "shapes.lua"};
+TEST_CASE("a project analyzed again without its kept dumps gets the same findings", "[analyzer][project]") {
+  // Every fixture project: those whose files import ctypes, registering
+  // functions or returned library functions from each other are analyzed
+  // twice.
+  std::vector<std::string> files;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(std::string(LJCHECK_SOURCE_DIR) + "/fixtures/projects"))
+    if (entry.path().extension() == ".lua") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() > 10);
   AnalyzeOptions kept;
   kept.root = LJCHECK_SOURCE_DIR;
   kept.minConfidence = Confidence::Possible;
@@ -50,11 +60,10 @@ TEST_CASE("a module analyzed again without its kept dump gets the same findings"
   CHECK(hot);
 }
 
-TEST_CASE("a module analyzed again from its kept dump is mapped to its source: its range and column",
+TEST_CASE("a module analyzed after its caller has the caller's heat and is mapped to its source",
           "[analyzer][project]") {
-  // shapes.lua is analyzed twice (main.lua's loop makes area hot); its dump
-  // is kept, and it is mapped once, after the second analysis, to the file
-  // read again.
+  // main.lua requires shapes.lua, so it is analyzed first; shapes.lua then
+  // knows that main.lua's loop makes area hot, and is mapped as it is read.
   const std::string dir = std::string(LJCHECK_SOURCE_DIR) + "/fixtures/projects/hot_module/";
   AnalyzeOptions options;
   options.root = LJCHECK_SOURCE_DIR;
@@ -65,7 +74,7 @@ TEST_CASE("a module analyzed again from its kept dump is mapped to its source: i
   for (const auto& p : shapes.predictions)
     if (p.line == 4 && p.reasonId.str() == "NYIBC:FNEW") closure = &p;
   REQUIRE(closure != nullptr);
-  CHECK(closure->severity == Severity::Blacklist);  // the second analysis's, with main.lua's heat
+  CHECK(closure->severity == Severity::Blacklist);  // with main.lua's heat
   // `  local scale = function(x) ...`: the closure at its `function` keyword.
   CHECK(closure->range.start.line == 4);
   CHECK(closure->range.start.column == 17);
@@ -74,20 +83,26 @@ TEST_CASE("a module analyzed again from its kept dump is mapped to its source: i
 
 namespace {
 
-// hot_module's two files copied to a scratch folder, linted with `between`
-// run once every file's first analysis is done: after the first read of
-// shapes.lua, before its kept dump is mapped to the file read again.
+// hot_module's two files copied to a scratch folder, shapes.lua calling a
+// function of a third module on lines that were there (so it is kept: it
+// calls other files' functions), linted with `between` run once every
+// file's first analysis is done: after the first read of shapes.lua,
+// before its kept dump is mapped to the file read again.
 std::vector<FileResult> lintChangingShapes(const std::string& name, const std::function<void(const std::string&)>& between) {
   const std::string from = std::string(LJCHECK_SOURCE_DIR) + "/fixtures/projects/hot_module/";
   const std::string dir = ljcheck::testing::freshDirectory(std::string(LJCHECK_BINARY_DIR) + "/unit-tests/" + name);
-  for (const char* file : {"main.lua", "shapes.lua"})
-    ljcheck::testing::writeFile(dir + "/" + file, ljcheck::testing::readFile(from + file));
+  ljcheck::testing::writeFile(dir + "/main.lua", ljcheck::testing::readFile(from + "main.lua"));
+  std::string shapes = ljcheck::testing::readFile(from + "shapes.lua");
+  shapes.replace(shapes.find("local M = {}"), 12, "local M = {} local util = require(\"util\")");
+  shapes.replace(shapes.find("scale(r * r)"), 12, "scale(util.id(r) * r)");
+  ljcheck::testing::writeFile(dir + "/shapes.lua", shapes);
+  ljcheck::testing::writeFile(dir + "/util.lua", "local M = {}\nfunction M.id(x) return x end\nreturn M\n");
   AnalyzeOptions options;
   options.root = dir;
   options.progress = [&](std::size_t done, std::size_t total) {
     if (done == total) between(dir + "/shapes.lua");
   };
-  return analyzeFiles({dir + "/main.lua", dir + "/shapes.lua"}, options);
+  return analyzeFiles({dir + "/main.lua", dir + "/shapes.lua", dir + "/util.lua"}, options);
 }
 
 const Prediction* closureAtLine4(const FileResult& shapes) {
@@ -100,7 +115,7 @@ const Prediction* closureAtLine4(const FileResult& shapes) {
 
 TEST_CASE("a kept module is mapped to the file read again, when it is the same file", "[analyzer][project]") {
   const auto results = lintChangingShapes("mapped-again-same", [](const std::string&) {});
-  REQUIRE(results.size() == 2);
+  REQUIRE(results.size() == 3);
   CHECK(results[1].errors.empty());
   const Prediction* closure = closureAtLine4(results[1]);
   REQUIRE(closure != nullptr);
@@ -114,7 +129,7 @@ TEST_CASE("a kept module changed before it is mapped keeps its findings, without
   const auto results = lintChangingShapes("mapped-again-changed", [](const std::string& shapes) {
     ljcheck::testing::writeFile(shapes, "-- ljcheck: allow NYIBC:FNEW\n" + ljcheck::testing::readFile(shapes));
   });
-  REQUIRE(results.size() == 2);
+  REQUIRE(results.size() == 3);
   const FileResult& shapes = results[1];
   REQUIRE(shapes.errors.size() == 1);
   CHECK(shapes.errors[0].kind == FileError::Kind::Io);
@@ -132,7 +147,7 @@ TEST_CASE("a kept module changed before it is mapped keeps its findings, without
 TEST_CASE("a kept module removed before it is mapped keeps its findings and names the error", "[analyzer][project]") {
   const auto results =
       lintChangingShapes("mapped-again-removed", [](const std::string& shapes) { std::filesystem::remove(shapes); });
-  REQUIRE(results.size() == 2);
+  REQUIRE(results.size() == 3);
   const FileResult& shapes = results[1];
   REQUIRE(shapes.errors.size() == 1);
   CHECK(shapes.errors[0].message.rfind("cannot open file: no such file or directory: its findings are given", 0) == 0);

@@ -1,0 +1,96 @@
+// Callers before the modules they require (see project_order.h): Kahn's
+// algorithm over the require graph, largest first among the ready files.
+#include "project_order.h"
+
+#include <algorithm>
+#include <queue>
+#include <utility>
+
+namespace ljcheck {
+
+CallersFirst callersFirst(const std::vector<std::vector<std::size_t>>& callers,
+                          const std::vector<std::uintmax_t>& sizes) {
+  const std::size_t n = callers.size();
+  auto size = [&](std::size_t i) { return i < sizes.size() ? sizes[i] : 0; };
+  std::vector<std::vector<std::size_t>> required(n);  // the files each file requires
+  std::vector<std::size_t> waiting(n, 0);              // callers not placed yet
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t i : callers[j]) {
+      required[i].push_back(j);
+      ++waiting[j];
+    }
+  // Largest first, then by index: the same order on every run.
+  auto later = [&](std::size_t a, std::size_t b) { return size(a) != size(b) ? size(a) < size(b) : a > b; };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> ready(later);
+  for (std::size_t i = 0; i < n; ++i)
+    if (waiting[i] == 0) ready.push(i);
+  CallersFirst out;
+  out.order.reserve(n);
+  std::vector<char> placed(n, 0);
+  std::vector<std::size_t> byLargest;  // for cycles: the unplaced files, largest first
+  for (std::size_t next = 0; out.order.size() < n;) {
+    std::size_t i;
+    if (!ready.empty()) {
+      i = ready.top();
+      ready.pop();
+      if (placed[i]) continue;
+    } else {  // only cycles are left: the largest of them breaks one
+      if (byLargest.empty()) {
+        byLargest.resize(n);
+        for (std::size_t k = 0; k < n; ++k) byLargest[k] = k;
+        std::stable_sort(byLargest.begin(), byLargest.end(), [&](std::size_t a, std::size_t b) { return size(a) > size(b); });
+      }
+      while (placed[byLargest[next]]) ++next;
+      i = byLargest[next];
+    }
+    placed[i] = 1;
+    out.order.push_back(i);
+    for (std::size_t j : required[i])
+      if (--waiting[j] == 0 && !placed[j]) ready.push(j);
+  }
+  std::vector<std::size_t> position(n);
+  for (std::size_t k = 0; k < n; ++k) position[out.order[k]] = k;
+  out.waitFor.resize(n);
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t i : callers[j])
+      if (position[i] < position[j]) out.waitFor[j].push_back(i);
+  return out;
+}
+
+CallersFirstQueue::CallersFirstQueue(const CallersFirst& order, const std::vector<std::uintmax_t>& sizes)
+    : later_([&sizes](std::size_t a, std::size_t b) {
+        const std::uintmax_t x = a < sizes.size() ? sizes[a] : 0, y = b < sizes.size() ? sizes[b] : 0;
+        return x != y ? x < y : a > b;
+      }),
+      ready_(later_),
+      waiting_(order.waitFor.size(), 0),
+      waiters_(order.waitFor.size()) {
+  for (std::size_t j = 0; j < order.waitFor.size(); ++j) {
+    waiting_[j] = order.waitFor[j].size();
+    for (std::size_t i : order.waitFor[j]) waiters_[i].push_back(j);
+    if (waiting_[j] == 0) ready_.push(j);
+  }
+}
+
+std::optional<std::size_t> CallersFirstQueue::take() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  // waitFor points back in a total order: some file is always ready or in work.
+  changed_.wait(lock, [&] { return !ready_.empty() || handedOut_ == waiting_.size(); });
+  if (ready_.empty()) return std::nullopt;
+  std::size_t file = ready_.top();
+  ready_.pop();
+  ++handedOut_;
+  if (handedOut_ == waiting_.size()) changed_.notify_all();
+  return file;
+}
+
+void CallersFirstQueue::finished(std::size_t file) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::size_t j : waiters_[file])
+      if (--waiting_[j] == 0) ready_.push(j);
+  }
+  changed_.notify_all();
+}
+
+}  // namespace ljcheck
