@@ -446,10 +446,15 @@ ReadText readText(const std::string& file, std::uintmax_t maxBytes) {
 // The modules a regular file requires (required_modules.h), from the file
 // mapped into memory: no heap grows for a text read only to be scanned. None
 // for a file that cannot be read, is not a regular file or is larger than
-// `maxBytes`: its analysis says why.
+// `maxBytes`: its analysis says why. Asked what the file is before it is
+// opened: opening a named pipe would wait for its writer, and closing it
+// unread would lose what the writer sends.
 std::vector<std::string> requiredModulesOf(const std::string& file, std::uintmax_t maxBytes) {
-  const OpenFile in(file);
   struct stat status;
+  if (::stat(file.c_str(), &status) != 0 || !S_ISREG(status.st_mode) || status.st_size == 0 ||
+      static_cast<std::uintmax_t>(status.st_size) > maxBytes)
+    return {};
+  const OpenFile in(file);
   if (in.fd < 0 || ::fstat(in.fd, &status) != 0 || !S_ISREG(status.st_mode) || status.st_size == 0 ||
       static_cast<std::uintmax_t>(status.st_size) > maxBytes)
     return {};
