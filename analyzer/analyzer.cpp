@@ -4,7 +4,6 @@
 #include "ljcheck/analyzer.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -443,27 +442,32 @@ ReadText readText(const std::string& file, std::uintmax_t maxBytes) {
   return out;
 }
 
-// The modules a regular file requires (required_modules.h), from the file
-// mapped into memory: no heap grows for a text read only to be scanned. None
-// for a file that cannot be read, is not a regular file or is larger than
-// `maxBytes`: its analysis says why. Asked what the file is before it is
-// opened: opening a named pipe would wait for its writer, and closing it
-// unread would lose what the writer sends.
-std::vector<std::string> requiredModulesOf(const std::string& file, std::uintmax_t maxBytes) {
+// The modules a regular file requires (required_modules.h), its text read
+// into `buffer`, which each thread reuses: the pages of one buffer are
+// touched once, not those of every file. None for a file that cannot be
+// read, is not a regular file or is larger than `maxBytes`: its analysis
+// says why. Asked what the file is before it is opened: opening a named
+// pipe would wait for its writer, and closing it unread would lose what the
+// writer sends.
+std::vector<std::string> requiredModulesOf(const std::string& file, std::uintmax_t maxBytes, std::vector<char>& buffer) {
   struct stat status;
-  if (::stat(file.c_str(), &status) != 0 || !S_ISREG(status.st_mode) || status.st_size == 0 ||
+  if (::stat(file.c_str(), &status) != 0 || !S_ISREG(status.st_mode) ||
       static_cast<std::uintmax_t>(status.st_size) > maxBytes)
     return {};
   const OpenFile in(file);
-  if (in.fd < 0 || ::fstat(in.fd, &status) != 0 || !S_ISREG(status.st_mode) || status.st_size == 0 ||
+  if (in.fd < 0 || ::fstat(in.fd, &status) != 0 || !S_ISREG(status.st_mode) ||
       static_cast<std::uintmax_t>(status.st_size) > maxBytes)
     return {};
   const auto size = static_cast<std::size_t>(status.st_size);
-  void* text = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, in.fd, 0);
-  if (text == MAP_FAILED) return {};
-  std::vector<std::string> out = requiredModules(std::string_view(static_cast<const char*>(text), size));
-  ::munmap(text, size);
-  return out;
+  if (buffer.size() < size) buffer.resize(size);
+  std::size_t have = 0;
+  while (have < size) {
+    const ssize_t got = ::read(in.fd, buffer.data() + have, size - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    have += static_cast<std::size_t>(got);
+  }
+  return requiredModules(std::string_view(buffer.data(), have));
 }
 
 FileResult analyzeFile(LuaCompiler& compiler, const std::string& file, const std::string& shown,
@@ -672,7 +676,8 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
     std::vector<std::vector<std::string>> required(files.size());
     forEachOnThreads(options.jobs, files.size(), [&](std::size_t i) {
       const std::string* unsaved = project.unsavedText(i);
-      required[i] = unsaved ? requiredModules(*unsaved) : requiredModulesOf(files[i], options.maxFileBytes);
+      thread_local std::vector<char> buffer;
+      required[i] = unsaved ? requiredModules(*unsaved) : requiredModulesOf(files[i], options.maxFileBytes, buffer);
     });
     OrderedPass first{index, callersFirst(index.callersOf(required), project.sizes), std::vector<IncomingHeat>(files.size())};
     analyzeBatch(project, all, used, results, links, true, &first);

@@ -58,18 +58,26 @@ CallersFirst callersFirst(const std::vector<std::vector<std::size_t>>& callers,
 }
 
 CallersFirstQueue::CallersFirstQueue(const CallersFirst& order, const std::vector<std::uintmax_t>& sizes)
-    : later_([&sizes](std::size_t a, std::size_t b) {
-        const std::uintmax_t x = a < sizes.size() ? sizes[a] : 0, y = b < sizes.size() ? sizes[b] : 0;
-        return x != y ? x < y : a > b;
-      }),
+    : rank_(order.waitFor.size(), 0),
+      later_([this](std::size_t a, std::size_t b) { return rank_[a] != rank_[b] ? rank_[a] < rank_[b] : a > b; }),
       ready_(later_),
       waiting_(order.waitFor.size(), 0),
       waiters_(order.waitFor.size()) {
   for (std::size_t j = 0; j < order.waitFor.size(); ++j) {
     waiting_[j] = order.waitFor[j].size();
     for (std::size_t i : order.waitFor[j]) waiters_[i].push_back(j);
-    if (waiting_[j] == 0) ready_.push(j);
   }
+  // A file's rank: its size plus the largest rank among the files waiting
+  // for it, the work that cannot start before it ends. The highest first
+  // (list scheduling): a chain of modules that require one another starts
+  // early instead of being left to one worker at the end.
+  for (auto k = order.order.rbegin(); k != order.order.rend(); ++k) {
+    std::uintmax_t after = 0;
+    for (std::size_t j : waiters_[*k]) after = std::max(after, rank_[j]);
+    rank_[*k] = (*k < sizes.size() ? sizes[*k] : 0) + after;
+  }
+  for (std::size_t j = 0; j < waiting_.size(); ++j)
+    if (waiting_[j] == 0) ready_.push(j);
 }
 
 std::optional<std::size_t> CallersFirstQueue::take() {

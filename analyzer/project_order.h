@@ -31,8 +31,9 @@ CallersFirst callersFirst(const std::vector<std::vector<std::size_t>>& callers,
                           const std::vector<std::uintmax_t>& sizes);
 
 // Hands the files of a callers-first pass out to worker threads: a file
-// once every file it waits for is analyzed, the largest ready one first. A
-// worker does not wait while another file is ready.
+// once every file it waits for is analyzed, first the ready file with the
+// most work behind it (its size and the longest chain of files waiting
+// for it). A worker does not wait while another file is ready.
 class CallersFirstQueue {
  public:
   CallersFirstQueue(const CallersFirst& order, const std::vector<std::uintmax_t>& sizes);
@@ -42,6 +43,7 @@ class CallersFirstQueue {
   void finished(std::size_t file);
 
  private:
+  std::vector<std::uintmax_t> rank_;  // per file: its size plus the most work waiting for it
   std::function<bool(std::size_t, std::size_t)> later_;
   std::priority_queue<std::size_t, std::vector<std::size_t>, std::function<bool(std::size_t, std::size_t)>> ready_;
   std::vector<std::size_t> waiting_;                // per file: files it waits for, not analyzed yet
