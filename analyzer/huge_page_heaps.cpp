@@ -1,8 +1,9 @@
-// Why: on this kind of machine (a virtual one) the first touch of a 4 KiB
-// page costs about 13 µs, and a lint run's page faults equal its peak
+// Asked for with LJCHECK_HUGE_PAGES=1 (huge_page_heaps.h says why it is not
+// the default). Why: on some machines (a virtual one) the first touch of a
+// 4 KiB page costs about 13 µs, and a lint run's page faults equal its peak
 // resident pages: 10,300 faults over bench/corpus. With 2 MiB pages the
-// same run takes about 1,500, and 10-16 % less wall time at -j 1 and -j 2
-// (BENCHMARKS.md, "Huge pages under the worker heaps").
+// same run takes about 1,500, and there 10-16 % less wall time at -j 1 and
+// -j 2 (BENCHMARKS.md, "Huge pages under the worker heaps").
 //
 // How, on glibc: a thread's malloc arena lives in heaps that glibc maps
 // HEAP_MAX_SIZE apart and aligned to it (64 MiB on 64-bit: arena.c finds a
@@ -21,13 +22,13 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__GLIBC__) && defined(__linux__)
 #include <dlfcn.h>
 #include <malloc.h>
 #include <sys/mman.h>
 
-#include <cstring>
 #define LJCHECK_HUGE_PAGE_HEAPS 1
 #endif
 
@@ -42,6 +43,11 @@ constexpr std::uintptr_t kHeapSize = 2 * 4 * 1024 * 1024 * sizeof(long);
 #endif
 
 }  // namespace
+
+bool hugePageHeapsRequested() {
+  const char* value = std::getenv("LJCHECK_HUGE_PAGES");
+  return value && std::strcmp(value, "1") == 0;
+}
 
 bool glibcMalloc() {
 #ifdef LJCHECK_HUGE_PAGE_HEAPS

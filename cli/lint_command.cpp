@@ -316,9 +316,10 @@ int runLint(LintOptions& o) {
     std::cerr << "ljcheck lint: warning: no Lua files to lint under the paths given (excluded by --exclude or the "
                  "config's exclude, or none matches include)\n";
   // A run over much source fills tens of MiB of fresh heap once: fewer,
-  // larger pages (huge_page_heaps.cpp). A few files would pay more for the
-  // worker thread and the 2 MiB pages than they save.
-  if (std::accumulate(inputs.sizes.begin(), inputs.sizes.end(), std::uintmax_t{0}) >= kHugePageHeapsFrom)
+  // larger pages when asked for (huge_page_heaps.h). A few files would pay
+  // more for the worker thread and the 2 MiB pages than they save.
+  if (hugePageHeapsRequested() &&
+      std::accumulate(inputs.sizes.begin(), inputs.sizes.end(), std::uintmax_t{0}) >= kHugePageHeapsFrom)
     useHugePageHeaps();
   AnalyzeOptions options;
   options.profile = profile;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -67,4 +68,17 @@ TEST_CASE("huge pages: a lint worker's heap is backed by 2 MiB pages", "[lint][m
   const long kb = hugePagesKbAt(middle);
   INFO("AnonHugePages of the worker's heap: " << kb << " kB");
   CHECK(kb >= 2048);
+}
+
+TEST_CASE("huge pages are asked for only with LJCHECK_HUGE_PAGES=1", "[lint][memory]") {
+  const char* before = std::getenv("LJCHECK_HUGE_PAGES");
+  const std::string saved = before ? before : "";
+  ::unsetenv("LJCHECK_HUGE_PAGES");
+  CHECK_FALSE(ljcheck::hugePageHeapsRequested());
+  ::setenv("LJCHECK_HUGE_PAGES", "0", 1);
+  CHECK_FALSE(ljcheck::hugePageHeapsRequested());
+  ::setenv("LJCHECK_HUGE_PAGES", "1", 1);
+  CHECK(ljcheck::hugePageHeapsRequested());
+  if (before) ::setenv("LJCHECK_HUGE_PAGES", saved.c_str(), 1);
+  else ::unsetenv("LJCHECK_HUGE_PAGES");
 }
