@@ -328,8 +328,13 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
     splicedDump = spliced.has_value();
   }
   try {
+    // LuaJIT's own output just now, or a kept dump read before: its
+    // operands need no check (a spliced dump is pieced together here, and
+    // a dump given as input is anyone's).
+    bytecode::ReadOptions read;
+    read.trusted = (fromSource && !splicedDump) || compiledBefore;
     bytecode::Chunk chunk = reuse ? reuse->state().dumps.read(dump, embeddedOpcodes(), path)
-                                  : bytecode::readDump(dump, embeddedOpcodes(), path);
+                                  : bytecode::readDump(dump, embeddedOpcodes(), path, read);
     flow::ValueMap::History* history = nullptr;
     if (reuse) {
       history = &reuse->state().values;

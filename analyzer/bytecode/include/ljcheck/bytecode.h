@@ -153,6 +153,10 @@ class DumpError : public std::runtime_error {
 
 struct ReadOptions {
   bool expectFr2 = true;  // the build's frame layout (GC64); a mismatch is a foreign dump
+  // The embedded compiler's own dump, or bytes read and checked before: the
+  // operands name what exists (LuaJIT writes no other), so they are not
+  // checked again. The framing (lengths, counts, the end) still is.
+  bool trusted = false;
 };
 
 // Reads a whole dump. `inputName` is used in error messages only.
