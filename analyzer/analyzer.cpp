@@ -641,9 +641,14 @@ void settleProject(const ProjectIndex& index, const std::vector<FileLinks>& link
                    const std::function<void(const std::vector<std::size_t>&)>& analyzeAgain) {
   // A file whose exported functions other files call otherwise than its
   // latest analysis assumed is analyzed again with those heats; that may
-  // make its own calls out hotter in turn, so repeat a few rounds (chains
-  // of modules).
-  for (int round = 0; round < 4; ++round) {
+  // make its own calls out hotter in turn, so repeat (chains of modules)
+  // until nothing changes. What a call tells another file (its heat, the
+  // call named, the counts of its own file's loops) only grows and takes
+  // few values, so the rounds settle on the same result whatever order the
+  // files were analyzed in (lint's callers first, the language server's
+  // modules first); the bound only guards against a mistake.
+  constexpr int kMaxRounds = 16;
+  for (int round = 0; round < kMaxRounds; ++round) {
     std::map<std::size_t, IncomingHeat> incoming = index.incoming(links);
     std::vector<std::size_t> again;
     for (const auto& [i, heat] : incoming) {

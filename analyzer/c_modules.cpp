@@ -9,6 +9,7 @@
 #include <set>
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <lua.hpp>
 
@@ -31,6 +32,11 @@ std::string packageDefault(const char* field) {
 }
 
 bool readable(const std::string& file) {
+  // A named pipe or a device is what searchpath finds too (its open would
+  // wait for a writer): found, and not opened here.
+  struct stat status;
+  if (::stat(file.c_str(), &status) != 0) return false;
+  if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) return true;
   std::FILE* f = std::fopen(file.c_str(), "r");  // what searchpath's readable() does
   if (!f) return false;
   std::fclose(f);

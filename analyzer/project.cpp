@@ -110,16 +110,18 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
     caller.shortfall = call.shortfall.empty() ? std::string() : call.shortfall + ", in " + paths_[from];
   }
   caller.steadyRuns = std::max(caller.steadyRuns, call.steadyRuns);
-  // The hottest call is named; of equally hot ones, the first in a loop
-  // (the evidence is at the call), else the first. Whatever order the
-  // callers were analyzed in, the same call is named.
+  // The hottest call is named; of equally hot ones, one in a loop (the
+  // evidence is at the call), the one whose loops run most, then the
+  // first. Whatever order the callers were analyzed in, the same call is
+  // named.
   const bool inLoop = call.loopLine > 0;
-  if (call.heat == flow::Heat::Cold || call.heat < caller.heat ||
-      (call.heat == caller.heat && (caller.fromLoop || !inLoop)))
-    return;
+  const long runs = inLoop && !call.unknownTrips ? call.iterations : 0;
+  if (call.heat == flow::Heat::Cold || call.heat < caller.heat) return;
+  if (call.heat == caller.heat && (!inLoop || (caller.fromLoop && runs <= caller.namedRuns))) return;
   caller.heat = call.heat;
   caller.why = describeCall(call, paths_[from]);
   caller.fromLoop = inLoop;
+  caller.namedRuns = runs;
 }
 
 std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<FileLinks>& links) const {

@@ -385,7 +385,19 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     }
   for (auto& sites : callers_)
     for (auto& site : sites) site.line = chunk.prototypes[site.proto].at(site.pc).line;
-  countEntries();
+  EntryCounts counts;
+  countEntries(true, counts);
+  entries_ = std::move(counts.runs);
+  steadyEntries_ = std::move(counts.steady);
+  entryShortfall_ = std::move(counts.shortfall);
+  // What other files are told of this file's calls into them counts only
+  // this file's own loops and calls: counts other files' calls gave would
+  // go round a cycle of files and grow with every round of the project.
+  EntryCounts own;
+  if (!moduleSites.empty()) {
+    if (external_.empty()) own = EntryCounts{entries_, steadyEntries_, entryShortfall_};
+    else countEntries(false, own);
+  }
   settled_ = true;
   for (const auto& [q, pc] : moduleSites) {  // calledMembers_ is sorted and made unique below
     std::string_view name = values.at(q, pc, calleeSlot(chunk.prototypes[q].at(pc))).name;
@@ -396,11 +408,11 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     HeatEvidence e = evidence(q, pc, false);
     if (e.heat == Heat::Cold) continue;
     CountStop stop;
-    long steady = steadyRunsAt(q, pc, &stop);
+    long steady = steadyRunsWith(q, pc, &stop, own.steady);
     int line = chunk.prototypes[q].at(pc).line;
     moduleCalls_.push_back({std::string(called.module), std::string(called.member), e.heat, line,
                             e.loop ? e.loop->line : 0, e.iterations, e.unknownTrips, steady,
-                            stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : entryShortfall_[q]});
+                            stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : own.shortfall[q]});
   }
   std::sort(calledMembers_.begin(), calledMembers_.end());
   calledMembers_.erase(std::unique(calledMembers_.begin(), calledMembers_.end()), calledMembers_.end());
@@ -483,8 +495,10 @@ constexpr long kManyRuns = 1L << 40;  // saturates: nested constant loops can mu
 long timesSaturating(long a, long b) { return a > 0 && b > kManyRuns / a ? kManyRuns : a * b; }
 }  // namespace
 
-long CallGraph::runsAt(std::size_t proto, int pc) const {
-  long runs = entries_.at(proto);
+long CallGraph::runsAt(std::size_t proto, int pc) const { return runsWith(proto, pc, entries_); }
+
+long CallGraph::runsWith(std::size_t proto, int pc, const std::vector<long>& entries) const {
+  long runs = entries.at(proto);
   for (const auto& loop : loops_.at(proto))
     if (pc >= loop.first && pc <= loop.last && loop.known && !loop.leavesAt)
       runs = timesSaturating(runs, std::max(loop.count, 1L));
@@ -493,32 +507,38 @@ long CallGraph::runsAt(std::size_t proto, int pc) const {
 
 // Each prototype gets the most runs of any one call site outside its own
 // cycle of recursion (a lower bound: the sites are not added up), to a
-// fixpoint; the graph without the cycles is acyclic, so it settles.
-void CallGraph::countEntries() {
-  for (const auto& [p, caller] : external_) {
-    if (p >= entries_.size()) continue;
-    if (caller.runs > entries_[p]) entryShortfall_[p] = caller.shortfall;
-    entries_[p] = std::max(entries_[p], std::min(std::max(caller.runs, 1L), kManyRuns));
-    steadyEntries_[p] = std::max(steadyEntries_[p], std::min(std::max(caller.steadyRuns, 1L), kManyRuns));
-  }
+// fixpoint; the graph without the cycles is acyclic, so it settles. With
+// `external`, other files' calls count too (their runs as their files'
+// own loops show them).
+void CallGraph::countEntries(bool external, EntryCounts& out) const {
+  const std::size_t n = callers_.size();
+  out.runs.assign(n, 1);
+  out.steady.assign(n, 1);
+  out.shortfall.assign(n, std::string());
+  if (external)
+    for (const auto& [p, caller] : external_) {
+      if (p >= n) continue;
+      if (caller.runs > out.runs[p]) out.shortfall[p] = caller.shortfall;
+      out.runs[p] = std::max(out.runs[p], std::min(std::max(caller.runs, 1L), kManyRuns));
+      out.steady[p] = std::max(out.steady[p], std::min(std::max(caller.steadyRuns, 1L), kManyRuns));
+    }
   for (bool changed = true; changed;) {
     changed = false;
-    for (std::size_t p = 0; p < callers_.size(); ++p)
+    for (std::size_t p = 0; p < n; ++p)
       for (const auto& site : callers_[p]) {
         if (component_.at(site.proto) == component_.at(p)) continue;
-        long runs = runsAt(site.proto, site.pc);
+        long runs = runsWith(site.proto, site.pc, out.runs);
         CountStop stop;
-        long steady = steadyRunsAt(site.proto, site.pc, &stop);
-        if (runs > entries_[p]) {
-          entries_[p] = runs;
+        long steady = steadyRunsWith(site.proto, site.pc, &stop, out.steady);
+        if (runs > out.runs[p]) {
+          out.runs[p] = runs;
           changed = true;
           // What keeps this site, the one with the most calls, from running on every pass.
-          entryShortfall_[p] = stop.kind != CountStop::Kind::None
-                                   ? describeStop(stop, site.line, "")
-                                   : entryShortfall_[site.proto];
+          out.shortfall[p] = stop.kind != CountStop::Kind::None ? describeStop(stop, site.line, "")
+                                                                : out.shortfall[site.proto];
         }
-        if (steady > steadyEntries_[p]) {
-          steadyEntries_[p] = steady;
+        if (steady > out.steady[p]) {
+          out.steady[p] = steady;
           changed = true;
         }
       }
@@ -544,6 +564,10 @@ std::string CallGraph::describeStop(const CountStop& stop, int callLine, const s
 }
 
 long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
+  return steadyRunsWith(proto, pc, stop, steadyEntries_);
+}
+
+long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const std::vector<long>& steadyEntries) const {
   const auto& branches = branches_.at(proto);
   CountStop none;
   CountStop& why = stop ? *stop : none;
@@ -591,7 +615,7 @@ long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
     why = {CountStop::Kind::Branch, b->line};
     return runs;
   }
-  return timesSaturating(runs, steadyEntries_.at(proto));
+  return timesSaturating(runs, steadyEntries.at(proto));
 }
 
 // Which functions run at all: the main chunk, those that escape or that

@@ -123,11 +123,12 @@ struct ExternalCaller {
   long steadyRuns = 0;  // the same, counted as CallGraph::steadyRunsAt counts
   std::string shortfall = {};  // why steadyRuns < runs, naming the calling file (ModuleCall::shortfall)
   bool fromLoop = false;       // `why` names a loop around the call
+  long namedRuns = 0;          // the runs of the loop `why` names, when known
 };
 
 inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
   return a.heat == b.heat && a.why == b.why && a.runs == b.runs && a.steadyRuns == b.steadyRuns &&
-         a.shortfall == b.shortfall && a.fromLoop == b.fromLoop;
+         a.shortfall == b.shortfall && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns;
 }
 
 // Other files' module functions that run a loop, by "a.b:f" (CallGraph::runsLoop there).
@@ -278,7 +279,14 @@ class CallGraph {
   HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;
   void findCycles();
   void findProtected();
-  void countEntries();
+  // Per proto: runs (entries_), steady runs (steadyEntries_), shortfall (entryShortfall_).
+  struct EntryCounts {
+    std::vector<long> runs, steady;
+    std::vector<std::string> shortfall;
+  };
+  void countEntries(bool external, EntryCounts& out) const;
+  long runsWith(std::size_t proto, int pc, const std::vector<long>& entries) const;
+  long steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const std::vector<long>& steadyEntries) const;
 };
 
 }  // namespace ljcheck::flow

@@ -201,6 +201,9 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
       blacklisting = "; the bytecode shows " + std::to_string(allRuns) + " runs of the code around the loop at line " +
                      std::to_string(unknownAround->line) +
                      ", which turns a number of times the bytecode does not show, maybe none, so a warning";
+    } else if (needed.runs > 0 && allRuns <= 1) {
+      blacklisting = "; the bytecode does not show how often it runs, and blacklisting the trace start needs "
+                     "many runs (" + takes + "), so a warning";
     } else if (needed.runs > 0) {
       blacklisting = "; the bytecode shows at least " + std::to_string(allRuns) +
                      " runs, fewer than blacklisting the trace start needs (" + takes + "), so a warning";

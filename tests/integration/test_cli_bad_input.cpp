@@ -429,6 +429,18 @@ TEST_CASE("a FIFO named on the command line is refused, not waited on", "[cli][b
   fs::remove(dir + "/pipe.lua");
 }
 
+TEST_CASE("a FIFO that a linted file requires is not opened", "[cli][bad-input][fifo]") {
+  // The search for what `require("pipe")` loads (C module or Lua file)
+  // used to open ./pipe.lua, which waits for a writer.
+  std::string dir = project("fifo-required");
+  REQUIRE(mkfifo((dir + "/pipe.lua").c_str(), 0644) == 0);
+  writeFile(dir + "/main.lua", "local p = require(\"pipe\")\nfor i = 1, 100 do p.f(i) end\n");
+  ProcessResult r = ljcheckIn(dir, {"lint", "--brief", "main.lua", "good.lua"}, 30);
+  CHECK(r.exitCode == 1);
+  CHECK(count(r.out, kGoodFinding) == 1);
+  fs::remove(dir + "/pipe.lua");
+}
+
 TEST_CASE("an expression nested 60,000 deep beside an ljcheck comment does not overflow the stack", "[cli][bad-input][deep]") {
   std::string dir = project("deep-expression");
   std::string deep = "local x = 1";
