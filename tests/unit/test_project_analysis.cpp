@@ -3,6 +3,7 @@
 // analyze again only the files an edit can change.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <fstream>
 #include <string>
@@ -406,4 +407,70 @@ TEST_CASE("of two equally hot callers, lint and the kept project name the same o
   CHECK(fresh[2].predictions[0].reasonId.str() == "NYIBC:FNEW");
   CHECK(fresh[2].predictions[0].reasoning.find("f is called from the loop at line 9 of a.lua") != std::string::npos);
   fs::remove_all(dir);
+}
+
+namespace {
+
+// Lints `files` (name -> text) in a fresh folder; each file's rows, by name.
+std::map<std::string, std::vector<Row>> lintTexts(const std::string& name, const std::map<std::string, std::string>& files) {
+  fs::path dir = fs::temp_directory_path() / ("ljcheck-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<std::string> paths;
+  for (const auto& [file, text] : files) {
+    std::ofstream(dir / file) << text;
+    paths.push_back((dir / file).string());
+  }
+  AnalyzeOptions options;
+  options.root = dir.string();
+  options.minConfidence = Confidence::Possible;
+  std::map<std::string, std::vector<Row>> out;
+  const auto results = analyzeFiles(paths, options);
+  for (std::size_t i = 0; i < paths.size(); ++i) out[fs::path(paths[i]).filename().string()] = rows(results[i]);
+  ProjectAnalysis kept(paths, options);
+  kept.update();
+  for (const auto& path : paths) CHECK(rows(*kept.result(path)) == out[fs::path(path).filename().string()]);
+  fs::remove_all(dir);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("how a require is written, or which file of a cycle is largest, does not change a finding", "[project]") {
+  // Lint orders files by a scan of their text for `require "name"`; one it
+  // cannot read (a long bracket of level 1) or a cycle broken elsewhere
+  // leaves more to the rounds, which must settle on the same result.
+  std::map<std::string, std::string> chain, bracketed;
+  chain["main.lua"] = "local m1 = require(\"m1\")\nfor i = 1, 100000 do m1.f(i) end\n";
+  for (int k = 1; k <= 6; ++k) {
+    const std::string next = "m" + std::to_string(k + 1);
+    chain["m" + std::to_string(k) + ".lua"] =
+        k < 6 ? "local nxt = require(\"" + next + "\")\nlocal M = {}\nfunction M.f(x) return nxt.f(x) + 1 end\nreturn M\n"
+              : "local M = {}\nfunction M.f(x)\n  local g = function(y) return y * 2 end\n  return g(x)\nend\nreturn M\n";
+  }
+  for (const auto& [file, text] : chain) {
+    std::string t = text;
+    if (auto at = t.find("require(\""); at != std::string::npos) {
+      const auto end = t.find("\")", at);
+      t = t.substr(0, at) + "require [=[" + t.substr(at + 9, end - at - 9) + "]=]" + t.substr(end + 2);
+    }
+    bracketed[file] = t;
+  }
+  const auto plain = lintTexts("chain-plain", chain);
+  const auto odd = lintTexts("chain-bracket", bracketed);
+  CHECK(plain == odd);
+  REQUIRE_FALSE(plain.at("m6.lua").empty());
+  CHECK(std::get<2>(plain.at("m6.lua")[0]) == "NYIBC:FNEW");
+
+  // a.lua and b.lua call each other from loops of 6, with no way out: the
+  // counts would grow round the cycle without end.
+  std::map<std::string, std::string> cycle = {
+      {"main.lua", "local a = require(\"a\")\nfor i = 1, 60 do a.f(i) end\n"},
+      {"a.lua", "local b = require(\"b\")\nlocal M = {}\nfunction M.f(x) for i = 1, 6 do b.g(x) end end\nreturn M\n"},
+      {"b.lua", "local a = require(\"a\")\nlocal M = {}\nfunction M.g(x)\n  local c = function() return x end\n"
+                "  for i = 1, 6 do a.f(x) end\n  return c()\nend\nreturn M\n"}};
+  const auto small = lintTexts("cycle-small", cycle);
+  cycle["a.lua"] += "-- " + std::string(300, 'x') + "\n";  // now the largest file: the cycle breaks there
+  const auto large = lintTexts("cycle-large", cycle);
+  CHECK(small.at("b.lua") == large.at("b.lua"));
 }
