@@ -622,9 +622,8 @@ void mapKeptSources(const ProjectFiles& project, std::vector<FileResult>& result
 }
 
 // Whether `now` gives some exported function another caller than `before`
-// did: a hotter one, or, of the same heat, the first such call in file order
-// (ProjectIndex::incoming), which is then named; calls only get hotter, so
-// the rounds settle.
+// did: a hotter one, or another call of the same heat to name
+// (ProjectIndex::addCall), or other counts of its file's loops.
 bool changes(const IncomingHeat& now, const IncomingHeat* before) {
   for (const auto& [member, caller] : now) {
     if (!before) return true;
