@@ -1,7 +1,9 @@
 // Helpers shared by the Lua bindings (see lua_binding.h).
 #include "lua_binding.h"
 
+#include <filesystem>
 #include <stdexcept>
+#include <string>
 
 namespace ljcheck::binding {
 
@@ -34,10 +36,25 @@ std::string givenType(lua_State* L, int index) {
   return lua_isnone(L, index) ? std::string("nothing") : std::string("a ") + luaL_typename(L, index);
 }
 
-std::string filenameArgument(lua_State* L, int idx) {
+std::string filenameArgument(lua_State* L, int idx, const char* method) {
   if (lua_type(L, idx) == LUA_TSTRING) return std::string(lua::stringAt(L, idx));
   if (lua_isnoneornil(L, idx)) return {};
-  throw std::runtime_error("session:stop(filename): filename must be a string, got " + givenType(L, idx));
+  throw std::runtime_error(std::string(method) + ": filename must be a string, got " + givenType(L, idx));
+}
+
+std::string rootOption(lua_State* L, const char* fn) {
+  if (lua_type(L, -1) != LUA_TSTRING)
+    throw std::runtime_error(std::string(fn) + ": option 'root' must be a string, got " + givenType(L, -1));
+  std::string root(lua::stringAt(L, -1));
+  std::error_code error;
+  if (!root.empty() && !std::filesystem::is_directory(root, error))
+    throw std::runtime_error(std::string(fn) + ": option 'root': '" + root + "' is not a directory");
+  return root;
+}
+
+void noArguments(lua_State* L, const char* fn) {
+  if (lua_gettop(L) > 0)
+    throw std::runtime_error(std::string(fn) + "() takes no arguments, got " + givenType(L, 1));
 }
 
 void setString(lua_State* L, const char* key, const std::string& value) {

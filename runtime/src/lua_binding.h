@@ -27,8 +27,16 @@ void* selfArgument(lua_State* L, const char* type, const char* what, const char*
 // "nothing" for no argument.
 std::string givenType(lua_State* L, int index);
 
-// stop(filename)'s argument at idx: the file name, or "" when none is given.
-std::string filenameArgument(lua_State* L, int idx);
+// stop(filename)'s argument at idx: the file name, or "" when none is given;
+// `method` names the call in the error ("session:stop(filename)").
+std::string filenameArgument(lua_State* L, int idx, const char* method = "session:stop(filename)");
+
+// The `root` option at -1 of function `fn` ("ljcheck.trace"): a string that
+// names an existing directory, as `ljcheck run --root` requires.
+std::string rootOption(lua_State* L, const char* fn);
+
+// A function that takes no arguments was given some: an error naming it.
+void noArguments(lua_State* L, const char* fn);
 
 void setString(lua_State* L, const char* key, const std::string& value);
 void setNumber(lua_State* L, const char* key, double value);

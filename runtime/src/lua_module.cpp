@@ -71,9 +71,7 @@ TraceOptions readOptions(lua_State* L, int idx) {
                                                                  : binding::givenType(L, -1)));
       options.maxSites = static_cast<std::size_t>(n);
     } else if (key == "root") {
-      if (lua_type(L, -1) != LUA_TSTRING)
-        throw std::runtime_error("ljcheck.trace: option 'root' must be a string, got " + binding::givenType(L, -1));
-      options.root = std::string(lua::stringAt(L, -1));
+      options.root = binding::rootOption(L, "ljcheck.trace");
     } else {
       throw std::runtime_error("ljcheck.trace: unknown option '" + (key.empty() ? std::string("?") : key) +
                                "' (known: includeBenign, coverage, maxSites, root)");
@@ -231,6 +229,7 @@ void pushReport(lua_State* L, TraceReport report) {
 // ljcheck.profile(): the host VM's recorder profile, read live, as the
 // trace report's traceProfile names it, with the facts its id joins.
 int profile(lua_State* L) {
+  binding::noArguments(L, "ljcheck.profile");
   LiveProfile live = readLiveProfile(L);
   lua_createtable(L, 0, 7);
   setString(L, "id", live.id);

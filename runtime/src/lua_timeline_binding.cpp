@@ -50,9 +50,7 @@ TimelineOptions readOptions(lua_State* L, int idx) {
         throw std::runtime_error("ljcheck.timeline: option 'exits' must be a boolean, got " + givenType(L, -1));
       options.exits = lua_toboolean(L, -1) != 0;
     } else if (key == "root") {
-      if (lua_type(L, -1) != LUA_TSTRING)
-        throw std::runtime_error("ljcheck.timeline: option 'root' must be a string, got " + givenType(L, -1));
-      options.root = std::string(lua::stringAt(L, -1));
+      options.root = binding::rootOption(L, "ljcheck.timeline");
     } else {
       throw std::runtime_error("ljcheck.timeline: unknown option '" + (key.empty() ? std::string("?") : key) + "'");
     }
@@ -84,16 +82,21 @@ int timeline(lua_State* L) {
 int stop(lua_State* L) {
   auto& slot = *static_cast<TimelineSlot*>(binding::selfArgument(L, kTimelineType, "timeline", "stop"));
   if (!slot.capture || slot.capture->finished()) throw TimelineError("timeline session already stopped");
-  std::string filename;
-  if (lua_type(L, 2) == LUA_TSTRING) filename = std::string(lua::stringAt(L, 2));
-  else if (!lua_isnoneornil(L, 2))
-    throw std::runtime_error(std::string("timeline:stop(filename): filename must be a string, got ") +
-                             givenType(L, 2));
+  std::string filename = binding::filenameArgument(L, 2, "timeline:stop(filename)");
   slot.exits.detach(L);
   std::string json = toChromeTraceJson(slot.capture->finish(), timelineNaming(*slot.profile, slot.root));
   release(L, slot);
   if (!filename.empty()) writeReportFile(filename, json);
   lua_pushlstring(L, json.data(), json.size());
+  return 1;
+}
+
+// tostring(timeline): its type and whether it still records, as a trace
+// session shows itself.
+int timelineToString(lua_State* L) {
+  const auto& slot = *static_cast<const TimelineSlot*>(luaL_checkudata(L, 1, kTimelineType));
+  lua_pushfstring(L, "%s (%s)", kTimelineType,
+                  slot.capture && !slot.capture->finished() ? "running" : "stopped");
   return 1;
 }
 
@@ -128,6 +131,8 @@ void addTimelineFunctions(lua_State* L) {
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, timelineGc);
     lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, timelineToString);
+    lua_setfield(L, -2, "__tostring");
   }
   lua_pop(L, 1);
   lua_pushcfunction(L, binding::guarded<timeline>);

@@ -140,7 +140,7 @@ TEST_CASE("timeline: zone push and pop stay compiled with 0 aborts while a timel
 
 TEST_CASE("timeline: the Lua session writes nested slices, heap counters and abort instants", "[timeline]") {
   testing::EmbeddedVm vm;
-  CHECK(vm.run(R"(
+  CHECK(vm.run(R"lua(
     local ljcheck = require("ljcheck")
     local tl = ljcheck.timeline({chunks = 4})
     local ok, err = pcall(ljcheck.timeline)
@@ -154,10 +154,12 @@ TEST_CASE("timeline: the Lua session writes nested slices, heap counters and abo
     end
     ljcheck.zone()
     trace:stop()
+    assert(tostring(tl) == "ljcheck.TimelineSession (running)", tostring(tl))
     timelineJson = tl:stop()
     local again, why = pcall(tl.stop, tl)
     assert(not again and why:find("already stopped"), why)
-  )") == "");
+    assert(tostring(tl) == "ljcheck.TimelineSession (stopped)", tostring(tl))
+  )lua") == "");
   lua_getglobal(vm.L, "timelineJson");
   json trace = json::parse(lua_tostring(vm.L, -1));
   lua_pop(vm.L, 1);
@@ -174,6 +176,10 @@ TEST_CASE("timeline: the Lua session writes nested slices, heap counters and abo
   CHECK(sawAbort);
   CHECK(sawFrame);
   CHECK(vm.run("require('ljcheck').timeline({chunks = 0})").find("'chunks' must be a whole number") !=
+        std::string::npos);
+  CHECK(vm.run("require('ljcheck').timeline({root = '/nonexistent/proj'})")
+            .find("ljcheck.timeline: option 'root': '/nonexistent/proj' is not a directory") != std::string::npos);
+  CHECK(vm.run("require('ljcheck').timeline():stop(5)").find("timeline:stop(filename): filename must be a string") !=
         std::string::npos);
 }
 

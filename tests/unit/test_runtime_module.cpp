@@ -27,7 +27,7 @@ TEST_CASE("the Lua module: trace, pause, resume, stop and the report table", "[r
   Vm vm;
   std::string error = vm.run(
       "local ljcheck = require('ljcheck')\n"
-      "local s = ljcheck.trace({root = '/proj'})\n"
+      "local s = ljcheck.trace({root = '/'})\n"
       "local ok, e = pcall(ljcheck.trace)\n"
       "assert(not ok and e:find('already active'), e)\n"
       "s:pause(); s:resume()\n"
@@ -37,12 +37,12 @@ TEST_CASE("the Lua module: trace, pause, resume, stop and the report table", "[r
       "assert(not ok and e:find('trace session already stopped'), e)\n"
       "assert(r.totalAborts > 0 and r.blacklisted == 0 and r.durationSec >= 0)\n"
       "local site = r.sites[1]\n"
-      "assert(site.reasonId == 'NYIBC:FNEW' and site.location == 'snippet.lua:6', site.location)\n"
+      "assert(site.reasonId == 'NYIBC:FNEW' and site.location == 'proj/snippet.lua:6', site.location)\n"
       "assert(site.severity == 'warn' and site.reasonClass == 'blocker' and site.zonePath == '')\n"
       "assert(r.traceProfile.supported and r.reasonCatalogId == 'ljcheck-reasons')\n"
       "local csv = tostring(r)\n"
       "assert(csv:find('^severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start\\r\\n'))\n"
-      "assert(csv:find('warn,%d+,NYIBC:FNEW,blocker,snippet.lua:6,,'), csv)\n"
+      "assert(csv:find('warn,%d+,NYIBC:FNEW,blocker,proj/snippet.lua:6,,'), csv)\n"
       "assert(r:json():find('\"kind\": \"runtime\"', 1, true))\n"
       // A dot instead of a colon is told, not taken for a report without samples.
       "ok, e = pcall(r.json, {})\n"
@@ -50,7 +50,17 @@ TEST_CASE("the Lua module: trace, pause, resume, stop and the report table", "[r
       "ok, e = pcall(r.json)\n"
       "assert(not ok and e:find('call it with a colon, report:json(...)', 1, true), e)\n"
       "ok, e = pcall(ljcheck.trace, {includeBenign = 1})\n"
-      "assert(not ok and e:find('includeBenign'), e)\n");
+      "assert(not ok and e:find('includeBenign'), e)\n"
+      // A root that is no directory is refused, as `ljcheck run --root` refuses it.
+      "ok, e = pcall(ljcheck.trace, {root = '/nonexistent/proj'})\n"
+      "assert(not ok and e:find(\"option 'root': '/nonexistent/proj' is not a directory\", 1, true), e)\n"
+      "ok, e = pcall(ljcheck.trace, {root = 5})\n"
+      "assert(not ok and e:find(\"option 'root' must be a string, got a number\", 1, true), e)\n"
+      "assert(tostring(s) == 'ljcheck.TraceSession (stopped)', tostring(s))\n"
+      // profile() reads the VM it runs in: an argument would be ignored, so it is refused.
+      "ok, e = pcall(ljcheck.profile, 5)\n"
+      "assert(not ok and e:find('ljcheck.profile() takes no arguments, got a number', 1, true), e)\n"
+      "assert(ljcheck.profile().id == r.traceProfile.id)\n");
   INFO(error);
   CHECK(error.empty());
 }
