@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "chunk_names.h"
 #include "ljcheck/project_path.h"
 #include "ljcheck/reason.h"
 #include "ljcheck/verify.h"
@@ -101,10 +102,6 @@ bool isProcessWide(const std::string& reasonId) {
   return r && r->processWide;
 }
 
-// Chunk names that are not files ("=stdin", [string "..."]) and unknown
-// locations keep their text.
-bool isFilePath(const std::string& path) { return !path.empty() && path[0] != '=' && path[0] != '['; }
-
 // Shows a run's paths as the lint report's root does. Reports written under
 // different roots are rebased (and the reader told); a report without a root
 // cannot be, and the reader is told that too.
@@ -139,10 +136,6 @@ class Rebase {
   ProjectRoot target_, source_;
   bool active_ = false;
 };
-
-// Code loaded from a string ([string "..."]) or under a made-up chunk name
-// ("=products.html"): no file a prediction could name.
-bool fromLoadedChunk(const std::string& path) { return !path.empty() && (path[0] == '[' || path[0] == '='); }
 
 // The line's number for sorting: "fixtures/a.lua:10" after "fixtures/a.lua:9".
 bool byPathThenLine(const JoinedSite& a, const JoinedSite& b) {

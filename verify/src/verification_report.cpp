@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "chunk_names.h"
 #include "ljcheck/verification_report.h"
 
 namespace ljcheck {
@@ -33,8 +34,6 @@ namespace {
 
 constexpr int kContextLines = 2;  // shown above and below a site's line
 constexpr std::size_t kMaxFrames = 512;
-
-bool isFilePath(const std::string& path) { return !path.empty() && path[0] != '=' && path[0] != '['; }
 
 // Source files, each read once.
 class SourceFiles {
