@@ -3,6 +3,7 @@
 // with the parts it was made of, for people reading the file.
 #include "baseline.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,12 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr std::string_view kFormat = "ljcheck-baseline/v2";
 constexpr std::string_view kFormatV1 = "ljcheck-baseline/v1";
+
+// Both recipes write a 64-bit FNV-1a hash as 16 lowercase hex digits.
+bool isFingerprint(const std::string& text) {
+  return text.size() == 16 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 }  // namespace
 
@@ -44,7 +51,13 @@ std::variant<Baseline, std::string> readBaseline(const std::string& path) {
   for (const auto& entry : doc["entries"]) {
     if (!entry.is_object() || !entry.contains("fingerprint") || !entry["fingerprint"].is_string())
       return path + ": entry " + std::to_string(index) + " has no \"fingerprint\" string";
-    baseline.fingerprints.insert(entry["fingerprint"].get<std::string>());
+    std::string fingerprint = entry["fingerprint"].get<std::string>();
+    // A fingerprint edited by hand would never match again: its finding
+    // would come back and the entry count as stale, with nothing said.
+    if (!isFingerprint(fingerprint))
+      return path + ": entry " + std::to_string(index) + ": \"fingerprint\" \"" + fingerprint.substr(0, 40) +
+             "\" is not one ljcheck writes (16 hex digits, 0-9 and a-f)";
+    baseline.fingerprints.insert(std::move(fingerprint));
     ++index;
   }
   return baseline;

@@ -225,6 +225,17 @@ TEST_CASE("a baseline that cannot be read is a usage error naming it", "[cli][ba
   ProcessResult missing = lint(dir, {"--baseline", "absent.json"});
   CHECK(missing.exitCode == 2);
   CHECK(missing.err.find("absent.json: cannot read the baseline") != std::string::npos);
+  // A fingerprint edited by hand would match nothing: told, with the entry's index.
+  writeFile(dir + "/edited.json", R"({"format": "ljcheck-baseline/v2", "entries": [)"
+                                  R"({"fingerprint": "0123456789abcdef"}, {"fingerprint": "0123456789ABCDEF"}]})");
+  ProcessResult edited = lint(dir, {"--baseline", "edited.json"});
+  CHECK(edited.exitCode == 2);
+  CHECK(edited.err.find("edited.json: entry 1: \"fingerprint\" \"0123456789ABCDEF\" is not one ljcheck writes") !=
+        std::string::npos);
+  writeFile(dir + "/good.json", R"({"format": "ljcheck-baseline/v2", "entries": [{"fingerprint": "0123456789abcdef"}]})");
+  ProcessResult good = lint(dir, {"--baseline", "good.json"});
+  CHECK(good.err.find("baseline good.json: 0 findings baselined, 1 baseline entries no longer occur") !=
+        std::string::npos);
 }
 
 TEST_CASE("a comment added to a finding's line, or a function of the same name in another table, keeps it baselined",
