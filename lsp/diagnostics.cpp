@@ -113,13 +113,12 @@ void appendRelatedMask(std::string& out, const MaskingSite& m, const Document& d
 // A problem of a suppression comment (unpaired push/pop, unused allow):
 // from the comment to the end of its line, `code` its directive id.
 void appendDirective(std::string& out, const DirectiveProblem& p, const LineIndex& lines, PositionEncoding encoding) {
-  int line0 = p.line > 0 ? p.line - 1 : 0;
-  Position start = p.column > 0 ? lines.position(p.line, p.column, encoding) : Position{line0, 0};
+  auto [start, end] = directiveRange(p, lines, encoding);
   int severity = p.severity == Severity::Blacklist ? kError : p.severity == Severity::Warn ? kWarning : kInformation;
   appendField(out, "code", directiveId(p.kind), true);
   appendField(out, "message", p.message);
   out += ",\"range\":";
-  appendRange(out, start, lines.endOfLine(line0, encoding));
+  appendRange(out, start, end);
   out += ",\"severity\":";
   appendInt(out, severity);
   appendField(out, "source", "ljcheck");
@@ -128,6 +127,13 @@ void appendDirective(std::string& out, const DirectiveProblem& p, const LineInde
 }  // namespace
 
 Json toJson(Position p) { return Json{{"line", p.line}, {"character", p.character}}; }
+
+std::pair<Position, Position> directiveRange(const DirectiveProblem& p, const LineIndex& lines,
+                                             PositionEncoding encoding) {
+  int line0 = p.line > 0 ? p.line - 1 : 0;
+  Position start = p.column > 0 ? lines.position(p.line, p.column, encoding) : Position{line0, 0};
+  return {start, lines.endOfLine(line0, encoding)};
+}
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "documents.h"
 #include "positions.h"
@@ -19,6 +20,10 @@ struct DiagnosticStyle {
 // The LSP range of a prediction: its construct, else its whole line.
 nlohmann::json predictionRange(const Prediction& p, const LineIndex& lines, PositionEncoding encoding);
 nlohmann::json toJson(Position p);
+// The LSP range of a suppression comment's problem: from the comment to the
+// end of its line.
+std::pair<Position, Position> directiveRange(const DirectiveProblem& p, const LineIndex& lines,
+                                             PositionEncoding encoding);
 
 // One Diagnostic as JSON text appended to `out`, and as a json value.
 void appendDiagnostic(std::string& out, const Prediction& p, const Document& document, const LineIndex& lines,

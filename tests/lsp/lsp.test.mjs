@@ -221,6 +221,14 @@ test('an allow of an ID nothing is called offers to replace it with the nearest 
   const [unknown] = byCode(first, 'unknown-reason');
   assert.ok(unknown, JSON.stringify(first.diagnostics));
   assert.equal(byCode(first, 'NYIBC:FNEW').length, 1, 'the typo suppressed nothing');
+  // Hovering the comment says what is wrong with it and what to do.
+  const hover = await s.connection.sendRequest('textDocument/hover',
+    { textDocument: { uri }, position: unknown.range.start });
+  assert.ok(hover, 'no hover on the unknown-reason diagnostic');
+  assert.match(hover.contents.value, /^\*\*unknown-reason\*\*/);
+  assert.match(hover.contents.value, /NYBIC:FNEW/);
+  assert.match(hover.contents.value, /replace it with `NYIBC:FNEW`/);
+  assert.deepEqual(hover.range, unknown.range);
   const actions = await s.connection.sendRequest('textDocument/codeAction',
     { textDocument: { uri }, range: unknown.range, context: { diagnostics: [unknown] } });
   const replace = actions.find((a) => a.title === 'Replace NYBIC:FNEW with NYIBC:FNEW (ljcheck)');
