@@ -9,7 +9,8 @@ namespace {
 
 auto fieldsOf(const TraceEvent& ev) {
   return std::tie(ev.kind, ev.blacklistedStart, ev.code, ev.subject, ev.errorText, ev.source, ev.line, ev.zone,
-                  ev.startSource, ev.startLine, ev.startPc, ev.extentFirstLine, ev.extentLastLine);
+                  ev.startSource, ev.startLine, ev.startPc, ev.startFunctionLine, ev.extentFirstLine,
+                  ev.extentLastLine);
 }
 
 void mix(std::size_t& seed, std::size_t value) { seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2); }

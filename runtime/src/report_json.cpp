@@ -53,7 +53,7 @@ Json samplesJson(const SampleReport& samples) {
   Json lines = Json::array();
   for (const LineSamples& line : samples.lines) {
     Json row = {{"location", line.location()}, {"path", line.path}, {"line", line.line},
-                {"zonePath", line.zonePath}, {"count", line.states.total()}};
+                {"function", line.functionLine}, {"zonePath", line.zonePath}, {"count", line.states.total()}};
     row.update(stateCounts(line.states));
     lines.push_back(std::move(row));
   }
@@ -81,8 +81,8 @@ std::string toJson(const TraceReport& report, const SampleReport* samples) {
                      {"zonePath", site.zonePath},
                      {"start", site.startLocation()},
                      {"extent", {site.extentFirstLine, site.extentLastLine}}});
-    if (report.sampled) {
-      sites.back()["costMs"] = site.costMs;
+    if (report.sampled) {  // null: nothing to measure (a split, a side trace's abort)
+      sites.back()["costMs"] = site.hasExtent() ? Json(site.costMs) : Json(nullptr);
       sites.back()["interpretedSamples"] = site.interpretedSamples;
     }
   }

@@ -1,6 +1,7 @@
 // The capture of one sample session, filled by the profiler callback inside
 // the VM (sampler.cpp) and read once at stop (sample_session.cpp). Samples are
-// aggregated as they come: by (zone, stack) and by (zone, innermost Lua line),
+// aggregated as they come: by (zone, stack) and by (zone, innermost Lua line
+// and its function),
 // so memory grows with distinct stacks, not with run time, and is bounded:
 // past kMaxSampledStacks distinct stacks (or lines), a new one is counted in
 // one overflow stack (and in no line), so the totals stay exact. A level's
@@ -51,8 +52,10 @@ class SampleCapture {
   std::vector<SampledFrame> frames;  // by FrameId
   // (zone, frames innermost first) -> counts by VM state.
   std::map<std::pair<StringId, std::vector<FrameId>>, StateCounts> stacks;
-  // (zone, chunk, line) of the innermost Lua frame -> counts by VM state.
-  std::map<std::tuple<StringId, StringId, int>, StateCounts> lines;
+  // (zone, chunk, its function's first line, line) of the innermost Lua
+  // frame -> counts by VM state.
+  using LineKey = std::tuple<StringId, StringId, int, int>;
+  std::map<LineKey, StateCounts> lines;
 
   // The profiler callback's work: one call for `samples` samples in `state`.
   void record(lua_State* L, int samples, VmState state);
@@ -72,7 +75,7 @@ class SampleCapture {
   // The counts of (zone, scratch_) and of one line, found or added; a line
   // past the bound has none.
   StateCounts& stackCounts(StringId zone);
-  StateCounts* lineCounts(const std::tuple<StringId, StringId, int>& at);
+  StateCounts* lineCounts(const LineKey& at);
   // The zone path open now, as a pool id.
   StringId zoneNow(lua_State* L);
   // Pushes package.loaded["jit.zone"], remembered once it is a table.
@@ -87,7 +90,7 @@ class SampleCapture {
   std::vector<FrameId> scratch_;
   // The entries the last sample counted in (map entries never move).
   std::pair<const std::pair<StringId, std::vector<FrameId>>, StateCounts>* lastStack_ = nullptr;
-  std::pair<const std::tuple<StringId, StringId, int>, StateCounts>* lastLine_ = nullptr;
+  std::pair<const LineKey, StateCounts>* lastLine_ = nullptr;
   struct LevelSeen {
     const void* function = nullptr;
     int line = -1;

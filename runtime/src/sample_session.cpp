@@ -82,12 +82,12 @@ class ReportBuilder {
     std::stable_sort(report.rows.begin(), report.rows.end(),
                      [](const SampleRecord& a, const SampleRecord& b) { return a.count() > b.count(); });
     for (const auto& [key, counts] : capture_.lines) {
-      const auto& [zone, source, line] = key;
+      const auto& [zone, source, functionLine, line] = key;
       if (!inZone(capture_.strings.text(zone), options_.zone)) continue;
-      report.lines.push_back({path(source), line, capture_.strings.text(zone), counts});
+      report.lines.push_back({path(source), line, capture_.strings.text(zone), counts, functionLine});
     }
     std::stable_sort(report.lines.begin(), report.lines.end(), [](const LineSamples& a, const LineSamples& b) {
-      return std::tie(a.path, a.line, a.zonePath) < std::tie(b.path, b.line, b.zonePath);
+      return std::tie(a.path, a.line, a.zonePath, a.functionLine) < std::tie(b.path, b.line, b.zonePath, b.functionLine);
     });
     return report;
   }

@@ -49,7 +49,7 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
   }
   scratch_.clear();
   StringId lineSource = 0;
-  int line = -1;
+  int line = -1, functionLine = 0;
   for (int level = 0; level < levels && level < stackDepth_; ++level) {
     const LevelSeen& seen = walk_[static_cast<std::size_t>(level)];
     CallSite site{seen.function, nullptr, -1};
@@ -63,6 +63,7 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
     // The current line of the innermost Lua frame that has one.
     if (line < 0 && seen.line >= 0 && !frames[id].isC) {
       lineSource = frames[id].source;
+      functionLine = frames[id].lineDefined;
       line = seen.line;
     }
   }
@@ -71,7 +72,7 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
   taken += count;
   stackCounts(zone)[state] += count;
   if (line < 0) return;
-  if (StateCounts* counts = lineCounts({zone, lineSource, line})) (*counts)[state] += count;
+  if (StateCounts* counts = lineCounts({zone, lineSource, functionLine, line})) (*counts)[state] += count;
 }
 
 StateCounts& SampleCapture::stackCounts(StringId zone) {
@@ -95,7 +96,7 @@ StateCounts& SampleCapture::stackCounts(StringId zone) {
   return stack->second;
 }
 
-StateCounts* SampleCapture::lineCounts(const std::tuple<StringId, StringId, int>& at) {
+StateCounts* SampleCapture::lineCounts(const LineKey& at) {
   if (lastLine_ && lastLine_->first == at) return &lastLine_->second;
   auto counted = lines.find(at);
   if (counted == lines.end()) {

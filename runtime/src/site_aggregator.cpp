@@ -46,6 +46,7 @@ AbortSite newSite(const ResolvedAbort& r, const TraceEvent& ev, const std::strin
   if (ev.startSource) {
     site.startPath = ctx.locations.displayPath(strings.text(ev.startSource));
     site.startLine = ev.startLine;
+    site.startFunctionLine = ev.startFunctionLine;
     site.extentFirstLine = ev.extentFirstLine;
     site.extentLastLine = ev.extentLastLine;
   }

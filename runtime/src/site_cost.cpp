@@ -3,19 +3,83 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <utility>
 
 namespace ljcheck {
 
+namespace {
+
+// One root trace start that some sites aborted: its function, the lines it
+// would have compiled, and those sites by the zone they aborted in.
+struct TraceStart {
+  int firstLine = 0, lastLine = 0;
+  std::map<std::string, std::vector<AbortSite*>> sitesByZone;
+  std::vector<AbortSite*>* mainZone = nullptr;  // the zone where it aborted most
+};
+
+// The starts of each function, by (path, the function's first line).
+using StartsByFunction = std::map<std::pair<std::string, int>, std::map<std::pair<int, int>, TraceStart>>;
+
+StartsByFunction startsOf(TraceReport& report) {
+  StartsByFunction starts;
+  for (AbortSite& site : report.sites) {
+    if (!site.hasExtent() || site.startFunctionLine < 0) continue;
+    TraceStart& start =
+        starts[{site.startPath, site.startFunctionLine}][{site.extentFirstLine, site.extentLastLine}];
+    start.firstLine = site.extentFirstLine;
+    start.lastLine = site.extentLastLine;
+    start.sitesByZone[site.zonePath].push_back(&site);
+  }
+  for (auto& [function, byExtent] : starts)
+    for (auto& [extent, start] : byExtent) {
+      std::uint64_t most = 0;
+      for (auto& [zone, sites] : start.sitesByZone) {
+        std::uint64_t aborts = 0;
+        for (const AbortSite* site : sites) aborts += site->count;
+        if (!start.mainZone || aborts > most) {
+          start.mainZone = &sites;
+          most = aborts;
+        }
+      }
+    }
+  return starts;
+}
+
+// The innermost start of `starts` whose lines hold `line`: a loop nested in
+// another loop, or in a function whose entry also started a trace, takes
+// the samples of its own lines. Null when none holds it.
+TraceStart* innermost(std::map<std::pair<int, int>, TraceStart>& starts, int line) {
+  TraceStart* best = nullptr;
+  for (auto& [extent, start] : starts) {
+    if (line < start.firstLine || line > start.lastLine) continue;
+    if (!best || start.lastLine - start.firstLine < best->lastLine - best->firstLine) best = &start;
+  }
+  return best;
+}
+
+}  // namespace
+
 void addSiteCosts(TraceReport& report, const SampleReport& samples) {
   report.sampled = true;
-  for (AbortSite& site : report.sites) {
-    site.interpretedSamples = 0;
-    if (site.startPath.empty() || site.extentFirstLine <= 0) continue;
-    for (const LineSamples& line : samples.lines)
-      if (line.path == site.startPath && line.line >= site.extentFirstLine && line.line <= site.extentLastLine)
-        site.interpretedSamples += line.states[VmState::Interpreted];
-    site.costMs = samples.millisecondsOf(site.interpretedSamples);
+  for (AbortSite& site : report.sites) site.interpretedSamples = 0;
+  StartsByFunction starts = startsOf(report);
+  for (const LineSamples& line : samples.lines) {
+    std::uint64_t interpreted = line.states[VmState::Interpreted];
+    if (interpreted == 0) continue;
+    auto function = starts.find({line.path, line.functionLine});
+    if (function == starts.end()) continue;
+    TraceStart* start = innermost(function->second, line.line);
+    if (!start) continue;
+    // A start's sites of the sample's zone take it; a start that aborted in
+    // other zones only (it was blacklisted there, and runs interpreted in
+    // every zone) gives it to the zone where it aborted most, so that no
+    // sample counts twice.
+    auto inZone = start->sitesByZone.find(line.zonePath);
+    for (AbortSite* site : inZone != start->sitesByZone.end() ? inZone->second : *start->mainZone)
+      site->interpretedSamples += interpreted;
   }
+  for (AbortSite& site : report.sites) site.costMs = samples.millisecondsOf(site.interpretedSamples);
 }
 
 namespace {
@@ -86,9 +150,10 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
   if (sites.size() > topSites) sites.resize(topSites);
   if (!sites.empty()) out += samples ? "ljcheck: top sites by interpreter cost:\n" : "ljcheck: top sites by count:\n";
   for (const AbortSite* site : sites) {
-    // A split's trace does not die (no start, no extent): nothing to measure.
+    // A split's trace does not die (no start), and a side trace's abort
+    // leaves its parent running (no extent): nothing to measure.
     char cost[32];
-    if (site->startPath.empty()) std::snprintf(cost, sizeof cost, "%9s   ", "-");
+    if (!site->hasExtent()) std::snprintf(cost, sizeof cost, "%9s   ", "-");
     else std::snprintf(cost, sizeof cost, "%9.1f ms", site->costMs);
     out += std::string("  ") + (samples ? std::string(cost) + "  " : std::string()) + site->reasonId.str() + "  " +
            site->location() + "  x" + std::to_string(site->count);

@@ -78,6 +78,7 @@ class TraceCapture {
   struct Location {
     StringId source = 0;
     int line = -1;
+    int functionLine = -1;  // its function's first line (linedefined; 0: a main chunk)
     std::pair<int, int> extent{0, 0};  // as a trace start: its extents entry, once read
   };
   std::unordered_map<std::pair<const void*, int>, Location, VisitedLines::PcHash> locations;

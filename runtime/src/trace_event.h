@@ -37,8 +37,10 @@ struct TraceEvent {
   StringId startSource = 0;          // start site of the aborted trace (-jv's "start")
   std::int32_t startLine = 0;
   std::int32_t startPc = 0;
-  // Lines of the code the trace would have compiled: the loop it started at,
-  // or the whole start function (a function trace, a while/repeat loop).
+  std::int32_t startFunctionLine = -1;  // the start function's first line (0: a main chunk)
+  // Lines of the code a root trace would have compiled: the loop it started
+  // at, or the whole start function (a function trace, a while/repeat
+  // loop). 0 for a side or stitched trace: its parent keeps running.
   std::int32_t extentFirstLine = 0;
   std::int32_t extentLastLine = 0;
 };

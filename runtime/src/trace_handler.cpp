@@ -92,6 +92,7 @@ TraceCapture::Location* cachedLocation(lua_State* L, TraceCapture& c, int idx, i
     pushFuncinfo(L, idx, &pc);
     TraceCapture::Location found;
     found.line = lua::intField(L, -1, "currentline", -1);
+    found.functionLine = lua::intField(L, -1, "linedefined", -1);
     if (found.line >= 0) {
       lua_getfield(L, -1, "source");
       found.source = c.nameId(lua::stringAt(L, -1));
@@ -252,15 +253,22 @@ void readStart(lua_State* L, TraceCapture& c, int tr, const StartRecord& start, 
     ev.startSource = where.source;
     ev.startLine = where.line;
     ev.startPc = start.pc;
+    ev.startFunctionLine = at->functionLine;
     long long ins = instructionAt(L, c, funcIdx, start.pc);
-    if (at->extent.first == 0) {  // first abort of a trace started here: the lines it would have compiled
+    // A side trace (or a trace stitched after a call) that aborts leaves its
+    // parent trace running: it keeps only the code from its exit back into
+    // the parent out of traces, lines this collector cannot bound. Only a
+    // root trace's start gets an extent, and so a cost.
+    if (start.parent == 0 && at->extent.first == 0) {  // first abort of a root trace started here
       auto key = std::make_tuple(where.source, where.line, start.pc);
       auto cached = c.extents.find(key);
       at->extent = cached != c.extents.end() ? cached->second : codeExtent(L, c, funcIdx, start.pc, ins);
       if (cached == c.extents.end() && !c.events.full()) c.extents.emplace(key, at->extent);  // bounded with the tally
     }
-    ev.extentFirstLine = at->extent.first;
-    ev.extentLastLine = at->extent.second;
+    if (start.parent == 0) {
+      ev.extentFirstLine = at->extent.first;
+      ev.extentLastLine = at->extent.second;
+    }
     if (start.parent == 0 && ins >= 0 && c.isDemotedOpcode(static_cast<int>(ins & 0xff)))
       ev.blacklistedStart = true;
   }

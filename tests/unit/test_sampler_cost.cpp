@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "../support/embedded_vm.h"
 #include "../support/spin_clock.h"
@@ -149,4 +151,120 @@ TEST_CASE("runtime JSON: the most frequent stacks with their VM states, the rest
   CHECK(first.at("collecting") == 0);
   CHECK(first.at("compiling") == 0);
   CHECK(s.at("stacks").back().at("frames").at(1) == "f" + std::to_string(kMaxJsonStacks - 1) + "@app.lua:3");
+}
+
+namespace {
+
+AbortSite rootSite(const std::string& path, int line, int functionLine, int first, int last,
+                   const std::string& zone = "", std::uint64_t count = 1) {
+  AbortSite site;
+  site.reasonId = ReasonId::parse("NYIBC:FNEW");
+  site.path = site.startPath = path;
+  site.line = line;
+  site.startLine = first;
+  site.startFunctionLine = functionLine;
+  site.extentFirstLine = first;
+  site.extentLastLine = last;
+  site.zonePath = zone;
+  site.count = count;
+  return site;
+}
+
+LineSamples interpreted(const std::string& path, int line, int functionLine, std::uint64_t n,
+                        const std::string& zone = "") {
+  LineSamples l;
+  l.path = path;
+  l.line = line;
+  l.functionLine = functionLine;
+  l.zonePath = zone;
+  l.states[VmState::Interpreted] = n;
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("a sample costs one trace start: the innermost, of its own function and zone", "[runtime][cost]") {
+  SampleReport samples;
+  samples.intervalMs = 1;
+  samples.cpuMs = 100;
+  samples.samplesTaken = 100;  // 1 ms a sample
+  TraceReport report;
+  // In main (function line 0): an outer loop at 2-10 and an inner loop at 4-8 each aborted.
+  report.sites.push_back(rootSite("a.lua", 3, 0, 2, 10));
+  report.sites.push_back(rootSite("a.lua", 5, 0, 4, 8));
+  // A function defined at 20 whose entry started a trace, with a closure at 22-24.
+  report.sites.push_back(rootSite("a.lua", 22, 20, 20, 30, "hot", 3));
+  report.sites.push_back(rootSite("a.lua", 22, 20, 20, 30, "cold", 1));
+  // A side trace's abort: no extent, nothing to measure.
+  AbortSite side = rootSite("a.lua", 6, 0, 0, 0);
+  side.startLine = 6;
+  report.sites.push_back(side);
+  samples.lines = {
+      interpreted("a.lua", 3, 0, 5),          // outer loop only
+      interpreted("a.lua", 6, 0, 40),         // inner loop: not the outer's too
+      interpreted("a.lua", 23, 22, 70),       // in the closure nested at 22: its own function
+      interpreted("a.lua", 25, 20, 9, "hot"),  // the function's own line in zone hot
+      interpreted("a.lua", 26, 20, 4, "ui"),   // a zone where it never aborted: the zone it aborted most in
+      interpreted("b.lua", 3, 0, 50),         // another file
+  };
+  addSiteCosts(report, samples);
+  CHECK(report.sites[0].interpretedSamples == 5);
+  CHECK(report.sites[1].interpretedSamples == 40);
+  CHECK(report.sites[2].interpretedSamples == 13);  // hot: 9 of its own zone, 4 of ui
+  CHECK(report.sites[3].interpretedSamples == 0);   // cold: nothing sampled there
+  CHECK(report.sites[4].interpretedSamples == 0);
+  CHECK(report.sites[1].costMs == Approx(40.0));
+  std::uint64_t charged = 0;
+  for (const AbortSite& site : report.sites) charged += site.interpretedSamples;
+  CHECK(charged == 5 + 40 + 9 + 4);  // no sample twice, none from the closure or the other file
+
+  auto json = nlohmann::json::parse(toJson(report, &samples));
+  CHECK(json["sites"][1]["costMs"].get<double>() == Approx(40.0));
+  CHECK(json["sites"][4]["costMs"].is_null());  // the side trace's: not measured, not 0
+  CHECK(json["samples"]["lines"][2]["function"] == 22);
+  std::string summary = runSummary(report, &samples);
+  CHECK(summary.find("-     NYIBC:FNEW  a.lua:6") != std::string::npos);
+}
+
+TEST_CASE("nested loops' aborts are charged no sample twice in a real run", "[runtime][sampler][cost]") {
+  // The outer loop's closure is cheap and its loop is not blacklisted; the
+  // inner loop's closure blacklists it. The inner loop's interpreted time is
+  // the inner start's, not the outer's as well.
+  testing::EmbeddedVm vm;
+  auto trace = TraceSession::start(vm.L, {false, "/proj", ""});
+  auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
+  REQUIRE(vm.run(std::string(testing::kSpinClock) +
+                 "local acc = 0\n"
+                 "local wall, cpu = deadline(0.4)\n"
+                 "while now() < wall or os.clock() < cpu do\n"
+                 "  local cheap = function() return 1 end\n"
+                 "  for j = 1, 200 do\n"
+                 "    local g = function() return j end\n"
+                 "    acc = acc + g() acc = acc * 3 % 17 + acc / 5 acc = acc * 3 % 17 + acc / 5\n"
+                 "  end\n"
+                 "  acc = acc + cheap()\n"
+                 "end\n")
+              .empty());
+  SampleReport samples = sampler->stop(vm.L);
+  TraceReport report = trace->stop(vm.L);
+  addSiteCosts(report, samples);
+  const AbortSite* inner = findSite(report, "NYIBC:FNEW", "snippet.lua:6", "snippet.lua:5");
+  REQUIRE(inner);
+  CHECK(inner->extentFirstLine == 5);
+  CHECK(inner->interpretedSamples > 10);
+  // Sites of one start (and zone) share its samples (LLEAVE beside the
+  // closure, say): counted once each.
+  std::map<std::pair<std::string, std::string>, std::uint64_t> byStart;
+  for (const AbortSite& site : report.sites) {
+    auto& n = byStart[{site.startLocation(), site.zonePath}];
+    n = std::max(n, site.interpretedSamples);
+  }
+  std::uint64_t charged = 0, elsewhere = 0;
+  for (const auto& [start, n] : byStart) {
+    charged += n;
+    if (start.first != "snippet.lua:5") elsewhere += n;
+  }
+  INFO(runSummary(report, &samples, 10));
+  CHECK(elsewhere < inner->interpretedSamples);  // the outer loop's own lines are few
+  CHECK(charged <= samples.states[VmState::Interpreted]);
 }

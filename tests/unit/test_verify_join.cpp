@@ -246,6 +246,7 @@ TEST_CASE("sites of one trace start share its cost: marked, and counted once in 
   other.start = "a.lua:8";
   fnew.costMs = uclo.costMs = 760;
   other.costMs = 40;
+  fnew.costMeasured = uclo.costMeasured = other.costMeasured = true;
   fnew.zonePath = uclo.zonePath = other.zonePath = "hot";
   SiteReport run = report("run.json", "runtime", "/proj", {fnew, uclo, other});
   run.sampled = true;
@@ -262,16 +263,18 @@ TEST_CASE("sites of one trace start share its cost: marked, and counted once in 
   CHECK(v.costByZone.at("hot") == Approx(800));
 }
 
-TEST_CASE("a site aborted from two trace starts costs the larger of their extents, not both", "[verify][cost]") {
+TEST_CASE("a site aborted from two trace starts costs what each start's own samples cost", "[verify][cost]") {
   // The collector keeps a record per trace start: the loop at a.lua:6 and
-  // the function entry at a.lua:5, whose extent holds the loop's. Their
-  // samples overlap, so adding them would count the loop's twice.
+  // the function entry at a.lua:5, whose extent holds the loop's. It
+  // charges each sample to one start (the loop's lines to the loop), so
+  // the two records' costs add up.
   SiteReport lint = report("lint.json", "lint", "/proj", {site("a.lua", 7, "NYIBC:FNEW", "likely")});
   ReportSite fromLoop = site("a.lua", 7, "NYIBC:FNEW", "", 12), fromEntry = site("a.lua", 7, "NYIBC:FNEW", "", 3);
   fromLoop.start = "a.lua:6";
   fromEntry.start = "a.lua:5";
   fromLoop.costMs = 300;
-  fromEntry.costMs = 340;
+  fromEntry.costMs = 40;
+  fromLoop.costMeasured = fromEntry.costMeasured = true;
   SiteReport run = report("run.json", "runtime", "/proj", {fromLoop, fromEntry});
   run.sampled = true;
   Verification v = verify(lint, {run}, {});
@@ -279,6 +282,7 @@ TEST_CASE("a site aborted from two trace starts costs the larger of their extent
   REQUIRE(fnew);
   CHECK(fnew->observedCount == 15);  // every abort counts
   CHECK(fnew->costMs == Approx(340));
+  CHECK(fnew->costMeasured);
   // Two runs add up: each is its own time.
   Verification twice = verify(lint, {run, run}, {});
   CHECK(find(twice, "a.lua:7", "NYIBC:FNEW")->costMs == Approx(680));

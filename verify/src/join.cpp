@@ -239,19 +239,19 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
     std::map<std::string, int> sitesOfStart;
     for (const ReportSite& s : run.sites)
       if (!s.start.empty() && s.costMs > 0) ++sitesOfStart[s.start];
-    // A site aborted from several trace starts has a row per start, whose
-    // extents may nest (a loop inside the function whose entry also
-    // started a trace): its cost in this run is the largest, a lower bound
-    // on what the starts kept out of traces together.
+    // A site aborted from several trace starts (or in several zones) has a
+    // row per start and zone; the collector charges each sample to one
+    // start and zone (site_cost.h: a nested loop's start, not the outer
+    // one's), so the rows' costs add up to the site's cost in this run.
     std::map<Key, double> costInRun;
     for (ReportSite s : run.sites) {
       const bool shared = !s.start.empty() && s.costMs > 0 && sitesOfStart[s.start] > 1;
       s.path = rebase.path(s.path);
       auto& site = o.sites[{s.location(), s.reasonId}];
       site.costShared = site.costShared || shared;
+      site.costMeasured = site.costMeasured || s.costMeasured;
       if (s.costMs > 0) o.costs[{s.location(), s.reasonId}].push_back({r, s.start, s.zonePath, s.costMs});
-      double& cost = costInRun[{s.location(), s.reasonId}];
-      cost = std::max(cost, s.costMs);
+      costInRun[{s.location(), s.reasonId}] += s.costMs;
       site.reasonId = s.reasonId;
       site.location = s.location();
       site.path = s.path;
@@ -310,6 +310,7 @@ std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observati
       site.observedCount = it->second.observedCount;
       site.costMs = it->second.costMs;
       site.costShared = it->second.costShared;
+      site.costMeasured = it->second.costMeasured;
       site.zonePath = it->second.zonePath;
       site.blacklisted = it->second.blacklisted;
     } else if (s.masked) {

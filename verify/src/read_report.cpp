@@ -209,9 +209,13 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       if (site.masked && s.at("maskedBy").is_object())
         site.maskedBy = MaskedBy{s.at("maskedBy").value("location", ""), s.at("maskedBy").value("reasonId", "")};
       site.zonePath = textField(s, "zonePath", path);
-      site.costMs = numberField(s, "costMs", 0.0, path);
-      site.interpretedSamples = wholeField(s, "interpretedSamples", path);
       site.start = textField(s, "start", path);
+      // null: the run sampled, but this site had nothing to measure (a split,
+      // a side trace's abort); absent: the run did not sample.
+      const bool unmeasured = s.contains("costMs") && s.at("costMs").is_null();
+      site.costMs = unmeasured ? 0.0 : numberField(s, "costMs", 0.0, path);
+      site.costMeasured = !unmeasured && s.contains("costMs") && !site.start.empty();
+      site.interpretedSamples = wholeField(s, "interpretedSamples", path);
       r.sites.push_back(std::move(site));
     }
     if (expectedKind == "runtime") readRun(j, r);

@@ -164,14 +164,16 @@ void writeSiteTable(std::ostream& out, const VerificationReport& r) {
   for (std::size_t i = 0; i < sites.size(); ++i) {
     const JoinedSite& s = sites[i];
     std::string status(toString(s.status));
+    // "—" (sorted below every measured cost): nothing was measured.
+    std::string cost = s.costMeasured ? fmt::format("{:.1f}", s.costMs) : "—";
     out << fmt::format(R"(<tr class="site" data-status="{}"><td class="status-{}">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>)"
-                       R"(<td data-value="{}"><a href="#site-{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="num" data-value="{:.3f}"{}>{:.1f}{}</td></tr>)",
+                       R"(<td data-value="{}"><a href="#site-{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="num" data-value="{:.3f}"{}>{}{}</td></tr>)",
                        status, status, status, htmlEscape(s.reasonId), htmlEscape(s.reasonClass),
                        htmlEscape(std::string(lintSeverityWord(s))) + (s.blacklisted ? " &middot; run: blacklisted" : ""),
                        htmlEscape(s.location), i, htmlEscape(s.location),
-                       htmlEscape(s.zonePath), s.observedCount, s.costMs,
+                       htmlEscape(s.zonePath), s.observedCount, s.costMeasured ? s.costMs : -1.0,
                        s.costShared ? R"( title="shared with other sites of the same trace start: costs overlap")" : "",
-                       s.costMs, s.costShared ? " (shared)" : "");
+                       cost, s.costShared ? " (shared)" : "");
   }
   out << "</tbody></table>";
 }

@@ -38,10 +38,12 @@ std::string summary(const VerificationReport& r) {
 }
 
 std::string siteRow(const JoinedSite& s) {
-  return fmt::format("| {} | `{}` | {} | {} | `{}` | {} | {} | {:.1f}{} |\n", toString(s.status),
+  // "—": nothing was measured (no sampled run observed it, or it is a split).
+  std::string cost = s.costMeasured ? fmt::format("{:.1f}", s.costMs) : "—";
+  return fmt::format("| {} | `{}` | {} | {} | `{}` | {} | {} | {}{} |\n", toString(s.status),
                      markdownEscape(s.reasonId), s.reasonClass,
                      std::string(lintSeverityWord(s)) + (s.blacklisted ? " (run: blacklisted)" : ""), markdownEscape(s.location),
-                     markdownEscape(s.zonePath), s.observedCount, s.costMs, s.costShared ? " (shared)" : "");
+                     markdownEscape(s.zonePath), s.observedCount, cost, s.costShared ? " (shared)" : "");
 }
 
 std::string zoneTable(const VerificationReport& r) {

@@ -64,14 +64,15 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
                      "lint", "observed", "cost ms", "run");
   // `run`: "blacklisted" when a run blacklisted the trace start the site aborted;
   // "masked by ..." when lint said an earlier abort hides the site, and the runs observed it.
-  // `cost ms`: "-" where nothing was measured (no sampled run, or no observation);
+  // `cost ms`: "-" where nothing was measured (no sampled run observed it,
+  // or it is a split or a side trace's abort, which keep no code out of traces);
   // "cost shared" when other sites aborted the same trace start (their costs overlap).
   std::size_t maskedObserved = 0, shared = 0;
   for (const auto& s : v.sites) {
     bool wronglyMasked = s.status == JoinedSite::Status::Confirmed && s.maskedBy;
     maskedObserved += wronglyMasked;
     shared += s.costShared;
-    std::string cost = v.sampled && s.observedCount > 0 ? fmt::format("{:.1f}", s.costMs) : "-";
+    std::string cost = s.costMeasured ? fmt::format("{:.1f}", s.costMs) : "-";
     out << fmt::format("{:<12} {:<{}} {:<{}} {:<8} {:>8} {:>10}{}{}{}\n", toString(s.status), s.location, where,
                        s.reasonId, why, lintSeverityWord(s), s.observedCount, cost,
                        s.blacklisted ? "  blacklisted" : "", s.costShared ? "  cost shared" : "",
@@ -108,7 +109,9 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
     sites.push_back({{"status", toString(s.status)}, {"location", s.location}, {"path", s.path}, {"line", s.line},
                      {"reasonId", s.reasonId},
                      {"reasonClass", s.reasonClass}, {"severity", s.severity}, {"confidence", s.confidence},
-                     {"observedCount", s.observedCount}, {"zonePath", s.zonePath}, {"costMs", s.costMs}, {"costShared", s.costShared},
+                     {"observedCount", s.observedCount}, {"zonePath", s.zonePath},
+                     {"costMs", s.costMeasured ? nlohmann::ordered_json(s.costMs) : nlohmann::ordered_json(nullptr)},
+                     {"costShared", s.costShared},
                      {"blacklisted", s.blacklisted}});
     // As lint said it: the site an earlier abort hides (on a confirmed site, a masking error).
     if (s.maskedBy)

@@ -35,12 +35,14 @@ struct SampleRecord {
   std::string stack() const;  // frames joined by ';'
 };
 
-// Samples whose innermost Lua frame was on one line.
+// Samples whose innermost Lua frame was on one line, in one function (a
+// closure written on its parent's line is a function of its own).
 struct LineSamples {
   std::string path;  // as report paths are shown (project_path.h)
   int line = 0;
   std::string zonePath;
   StateCounts states;
+  int functionLine = 0;  // the function's first line (linedefined; 0: a main chunk)
   std::string location() const { return path + ":" + std::to_string(line); }
 };
 

@@ -10,9 +10,15 @@
 
 namespace ljcheck {
 
-// For each site: the interpreted samples whose innermost Lua frame lay in
-// the site's extent (the loop its trace started at, or that function), and
-// those samples in milliseconds. Sets report.sampled.
+// For each site: the interpreted samples whose innermost Lua frame was the
+// function its trace started in, on a line of the site's extent (the loop
+// its trace started at, or that function), and those samples in
+// milliseconds. A sample is charged to one trace start: the innermost whose
+// extent holds it (a nested loop's start, not the outer loop's), and there
+// to the sites of its zone (else of the zone where that start aborted
+// most); sites of one start share its samples. Closures nested in the
+// function are functions of their own: their samples are not its. A side
+// or stitched trace's abort (no extent) gets no cost. Sets report.sampled.
 void addSiteCosts(TraceReport& report, const SampleReport& samples);
 
 // The short run summary `ljcheck run` prints on stderr: samples, compiled vs

@@ -25,15 +25,21 @@ struct AbortSite {
   int line = 0;
   std::string zonePath;
   // Where the aborted trace started (the loop or function that died), and
-  // the lines of code it kept out of traces (that loop, or that function).
+  // the lines of code it kept out of traces (that loop, or that function),
+  // for a root trace; a side or stitched trace's abort has no extent (0).
   std::string startPath;
   int startLine = 0;
+  int startFunctionLine = -1;  // the start function's first line (linedefined; 0: a main chunk)
   int extentFirstLine = 0;
   int extentLastLine = 0;
   // Interpreter time spent in those lines while sampling: interpreted
-  // samples whose innermost Lua frame lay there, times the interval.
+  // samples whose innermost Lua frame was the start function on those
+  // lines and no nested trace start's (site_cost.h), times the interval.
   double costMs = 0;
   std::uint64_t interpretedSamples = 0;
+
+  // Whether a cost can be measured: a root trace's start with its extent.
+  bool hasExtent() const { return !startPath.empty() && extentFirstLine > 0; }
 
   std::string location() const;  // path:line, or "?" when unknown
   std::string startLocation() const;  // startPath:startLine, or "" when unknown

@@ -46,6 +46,7 @@ struct ReportSite {
   // (costMs, the interpreted samples in the trace's extent times the interval).
   double costMs = 0;
   long interpretedSamples = 0;
+  bool costMeasured = false;  // sampled, and of a root trace's start (a split's or side trace's: not)
   // Of an observation: "path:line" of the trace start its aborts came from
   // ("" in older reports, and for splits).
   std::string start;
@@ -153,6 +154,9 @@ struct JoinedSite {
   std::string confidence;  // of the prediction, when there is one
   std::string zonePath;    // of the observation ("" when none or not observed)
   double costMs = 0;       // interpreter time the runs spent in its trace's extent, summed over runs
+  // Some sampled run measured it: observed there, as the abort of a root
+  // trace's start. Otherwise costMs is 0 for want of a measure, and shown "-".
+  bool costMeasured = false;
   // Other observed sites aborted the same trace start in some run: they
   // cost the same interpreted code, so their costs overlap and do not add up.
   bool costShared = false;
