@@ -1,6 +1,7 @@
 // `ljcheck run`: runs a script in the embedded LuaJIT with a trace session
 // and a sample session around it, writes the TraceReport CSV, the runtime
 // JSON, collapsed stacks and speedscope JSON, and prints a summary on stderr.
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -56,7 +57,15 @@ Runner addRunCommand(CLI::App& app) {
   cmd->add_option("script", o->script, "The Lua script to run")->required();
   cmd->add_option("args", o->args, "Arguments for the script (after --)");
   cmd->positionals_at_end(false);
-  return [o] { return runScript(*o); };
+  return [o] {
+    // Files of samples from a run that takes none would be written empty.
+    if (!o->sample && (!o->sampleOut.empty() || !o->speedscopeOut.empty())) {
+      std::fprintf(stderr, "ljcheck run: %s writes samples, and --no-sampling takes none: drop one of them\n",
+                   o->sampleOut.empty() ? "--speedscope" : "--sample");
+      return 2;  // a usage error, as CLI11's
+    }
+    return runScript(*o);
+  };
 }
 
 }  // namespace ljcheck::cli

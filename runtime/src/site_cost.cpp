@@ -109,6 +109,10 @@ std::string collectorSummary(const CollectorUsage& usage) {
 
 // "N samples every M ms: x% compiled, ..."
 std::string samplesSummary(const SampleReport& samples) {
+  // No tick came: there is no rate to state, nor shares.
+  if (samples.samplesTaken == 0)
+    return "ljcheck: no sample was taken: the run used less CPU time than one tick of the profiler's timer "
+           "(asked for every " + std::to_string(samples.intervalMs) + " ms)\n";
   const StateCounts& s = samples.states;
   char every[96];
   std::snprintf(every, sizeof every, " samples, one per %.1f ms of CPU time (asked for every %d ms)",

@@ -165,6 +165,19 @@ TEST_CASE("report misuse: profile mismatch refused, missing source said, bad sta
   ProcessResult bad = runLjcheck({"report", "--static", "lint.json", "--runtime", "run.json", "--stacks", "bad.txt"}, dir);
   CHECK(bad.exitCode == 3);
   CHECK(bad.err.find("bad.txt:1: not a collapsed stack") != std::string::npos);
+  // Counts no profile has (past 2^53, infinite) and negative weights are refused, not drawn.
+  for (const char* count : {"99999999999999999999999", "inf", "nan"}) {
+    writeFile(dir + "/huge.txt", std::string("main@app.lua;f@app.lua:2 ") + count + "\n");
+    ProcessResult huge = runLjcheck({"report", "--static", "lint.json", "--runtime", "run.json", "--stacks", "huge.txt"}, dir);
+    CHECK(huge.exitCode == 3);
+    CHECK(huge.err.find("huge.txt:1: not a collapsed stack") != std::string::npos);
+  }
+  writeFile(dir + "/neg.json", R"({"profiles":[{"type":"sampled","name":"x","samples":[[0]],"weights":[-1e308]}],)"
+                               R"("shared":{"frames":[{"name":"x"}]}})");
+  ProcessResult negative = runLjcheck({"report", "--static", "lint.json", "--runtime", "run.json", "--stacks", "neg.json"}, dir);
+  CHECK(negative.exitCode == 3);
+  CHECK(negative.err.find("neg.json: profile 'x': weight -1e+308 of sample 0 is not a number from 0 to 2^53") !=
+        std::string::npos);
   ProcessResult absent = runLjcheck({"report", "--static", "lint.json", "--runtime", "run.json", "--stacks", "none.txt"}, dir);
   CHECK(absent.exitCode == 3);
   CHECK(absent.err.find("none.txt: cannot open") != std::string::npos);

@@ -3,8 +3,10 @@
 // trace whole; a session under `luajit -jv` keeps -jv's output going and
 // gives it back at stop; `ljcheck run` writes stacks, speedscope JSON and a
 // summary.
-#include <regex>
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <regex>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -179,6 +181,14 @@ TEST_CASE("ljcheck run: a script that starts jit.profile keeps the sampler and i
   REQUIRE(free.exitCode == 0);
   CHECK(free.err.find("jit.profile.start is ignored") == std::string::npos);
   CHECK(free.out.find("own hits\t0") == std::string::npos);
+
+  // Files of samples from a run that takes none are refused before it runs, not written empty.
+  ProcessResult empty = ljcheck::testing::runProcess(
+      {LJCHECK_EXE, "run", "--no-sampling", "--speedscope", "ss.json", "--", "own.lua"}, dir);
+  CHECK(empty.exitCode == 2);
+  CHECK(empty.err.find("--speedscope writes samples, and --no-sampling takes none") != std::string::npos);
+  CHECK(empty.out.empty());
+  CHECK_FALSE(std::filesystem::exists(dir + "/ss.json"));
 }
 
 TEST_CASE("a sample session gives jit.profile.start and stop back at stop", "[module][sampler]") {

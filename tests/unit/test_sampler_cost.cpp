@@ -224,6 +224,13 @@ TEST_CASE("a sample costs one trace start: the innermost, of its own function an
   CHECK(json["samples"]["lines"][2]["function"] == 22);
   std::string summary = runSummary(report, &samples);
   CHECK(summary.find("-     NYIBC:FNEW  a.lua:6") != std::string::npos);
+
+  // A run too short for one tick states no rate it never measured.
+  SampleReport none;
+  none.intervalMs = 10;
+  std::string brief = runSummary(report, &none);
+  CHECK(brief.rfind("ljcheck: no sample was taken: the run used less CPU time than one tick", 0) == 0);
+  CHECK(brief.find("one per") == std::string::npos);
 }
 
 TEST_CASE("nested loops' aborts are charged no sample twice in a real run", "[runtime][sampler][cost]") {

@@ -2,6 +2,7 @@
 // figures, the per-zone breakdown, the source excerpts and the sampled stacks.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -138,6 +139,10 @@ std::string uncollapsedFrame(const std::string& frame) {
   return out;
 }
 
+// A stack's count or weight: a finite number from 0 to 2^53 (beyond it a
+// double no longer counts samples one by one; no profile takes that many).
+bool plausibleWeight(double w) { return std::isfinite(w) && w >= 0 && w <= 9007199254740992.0; }
+
 SampledStacks readCollapsed(const std::string& path, std::istream& in) {
   SampledStacks out;
   out.file = path;
@@ -155,7 +160,7 @@ SampledStacks readCollapsed(const std::string& path, std::istream& in) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || space + 1 + used != line.size() || count < 0)
+    if (used == 0 || space + 1 + used != line.size() || !plausibleWeight(count))
       throw ReportError(path + ":" + std::to_string(number) +
                         ": not a collapsed stack (frames separated by ';', a space, a count): " + line.substr(0, 80));
     SampledStack stack;
@@ -196,6 +201,9 @@ SampledStacks readSpeedscope(const std::string& path, std::istream& in) {
         SampledStack stack;
         stack.state = state;
         stack.weight = weights[i].get<double>();
+        if (!plausibleWeight(stack.weight))
+          throw ReportError(path + ": profile '" + profile.value("name", "") + "': weight " + weights[i].dump() +
+                            " of sample " + std::to_string(i) + " is not a number from 0 to 2^53");
         for (const auto& index : samples[i]) stack.frames.push_back(frames.at(index.get<std::size_t>()).at("name"));
         out.stacks.push_back(std::move(stack));
       }
