@@ -9,9 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -41,6 +39,7 @@
 #include "rules/rule.h"
 #include "rules/split_finding.h"
 #include "worker_threads.h"
+#include "ljcheck/system_error_text.h"
 
 namespace fs = std::filesystem;
 
@@ -372,13 +371,6 @@ FileResult analyzeWith(LuaCompiler& compiler, std::string_view source, const std
   return result;
 }
 
-// "Permission denied" -> "permission denied", as the other messages read.
-std::string systemError(int code) {
-  std::string text = std::strerror(code);
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
-
 std::string tooLarge(std::uintmax_t size, std::uintmax_t limit, bool atLeast) {
   return "file too large (" + std::string(atLeast ? "over " : "") + std::to_string(size) + " bytes; the limit is " +
          std::to_string(limit) + ")";
@@ -414,7 +406,7 @@ ReadText readText(const std::string& file, std::uintmax_t maxBytes) {
   };
   // Opened first, then asked what it is: one path look-up per file.
   const OpenFile in(file);
-  if (in.fd < 0) return refuse(FileError::Kind::Io, "cannot open file: " + systemError(errno));
+  if (in.fd < 0) return refuse(FileError::Kind::Io, "cannot open file: " + systemErrorText(errno));
   struct stat status;
   const bool known = ::fstat(in.fd, &status) == 0;
   if (known && S_ISDIR(status.st_mode)) return refuse(FileError::Kind::Io, "is a directory, not a file");
@@ -435,7 +427,7 @@ ReadText readText(const std::string& file, std::uintmax_t maxBytes) {
     std::size_t have = content.size();
     content.resize(have + chunk);
     ssize_t got = ::read(in.fd, content.data() + have, chunk);
-    if (got < 0 && errno != EINTR) return refuse(FileError::Kind::Io, "cannot read file: " + systemError(errno));
+    if (got < 0 && errno != EINTR) return refuse(FileError::Kind::Io, "cannot read file: " + systemErrorText(errno));
     const auto read = static_cast<std::size_t>(std::max<ssize_t>(got, 0));
     content.resize(have + read);
     // The end: nothing more, or less than asked of a regular file (a pipe

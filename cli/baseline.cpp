@@ -2,10 +2,10 @@
 // The file is JSON: a format tag and one entry per finding, its fingerprint
 // with the parts it was made of, for people reading the file.
 #include "baseline.h"
+#include "ljcheck/system_error_text.h"
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -31,7 +31,7 @@ std::variant<Baseline, std::string> readBaseline(const std::string& path) {
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     return path + ": cannot read the baseline: not a regular file";
   std::ifstream in(path, std::ios::binary);
-  if (!in) return path + ": cannot read the baseline: " + std::strerror(errno);
+  if (!in) return path + ": cannot read the baseline: " + systemErrorText(errno);
   Json doc;
   try {
     doc = Json::parse(in);
@@ -77,7 +77,7 @@ std::optional<std::string> writeBaseline(const std::string& path, const LintRepo
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (out) out << doc.dump(1, ' ', false, Json::error_handler_t::replace) << '\n';
   out.flush();
-  if (!out) return path + ": cannot write the baseline: " + std::strerror(errno);
+  if (!out) return path + ": cannot write the baseline: " + systemErrorText(errno);
   return std::nullopt;
 }
 

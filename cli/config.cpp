@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -19,6 +18,7 @@
 #include "ljcheck/reason_names.h"
 #include "toml_errors.h"
 #include "toml_guards.h"
+#include "ljcheck/system_error_text.h"
 
 namespace fs = std::filesystem;
 
@@ -314,9 +314,9 @@ ConfigText readConfigText(const std::string& path) {
   std::error_code ec;
   if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) return {{}, path + ": the config is not a regular file"};
   std::ifstream file(path, std::ios::binary);
-  if (!file) return {{}, path + ": cannot read the config file: " + std::strerror(errno)};
+  if (!file) return {{}, path + ": cannot read the config file: " + systemErrorText(errno)};
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) return {{}, path + ": cannot read the config file: " + std::strerror(errno)};
+  if (file.bad()) return {{}, path + ": cannot read the config file: " + systemErrorText(errno)};
   return {std::move(text), {}};
 }
 

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -26,6 +25,7 @@
 #include "ljcheck/lint_report.h"
 #include "ljcheck/project_path.h"
 #include "ljcheck/safe_text.h"
+#include "ljcheck/system_error_text.h"
 
 namespace ljcheck::cli {
 
@@ -143,7 +143,7 @@ std::variant<std::string, FileError> readStdin(const std::string& shown, std::ui
     if (n < sizeof buffer) break;
   }
   if (std::ferror(stdin))
-    return FileError{FileError::Kind::Io, shown, 0, std::string("cannot read standard input: ") + std::strerror(errno)};
+    return FileError{FileError::Kind::Io, shown, 0, std::string("cannot read standard input: ") + systemErrorText(errno)};
   if (text.size() > limit)
     return FileError{FileError::Kind::Input, shown, 0,
                      "file too large (over " + std::to_string(limit) + " bytes; the limit is " +
@@ -195,7 +195,7 @@ bool appendStepSummary(const LintReport& report) {
   if (summary) writeGithubSummary(summary, report);
   summary.flush();
   if (summary) return true;
-  std::cerr << "ljcheck lint: cannot append the step summary to " << path << ": " << std::strerror(errno) << "\n";
+  std::cerr << "ljcheck lint: cannot append the step summary to " << path << ": " << systemErrorText(errno) << "\n";
   return false;
 }
 

@@ -1,4 +1,5 @@
 // The report model's own behaviour: site order, locations, writing a file.
+#include "ljcheck/system_error_text.h"
 #include "ljcheck/trace_report.h"
 
 #include <sys/stat.h>
@@ -6,7 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -38,7 +38,7 @@ void writeReportFile(const std::string& filename, const std::string& text) {
   if (!out) {
     int err = errno;
     throw std::runtime_error("cannot write report file '" + filename + "': " +
-                             (err ? std::strerror(err) : "write failed"));
+                             (err ? systemErrorText(err) : "write failed"));
   }
 }
 
@@ -47,7 +47,7 @@ std::string reportFileProblem(const std::string& filename) {
   if (::stat(filename.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return "cannot write report file '" + filename + "': it is a directory";
     if (::access(filename.c_str(), W_OK) != 0)
-      return "cannot write report file '" + filename + "': " + std::strerror(errno);
+      return "cannot write report file '" + filename + "': " + systemErrorText(errno);
     return "";
   }
   std::string::size_type slash = filename.find_last_of('/');
@@ -55,7 +55,7 @@ std::string reportFileProblem(const std::string& filename) {
   if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return "cannot write report file '" + filename + "': no directory '" + folder + "'";
   if (::access(folder.c_str(), W_OK) != 0)
-    return "cannot write report file '" + filename + "': " + std::strerror(errno);
+    return "cannot write report file '" + filename + "': " + systemErrorText(errno);
   return "";
 }
 

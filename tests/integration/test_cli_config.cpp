@@ -103,7 +103,7 @@ TEST_CASE("config errors name file:line:column and exit 2", "[cli][config]") {
   CHECK(has(run("profile = abc\n").err, ".ljcheck.toml:1:11: not valid TOML: not a TOML value"));
   ProcessResult missing = runLjcheck({"lint", "--config", "absent.toml", "src"}, dir);
   CHECK(missing.exitCode == 2);
-  CHECK(has(missing.err, "absent.toml: cannot read the config file: No such file or directory"));
+  CHECK(has(missing.err, "absent.toml: cannot read the config file: no such file or directory"));
 }
 
 TEST_CASE("exclude globs from the file and --exclude leave files out", "[cli][config][exclude]") {

@@ -1,8 +1,6 @@
 // Reads lint and runtime JSON reports for the join (see verify.h).
-#include <cctype>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -10,17 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "ljcheck/reason.h"
+#include "ljcheck/system_error_text.h"
 #include "ljcheck/verify.h"
 
 namespace ljcheck {
 namespace {
-
-// "No such file or directory" -> "no such file or directory", as the other messages read.
-std::string systemError(int code) {
-  std::string text = std::strerror(code);
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
 
 }  // namespace
 
@@ -168,7 +160,7 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw ReportError(path + ": is a directory, not a report file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError(path + ": cannot open file: " + systemError(errno));
+  if (!in) throw ReportError(path + ": cannot open file: " + systemErrorText(errno));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
