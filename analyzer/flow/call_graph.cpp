@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "flow/argument_trips.h"
 #include "flow/ctype_registrars.h"
@@ -27,8 +28,18 @@ int loopLine(const bytecode::Prototype& proto, const Loop& loop) {
   return proto.at(at).line;
 }
 
-// Iterations of `for i = start, stop, step` over integer constants; -1 when
-// the values are not constants the tracker knows.
+// The number the instruction at pc loads into `slot` (KSHORT, KNUM), if it does.
+std::optional<double> numberLoaded(const bytecode::Prototype& proto, int pc, int slot) {
+  if (pc < 1) return std::nullopt;
+  const auto& ins = proto.at(pc);
+  if (ins.a != slot) return std::nullopt;
+  if (ins.op == Op::KSHORT) return static_cast<double>(static_cast<std::int16_t>(ins.d));
+  if (ins.op == Op::KNUM && ins.d < proto.num.size()) return proto.num[ins.d].number;
+  return std::nullopt;
+}
+
+// Iterations of `for i = start, stop, step` over constants; -1 when the
+// values are not constants the tracker knows.
 long numericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMap& values, const Loop& loop) {
   const auto& proto = chunk.prototypes[index];
   int fori = loop.first - 1;
@@ -36,9 +47,13 @@ long numericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMa
   int base = proto.at(fori).a;
   Value start = values.at(index, fori, base), stop = values.at(index, fori, base + 1),
         step = values.at(index, fori, base + 2);
-  if (!start.isConstantNumber() || !stop.isConstantNumber() || !step.isConstantNumber() || step.integer == 0)
-    return -1;
-  return numericForTurns(start.integer, stop.integer, step.integer);
+  if (start.isConstantNumber() && stop.isConstantNumber() && step.isConstantNumber() && step.integer != 0)
+    return numericForTurns(start.integer, stop.integer, step.integer);
+  // The tracker keeps integers only: a bound such as 0.5 is loaded by the
+  // three instructions the parser puts right before the FORI.
+  auto a = numberLoaded(proto, fori - 3, base), b = numberLoaded(proto, fori - 2, base + 1),
+       c = numberLoaded(proto, fori - 1, base + 2);
+  return a && b && c ? fractionalForTurns(*a, *b, *c) : -1;
 }
 
 // Entries of a literal table constructor `{a, b, c}` (TDUP of a template).

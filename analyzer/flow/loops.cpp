@@ -2,6 +2,7 @@
 #include "flow/loops.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "flow/instruction_effects.h"
 
@@ -34,6 +35,19 @@ long numericForTurns(long start, long stop, long step) {
   long span = stop - start;
   if ((step > 0) != (span >= 0)) return span == 0 ? 1 : 0;
   return span / step + 1;
+}
+
+long fractionalForTurns(double start, double stop, double step) {
+  if (!(step > 0 || step < 0) || std::isnan(start) || std::isnan(stop)) return -1;
+  constexpr long kMost = 2147483647;
+  const double estimate = std::floor((stop - start) / step) + 1;
+  if (!(estimate > 0)) return 0;
+  if (estimate > 1e6) return estimate >= kMost ? kMost : static_cast<long>(estimate);
+  // Counted as the VM turns, so that rounding (0.1 ten times is not 1)
+  // cannot put the count one off.
+  long turns = 0;
+  for (double i = start; step > 0 ? i <= stop : i >= stop; i += step) ++turns;
+  return turns;
 }
 
 LoopMap::LoopMap(const bytecode::Prototype& proto) {

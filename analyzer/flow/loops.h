@@ -19,6 +19,10 @@ struct Loop {
 // Turns of `for i = start, stop, step` (step != 0): 0 when the range is
 // empty, as the FORI check decides.
 long numericForTurns(long start, long stop, long step);
+// The same over numbers that need not be integral (`for x = 0, 1, 0.25`),
+// as the VM counts them: adding `step` each turn. -1 for a step of 0 or
+// not a number; a count past 2^31 is given as that.
+long fractionalForTurns(double start, double stop, double step);
 
 class LoopMap {
  public:

@@ -6,6 +6,7 @@
 // which evidence was used.
 #include <catch2/catch.hpp>
 
+#include "flow/loops.h"
 #include "test_rules_support.h"
 
 using namespace ljcheck;
@@ -87,6 +88,25 @@ TEST_CASE("short literal tables and small constant ranges in code that runs once
       "for i = 1, 7 do t[i] = ('x'):rep(i):gsub('x', 'y') end\n");
   INFO(listed(ps));
   CHECK(ps.empty());
+}
+
+TEST_CASE("a numeric for over fractional constants has the trip count the VM counts", "[rules][hotness]") {
+  // Never (1 to 0.5), five turns (0 to 1 by 0.25): cold, as integer ranges are.
+  CHECK(predict("local t = {}\nfor i = 1, 0.5 do t[i] = function() return i end end\n"
+                "for x = 0, 1, 0.25 do t[x] = function() return x end end\n")
+            .empty());
+  // 0 to 100 by 0.5 turns 201 times: hot, and said so.
+  auto ps = predict("local t = {}\nfor x = 0, 100, 0.5 do t[#t + 1] = function() return x end end\n");
+  INFO(listed(ps));
+  REQUIRE_FALSE(ps.empty());
+  CHECK(ps[0].confidence == Confidence::Certain);
+  CHECK(ps[0].reasoning.find("which runs 201 times") != std::string::npos);
+  // Rounding: 0.1 added ten times stays below 1, so 0 to 1 by 0.1 turns 11 times, as the VM turns it.
+  CHECK(flow::fractionalForTurns(0, 1, 0.1) == 11);
+  CHECK(flow::fractionalForTurns(0, 0.3, 0.1) == 3);
+  CHECK(flow::fractionalForTurns(10, 1, -2.5) == 4);
+  CHECK(flow::fractionalForTurns(1, 2, 0) == -1);
+  CHECK(flow::fractionalForTurns(0, 1e12, 0.5) == 2147483647);
 }
 
 // while/repeat loops that count a local between constants have known trip
