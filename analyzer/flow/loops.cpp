@@ -10,9 +10,6 @@ namespace ljcheck::flow {
 
 using bytecode::Op;
 
-namespace {
-
-// The pcs control can reach from the entry.
 std::vector<bool> reachablePcs(const bytecode::Prototype& proto) {
   std::vector<bool> reached(static_cast<std::size_t>(proto.size()) + 2, false);
   std::vector<int> work{1};
@@ -28,8 +25,6 @@ std::vector<bool> reachablePcs(const bytecode::Prototype& proto) {
   }
   return reached;
 }
-
-}  // namespace
 
 long numericForTurns(long start, long stop, long step) {
   long span = stop - start;

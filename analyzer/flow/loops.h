@@ -16,6 +16,10 @@ struct Loop {
   bool contains(int pc) const { return pc >= first && pc <= last; }
 };
 
+// The pcs control can reach from the entry, by pc (index 0 and past the end
+// unused): code after a `goto`, `break` or `do return end` is not.
+std::vector<bool> reachablePcs(const bytecode::Prototype& proto);
+
 // Turns of `for i = start, stop, step` (step != 0): 0 when the range is
 // empty, as the FORI check decides.
 long numericForTurns(long start, long stop, long step);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "flow/instruction_effects.h"
+#include "flow/loops.h"
 #include "rules/masking.h"
 
 namespace ljcheck::rules {
@@ -121,11 +122,18 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // (test_rule_reasons.cpp): one it does not know is a bug, never a default.
   if (!reason)
     throw std::logic_error("rule emitted " + finding.reasonId.str() + ", which the reason catalog does not know");
+  std::size_t proto = finding.proto == SIZE_MAX ? fn.index : finding.proto;
+  // Code after a goto, a break or `do return end` never runs: nothing is
+  // recorded there (looked up for the functions with findings only).
+  if (finding.pc > 0) {
+    auto reached = reached_.find(proto);
+    if (reached == reached_.end()) reached = reached_.emplace(proto, flow::reachablePcs(fn.chunk.prototypes[proto])).first;
+    if (!reached->second[static_cast<std::size_t>(finding.pc)]) return;
+  }
   // Written in place: moving a Prediction (a dozen strings) into the list
   // cost as much as filling it.
   Pending& entry = pending_.emplace_back();
   Prediction& p = entry.prediction;
-  std::size_t proto = finding.proto == SIZE_MAX ? fn.index : finding.proto;
   const auto& code = fn.chunk.prototypes[proto];
   p.reasonId = std::move(finding.reasonId);
   p.reasonClass = reason->reasonClass;

@@ -7,6 +7,7 @@
 // before it returns (masking.h, closingReturnLine).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,6 +55,7 @@ class CollectingSink final : public PredictionSink {
   bool uclosAbort_ = false;  // the profile's recorder refuses UCLO
   std::vector<Pending> pending_;
   std::optional<MembersBehindAborts> behindAborts_;
+  std::map<std::size_t, std::vector<bool>> reached_;  // by prototype: flow::reachablePcs, once asked
 };
 
 // "name" for a named function, "<main>" for the chunk, "<anonymous:LINE>".

@@ -741,3 +741,29 @@ TEST_CASE("an upvalue close the parser put before an early return says so", "[ru
   CHECK(early->message == "upvalues are closed here before the function returns (UCLO)");
   CHECK(early->reasoning.find("a local of this block is captured") == std::string::npos);
 }
+
+TEST_CASE("code that never runs predicts nothing: after a goto, after both branches return", "[rules][hotness]") {
+  // The closure after `goto continue` is dead code; the UCLO LuaJIT's parser
+  // leaves after an if whose branches both return is never reached either.
+  // `ljcheck run` of both observes only the FNEWs that do run.
+  auto ps = predict(
+      "local t = {}\n"
+      "for i = 1, 50000 do\n"
+      "  goto continue\n"
+      "  t[i] = function() return 1 end\n"
+      "  ::continue::\n"
+      "end\n"
+      "local function pick(flag, x)\n"
+      "  if flag then\n"
+      "    return function(v) return v == x end\n"
+      "  else\n"
+      "    return function(v) return v ~= x end\n"
+      "  end\n"
+      "end\n"
+      "for i = 1, 100 do pick(true, i) end\n");
+  INFO(listed(ps));
+  CHECK_FALSE(find(ps, 4, "NYIBC:FNEW"));
+  CHECK_FALSE(find(ps, 13, "NYIBC:UCLO"));
+  CHECK(find(ps, 9, "NYIBC:FNEW"));  // the live ones stay
+  CHECK(find(ps, 11, "NYIBC:FNEW"));
+}
