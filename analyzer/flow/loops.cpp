@@ -89,11 +89,16 @@ LoopMap::LoopMap(const bytecode::Prototype& proto) {
   });
   std::vector<Loop> dead;
   if (maybeDead) {
+    // A head is the loop's own: `while true do ... break end` as the first
+    // statement of a for body shares the for loop's head pc, and the for
+    // loop's live FORL keeps no back edge of the while loop alive.
     const std::vector<bool> reached = reachablePcs(proto);
-    std::vector<int> liveHeads;
+    std::vector<std::pair<int, Loop::Kind>> liveHeads;
     for (const Loop& l : loops_)
-      if (reached[static_cast<std::size_t>(l.last)]) liveHeads.push_back(l.first);
-    auto live = [&](const Loop& l) { return std::find(liveHeads.begin(), liveHeads.end(), l.first) != liveHeads.end(); };
+      if (reached[static_cast<std::size_t>(l.last)]) liveHeads.emplace_back(l.first, l.kind);
+    auto live = [&](const Loop& l) {
+      return std::find(liveHeads.begin(), liveHeads.end(), std::make_pair(l.first, l.kind)) != liveHeads.end();
+    };
     for (const Loop& l : loops_)
       if (!live(l)) dead.push_back(l);
     loops_.erase(std::remove_if(loops_.begin(), loops_.end(), [&](const Loop& l) { return !live(l); }), loops_.end());

@@ -767,3 +767,25 @@ TEST_CASE("code that never runs predicts nothing: after a goto, after both branc
   CHECK(find(ps, 9, "NYIBC:FNEW"));  // the live ones stay
   CHECK(find(ps, 11, "NYIBC:FNEW"));
 }
+
+TEST_CASE("a while true ... break body runs once per turn of the for loop around it", "[rules][hotness]") {
+  // The while loop's back edge is dead (every pass breaks); as the first
+  // statement of the for body it shares the for loop's head pc, which must
+  // not keep that dead back edge alive. `ljcheck run`: the FNEW blacklists
+  // its start, 11 aborts.
+  auto ps = predict(
+      "local t = {}\n"
+      "for i = 1, 50000 do\n"
+      "  while true do\n"
+      "    t[i] = function() return i end\n"
+      "    break\n"
+      "  end\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->confidence == Confidence::Certain);
+  CHECK(fnew->severity == Severity::Blacklist);
+  CHECK(fnew->reasoning.find("maybe none") == std::string::npos);
+  CHECK_FALSE(find(ps, 3, "LINNER"));  // it named the while loop as its own enclosing loop
+}
