@@ -10,9 +10,17 @@
 // - the inner loop sits in a function whose own header gets hot: a callback
 //   that C calls (string.gsub, table.sort), or a function called from a
 //   loop whose trace aborts or ends in a pcall frame.
+// - a block that only looks like a loop, `repeat ... until true` (how
+//   MoonScript compiles `continue`) or `while true do ... break end`, whose
+//   body aborts (a closure, a closed upvalue): to the VM its LOOP is a loop,
+//   whose own traces never leave it cleanly (that would mark it as left and
+//   let root traces unroll it), so every root trace of the loop around it
+//   aborts on entering it.
 // A compiled numeric for is linked to instead (JFORI), so only while/repeat
 // and generic for loops count. Reported where the collector sees it: the
 // first statement of the body, or for pairs/next loops (ITERN) the `for` line.
+#include "flow/instruction_effects.h"
+#include "flow/loops.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -118,6 +126,75 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
   return {};
 }
 
+// The LOOPs of blocks that run once per entry: no reachable jump in the
+// block goes back to its top (`until true`; a `while true` body that always
+// breaks). Each as (its LOOP's pc, its exit's pc).
+std::vector<std::pair<int, int>> onceLoops(const bytecode::Prototype& proto, const std::vector<bool>& reached) {
+  std::vector<std::pair<int, int>> out;
+  for (int pc = 1; pc <= proto.size(); ++pc) {
+    Op op = proto.at(pc).op;
+    if ((op != Op::LOOP && op != Op::ILOOP && op != Op::JLOOP) || !reached[static_cast<std::size_t>(pc)]) continue;
+    int exit = proto.at(pc).jumpTarget(pc);
+    if (exit <= pc + 1 || exit > proto.size()) continue;
+    // A while loop tests its condition before its LOOP: a back edge lands
+    // at or before it. The block's first pc is where such an edge would land.
+    bool turns = false;
+    for (int q = pc + 1; q < exit && !turns; ++q) {
+      if (!reached[static_cast<std::size_t>(q)]) continue;
+      flow::Flow flow = flow::flowOf(proto.at(q), q);
+      for (int t : {flow.jump, flow.skip}) turns = turns || (t > 0 && t <= pc);
+    }
+    if (!turns) out.emplace_back(pc, exit);
+  }
+  return out;
+}
+
+// The line of a reachable closure creation or upvalue close the profile's
+// recorder refuses in (from, to]; 0 when there is none.
+int refusedIn(const FunctionView& fn, const std::vector<bool>& reached, int from, int to) {
+  for (int pc = from + 1; pc <= to && pc <= fn.proto.size(); ++pc) {
+    Op op = fn.proto.at(pc).op;
+    if ((op == Op::FNEW || op == Op::UCLO) && reached[static_cast<std::size_t>(pc)] &&
+        fn.profile.nyiBytecodes.count(std::string(bytecode::opName(op))))
+      return fn.proto.at(pc).line;
+  }
+  return 0;
+}
+
+// LINNER at a once-run block inside a loop whose body aborts (the header's
+// last case).
+void reportOnceLoops(const FunctionView& fn, PredictionSink& sink) {
+  bool any = false;
+  for (int pc = 1; pc <= fn.proto.size() && !any; ++pc) any = fn.proto.at(pc).op == Op::LOOP;
+  if (!any) return;
+  const std::vector<bool> reached = flow::reachablePcs(fn.proto);
+  for (const auto& [loopPc, exit] : onceLoops(fn.proto, reached)) {
+    // The loop around it: the innermost that also holds its exit.
+    const Loop* outer = nullptr;
+    for (const auto& l : fn.loops.loops())
+      if (l.first <= loopPc && l.last >= exit && (!outer || l.last - l.first < outer->last - outer->first)) outer = &l;
+    if (!outer || !fn.calls.inLoop(fn.index, outer->first)) continue;
+    int abortLine = refusedIn(fn, reached, loopPc, exit);
+    if (abortLine == 0) continue;
+    Finding f;
+    f.pc = loopPc + 1;
+    f.tracePc = outer->first > 1 ? outer->first - 1 : outer->first;
+    f.reasonId = ReasonId::traceError("LINNER");
+    f.construct = "loop";
+    f.structural = true;
+    f.confidence = Confidence::Likely;
+    f.message = "a root trace runs into this inner loop and aborts (LINNER); it waits for the inner loop's trace";
+    f.reasoning = "the block at line " + std::to_string(fn.proto.at(loopPc).line) +
+                  " runs once per entry but is a loop to the VM (`repeat ... until true`, or a `while` whose body "
+                  "always breaks); a trace started at it aborts at line " + std::to_string(abortLine) +
+                  " whenever it records that path, so the VM never marks it as a loop that is left (which would let "
+                  "root traces unroll it), and every root trace of the enclosing loop at line " +
+                  std::to_string(loopLine(fn, outer->first)) + " aborts on entering it; the abort in the block is the "
+                  "one to fix";
+    sink.report(fn, std::move(f));
+  }
+}
+
 class InnerLoopRule final : public Rule {
  public:
   std::string_view name() const override { return "inner-loops"; }
@@ -171,6 +248,7 @@ class InnerLoopRule final : public Rule {
       f.reasoning = why;
       sink.report(fn, std::move(f));
     }
+    reportOnceLoops(fn, sink);
   }
 };
 

@@ -220,3 +220,31 @@ TEST_CASE("a loop whose body returns on every path runs once: no loop for its si
   REQUIRE(find(loop, 6, "NYIBC:FNEW"));
   CHECK(find(loop, 6, "NYIBC:FNEW")->context == Context::Loop);
 }
+
+TEST_CASE("LINNER at a repeat ... until true block whose body aborts, none when it does not", "[rules][structural]") {
+  // MoonScript compiles `continue` to `repeat ... until true`. `luajit -jv`
+  // shows "inner loop in root trace at :4" for the first, ten times over
+  // 50,000 turns; without the closure, once, and then the for loop's root
+  // trace compiles with the block in it.
+  auto ps = predict(
+      "local t, n = {}, 0\n"
+      "for i = 1, 50000 do\n"
+      "  repeat\n"
+      "    if i % 2 == 0 then n = n + 1 break end\n"
+      "    t[#t + 1] = function() return 1 end\n"
+      "  until true\n"
+      "end\n"
+      "for i = 1, 50000 do\n"
+      "  repeat\n"
+      "    if i % 2 == 0 then break end\n"
+      "    n = n + i\n"
+      "  until true\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* linner = find(ps, 4, "LINNER");
+  REQUIRE(linner);
+  CHECK(linner->reasoning.find("the block at line 3 runs once per entry") != std::string::npos);
+  CHECK(linner->reasoning.find("aborts at line 5") != std::string::npos);
+  CHECK(linner->reasoning.find("enclosing loop at line 2") != std::string::npos);
+  CHECK_FALSE(find(ps, 10, "LINNER"));
+}
