@@ -19,6 +19,10 @@
 // A compiled numeric for is linked to instead (JFORI), so only while/repeat
 // and generic for loops count. Reported where the collector sees it: the
 // first statement of the body, or for pairs/next loops (ITERN) the `for` line.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "rules/prediction_sink.h"
@@ -126,25 +130,25 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
   return {};
 }
 
-// The LOOPs of blocks that run once per entry: no reachable jump in the
-// block goes back to its top (`until true`; a `while true` body that always
-// breaks). Each as (its LOOP's pc, its exit's pc).
-std::vector<std::pair<int, int>> onceLoops(const bytecode::Prototype& proto, const std::vector<bool>& reached) {
+// The LOOPs of blocks that run once per entry (`until true`; a `while true`
+// body that always breaks), each as (its LOOP's pc, its exit's pc): no loop
+// of the map (which drops the loops whose back edges are all dead) closes
+// with a jump back to it or above it (a while loop's condition) right
+// before its exit.
+std::vector<std::pair<int, int>> onceLoops(const FunctionView& fn) {
   std::vector<std::pair<int, int>> out;
+  const auto& proto = fn.proto;
   for (int pc = 1; pc <= proto.size(); ++pc) {
     Op op = proto.at(pc).op;
-    if ((op != Op::LOOP && op != Op::ILOOP && op != Op::JLOOP) || !reached[static_cast<std::size_t>(pc)]) continue;
+    if (op != Op::LOOP && op != Op::ILOOP && op != Op::JLOOP) continue;
     int exit = proto.at(pc).jumpTarget(pc);
     if (exit <= pc + 1 || exit > proto.size()) continue;
-    // A while loop tests its condition before its LOOP: a back edge lands
-    // at or before it. The block's first pc is where such an edge would land.
-    bool turns = false;
-    for (int q = pc + 1; q < exit && !turns; ++q) {
-      if (!reached[static_cast<std::size_t>(q)]) continue;
-      flow::Flow flow = flow::flowOf(proto.at(q), q);
-      for (int t : {flow.jump, flow.skip}) turns = turns || (t > 0 && t <= pc);
-    }
-    if (!turns) out.emplace_back(pc, exit);
+    auto closes = [&](const Loop& l) {
+      if (l.first > pc || l.last != exit - 1) return false;
+      flow::Flow back = flow::flowOf(proto.at(l.last), l.last);
+      return (back.jump > 0 && back.jump <= pc) || (back.skip > 0 && back.skip <= pc);
+    };
+    if (std::none_of(fn.loops.loops().begin(), fn.loops.loops().end(), closes)) out.emplace_back(pc, exit);
   }
   return out;
 }
@@ -164,11 +168,11 @@ int refusedIn(const FunctionView& fn, const std::vector<bool>& reached, int from
 // LINNER at a once-run block inside a loop whose body aborts (the header's
 // last case).
 void reportOnceLoops(const FunctionView& fn, PredictionSink& sink) {
-  bool any = false;
-  for (int pc = 1; pc <= fn.proto.size() && !any; ++pc) any = fn.proto.at(pc).op == Op::LOOP;
-  if (!any) return;
+  const std::vector<std::pair<int, int>> once = onceLoops(fn);
+  if (once.empty()) return;
   const std::vector<bool> reached = flow::reachablePcs(fn.proto);
-  for (const auto& [loopPc, exit] : onceLoops(fn.proto, reached)) {
+  for (const auto& [loopPc, exit] : once) {
+    if (!reached[static_cast<std::size_t>(loopPc)]) continue;
     // The loop around it: the innermost that also holds its exit.
     const Loop* outer = nullptr;
     for (const auto& l : fn.loops.loops())
