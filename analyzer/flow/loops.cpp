@@ -59,7 +59,8 @@ LoopMap::LoopMap(const bytecode::Prototype& proto) {
       case Op::JITERL:
         loops_.push_back({Loop::Kind::GenericFor, ins.jumpTarget(pc), pc});
         break;
-      case Op::JMP: {
+      case Op::JMP:
+      case Op::UCLO: {  // a body whose locals a closure captured ends in UCLO, which jumps back itself
         int target = ins.jumpTarget(pc);
         if (target > pc) break;
         // A backward JMP closes a while/repeat loop when its range holds a LOOP.

@@ -247,4 +247,22 @@ TEST_CASE("LINNER at a repeat ... until true block whose body aborts, none when 
   CHECK(linner->reasoning.find("aborts at line 5") != std::string::npos);
   CHECK(linner->reasoning.find("enclosing loop at line 2") != std::string::npos);
   CHECK_FALSE(find(ps, 10, "LINNER"));
+
+  // A while loop whose body captures one of its locals ends in a UCLO that
+  // jumps back itself: a loop that turns, not a once-run block.
+  auto turning = predict(
+      "local t = {}\n"
+      "for i = 1, 50000 do\n"
+      "  local j = 0\n"
+      "  while true do\n"
+      "    local k = j + 1\n"
+      "    t[k] = function() return k end\n"
+      "    j = k\n"
+      "    if j > 3 then break end\n"
+      "  end\n"
+      "end\n");
+  INFO(listed(turning));
+  for (const Prediction& p : turning) CHECK(p.reasoning.find("runs once per entry") == std::string::npos);
+  REQUIRE(find(turning, 6, "NYIBC:FNEW"));
+  CHECK(find(turning, 6, "NYIBC:FNEW")->reasoning.find("the loop at line 4") != std::string::npos);
 }
