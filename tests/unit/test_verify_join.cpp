@@ -248,7 +248,13 @@ TEST_CASE("sites of one trace start share its cost: marked, and counted once in 
   other.costMs = 40;
   fnew.costMeasured = uclo.costMeasured = other.costMeasured = true;
   fnew.zonePath = uclo.zonePath = other.zonePath = "hot";
-  SiteReport run = report("run.json", "runtime", "/proj", {fnew, uclo, other});
+  // The same start in another zone: the collector gives it that zone's samples only.
+  ReportSite cold = site("a.lua", 5, "NYIBC:FNEW", "", 2);
+  cold.start = "a.lua:2";
+  cold.costMs = 30;
+  cold.costMeasured = true;
+  cold.zonePath = "cold";
+  SiteReport run = report("run.json", "runtime", "/proj", {fnew, uclo, other, cold});
   run.sampled = true;
   VerifyOptions options;
   options.includeBenign = true;
@@ -261,6 +267,9 @@ TEST_CASE("sites of one trace start share its cost: marked, and counted once in 
   CHECK_FALSE(find(v, "a.lua:9", "STITCH:string.gsub")->costShared);
   // 760 once for the shared start, 40 for the other: not 1,560.
   CHECK(v.costByZone.at("hot") == Approx(800));
+  REQUIRE(find(v, "a.lua:5", "NYIBC:FNEW"));
+  CHECK_FALSE(find(v, "a.lua:5", "NYIBC:FNEW")->costShared);
+  CHECK(v.costByZone.at("cold") == Approx(30));
 }
 
 TEST_CASE("a site aborted from two trace starts costs what each start's own samples cost", "[verify][cost]") {

@@ -236,16 +236,18 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
     for (const ReportSite& s : run.sites)
       if (s.severity == "blacklist" && !s.start.empty()) blacklistedStarts.insert(rebase.location(s.start));
     // Sites of one trace start share its extent: each one's cost is the same samples.
-    std::map<std::string, int> sitesOfStart;
+    // (Of one zone: the collector gives a start's samples of a zone to its
+    // sites of that zone only.)
+    std::map<std::pair<std::string, std::string>, int> sitesOfStart;
     for (const ReportSite& s : run.sites)
-      if (!s.start.empty() && s.costMs > 0) ++sitesOfStart[s.start];
+      if (!s.start.empty() && s.costMs > 0) ++sitesOfStart[{s.start, s.zonePath}];
     // A site aborted from several trace starts (or in several zones) has a
     // row per start and zone; the collector charges each sample to one
     // start and zone (site_cost.h: a nested loop's start, not the outer
     // one's), so the rows' costs add up to the site's cost in this run.
     std::map<Key, double> costInRun;
     for (ReportSite s : run.sites) {
-      const bool shared = !s.start.empty() && s.costMs > 0 && sitesOfStart[s.start] > 1;
+      const bool shared = !s.start.empty() && s.costMs > 0 && sitesOfStart[{s.start, s.zonePath}] > 1;
       s.path = rebase.path(s.path);
       auto& site = o.sites[{s.location(), s.reasonId}];
       site.costShared = site.costShared || shared;
