@@ -34,7 +34,7 @@ std::optional<double> numberLoaded(const bytecode::Prototype& proto, int pc, int
   const auto& ins = proto.at(pc);
   if (ins.a != slot) return std::nullopt;
   if (ins.op == Op::KSHORT) return static_cast<double>(static_cast<std::int16_t>(ins.d));
-  if (ins.op == Op::KNUM && ins.d < proto.num.size()) return proto.num[ins.d].number;
+  if (ins.op == Op::KNUM && ins.d < proto.num.size()) return proto.num[ins.d].value();  // an integer one too
   return std::nullopt;
 }
 

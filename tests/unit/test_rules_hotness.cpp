@@ -95,6 +95,11 @@ TEST_CASE("a numeric for over fractional constants has the trip count the VM cou
   CHECK(predict("local t = {}\nfor i = 1, 0.5 do t[i] = function() return i end end\n"
                 "for x = 0, 1, 0.25 do t[x] = function() return x end end\n")
             .empty());
+  // A bound past 16 bits is a KNUM integer constant: 0 to 50000 by 0.5 turns 100,001 times.
+  auto big = predict("local t = {}\nfor x = 0, 50000, 0.5 do t[#t + 1] = function() return x end end\n");
+  INFO(listed(big));
+  REQUIRE_FALSE(big.empty());
+  CHECK(big[0].reasoning.find("which runs 100001 times") != std::string::npos);
   // 0 to 100 by 0.5 turns 201 times: hot, and said so.
   auto ps = predict("local t = {}\nfor x = 0, 100, 0.5 do t[#t + 1] = function() return x end end\n");
   INFO(listed(ps));
