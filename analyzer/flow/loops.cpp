@@ -108,9 +108,11 @@ LoopMap::LoopMap(const bytecode::Prototype& proto) {
   // jump (ISxx + JMP) found above; a LOOP whose range no back edge covers
   // still marks a loop up to its exit (one whose back edges are all dead
   // does not).
+  std::vector<int> loopOps;
   for (int pc = 1; pc <= proto.size(); ++pc) {
     const auto& ins = proto.at(pc);
     if (ins.op != Op::LOOP && ins.op != Op::ILOOP && ins.op != Op::JLOOP) continue;
+    loopOps.push_back(pc);
     auto covers = [pc](const Loop& l) { return l.contains(pc); };
     bool covered = std::any_of(loops_.begin(), loops_.end(), covers) || std::any_of(dead.begin(), dead.end(), covers);
     int exit = ins.jumpTarget(pc);
@@ -119,6 +121,16 @@ LoopMap::LoopMap(const bytecode::Prototype& proto) {
   std::sort(loops_.begin(), loops_.end(), [](const Loop& a, const Loop& b) {
     return a.first != b.first ? a.first < b.first : a.last > b.last;
   });
+  for (int pc : loopOps) {
+    int exit = proto.at(pc).jumpTarget(pc);
+    if (exit <= pc + 1 || exit > proto.size()) continue;
+    auto closes = [&](const Loop& l) {
+      if (l.first > pc || l.last != exit - 1) return false;
+      Flow back = flowOf(proto.at(l.last), l.last);
+      return (back.jump > 0 && back.jump <= pc) || (back.skip > 0 && back.skip <= pc);
+    };
+    if (std::none_of(loops_.begin(), loops_.end(), closes)) once_.emplace_back(pc, exit);
+  }
 }
 
 const Loop* LoopMap::innermost(int pc) const {

@@ -2,6 +2,7 @@
 // (FORI/FORL), generic for (ITERC|ITERN/ITERL) and while/repeat (LOOP + JMP).
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "ljcheck/bytecode.h"
@@ -35,9 +36,15 @@ class LoopMap {
   // The innermost loop containing pc, or null.
   const Loop* innermost(int pc) const;
   bool inLoop(int pc) const { return innermost(pc) != nullptr; }
+  // Blocks that run once per entry yet open with a LOOP, a loop to the VM
+  // (`repeat ... until true`; a `while true` body that always breaks), as
+  // (the LOOP's pc, its exit's pc): no loop of the map closes with a jump
+  // back to it or above it (a while loop's condition) right before its exit.
+  const std::vector<std::pair<int, int>>& onceBlocks() const { return once_; }
 
  private:
   std::vector<Loop> loops_;  // sorted by first, outer before inner
+  std::vector<std::pair<int, int>> once_;
 };
 
 }  // namespace ljcheck::flow

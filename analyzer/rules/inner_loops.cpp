@@ -19,11 +19,9 @@
 // A compiled numeric for is linked to instead (JFORI), so only while/repeat
 // and generic for loops count. Reported where the collector sees it: the
 // first statement of the body, or for pairs/next loops (ITERN) the `for` line.
-#include <algorithm>
 #include <utility>
 #include <vector>
 
-#include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
@@ -130,29 +128,6 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
   return {};
 }
 
-// The LOOPs of blocks that run once per entry (`until true`; a `while true`
-// body that always breaks), each as (its LOOP's pc, its exit's pc): no loop
-// of the map (which drops the loops whose back edges are all dead) closes
-// with a jump back to it or above it (a while loop's condition) right
-// before its exit.
-std::vector<std::pair<int, int>> onceLoops(const FunctionView& fn) {
-  std::vector<std::pair<int, int>> out;
-  const auto& proto = fn.proto;
-  for (int pc = 1; pc <= proto.size(); ++pc) {
-    Op op = proto.at(pc).op;
-    if (op != Op::LOOP && op != Op::ILOOP && op != Op::JLOOP) continue;
-    int exit = proto.at(pc).jumpTarget(pc);
-    if (exit <= pc + 1 || exit > proto.size()) continue;
-    auto closes = [&](const Loop& l) {
-      if (l.first > pc || l.last != exit - 1) return false;
-      flow::Flow back = flow::flowOf(proto.at(l.last), l.last);
-      return (back.jump > 0 && back.jump <= pc) || (back.skip > 0 && back.skip <= pc);
-    };
-    if (std::none_of(fn.loops.loops().begin(), fn.loops.loops().end(), closes)) out.emplace_back(pc, exit);
-  }
-  return out;
-}
-
 // The line of a reachable closure creation or upvalue close the profile's
 // recorder refuses in (from, to]; 0 when there is none.
 int refusedIn(const FunctionView& fn, const std::vector<bool>& reached, int from, int to) {
@@ -168,7 +143,7 @@ int refusedIn(const FunctionView& fn, const std::vector<bool>& reached, int from
 // LINNER at a once-run block inside a loop whose body aborts (the header's
 // last case).
 void reportOnceLoops(const FunctionView& fn, PredictionSink& sink) {
-  const std::vector<std::pair<int, int>> once = onceLoops(fn);
+  const std::vector<std::pair<int, int>>& once = fn.loops.onceBlocks();
   if (once.empty()) return;
   const std::vector<bool> reached = flow::reachablePcs(fn.proto);
   for (const auto& [loopPc, exit] : once) {
