@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace ljcheck {
@@ -18,15 +19,18 @@ struct TraceStart {
   std::vector<AbortSite*>* mainZone = nullptr;  // the zone where it aborted most
 };
 
-// The starts of each function, by (path, the function's first line).
-using StartsByFunction = std::map<std::pair<std::string, int>, std::map<std::pair<int, int>, TraceStart>>;
+// The starts of each function, by (path, the function's first line), then
+// by (extent, start line): two starts never share an entry, even when the
+// collector gave them the same lines, so that no sample counts for both.
+using Starts = std::map<std::tuple<int, int, int>, TraceStart>;
+using StartsByFunction = std::map<std::pair<std::string, int>, Starts>;
 
 StartsByFunction startsOf(TraceReport& report) {
   StartsByFunction starts;
   for (AbortSite& site : report.sites) {
     if (!site.hasExtent() || site.startFunctionLine < 0) continue;
     TraceStart& start =
-        starts[{site.startPath, site.startFunctionLine}][{site.extentFirstLine, site.extentLastLine}];
+        starts[{site.startPath, site.startFunctionLine}][{site.extentFirstLine, site.extentLastLine, site.startLine}];
     start.firstLine = site.extentFirstLine;
     start.lastLine = site.extentLastLine;
     start.sitesByZone[site.zonePath].push_back(&site);
@@ -49,7 +53,7 @@ StartsByFunction startsOf(TraceReport& report) {
 // The innermost start of `starts` whose lines hold `line`: a loop nested in
 // another loop, or in a function whose entry also started a trace, takes
 // the samples of its own lines. Null when none holds it.
-TraceStart* innermost(std::map<std::pair<int, int>, TraceStart>& starts, int line) {
+TraceStart* innermost(Starts& starts, int line) {
   TraceStart* best = nullptr;
   for (auto& [extent, start] : starts) {
     if (line < start.firstLine || line > start.lastLine) continue;

@@ -54,9 +54,15 @@ class TraceCapture {
   // numbering; maxRecords bounds the distinct events kept (TraceOptions::maxSites).
   TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity, std::size_t maxRecords);
 
-  // backwardLoopOpcodes[op]: FORL/ITERL and their I/J variants, which jump
-  // back to their loop's first instruction.
-  std::vector<bool> backwardLoopOpcodes;
+  // What each opcode (by the VM's numbering) says of a loop's bounds: the
+  // codeExtent of a trace start (trace_handler.cpp).
+  enum class LoopRole : std::uint8_t {
+    None,
+    End,   // FORL/ITERL and their I/J variants: jump back to the loop's first instruction
+    Head,  // LOOP/ILOOP (a while or repeat loop): D jumps to the loop's exit
+    Jump,  // JMP/UCLO: a while loop's back edge, the instruction before its exit
+  };
+  std::vector<LoopRole> loopRoles;
   // (start chunk, line, pc) -> the lines its trace would have compiled.
   std::map<std::tuple<StringId, int, int>, std::pair<int, int>> extents;
 
@@ -103,9 +109,9 @@ class TraceCapture {
   StringId nameId(std::string_view text) { return events.full() ? strings.find(text) : strings.intern(text); }
   // Heap bytes the capture holds (EventTally::bytesInUse and the like for the rest).
   std::size_t bytesInUse() const;
-  bool isBackwardLoopOpcode(int op) const {
-    return op >= 0 && static_cast<std::size_t>(op) < backwardLoopOpcodes.size() &&
-           backwardLoopOpcodes[static_cast<std::size_t>(op)];
+  LoopRole loopRole(int op) const {
+    return op >= 0 && static_cast<std::size_t>(op) < loopRoles.size() ? loopRoles[static_cast<std::size_t>(op)]
+                                                                      : LoopRole::None;
   }
 
  private:

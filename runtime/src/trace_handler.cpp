@@ -18,6 +18,7 @@
 // code that triggered the event (verified on Debian's LuaJIT: for a split,
 // level 1 is the callee and the first non-C level is the calling Lua line,
 // also inside a helper inlined into the loop, across pcall and tail calls).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <tuple>
@@ -215,14 +216,33 @@ long long instructionAt(lua_State* L, const TraceCapture& c, int funcIdx, int pc
   return ins;
 }
 
+// The jump target of instruction `ins` at pc (lj_bc.h: D is the offset
+// + BCBIAS_J, 0x8000).
+int jumpTarget(int pc, long long ins) { return pc + 1 + static_cast<int>(ins >> 16) - 0x8000; }
+
 // The lines a trace starting at (func, pc) would have compiled: a FORL or
-// ITERL loop from its jump target (lj_bc.h: D is the offset + BCBIAS_J,
-// 0x8000) to itself; otherwise the whole function.
+// ITERL loop from its jump target to itself; a while or repeat loop from
+// its LOOP (or, for a while loop, its condition: the target of the back
+// edge right before the exit) to its exit, the LOOP's jump target;
+// otherwise the whole function.
 std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc, long long ins) {
-  if (ins >= 0 && c.isBackwardLoopOpcode(static_cast<int>(ins & 0xff))) {
-    int target = pc + 1 + static_cast<int>(ins >> 16) - 0x8000;
+  using Role = TraceCapture::LoopRole;
+  const Role role = ins >= 0 ? c.loopRole(static_cast<int>(ins & 0xff)) : Role::None;
+  int from = 0, to = 0;  // the pcs of the loop
+  if (role == Role::End) {
+    from = std::max(jumpTarget(pc, ins) - 1, 0);  // its FORI or JMP to the ITERC
+    to = pc;
+  } else if (role == Role::Head) {
+    const int exit = jumpTarget(pc, ins);
+    from = pc;
+    to = exit - 1;
+    const long long back = exit - 1 > pc ? instructionAt(L, c, funcIdx, exit - 1) : -1;
+    if (back >= 0 && c.loopRole(static_cast<int>(back & 0xff)) == Role::Jump && jumpTarget(exit - 1, back) <= pc)
+      from = std::max(jumpTarget(exit - 1, back), 0);
+  }
+  if (to > from) {
     int first = 0, last = 0;
-    for (int at = target > 0 ? target - 1 : 0; at <= pc; ++at) {
+    for (int at = from; at <= to; ++at) {
       pushFuncinfo(L, funcIdx, &at);
       int line = lua::intField(L, -1, "currentline", -1);
       lua_pop(L, 1);

@@ -29,15 +29,21 @@ std::vector<bool> demotedOpcodes(const LiveProfile& profile) {
   return demoted;
 }
 
-// FORL and ITERL in their three forms: loop ends that jump back to the loop's start.
-std::vector<bool> backwardLoopOpcodes(const LiveProfile& profile) {
-  static constexpr std::string_view kLoops[] = {"FORL", "IFORL", "JFORL", "ITERL", "IITERL", "JITERL"};
+// FORL and ITERL in their three forms end a loop; LOOP and ILOOP start a
+// while or repeat loop (JLOOP holds a trace number, not a jump, and no root
+// trace starts at it); JMP and UCLO may be a while loop's back edge.
+std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
+  using Role = TraceCapture::LoopRole;
+  static constexpr std::pair<std::string_view, Role> kRoles[] = {
+      {"FORL", Role::End}, {"IFORL", Role::End}, {"JFORL", Role::End}, {"ITERL", Role::End},
+      {"IITERL", Role::End}, {"JITERL", Role::End}, {"LOOP", Role::Head}, {"ILOOP", Role::Head},
+      {"JMP", Role::Jump}, {"UCLO", Role::Jump}};
   const auto& names = profile.facts.bytecodeNames;
-  std::vector<bool> loops(names.size(), false);
+  std::vector<Role> roles(names.size(), Role::None);
   for (std::size_t op = 0; op < names.size(); ++op)
-    for (std::string_view name : kLoops)
-      if (names[op] == name) loops[op] = true;
-  return loops;
+    for (const auto& [name, role] : kRoles)
+      if (names[op] == name) roles[op] = role;
+  return roles;
 }
 
 // The visited lines as "path:line", ordered by path, then line.
@@ -92,7 +98,7 @@ std::unique_ptr<TraceSession> TraceSession::start(lua_State* L, TraceOptions opt
     session->capture_ =
         std::make_unique<TraceCapture>(demotedOpcodes(session->profile_), capacity, session->options_.maxSites);
     lua::pushRequired(L, "jit.util");
-    session->capture_->backwardLoopOpcodes = backwardLoopOpcodes(session->profile_);
+    session->capture_->loopRoles = loopRoles(session->profile_);
     pushTraceHandler(L, session->capture_.get(), -1);
     attachHandler(L, "trace", session->handlerRef_, kTraceChainUpvalue, session->chainedRef_);
     if (session->options_.coverage) {

@@ -275,3 +275,73 @@ TEST_CASE("nested loops' aborts are charged no sample twice in a real run", "[ru
   CHECK(elsewhere < inner->interpretedSamples);  // the outer loop's own lines are few
   CHECK(charged <= samples.states[VmState::Interpreted]);
 }
+
+TEST_CASE("two starts the collector gave the same lines share no sample", "[runtime][cost]") {
+  SampleReport samples;
+  samples.intervalMs = 1;
+  samples.cpuMs = 100;
+  samples.samplesTaken = 100;
+  TraceReport report;
+  // The entry of a function at 2 and a loop at 9 in it, both over 2-13.
+  AbortSite entry = rootSite("a.lua", 5, 2, 2, 13);
+  AbortSite loop = rootSite("a.lua", 12, 2, 2, 13);
+  loop.startLine = 9;
+  report.sites = {entry, loop};
+  samples.lines = {interpreted("a.lua", 10, 2, 30)};
+  addSiteCosts(report, samples);
+  CHECK(report.sites[0].interpretedSamples + report.sites[1].interpretedSamples == 30);
+}
+
+TEST_CASE("a while loop's start covers the loop, not its whole function", "[runtime][sampler][cost]") {
+  // Two while loops in a function called hot: the entry's traces stop at
+  // the first loop (LINNER), the second loop's traces leave it (LLEAVE).
+  // Each start's cost is its own lines' samples.
+  testing::EmbeddedVm vm;
+  auto trace = TraceSession::start(vm.L, {true, "/proj", ""});
+  auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
+  REQUIRE(vm.run(std::string(testing::kSpinClock) +
+                 "local function number_to_bit(num, length)\n"
+                 "  local bits = {}\n"
+                 "  while num > 0 do\n"
+                 "    local rest = math.floor(math.fmod(num, 2))\n"
+                 "    table.insert(bits, rest)\n"
+                 "    num = (num - rest) / 2\n"
+                 "  end\n"
+                 "  while #bits < length do\n"
+                 "    table.insert(bits, \"0\")\n"
+                 "  end\n"
+                 "  return string.reverse(table.concat(bits))\n"
+                 "end\n"
+                 "local n, i = 0, 0\n"
+                 "local wall, cpu = deadline(0.4)\n"
+                 "while now() < wall or os.clock() < cpu do\n"
+                 "  i = i + 1\n"
+                 "  n = n + #number_to_bit(i % 64, 6 + i % 3)\n"
+                 "end\n")
+              .empty());
+  SampleReport samples = sampler->stop(vm.L);
+  TraceReport report = trace->stop(vm.L);
+  addSiteCosts(report, samples);
+  INFO(runSummary(report, &samples, 10));
+  std::map<std::pair<std::string, std::string>, std::uint64_t> byStart;
+  bool secondLoop = false;
+  for (const AbortSite& site : report.sites) {
+    if (!site.hasExtent()) continue;
+    if (site.startLocation() == "snippet.lua:8") {
+      secondLoop = true;
+      CHECK(site.extentFirstLine == 8);
+      CHECK(site.extentLastLine >= 9);  // the back edge carries the body's last line
+      CHECK(site.extentLastLine <= 10);
+    }
+    if (site.startLocation() == "snippet.lua:1") {
+      CHECK(site.extentFirstLine == 1);
+      CHECK(site.extentLastLine == 12);
+    }
+    auto& n = byStart[{site.startLocation(), site.zonePath}];
+    n = std::max(n, site.interpretedSamples);
+  }
+  CHECK(secondLoop);
+  std::uint64_t charged = 0;
+  for (const auto& [start, n] : byStart) charged += n;
+  CHECK(charged <= samples.states[VmState::Interpreted]);
+}
