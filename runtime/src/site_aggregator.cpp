@@ -25,10 +25,10 @@ ResolvedAbort resolve(const TraceEvent& ev, const StringPool& strings, const Liv
   return resolveAbort(profile.mappingProfile(), raw, namesOf(profile));
 }
 
-// reasonId, path, line, zone, and the trace start (chunk, line): a site
+// reasonId, path, line, zone, and the trace start (its file's path, line): a site
 // aborted from several starts is one record per start, each with its own
 // extent and cost, as runtime.md has it and verify joins them.
-using SiteKey = std::tuple<ReasonId, std::string, int, StringId, StringId, int>;
+using SiteKey = std::tuple<ReasonId, std::string, int, StringId, std::string, int>;
 
 struct Group {
   AbortSite site;
@@ -69,24 +69,30 @@ AbortSite newSite(const ResolvedAbort& r, const TraceEvent& ev, const std::strin
 void aggregateSites(const EventTally& events, const StringPool& strings, const AggregationContext& ctx,
                     TraceReport& report) {
   std::map<SiteKey, Group> groups;
-  std::set<std::tuple<StringId, int, int>> blacklistedStarts;
+  std::set<std::tuple<std::string, int, int>> blacklistedStarts;  // by the file the start names
   std::unordered_map<StringId, std::string> paths;  // two chunk names may name one file
   for (const auto& [ev, count] : events.records()) {
     if (ev.kind == TraceEventKind::Abort) report.totalAborts += count;
     ResolvedAbort r = resolve(ev, strings, ctx.profile);
-    auto [pathIt, fresh] = paths.try_emplace(ev.source);
-    if (fresh) pathIt->second = ctx.locations.displayPath(strings.text(ev.source));
-    SiteKey key{r.reasonId, pathIt->second, ev.line, ev.zone, ev.startSource, ev.startSource ? ev.startLine : 0};
+    auto pathOf = [&](StringId source) -> const std::string& {
+      auto [it, fresh] = paths.try_emplace(source);
+      if (fresh) it->second = ctx.locations.displayPath(strings.text(source));
+      return it->second;
+    };
+    const std::string& path = pathOf(ev.source);
+    // The start by the file it names too: one file, one start, whatever chunk name ran it.
+    SiteKey key{r.reasonId, path, ev.line, ev.zone, ev.startSource ? pathOf(ev.startSource) : std::string(),
+                ev.startSource ? ev.startLine : 0};
     auto it = groups.find(key);
     if (it == groups.end()) {
       Group g;
-      g.site = newSite(r, ev, pathIt->second, strings, ctx, g.benign);
+      g.site = newSite(r, ev, path, strings, ctx, g.benign);
       it = groups.emplace(std::move(key), std::move(g)).first;
     }
     it->second.site.count += count;
     if (ev.blacklistedStart) {
       it->second.site.severity = Severity::Blacklist;
-      blacklistedStarts.emplace(ev.startSource, ev.startLine, ev.startPc);
+      blacklistedStarts.emplace(std::get<4>(it->first), ev.startLine, ev.startPc);
     }
   }
   const EventOverflow& overflow = events.overflow();

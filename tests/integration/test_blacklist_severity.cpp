@@ -71,7 +71,7 @@ long blacklistedInHost(const std::string& dir, const std::string& luajit, int tu
 
 }  // namespace
 
-TEST_CASE("error means the run blacklists the loop; a certain abort with too few runs is a warning",
+TEST_CASE("error means the run blacklists the loop, and a certain abort with too few runs is a warning",
           "[cli][lint][run][blacklist]") {
   const std::string dir = ljcheck::testing::scratchDirectory("blacklist-severity");
   Outcome many = lintAndRun(dir, 44500);

@@ -84,7 +84,7 @@ TEST_CASE("a trace error the catalog does not know is still reported", "[runtime
   CHECK(report.sites[0].severity == Severity::Warn);
 }
 
-TEST_CASE("sites group by reasonId, location and trace start; blacklisting raises the group",
+TEST_CASE("sites group by reasonId, location and trace start, and blacklisting raises the group",
           "[runtime][aggregate]") {
   Fixture f;
   int nyibc = f.code("NYIBC");
