@@ -280,10 +280,15 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   const std::vector<bool>& escapes = escapes_;
   std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
   loopMaps_.reserve(chunk.prototypes.size());
+  // The bytecodes the recorder refuses: a route around a site through one
+  // of them aborts too (Branch::aborts).
+  std::vector<bool> refused(static_cast<std::size_t>(Op::Unknown), false);
+  for (std::size_t op = 0; op < refused.size(); ++op)
+    refused[op] = values.profile().nyiBytecodes.count(std::string(bytecode::opName(static_cast<Op>(op)))) > 0;
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     onceOnly_[q] = findOnceOnly(proto);
-    branches_.push_back(branchesOf(proto));
+    branches_.push_back(branchesOf(proto, refused));
     const LoopMap& loops = loopMaps_.emplace_back(proto);
     for (const auto& loop : loops.loops()) {
       long trips = loop.kind == Loop::Kind::NumericFor   ? numericTrips(chunk, q, values, loop)
@@ -596,9 +601,11 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
     const LoopTrips& loop = loops[k];
     if (pc < loop.first || pc > loop.last) continue;
     if (const Branch* b = branchAround(branches, at, loop.first, loop.last, false)) {
-      why = {CountStop::Kind::Branch, b->line};
+      why = {CountStop::Kind::Branch, b->line, why.abortingRoute};
       return runs;
     }
+    if (const Branch* b = why.abortingRoute ? nullptr : abortingRouteAround(branches, at, loop.first, loop.last, false))
+      why.abortingRoute = b->line;
     // The root trace that starts at this loop stops at a loop inside it
     // that comes first (lj_record.c: LINNER, or a link to that loop's own
     // trace), unless that loop turns so few times that it is unrolled (see
@@ -627,9 +634,11 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
     at = shapes[k].kind == Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;
   }
   if (const Branch* b = branchAround(branches, at, 1, std::numeric_limits<int>::max(), true)) {
-    why = {CountStop::Kind::Branch, b->line};
+    why = {CountStop::Kind::Branch, b->line, why.abortingRoute};
     return runs;
   }
+  if (const Branch* b = why.abortingRoute ? nullptr : abortingRouteAround(branches, at, 1, std::numeric_limits<int>::max(), true))
+    why.abortingRoute = b->line;
   return timesSaturating(runs, steadyEntries.at(proto));
 }
 

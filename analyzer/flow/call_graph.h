@@ -193,6 +193,9 @@ class CallGraph {
     enum class Kind { None, Branch, InnerLoop, UnknownTurns, LeavesEarly };
     Kind kind = Kind::None;
     int line = 0;  // the branch, or the loop's `for`/`while` line
+    // The first route around it that was counted through because it aborts
+    // too (Branch::aborts): the line it leaves from; 0 for none.
+    int abortingRoute = 0;
   };
   long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;
   // Why a prototype's calls on every pass (what steadyRunsAt multiplies)

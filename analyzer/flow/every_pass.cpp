@@ -15,27 +15,60 @@ std::vector<Branch>::const_iterator firstFrom(const std::vector<Branch>& branche
                           [](const Branch& b, int at) { return b.from < at; });
 }
 
+bool isRefused(const std::vector<bool>& refused, bytecode::Op op) {
+  auto k = static_cast<std::size_t>(op);
+  return k < refused.size() && refused[k];
+}
+
+// The straight code from `pc` on reaches a refused instruction before any
+// branch, loop or return.
+bool abortsAhead(const bytecode::Prototype& proto, int pc, const std::vector<bool>& refused) {
+  for (; pc >= 1 && pc <= proto.size(); ++pc) {
+    const auto& ins = proto.at(pc);
+    if (isRefused(refused, ins.op)) return true;
+    Flow f = flowOf(ins, pc);
+    if (!f.fallsThrough || f.jump != 0 || f.skip != 0) return false;
+  }
+  return false;
+}
+
 }  // namespace
 
-std::vector<Branch> branchesOf(const bytecode::Prototype& proto) {
+std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused) {
   std::vector<Branch> out;
   out.reserve(static_cast<std::size_t>(proto.size()) / 4 + 1);  // about one instruction in five branches
   for (int pc = 1; pc <= proto.size(); ++pc) {
     const auto& ins = proto.at(pc);
     Flow f = flowOf(ins, pc);
-    if (!f.fallsThrough && f.jump == 0) out.push_back({pc, 0, ins.line});
+    const bool refusedHere = isRefused(refused, ins.op);
+    if (!f.fallsThrough && f.jump == 0) out.push_back({pc, 0, ins.line, refusedHere});
     for (int target : {f.jump, f.skip})
-      if (target != 0) out.push_back({pc, target, ins.line});
+      if (target != 0) out.push_back({pc, target, ins.line, refusedHere || abortsAhead(proto, target, refused)});
   }
   return out;
 }
 
-const Branch* branchAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction) {
+namespace {
+
+const Branch* firstAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction,
+                          bool aborting) {
   auto it = firstFrom(branches, first);
   for (; it != branches.end() && it->from < pc; ++it) {
+    if (it->aborts != aborting) continue;
     if (it->to == 0 ? wholeFunction : it->to > pc && it->to <= last) return &*it;
   }
   return nullptr;
+}
+
+}  // namespace
+
+const Branch* branchAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction) {
+  return firstAround(branches, pc, first, last, wholeFunction, false);
+}
+
+const Branch* abortingRouteAround(const std::vector<Branch>& branches, int pc, int first, int last,
+                                  bool wholeFunction) {
+  return firstAround(branches, pc, first, last, wholeFunction, true);
 }
 
 const Branch* earlyExit(const std::vector<Branch>& branches, int first, int last) {

@@ -16,15 +16,26 @@ namespace ljcheck::flow {
 struct Branch {
   int from = 0, to = 0;
   int line = 0;  // of the instruction at `from`
+  // The route it opens aborts before it can branch again, so no trace of
+  // it compiles: the instruction itself, or the straight code at its
+  // target, is one the recorder refuses (the UCLO of an early return in a
+  // function that creates closures; a closure right after a skipped block).
+  bool aborts = false;
 };
-std::vector<Branch> branchesOf(const bytecode::Prototype& proto);
+// `refused`: by Op, the bytecodes the recorder refuses (the profile's
+// nyiBytecodes: FNEW, UCLO); empty for none.
+std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused = {});
 
 // The branch in [first, pc) that can reach (pc, last] without running pc,
 // or, over a whole function body, a return before pc (an early return is
-// such a path too); null when every pass runs pc. Branches that leave the
+// such a path too); null when every pass runs pc. A route that aborts
+// (Branch::aborts) does not count: a trace of it never compiles either. Branches that leave the
 // region (break, a loop's exit) end the pass instead and do not count.
 // `branches`: branchesOf the function, in pc order.
 const Branch* branchAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction);
+// As branchAround, but the first route around pc that aborts; null when none does.
+const Branch* abortingRouteAround(const std::vector<Branch>& branches, int pc, int first, int last,
+                                  bool wholeFunction);
 
 // A branch in [first, last) that leaves the loop those pcs make up before
 // its own exit: a break or goto past its end, a return or tail call; null

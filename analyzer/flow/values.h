@@ -209,6 +209,8 @@ class ValueMap {
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
+  // The recorder profile the values were resolved against.
+  const RecorderProfile& profile() const { return profile_; }
   // The value in `slot` just before the instruction at `pc` runs. Kept for
   // calls, returns and closure creations; Unknown at other instructions.
   Value at(std::size_t proto, int pc, int slot) const;

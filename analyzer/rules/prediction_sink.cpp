@@ -179,7 +179,14 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     std::string besides = "; the bytecode shows " + std::to_string(allRuns) + " runs of the loop, but ";
     if (needed.runs > 0 && runs >= needed.runs) {
       p.severity = Severity::Blacklist;
-      blacklisting = "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" + takes + ")";
+      // Counted through a route around it that aborts as well: the passes
+      // that take it abort there instead, so every pass aborts.
+      std::string everyPass = stop.abortingRoute
+                                  ? "; the path around it from line " + std::to_string(stop.abortingRoute) +
+                                        " runs into another abort the recorder refuses, so every pass aborts"
+                                  : std::string();
+      blacklisting = everyPass + "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" +
+                     takes + ")";
     } else if (needed.runs > 0 && allRuns >= needed.runs && stop.kind == flow::CallGraph::CountStop::Kind::Branch) {
       blacklisting = besides + "the branch at line " + std::to_string(stop.line) +
                      " can go around this abort: a trace that records the other path compiles, and the abort then "
