@@ -195,12 +195,17 @@ bool isNamedLocal(const bytecode::Prototype& proto, int pc, int slot) {
 
 // Where the value in `slot` just before `pc` came from: "S<slot>" a named
 // local, "U<n>" an upvalue or "G<name>" a global loaded in the straight code
-// before pc; "" unknown.
+// before pc; "" unknown. A call leaves the slots below its base as they
+// were (`cache[k] = make(k)` loads cache before calling make).
 std::string originOf(const bytecode::Prototype& proto, int pc, int slot) {
   if (isNamedLocal(proto, pc, slot)) return "S" + std::to_string(slot);
   for (int q = pc - 1; q >= 1; --q) {
     const auto& ins = proto.at(q);
-    if (ins.op == Op::JMP || isCallOrIterator(ins.op)) break;
+    if (ins.op == Op::JMP) break;
+    if (isCallOrIterator(ins.op)) {
+      if (slot < ins.a - (ins.op == Op::ITERC ? 3 : 0)) continue;
+      break;
+    }
     Writes w = writesOf(ins);
     if (slot < w.first || slot > w.last) continue;
     if (ins.op == Op::UGET) return "U" + std::to_string(ins.d);

@@ -138,6 +138,9 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
            loopEvidence(fn.calls, caller);
   std::string callerName = functionName(fn, site.proto);
   std::string called = name + " is called at line " + std::to_string(line) + " from " + callerName;
+  if (caller.onceOnlyLine)
+    return called + ", where it initializes a value once (the test at line " + std::to_string(caller.onceOnlyLine) +
+           " skips the call when the value is set), so it runs once per key, not on every pass";
   if (fn.calls.heat(site.proto) < flow::Heat::Likely) return called + ", " + escapingCallers(fn, site.proto);
   if (ownCycle || depth + 1 >= kChain) return called + ", which runs hot";
   return called + ", which runs hot: " + whyCalledHot(fn, site.proto, callerName, depth + 1);

@@ -479,6 +479,23 @@ TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sit
   CHECK(find(ps, 6, "NYIBC:FNEW")->severity == Severity::Warn);
   CHECK(find(ps, 6, "NYIBC:FNEW")->reasoning.find("the branch at line 5 can go around this abort") !=
         std::string::npos);
+
+  SECTION("the value made by a function the initialization calls: that function runs once per key too") {
+    // penlight's sip.match: `if not cache[spec] then cache[spec] = compile(spec) end`, where compile
+    // makes a closure; `luajit -jv` shows one looping trace and no abort.
+    auto callee = predict(
+        "local cache = {}\nlocal function compile(spec)\n  return function(s) return s == spec end\nend\n"
+        "local function match(spec, line)\n  if not cache[spec] then\n    cache[spec] = compile(spec)\n  end\n"
+        "  return cache[spec](line)\nend\nlocal n = 0\nfor i = 1, 50000 do\n"
+        "  if match(\"abc\", \"abc\") then n = n + 1 end\nend\n");
+    INFO(listed(callee));
+    const Prediction* fnew = find(callee, 3, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Info);
+    CHECK(fnew->confidence != Confidence::Certain);
+    CHECK(fnew->reasoning.find("compile is called at line 7 from match, where it initializes a value once (the "
+                               "test at line 6") != std::string::npos);
+  }
 }
 
 TEST_CASE("os.exit ends the process: a call of it never runs hot, whatever its function's heat",
