@@ -11,9 +11,15 @@
 //   at that tail call. A plain return from it ends the trace instead.
 // The loop must run often enough for its exit to get hot: a prediction of
 // structure, not a certainty.
+// - a function C code calls back (string.gsub's replacement, table.sort's
+//   comparator) from a call in a hot loop, that tail-calls a fast function
+//   the recorder compiles (`return string.format("%02X", c:byte())`): at
+//   its first line (reportCallbackTailCall).
 #include "flow/instruction_effects.h"
+#include "flow/loops.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
+#include "rules/split_finding.h"
 
 namespace ljcheck::rules {
 namespace {
@@ -38,6 +44,73 @@ int afterFirstLoop(const FunctionView& fn) {
   return after;
 }
 
+// A function that C code calls back from a call in a hot loop is entered
+// from C every time, so its entry gets hot (2 * hotloop calls) and starts a
+// trace of its own, which reaches the C frame below when the function
+// returns. A Lua return there ends the trace (a return link), and so does a
+// tail call to an unrecorded function (RETURN, call_splits.cpp); but after
+// a tail call to a fast function the recorder compiles, the return comes
+// from that fast function, which lj_record_ret does not stop at: "NYI:
+// return to lower frame", every time. The VM reports it below the C frame,
+// at the Lua line that called the C function (Debian's luajit names that
+// frame, OpenResty's luajit2 the fast function, and the collector then the
+// innermost Lua frame: the same line). Verified with `luajit -jv` on both:
+// the callback's start aborts until blacklisted. A function with a loop
+// starts its traces there instead, and a vararg one (FUNCV) is never
+// hot-counted. Any other call before the tail call may stitch, abort or run
+// a trace of its own, and the trace that reaches the tail call then starts
+// elsewhere: such a function is left out.
+void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
+  if (fn.isMain() || fn.proto.isVararg() || !fn.loops.loops().empty() || fn.calls.callbacks(fn.index).empty()) return;
+  // A fast function of this profile that records this call (no refused form).
+  auto recordedCall = [&](int pc) -> const FastFunctionDef* {
+    const flow::Value callee = resolveCallee(fn, pc).value;
+    if (!callee.is(flow::Value::Kind::LibFunction)) return nullptr;
+    const FastFunctionDef* ff = fn.profile.fastFunction(callee.name);
+    return ff && ff->recorded() && !refusedVariantCall(fn, pc) ? ff : nullptr;
+  };
+  int tailCall = 0;
+  const FastFunctionDef* ff = nullptr;
+  for (int pc = 1; pc <= fn.proto.size() && !tailCall; ++pc) {
+    const bytecode::Op op = fn.proto.at(pc).op;
+    if (!flow::isCallOrIterator(op)) continue;
+    ff = recordedCall(pc);
+    if (!ff) return;
+    if (flow::isTailCall(op)) tailCall = pc;
+  }
+  if (!tailCall || !flow::reachablePcs(fn.proto)[static_cast<std::size_t>(tailCall)]) return;
+  const std::string self = functionName(fn, fn.index);
+  for (const auto& site : fn.calls.callbacks(fn.index)) {
+    flow::HeatEvidence e = fn.calls.evidenceAt(site.proto, site.pc);
+    if (e.heat < flow::Heat::Likely) continue;
+    const auto& caller = fn.chunk.prototypes[site.proto];
+    const flow::Value library = fn.values.at(site.proto, site.pc, flow::calleeSlot(caller.at(site.pc)));
+    // Where the call runs hot: its loop, or the function around it (called from one).
+    const std::string hot = e.loop ? ", in the loop at line " + std::to_string(e.loop->line) + loopEvidence(fn.calls, e)
+                                   : ", in " + functionName(fn, site.proto) + ", which runs hot";
+    Finding f;
+    f.proto = site.proto;  // where the VM reports it: the call into C
+    f.pc = site.pc;
+    f.sideTrace = true;     // never the caller's loop that blacklists
+    f.calleeTraces = true;  // the callback's own traces abort, whatever the caller's do
+    f.reasonId = ReasonId::traceError("NYIRETL");
+    f.construct = "call";
+    f.callee = std::string(library.name);
+    f.confidence = Confidence::Likely;
+    f.message = "the traces of " + self + ", which " + f.callee + " calls back from here, cannot return into " +
+                f.callee + " (NYIRETL): its tail call to " + ff->name + " returns straight to this C frame";
+    f.reasoning = self + " tail-calls " + ff->name + " at line " + std::to_string(fn.proto.at(tailCall).line) +
+                  ", a fast function the recorder compiles, so the return comes from " + ff->name +
+                  ", which the recorder cannot return from into C code; " + f.callee + " calls " + self +
+                  " back from C at line " + std::to_string(caller.at(site.pc).line) + hot +
+                  ", so its entry gets hot (" + std::to_string(2 * fn.calls.hotloop()) +
+                  " calls) and starts traces of its own, each aborting there; the VM reports the abort at this call";
+    f.advice = "in " + self + ", assign the result to a local and return the local (local s = " + ff->name +
+               "(...) return s): a return from Lua code ends the trace cleanly";
+    sink.report(fn, std::move(f));
+  }
+}
+
 class FrameReturnRule final : public Rule {
  public:
   std::string_view name() const override { return "frame-returns"; }
@@ -45,6 +118,7 @@ class FrameReturnRule final : public Rule {
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     if (fn.isMain()) return;
+    reportCallbackTailCall(fn, sink);
     std::string protectedAt = protectedHotCall(fn);
     bool vararg = fn.proto.isVararg() && fn.calls.heat(fn.index) >= flow::Heat::Likely;
     if (protectedAt.empty() && !vararg) return;

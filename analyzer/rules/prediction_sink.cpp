@@ -263,6 +263,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   entry.proto = finding.tracePc > 0 ? fn.index : proto;
   entry.tracePc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
   entry.certainAbort = (finding.aborts || finding.endsTrace) && finding.confidence == Confidence::Certain;
+  entry.unmaskable = finding.calleeTraces;
 }
 
 void CollectingSink::markMasked() {
@@ -278,7 +279,7 @@ void CollectingSink::markMasked() {
   std::map<std::size_t, Masking> masking;
   for (auto& site : pending_) {
     auto candidates = maskers.find(site.proto);
-    if (candidates == maskers.end() || site.prediction.masked()) continue;
+    if (candidates == maskers.end() || site.prediction.masked() || site.unmaskable) continue;
     const auto& list = candidates->second;
     // Only an abort before the site can hide it (Masking::firstMasker): a
     // prototype whose one abort is the site itself needs no Masking.
@@ -330,7 +331,7 @@ void CollectingSink::markMaskedByCalls() {
   std::map<std::size_t, std::vector<Masker>> maskers;
   std::map<std::size_t, Masking> masking;
   for (auto& site : pending_) {
-    if (site.prediction.masked()) continue;
+    if (site.prediction.masked() || site.unmaskable) continue;
     auto [it, fresh] = maskers.try_emplace(site.proto);
     if (fresh) it->second = closingCalls(site.proto);
     const auto& list = it->second;

@@ -37,6 +37,7 @@ class CollectingSink final : public PredictionSink {
     std::size_t proto = 0;  // where the trace stops
     int tracePc = 0;
     bool certainAbort = false;
+    bool unmaskable = false;  // Finding::calleeTraces
   };
   // A pc that hides the sites behind it, and the abort that does.
   struct Masker {

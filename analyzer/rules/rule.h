@@ -79,6 +79,10 @@ struct Finding {
   // or the trace that resumes after a stitched call): it never blacklists
   // the loop that made the code hot, so the site is a warning at most.
   bool sideTrace = false;
+  // The abort is in the traces of another function that starts its own
+  // (a callback C code calls from the call at pc): no abort of this
+  // function's traces hides it.
+  bool calleeTraces = false;
   // What to do about this site, where the reason's advice in the catalog
   // does not fit its cause (a RETURN split at error or through pcall);
   // empty: the catalog's.
