@@ -13,7 +13,8 @@
 // passed on or captured by a closure that may assign it), so the calls the
 // value passes saw are all the calls there are. When every one of them
 // passes the same callee or namespace (a library table, ffi.C, a module)
-// in a parameter's place, the parameter holds it on entry.
+// in a parameter's place, or leaves it out, the parameter holds it (or nil)
+// on entry.
 //
 // A call from inside the function itself (recursion) or from one of its
 // closures passes what the function was given: the first round leaves those
@@ -36,7 +37,9 @@ using Kind = Value::Kind;
 namespace {
 
 // What a binding may hold: callees and the namespaces they are read from
-// (a library, an FFI namespace, a module), whose calls the rules judge.
+// (a library, an FFI namespace, a module), whose calls the rules judge;
+// and nil, a parameter every call leaves out or passes as nil: the code
+// a test of it skips never runs (truthyEdges).
 // Strings and numbers are left to the evidence that names the calls they
 // come from (pattern_arguments.h, argument_trips.h), and a field of another
 // module (ModuleMember) to the guesses made at its uses: it may be a
@@ -46,7 +49,7 @@ Value bindable(const Value& v) {
   switch (v.kind) {
     case Kind::LibTable: case Kind::LibFunction: case Kind::CFunction: case Kind::LuaFunction:
     case Kind::FfiLibrary: case Kind::FfiSymbol: case Kind::CType: case Kind::Module: case Kind::CModule:
-    case Kind::CModuleFunction:
+    case Kind::CModuleFunction: case Kind::Nil:
       return v;
     default:
       return {};
@@ -158,7 +161,7 @@ std::vector<ValueMap::BoundParameters> ValueMap::parametersFromCalls(const std::
     std::vector<Value>& values = out[f].values;
     bool any = false;
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (values[i].is(Kind::Nil) || (i < dropped[f].size() && dropped[f][i].kind != Kind::Unknown)) values[i] = {};
+      if (i < dropped[f].size() && dropped[f][i].kind != Kind::Unknown) values[i] = {};
       any |= values[i].known();
     }
     if (hidden[f] || !any) out[f] = {};

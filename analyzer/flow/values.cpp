@@ -107,14 +107,23 @@ bool meet(Value* into, const Value* from, std::size_t width, std::vector<std::si
   return changed;
 }
 
-// The edges a test of a library function can take: only the truthy one.
-// IST/ISTC fall through to their JMP when the value is true; ISF/ISFC
-// skip it.
+// The edges a test can take when the tracker knows the tested value's
+// truth: a library function or a string or number literal is true; nil (a
+// literal, a local given nothing, a parameter every call leaves out) is
+// false. A value known by its type only may still be nil: io.open's file,
+// tonumber's number, a table a function returns beside `return nil, err`.
+// IST/ISTC fall through to their JMP when the value is true; ISF/ISFC when
+// it is false; each skips the JMP otherwise.
 Flow truthyEdges(const Instruction& ins, Flow flow, const std::vector<Value>& regs) {
   bool test = ins.op == Op::IST || ins.op == Op::ISTC || ins.op == Op::ISF || ins.op == Op::ISFC;
-  if (!test || ins.d >= regs.size() || !isLibraryFunction(regs[ins.d])) return flow;
-  if (ins.op == Op::IST || ins.op == Op::ISTC) flow.skip = 0;
-  else flow.fallsThrough = false;
+  if (!test || ins.d >= regs.size()) return flow;
+  const Value& v = regs[ins.d];
+  const bool truthy = isLibraryFunction(v) || v.isConstantString() || v.isConstantNumber();
+  const bool falsy = v.is(Kind::Nil);
+  if (!truthy && !falsy) return flow;
+  const bool jumpsWhenTrue = ins.op == Op::IST || ins.op == Op::ISTC;
+  if (truthy == jumpsWhenTrue) flow.skip = 0;  // the JMP runs
+  else flow.fallsThrough = false;              // the JMP is skipped
   return flow;
 }
 
@@ -346,6 +355,12 @@ Value ValueMap::at(std::size_t proto, int pc, int slot) const {
   if (!regs || slot < 0 || static_cast<std::size_t>(slot) >= regs->size()) return {};
   const Value& v = (*regs)[static_cast<std::size_t>(slot)];
   return v.reassignable ? Value{} : resolveMethod(v);
+}
+
+bool ValueMap::reached(std::size_t proto, int pc) const {
+  const Prototype& p = chunk_.prototypes.at(proto);
+  if (pc < 1 || pc > p.size() || !keepsSnapshot(p.at(pc).op)) return true;
+  return static_cast<bool>(protos_.at(proto).before.find(pc));
 }
 
 Value ValueMap::fieldReadAt(std::size_t proto, int pc, int slot) const {

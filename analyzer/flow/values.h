@@ -211,6 +211,11 @@ class ValueMap {
   ValueMap& operator=(const ValueMap&) = delete;
   // The recorder profile the values were resolved against.
   const RecorderProfile& profile() const { return profile_; }
+  // False when the instruction at pc keeps a state (a call, a return, a
+  // closure) and no path the tracker takes reaches it: a test of a value
+  // whose truth it knows skips it (`if cls then require(cls) end` where
+  // every call leaves cls out).
+  bool reached(std::size_t proto, int pc) const;
   // The value in `slot` just before the instruction at `pc` runs. Kept for
   // calls, returns and closure creations; Unknown at other instructions.
   Value at(std::size_t proto, int pc, int slot) const;

@@ -129,6 +129,8 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     auto reached = reached_.find(proto);
     if (reached == reached_.end()) reached = reached_.emplace(proto, flow::reachablePcs(fn.chunk.prototypes[proto])).first;
     if (!reached->second[static_cast<std::size_t>(finding.pc)]) return;
+    // Nor does code a test of a value of known truth skips.
+    if (!fn.values.reached(proto, finding.pc)) return;
   }
   // Written in place: moving a Prediction (a dozen strings) into the list
   // cost as much as filling it.

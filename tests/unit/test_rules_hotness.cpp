@@ -817,6 +817,59 @@ TEST_CASE("code that never runs predicts nothing: after a goto, after both branc
   CHECK(find(ps, 11, "NYIBC:FNEW"));
 }
 
+TEST_CASE("code behind a test of a value the tracker knows is nil, or true, never runs", "[rules][hotness]") {
+  // penlight's tablex setmeta, where every call leaves cls out; basexx's
+  // ignore_set, where every call leaves set out (through a second helper);
+  // `getfenv or function ... end` on LuaJIT. `luajit -jv` shows one looping
+  // trace for each and no stitch or abort.
+  auto ps = predict(
+      "local function setmeta(res, tbl, cls)\n"
+      "  local mt = getmetatable(tbl) or cls and require(cls)\n"
+      "  return mt and setmetatable(res, mt) or res\n"
+      "end\n"
+      "local function ignore_set(str, set)\n"
+      "  if set then str = str:gsub(\"[\" .. set .. \"]\", \"\") end\n"
+      "  return str\n"
+      "end\n"
+      "local function from_hex(str, ignore) return #ignore_set(str, ignore) end\n"
+      "local getenv = getfenv or function() return {} end\n"
+      "local n = 0\n"
+      "for i = 1, 50000 do\n"
+      "  n = n + #setmeta({i}, {}) + from_hex(\"0a1b\")\n"
+      "end\n");
+  INFO(listed(ps));
+  CHECK_FALSE(find(ps, 2, "STITCH:C"));
+  CHECK_FALSE(find(ps, 6, "STITCH:string.gsub"));
+  CHECK_FALSE(find(ps, 10, "NYIBC:FNEW"));
+
+  SECTION("a value known by its type alone may still be nil: both ways stay") {
+    // io.open returns nil when the file does not open; a function that
+    // returns a table may `return nil, err`.
+    auto open = predict(
+        "local function read(path)\n"
+        "  local fd = io.open(path)\n"
+        "  if fd then fd:close() return true end\n"
+        "  os.remove(path)\n"
+        "  return false\n"
+        "end\n"
+        "for i = 1, 50000 do read(\"x\" .. i) end\n");
+    INFO(listed(open));
+    CHECK(find(open, 3, "STITCH:io.method.close"));
+    CHECK(find(open, 4, "STITCH:os.remove"));
+  }
+  SECTION("one call that passes the parameter keeps the code") {
+    auto passed = predict(
+        "local function ignore_set(str, set)\n"
+        "  if set then str = str:gsub(\"[\" .. set .. \"]\", \"\") end\n"
+        "  return str\n"
+        "end\n"
+        "local n = 0\n"
+        "for i = 1, 50000 do n = n + #ignore_set(\"ab\") + #ignore_set(\"ab\", \"a\") end\n");
+    INFO(listed(passed));
+    CHECK(find(passed, 2, "STITCH:string.gsub"));
+  }
+}
+
 TEST_CASE("a while true ... break body runs once per turn of the for loop around it", "[rules][hotness]") {
   // The while loop's back edge is dead (every pass breaks); as the first
   // statement of the for body it shares the for loop's head pc, which must
