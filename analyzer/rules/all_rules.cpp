@@ -109,15 +109,22 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
   // whose own heat the function does not take in full, as one right after
   // a pairs loop of code that runs once). "Escapes" only when no call in
   // this file reaches it.
+  // Of the calls as hot as the function, the one that runs most often: the
+  // count a warning or an error gives is that call's (CallGraph::runsAt).
   const flow::CallSite* hottest = nullptr;
   bool asHot = false;  // the caller's heat is the function's
+  long hottestRuns = -1;
   for (const auto& site : fn.calls.callers(proto)) {
     if (fn.calls.heatAt(site.proto, site.pc) == fn.calls.heat(proto)) {
-      hottest = &site;
+      const long runs = fn.calls.runsAt(site.proto, site.pc);
+      if (!asHot || runs > hottestRuns) {
+        hottest = &site;
+        hottestRuns = runs;
+      }
       asHot = true;
-      break;
+      continue;
     }
-    if (!hottest || fn.calls.heatAt(site.proto, site.pc) > fn.calls.heatAt(hottest->proto, hottest->pc))
+    if (!asHot && (!hottest || fn.calls.heatAt(site.proto, site.pc) > fn.calls.heatAt(hottest->proto, hottest->pc)))
       hottest = &site;
   }
   if (!hottest || (!asHot && fn.calls.escapes(proto))) return name + " escapes, so code elsewhere may call it hot";

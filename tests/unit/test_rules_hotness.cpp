@@ -891,3 +891,25 @@ TEST_CASE("a while true ... break body runs once per turn of the for loop around
   CHECK(fnew->reasoning.find("maybe none") == std::string::npos);
   CHECK_FALSE(find(ps, 3, "LINNER"));  // it named the while loop as its own enclosing loop
 }
+
+TEST_CASE("the reasoning names the call whose runs it counts", "[rules][hotness]") {
+  // helper is as hot from a (5,000 runs) as from b (20,000): the count the
+  // warning gives is b's, so b's loop is the one named (basexx's
+  // pure_from_bit, found by an audit naming a's loop beside b's count).
+  auto ps = predict(
+      "local function helper(s)\n"
+      "  local f = function(x) return x end\n"
+      "  return f(s)\n"
+      "end\n"
+      "local function a(s) return helper(s) end\n"
+      "local function b(s) local r = helper(s) return r end\n"
+      "local n = 0\n"
+      "for i = 1, 5000 do n = n + #a(\"abcd\") end\n"
+      "for i = 1, 20000 do n = n + #b(\"abcd\") end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 2, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->reasoning.find("helper is called at line 6 from b, which runs hot: b is called from the loop at line 9, "
+                             "which runs 20000 times") != std::string::npos);
+  CHECK(fnew->reasoning.find("the bytecode shows at least 20000 runs") != std::string::npos);
+}
