@@ -5,6 +5,8 @@
 #                    (bench/corpus/, when bench/corpus.sh has built it), and
 #                    their bytecode dumps (lint reads an ESC-led file as a dump)
 #   bytecode_reader  those dumps, compiled by the real luajit (`luajit -bg`)
+#   project          fixtures/projects/*/, each folder's files joined with
+#                    `--- NAME` lines, and each fixtures/*.lua alone
 #   reports          the lint, run and verify JSON ljcheck writes per fixture,
 #                    and one sampled run whose JSON carries stacks
 #   registry_data    registry/profiles, registry/catalog, registry/overlays
@@ -35,7 +37,7 @@ max_bench_bytes=8192
 max_bench_files=200
 
 rm -rf "$out"
-mkdir -p "$out"/{lua_source,bytecode_reader,reports,registry_data,config,lsp}
+mkdir -p "$out"/{lua_source,bytecode_reader,reports,registry_data,config,lsp,project}
 
 sources=("$root"/fixtures/*.lua)
 if [[ -f $root/bench/corpus/files.txt ]]; then
@@ -58,6 +60,22 @@ for file in "${sources[@]}"; do
     cp "$out/bytecode_reader/$name.raw" "$out/lua_source/$name.raw"
   fi
 done
+
+# Projects: each folder of fixtures/projects as one input, main.lua first and
+# the other files after `--- NAME` lines (fuzz/fuzz_project.cpp), then each
+# fixture as a project of one file.
+for dir in "$root"/fixtures/projects/*/; do
+  name=$(basename "$dir")
+  {
+    [[ -f $dir/main.lua ]] && cat "$dir/main.lua"
+    for file in "$dir"*.lua; do
+      [[ $(basename "$file") == main.lua ]] && continue
+      printf '\n--- %s\n' "$(basename "$file")"
+      cat "$file"
+    done
+  } >"$out/project/$name.lua"
+done
+cp "$root"/fixtures/*.lua "$out/project/"
 
 # Reports: one lint, run and verify report per fixture, as the tool writes them.
 work=$(mktemp -d)

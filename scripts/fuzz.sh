@@ -5,7 +5,7 @@
 # of the normal build in build/ or $LJCHECK_BUILD_DIR), and runs each harness
 # for a bounded time. A crash, leak, timeout or out-of-memory fails the run;
 # the reproducer is printed and kept under <build>/fuzz-artifacts/.
-# Usage: scripts/fuzz.sh [--seconds N] [HARNESS...]   (default: 30 s each, all six)
+# Usage: scripts/fuzz.sh [--seconds N] [HARNESS...]   (default: 30 s each, all seven)
 # Reproduce one finding: <build>/fuzz/<harness> <artifact>
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,7 +45,7 @@ mkdir -p "$artifacts"
 # Each run's exit status goes to a file; the reports follow in harness order.
 run_harness() {  # NAME: one bounded run, its exit status in <build>/fuzz-NAME.status
   local h=$1 status=0
-  "$build/fuzz/fuzz_$h" "$corpus/$h" "$seeds/$h" -dict="$root/fuzz/dict/${fuzz_dictionary[$h]}" \
+  "$build/fuzz/fuzz_$h" "$corpus/$h" "$seeds/$h" -dict="$(fuzz_dictionary_file "$h" "$build/fuzz-dict")" \
     "${fuzz_options[@]}" -max_total_time="$seconds" -artifact_prefix="$artifacts/$h-" \
     >"$build/fuzz-$h.log" 2>&1 || status=$?
   echo "$status" >"$build/fuzz-$h.status"

@@ -14,7 +14,7 @@
 # with exit 1, prints the reproducer and keeps it in fuzz-campaign/<harness>/.
 # Totals: scripts/fuzz_campaign.sh --totals
 # Usage: scripts/fuzz_campaign.sh [--seconds N] [--rounds R] [--totals] [HARNESS...]
-#        (default: 600 s, 1 round, all six harnesses in turn)
+#        (default: 600 s, 1 round, all seven harnesses in turn)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 fast=${LJCHECK_FUZZ_FAST_BUILD_DIR:-$root/build-fuzz-fast}
@@ -88,7 +88,7 @@ for ((round = 1; round <= rounds; round++)); do
     # last statistics the ledger reads.
     log=$dir/fuzz-$$.log replay=$dir/replay-$$.log
     mkdir -p "$corpus"
-    dict=-dict=$root/fuzz/dict/${fuzz_dictionary[$h]}
+    dict=-dict=$(fuzz_dictionary_file "$h" "$dir")
     say "round $round/$rounds, $h: ${seconds}s fast on $(find "$corpus" -type f | wc -l) kept inputs"
     status=0
     "$fast/fuzz/fuzz_$h" "$corpus" "$seeds/$h" "$dict" "${fuzz_options[@]}" -max_total_time="$seconds" \

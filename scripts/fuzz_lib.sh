@@ -2,13 +2,26 @@
 # each harness's dictionary, libFuzzer's options, and the configuration of a
 # fuzz build tree. Sourced, not run; expects $root.
 
-fuzz_harnesses=(bytecode_reader lua_source reports registry_data config lsp)
+fuzz_harnesses=(bytecode_reader lua_source reports registry_data config lsp project)
 
-# The dictionary each harness mutates with.
+# The dictionary each harness mutates with; a list is joined in that order.
 declare -A fuzz_dictionary=(
   [bytecode_reader]=bytecode.dict [lua_source]=lua.dict
   [reports]=json.dict [registry_data]=json.dict
-  [config]=toml.dict [lsp]=lsp.dict)
+  [config]=toml.dict [lsp]=lsp.dict [project]="lua.dict project.dict")
+
+# fuzz_dictionary_file HARNESS DIR: the path of the harness's dictionary, one
+# file of fuzz/dict/ or, for a list, the files joined into DIR.
+fuzz_dictionary_file() {
+  local parts=(${fuzz_dictionary[$1]}) part
+  if ((${#parts[@]} == 1)); then
+    printf '%s' "$root/fuzz/dict/${parts[0]}"
+    return
+  fi
+  mkdir -p "$2"
+  for part in "${parts[@]}"; do cat "$root/fuzz/dict/$part"; done >"$2/$1.dict"
+  printf '%s' "$2/$1.dict"
+}
 
 # -entropic=0: libFuzzer 14's entropic schedule spent over half of each run in
 # InputCorpus::UpdateFeatureFrequency here (perf); plain scheduling ran 8x the
