@@ -237,6 +237,22 @@ std::string locationOf(const bytecode::Prototype& proto, int pc, bool store) {
   return key(Op::TGETS, Op::TGETV);
 }
 
+// By Op, the bytecodes `profile` refuses (its nyiBytecodes), looked up once
+// per thread and profile: a call graph is built twice for every file.
+const std::vector<bool>& refusedBytecodes(const RecorderProfile& profile) {
+  thread_local const RecorderProfile* of = nullptr;
+  thread_local std::string ofId;
+  thread_local std::vector<bool> refused;
+  if (of != &profile || ofId != profile.id) {
+    refused.assign(static_cast<std::size_t>(Op::Unknown), false);
+    for (std::size_t op = 0; op < refused.size(); ++op)
+      refused[op] = profile.nyiBytecodes.count(std::string(bytecode::opName(static_cast<Op>(op)))) > 0;
+    of = &profile;
+    ofId = profile.id;
+  }
+  return refused;
+}
+
 // `if x == nil then x = ... end` and `if not x then x = ... end` over a
 // table field, an upvalue or a global: a test of a value just loaded, a JMP
 // over the body, and a store to the same place in the body.
@@ -287,9 +303,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   loopMaps_.reserve(chunk.prototypes.size());
   // The bytecodes the recorder refuses: a route around a site through one
   // of them aborts too (Branch::aborts).
-  std::vector<bool> refused(static_cast<std::size_t>(Op::Unknown), false);
-  for (std::size_t op = 0; op < refused.size(); ++op)
-    refused[op] = values.profile().nyiBytecodes.count(std::string(bytecode::opName(static_cast<Op>(op)))) > 0;
+  const std::vector<bool>& refused = refusedBytecodes(values.profile());
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     onceOnly_[q] = findOnceOnly(proto);
