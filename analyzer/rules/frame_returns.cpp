@@ -12,9 +12,9 @@
 // The loop must run often enough for its exit to get hot: a prediction of
 // structure, not a certainty.
 // - a function C code calls back (string.gsub's replacement, table.sort's
-//   comparator) from a call in a hot loop, that tail-calls a fast function
+//   comparator) from a call that runs hot, that tail-calls a fast function
 //   the recorder compiles (`return string.format("%02X", c:byte())`): at
-//   its first line (reportCallbackTailCall).
+//   that call into C, where the VM reports it (reportCallbackTailCall).
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "rules/prediction_sink.h"
@@ -44,7 +44,7 @@ int afterFirstLoop(const FunctionView& fn) {
   return after;
 }
 
-// A function that C code calls back from a call in a hot loop is entered
+// A function that C code calls back from a call that runs hot is entered
 // from C every time, so its entry gets hot (2 * hotloop calls) and starts a
 // trace of its own, which reaches the C frame below when the function
 // returns. A Lua return there ends the trace (a return link), and so does a
