@@ -10,6 +10,7 @@
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "flow/module_member.h"
+#include "flow/refused_bytecodes.h"
 #include "flow/while_trips.h"
 
 namespace ljcheck::flow {
@@ -235,22 +236,6 @@ std::string locationOf(const bytecode::Prototype& proto, int pc, bool store) {
   if (ins.op == Op::UGET) return "U" + std::to_string(ins.d);
   if (ins.op == Op::GGET && ins.d < proto.gc.size()) return "G" + proto.gc[ins.d].str;
   return key(Op::TGETS, Op::TGETV);
-}
-
-// By Op, the bytecodes `profile` refuses (its nyiBytecodes), looked up once
-// per thread and profile: a call graph is built twice for every file.
-const std::vector<bool>& refusedBytecodes(const RecorderProfile& profile) {
-  thread_local const RecorderProfile* of = nullptr;
-  thread_local std::string ofId;
-  thread_local std::vector<bool> refused;
-  if (of != &profile || ofId != profile.id) {
-    refused.assign(static_cast<std::size_t>(Op::Unknown), false);
-    for (std::size_t op = 0; op < refused.size(); ++op)
-      refused[op] = profile.nyiBytecodes.count(std::string(bytecode::opName(static_cast<Op>(op)))) > 0;
-    of = &profile;
-    ofId = profile.id;
-  }
-  return refused;
 }
 
 // `if x == nil then x = ... end` and `if not x then x = ... end` over a
@@ -619,12 +604,12 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
   for (std::size_t k = loops.size(); k-- > 0;) {  // innermost first
     const LoopTrips& loop = loops[k];
     if (pc < loop.first || pc > loop.last) continue;
-    if (const Branch* b = branchAround(branches, at, loop.first, loop.last, false)) {
-      why = {CountStop::Kind::Branch, b->line, why.abortingRoute};
+    Routes routes = routesAround(branches, at, loop.first, loop.last, false);
+    if (routes.compiles) {
+      why = {CountStop::Kind::Branch, routes.compiles->line, why.abortingRoute};
       return runs;
     }
-    if (const Branch* b = why.abortingRoute ? nullptr : abortingRouteAround(branches, at, loop.first, loop.last, false))
-      why.abortingRoute = b->line;
+    if (routes.aborts && !why.abortingRoute) why.abortingRoute = routes.aborts->line;
     // The root trace that starts at this loop stops at a loop inside it
     // that comes first (lj_record.c: LINNER, or a link to that loop's own
     // trace), unless that loop turns so few times that it is unrolled (see
@@ -652,12 +637,12 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
     // before a for loop's body, a while loop's condition.
     at = shapes[k].kind == Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;
   }
-  if (const Branch* b = branchAround(branches, at, 1, std::numeric_limits<int>::max(), true)) {
-    why = {CountStop::Kind::Branch, b->line, why.abortingRoute};
+  Routes routes = routesAround(branches, at, 1, std::numeric_limits<int>::max(), true);
+  if (routes.compiles) {
+    why = {CountStop::Kind::Branch, routes.compiles->line, why.abortingRoute};
     return runs;
   }
-  if (const Branch* b = why.abortingRoute ? nullptr : abortingRouteAround(branches, at, 1, std::numeric_limits<int>::max(), true))
-    why.abortingRoute = b->line;
+  if (routes.aborts && !why.abortingRoute) why.abortingRoute = routes.aborts->line;
   return timesSaturating(runs, steadyEntries.at(proto));
 }
 

@@ -37,38 +37,34 @@ bool abortsAhead(const bytecode::Prototype& proto, int pc, const std::vector<boo
 std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused) {
   std::vector<Branch> out;
   out.reserve(static_cast<std::size_t>(proto.size()) / 4 + 1);  // about one instruction in five branches
+  // Most functions hold no refused instruction: no route of theirs aborts,
+  // and the straight code after each branch need not be walked.
+  bool anyRefused = false;
+  for (int pc = 1; pc <= proto.size() && !anyRefused; ++pc) anyRefused = isRefused(refused, proto.at(pc).op);
   for (int pc = 1; pc <= proto.size(); ++pc) {
     const auto& ins = proto.at(pc);
     Flow f = flowOf(ins, pc);
-    const bool refusedHere = isRefused(refused, ins.op);
+    const bool refusedHere = anyRefused && isRefused(refused, ins.op);
     if (!f.fallsThrough && f.jump == 0) out.push_back({pc, 0, ins.line, refusedHere});
     for (int target : {f.jump, f.skip})
-      if (target != 0) out.push_back({pc, target, ins.line, refusedHere || abortsAhead(proto, target, refused)});
+      if (target != 0)
+        out.push_back({pc, target, ins.line, refusedHere || (anyRefused && abortsAhead(proto, target, refused))});
   }
   return out;
 }
 
-namespace {
-
-const Branch* firstAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction,
-                          bool aborting) {
+Routes routesAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction) {
+  Routes routes;
   auto it = firstFrom(branches, first);
   for (; it != branches.end() && it->from < pc; ++it) {
-    if (it->aborts != aborting) continue;
-    if (it->to == 0 ? wholeFunction : it->to > pc && it->to <= last) return &*it;
+    if (!(it->to == 0 ? wholeFunction : it->to > pc && it->to <= last)) continue;
+    if (!it->aborts) {
+      routes.compiles = &*it;
+      return routes;
+    }
+    if (!routes.aborts) routes.aborts = &*it;
   }
-  return nullptr;
-}
-
-}  // namespace
-
-const Branch* branchAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction) {
-  return firstAround(branches, pc, first, last, wholeFunction, false);
-}
-
-const Branch* abortingRouteAround(const std::vector<Branch>& branches, int pc, int first, int last,
-                                  bool wholeFunction) {
-  return firstAround(branches, pc, first, last, wholeFunction, true);
+  return routes;
 }
 
 const Branch* earlyExit(const std::vector<Branch>& branches, int first, int last) {

@@ -26,16 +26,18 @@ struct Branch {
 // nyiBytecodes: FNEW, UCLO); empty for none.
 std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused = {});
 
-// The branch in [first, pc) that can reach (pc, last] without running pc,
-// or, over a whole function body, a return before pc (an early return is
-// such a path too); null when every pass runs pc. A route that aborts
-// (Branch::aborts) does not count: a trace of it never compiles either. Branches that leave the
-// region (break, a loop's exit) end the pass instead and do not count.
-// `branches`: branchesOf the function, in pc order.
-const Branch* branchAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction);
-// As branchAround, but the first route around pc that aborts; null when none does.
-const Branch* abortingRouteAround(const std::vector<Branch>& branches, int pc, int first, int last,
-                                  bool wholeFunction);
+// The routes in [first, pc) that reach (pc, last] without running pc, or,
+// over a whole function body, a return before pc (an early return is such
+// a route too). `compiles`: the first whose trace can compile, null when
+// every pass runs pc or aborts; `aborts`: the first that runs into a
+// refused instruction (Branch::aborts) before it, null when none does.
+// Branches that leave the region (break, a loop's exit) end the pass
+// instead and do not count. `branches`: branchesOf the function, in pc order.
+struct Routes {
+  const Branch* compiles = nullptr;
+  const Branch* aborts = nullptr;
+};
+Routes routesAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction);
 
 // A branch in [first, last) that leaves the loop those pcs make up before
 // its own exit: a break or goto past its end, a return or tail call; null

@@ -2,6 +2,7 @@
 // close upvalues, in every 2.1 build (the profile's nyiBytecodes). A closure
 // created in a loop body aborts the loop's trace; so does the end of a loop
 // block that holds a captured local, whether or not the closure is created.
+#include "flow/refused_bytecodes.h"
 #include "rules/rule.h"
 
 namespace ljcheck::rules {
@@ -33,24 +34,18 @@ class ClosureRule final : public Rule {
   std::vector<ReasonId> reasons(const RecorderProfile& profile) const override {
     std::vector<ReasonId> ids;
     for (Op op : {Op::FNEW, Op::UCLO})
-      if (std::string bc(bytecode::opName(op)); profile.nyiBytecodes.count(bc)) ids.push_back(ReasonId::refusedBytecode(bc));
+      if (flow::refuses(profile, op)) ids.push_back(ReasonId::refusedBytecode(bytecode::opName(op)));
     return ids;
   }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
-    // The profile's refusals and the reasonIds, looked up once per
-    // prototype rather than at each FNEW: a file of many closures has
-    // thousands of them.
+    // The reasonIds, made once: a file of many closures has thousands.
     static const ReasonId fnewId = ReasonId::refusedBytecode(bytecode::opName(Op::FNEW));
     static const ReasonId ucloId = ReasonId::refusedBytecode(bytecode::opName(Op::UCLO));
-    int refused = -1;  // -1: not looked up yet; else bit 0 FNEW, bit 1 UCLO
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
       Op op = fn.proto.at(pc).op;
       if (op != Op::FNEW && op != Op::UCLO) continue;
-      if (refused < 0)
-        refused = (fn.profile.nyiBytecodes.count(std::string(bytecode::opName(Op::FNEW))) ? 1 : 0) |
-                  (fn.profile.nyiBytecodes.count(std::string(bytecode::opName(Op::UCLO))) ? 2 : 0);
-      if (!(refused & (op == Op::FNEW ? 1 : 2))) continue;
+      if (!flow::refuses(fn.profile, op)) continue;
       if (!runsHot(fn, pc)) continue;
       std::string_view bc = bytecode::opName(op);
       Context ctx = fn.loops.inLoop(pc) ? Context::Loop : Context::Function;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "flow/loops.h"
+#include "flow/refused_bytecodes.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -51,7 +52,7 @@ int abortBetween(const FunctionView& fn, const bytecode::Prototype& proto, const
   for (int pc = from + 1; pc <= to; ++pc) {
     Op op = proto.at(pc).op;
     if (op != Op::FNEW && op != Op::UCLO) continue;
-    if (!fn.profile.nyiBytecodes.count(std::string(bytecode::opName(op)))) continue;
+    if (!flow::refuses(fn.profile, op)) continue;
     const Loop* inner = loops.innermost(pc);
     if (inner && inner->first == outer.first && inner->last == outer.last) return proto.at(pc).line;
   }
@@ -134,7 +135,7 @@ int refusedIn(const FunctionView& fn, const std::vector<bool>& reached, int from
   for (int pc = from + 1; pc <= to && pc <= fn.proto.size(); ++pc) {
     Op op = fn.proto.at(pc).op;
     if ((op == Op::FNEW || op == Op::UCLO) && reached[static_cast<std::size_t>(pc)] &&
-        fn.profile.nyiBytecodes.count(std::string(bytecode::opName(op))))
+        flow::refuses(fn.profile, op))
       return fn.proto.at(pc).line;
   }
   return 0;

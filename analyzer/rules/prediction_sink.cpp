@@ -7,6 +7,7 @@
 
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
+#include "flow/refused_bytecodes.h"
 #include "rules/masking.h"
 
 namespace ljcheck::rules {
@@ -116,7 +117,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   chunk_ = &fn.chunk;
   values_ = &fn.values;
   calls_ = &fn.calls;
-  uclosAbort_ = fn.profile.nyiBytecodes.count("UCLO") > 0;
+  uclosAbort_ = flow::refuses(fn.profile, bytecode::Op::UCLO);
   const Reason* reason = fn.catalog.find(finding.reasonId.code());
   // Every reasonId a rule can emit is checked against the catalog by a test
   // (test_rule_reasons.cpp): one it does not know is a bug, never a default.
