@@ -15,8 +15,13 @@
 //   comparator) from a call that runs hot, that tail-calls a fast function
 //   the recorder compiles (`return string.format("%02X", c:byte())`): at
 //   that call into C, where the VM reports it (reportCallbackTailCall).
+// - a function without a loop called through pcall from a loop whose every
+//   pass aborts: the loop runs in the interpreter, the function's entry
+//   gets hot and its own trace returns into the pcall frame, every time
+//   (reportProtectedCalleeOfAbortingLoop).
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
+#include "flow/refused_bytecodes.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -44,6 +49,15 @@ int afterFirstLoop(const FunctionView& fn) {
   return after;
 }
 
+// The fast function of this profile the call at pc makes, when the
+// recorder compiles the call (no refused form); null otherwise.
+const FastFunctionDef* recordedCall(const FunctionView& fn, int pc) {
+  const flow::Value callee = resolveCallee(fn, pc).value;
+  if (!callee.is(flow::Value::Kind::LibFunction)) return nullptr;
+  const FastFunctionDef* ff = fn.profile.fastFunction(callee.name);
+  return ff && ff->recorded() && !refusedVariantCall(fn, pc) ? ff : nullptr;
+}
+
 // A function that C code calls back from a call that runs hot is entered
 // from C every time, so its entry gets hot (2 * hotloop calls) and starts a
 // trace of its own, which reaches the C frame below when the function
@@ -62,19 +76,12 @@ int afterFirstLoop(const FunctionView& fn) {
 // elsewhere: such a function is left out.
 void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
   if (fn.isMain() || fn.proto.isVararg() || !fn.loops.loops().empty() || fn.calls.callbacks(fn.index).empty()) return;
-  // A fast function of this profile that records this call (no refused form).
-  auto recordedCall = [&](int pc) -> const FastFunctionDef* {
-    const flow::Value callee = resolveCallee(fn, pc).value;
-    if (!callee.is(flow::Value::Kind::LibFunction)) return nullptr;
-    const FastFunctionDef* ff = fn.profile.fastFunction(callee.name);
-    return ff && ff->recorded() && !refusedVariantCall(fn, pc) ? ff : nullptr;
-  };
   int tailCall = 0;
   const FastFunctionDef* ff = nullptr;
   for (int pc = 1; pc <= fn.proto.size() && !tailCall; ++pc) {
     const bytecode::Op op = fn.proto.at(pc).op;
     if (!flow::isCallOrIterator(op)) continue;
-    ff = recordedCall(pc);
+    ff = recordedCall(fn, pc);
     if (!ff) return;
     if (flow::isTailCall(op)) tailCall = pc;
   }
@@ -111,6 +118,87 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
   }
 }
 
+// In the loop around the call at `site`, an instruction the recorder
+// refuses that runs on every pass (every_pass.h) of a loop that turns at
+// least `turns` times: its pc, or 0. Each root trace of that loop aborts,
+// so the loop runs in the interpreter, and so do the calls it makes.
+int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long turns) {
+  const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
+  const flow::Loop* loop = loops.innermost(site.pc);
+  if (!loop) return 0;
+  const auto& proto = fn.chunk.prototypes[site.proto];
+  std::vector<bool> reached;
+  for (int pc = loop->first; pc <= loop->last; ++pc) {
+    if (!flow::refuses(fn.profile, proto.at(pc).op) || loops.innermost(pc) != loop) continue;
+    if (reached.empty()) reached = flow::reachablePcs(proto);
+    if (!reached[static_cast<std::size_t>(pc)] || !fn.values.reached(site.proto, pc)) continue;
+    if (fn.calls.steadyRunsAt(site.proto, pc) >= turns) return pc;
+  }
+  return 0;
+}
+
+// A pcall from a loop that runs in the interpreter ticks the callee's own
+// hot counter at each call (the loop's compiled code would have inlined
+// it): after 2 * hotloop calls the callee starts a trace at its entry, and
+// at its return the frame below is pcall's, which lj_record_ret refuses at
+// the trace's base (framedepth 0): "NYI: return to lower frame", each time
+// the counter fires again, until the entry is blacklisted. Verified with
+// `luajit -jv` on Debian's luajit and OpenResty's luajit2: one abort after
+// 130 turns of a loop holding a closure, four after 1,000, eleven and a
+// blacklisted entry after 100,000. The callee must get to its return in
+// that trace: no loop of its own (its traces would start there), no vararg
+// frame (never hot-counted), no tail call, no refused instruction, and no
+// call but those the recorder compiles. Certain with one reachable return
+// (the path it takes is the trace's); likely with several.
+void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink& sink) {
+  if (fn.isMain() || fn.proto.isVararg() || !fn.loops.loops().empty()) return;
+  const std::vector<bool> reached = flow::reachablePcs(fn.proto);
+  std::vector<int> returns;
+  for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+    if (!reached[static_cast<std::size_t>(pc)]) continue;
+    const Op op = fn.proto.at(pc).op;
+    if (flow::refuses(fn.profile, op) || flow::isTailCall(op)) return;
+    if (flow::isCallOrIterator(op) && !recordedCall(fn, pc)) return;
+    if (isReturn(op)) returns.push_back(pc);
+  }
+  if (returns.empty()) return;
+  // Enough turns that the interpreted calls surely reach the callee's
+  // threshold between the loop's tries (measured: 130 suffice).
+  const long turns = 4 * fn.calls.hotloop();
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    if (!site.protectedCall) continue;
+    const int abortPc = abortOnEveryPass(fn, site, turns);
+    if (!abortPc) continue;
+    const auto& caller = fn.chunk.prototypes[site.proto];
+    const std::string self = functionName(fn, fn.index);
+    const flow::HeatEvidence e = fn.calls.evidenceAt(site.proto, site.pc);
+    const int loopLine = e.loop ? e.loop->line : caller.at(fn.calls.loopMap(site.proto).innermost(site.pc)->first).line;
+    const long calls = fn.calls.runsAt(site.proto, site.pc);
+    for (int pc : returns) {
+      Finding f;
+      f.pc = pc;
+      f.calleeTraces = true;  // the callee's own traces, whatever its caller's do
+      f.reasonId = ReasonId::traceError("NYIRETL");
+      f.construct = "return";
+      f.confidence = returns.size() == 1 ? Confidence::Certain : Confidence::Likely;
+      f.message = "the traces that start at " + self + "'s entry cannot return into the pcall frame below (NYIRETL)";
+      f.reasoning =
+          self + " is called through pcall at line " + std::to_string(caller.at(site.pc).line) +
+          " in the loop at line " + std::to_string(loopLine) + ", whose every pass reaches the " +
+          std::string(bytecode::opName(caller.at(abortPc).op)) + " at line " +
+          std::to_string(caller.at(abortPc).line) +
+          ", which the recorder refuses: the loop runs in the interpreter, so " + self +
+          "'s entry gets hot (" + std::to_string(2 * fn.calls.hotloop()) + " calls; the bytecode shows " +
+          std::to_string(calls) + ") and starts traces of its own, which reach the pcall frame at this return" +
+          (returns.size() == 1 ? "" : ", one of " + std::to_string(returns.size()) + " a trace may take");
+      f.advice = "move the closure (or what else aborts) out of the loop at line " + std::to_string(loopLine) +
+                 ": once the loop compiles, the pcall is recorded with " + self + " inlined";
+      sink.report(fn, std::move(f));
+    }
+    return;  // one calling loop is enough
+  }
+}
+
 class FrameReturnRule final : public Rule {
  public:
   std::string_view name() const override { return "frame-returns"; }
@@ -119,6 +207,7 @@ class FrameReturnRule final : public Rule {
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     if (fn.isMain()) return;
     reportCallbackTailCall(fn, sink);
+    reportProtectedCalleeOfAbortingLoop(fn, sink);
     std::string protectedAt = protectedHotCall(fn);
     bool vararg = fn.proto.isVararg() && fn.calls.heat(fn.index) >= flow::Heat::Likely;
     if (protectedAt.empty() && !vararg) return;
