@@ -42,6 +42,7 @@ void checkCMetamethods(const FunctionView& fn, PredictionSink& sink) {
     Finding f = splitFinding(op.pc, SIZE_MAX, std::string(kPlainCSubject), module + " " + mm, true,
                              "it runs as a metamethod, which the recorder cannot stitch");
     f.construct = "metamethod";
+    f.endsTrace = true;  // the trace stops here: what follows it in this body is not recorded (masking.h)
     f.message = "`" + symbol + "` on a value of C module " + module + " calls its C " + mm +
                 " metamethod: the trace ends there";
     f.reasoning = "an operand comes from " + source + " (" + module + " is a C module: " +
