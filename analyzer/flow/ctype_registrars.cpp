@@ -11,14 +11,6 @@ namespace {
 using bytecode::Op;
 using Kind = Value::Kind;
 
-// An unassigned parameter held in `slot` at pc: the slot itself, or a copy
-// of it made just before (-1 for neither).
-int parameterIn(const bytecode::Prototype& proto, int pc, int slot) {
-  if (slot < proto.numparams) return assignsSlot(proto, slot) ? -1 : slot;
-  int param = copiedParameter(proto, pc, slot);
-  return param >= 0 && !assignsSlot(proto, param) ? param : -1;
-}
-
 // The store `table[key] = value` at pc as a registrar, when value is the
 // result of ffi.metatype(param, param) called just before and table is a
 // parameter or a constant-key field of one.

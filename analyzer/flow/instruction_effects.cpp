@@ -92,6 +92,12 @@ int copiedParameter(const bytecode::Prototype& proto, int pc, int slot) {
   return static_cast<int>(ins.d);
 }
 
+int parameterIn(const bytecode::Prototype& proto, int pc, int slot) {
+  if (slot < proto.numparams) return assignsSlot(proto, slot) ? -1 : slot;
+  int param = copiedParameter(proto, pc, slot);
+  return param >= 0 && !assignsSlot(proto, param) ? param : -1;
+}
+
 bool assignsSlot(const bytecode::Prototype& proto, int slot) {
   for (int pc = 1; pc <= proto.size(); ++pc)
     if (writesSlot(proto.at(pc), proto.framesize, slot)) return true;

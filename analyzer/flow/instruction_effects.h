@@ -32,6 +32,9 @@ int copiedParameter(const bytecode::Prototype& proto, int pc, int slot);
 // Whether any instruction of the prototype writes `slot` (a parameter
 // that is never assigned keeps the caller's value throughout).
 bool assignsSlot(const bytecode::Prototype& proto, int slot);
+// An unassigned parameter held in `slot` at pc: the slot itself, or a copy
+// of it made just before (-1 for neither).
+int parameterIn(const bytecode::Prototype& proto, int pc, int slot);
 
 // Successors of an instruction other than pc + 1, and whether it falls through.
 struct Flow {

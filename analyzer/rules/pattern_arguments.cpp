@@ -24,21 +24,12 @@ std::string lower(std::string_view s) {
 
 std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
-// What a caller gives the parameter at index `parameter`; Unknown when the
-// call passes it in its variable part (f(a, g())) or not at all.
-flow::Value argumentAt(const FunctionView& fn, const flow::CallSite& site, int parameter) {
-  const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
-  int argument = parameter + site.firstArgument;
-  if (argument >= flow::fixedArgs(call)) return {};
-  return fn.values.at(site.proto, site.pc, flow::argumentSlot(fn.chunk, call, argument));
-}
-
 // A caller in this file passes a string with special characters in the
 // parameter's position: the clause that says where, or empty.
 std::string callerPassingPattern(const FunctionView& fn, int parameter) {
   for (const auto& site : fn.calls.callers(fn.index)) {
     const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
-    flow::Value v = argumentAt(fn, site, parameter);
+    flow::Value v = callerArgument(fn, site, parameter);
     if (!v.is(flow::Value::Kind::String) || !hasPatternSpecials(v.text())) continue;
     return "the call at line " + std::to_string(call.line) + " passes " +
            (v.constant ? "the pattern " + quoted(v.text()) : "a pattern built from " + quoted(v.text()));
@@ -52,7 +43,7 @@ std::string callerPassingPattern(const FunctionView& fn, int parameter) {
 std::string callerPassingPatterns(const FunctionView& fn, int parameter) {
   for (const auto& site : fn.calls.callers(fn.index)) {
     const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
-    flow::Value t = argumentAt(fn, site, parameter);
+    flow::Value t = callerArgument(fn, site, parameter);
     if (!t.is(flow::Value::Kind::Table) || t.proto >= fn.chunk.prototypes.size() || t.pc <= 0) continue;
     const auto& maker = fn.chunk.prototypes[t.proto];
     const auto& ins = maker.at(t.pc);

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "flow/instruction_effects.h"
+#include "flow/variables.h"
 #include "rules/format_spec.h"
 #include "rules/prediction_sink.h"
 #include "rules/pattern_arguments.h"
@@ -140,6 +141,41 @@ Refusal unlessTraceConstant(const FunctionView& fn, int pc, int k, const std::st
           "the argument comes from the callers, which the analyzer cannot all see, and the recorder needs " + wanted};
 }
 
+// A value that is no string for sure: globals, FFI symbols and other
+// modules' members may hold strings.
+bool knownNonString(const Value& v) {
+  return v.known() && !v.is(Kind::String) && v.kind != Kind::Global && v.kind != Kind::FfiSymbol &&
+         v.kind != Kind::ModuleMember;
+}
+
+// The k-th argument of the call at pc is a parameter of this function
+// that every call of it that runs hot fills with a value that is no
+// string: the clause that says so, and how sure (certain when no code
+// elsewhere calls the function, so these are all its calls); empty when
+// a call passes a string or a value of unknown type.
+std::pair<std::string, Confidence> nonStringFromCallers(const FunctionView& fn, int pc, int k) {
+  const int parameter = fn.isMain() ? -1 : flow::parameterIn(fn.proto, pc, argumentSlot(fn, pc, k));
+  if (parameter < 0) return {};
+  std::string passes;
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    if (!fn.calls.runsHot(site.proto, site.pc)) continue;
+    const Value v = callerArgument(fn, site, parameter);
+    if (!knownNonString(v)) return {};
+    if (passes.empty())
+      passes = "the call at line " + std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line) + " passes " +
+               describe(v);
+  }
+  if (passes.empty()) return {};
+  const bytecode::VarInfo* var = flow::variableAt(fn.proto, 1, parameter);
+  const std::string name = var ? var->name : "#" + std::to_string(parameter + 1);
+  const bool allCalls = !fn.calls.escapes(fn.index) && fn.calls.callbacks(fn.index).empty() &&
+                        !fn.calls.externalCaller(fn.index);
+  return {"the parameter " + name + ", and " + passes +
+              (allCalls ? " (as does every call of " + functionName(fn, fn.index) + " that runs hot)"
+                        : " (as does every call in this file that runs hot; code elsewhere may pass a string)"),
+          allCalls ? Confidence::Certain : Confidence::Likely};
+}
+
 Refusal formatRefusal(const FunctionView& fn, int pc, int args) {
   Value format = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
   if (!format.isConstantString()) return {};
@@ -154,12 +190,15 @@ Refusal formatRefusal(const FunctionView& fn, int pc, int args) {
               "the format \"" + std::string(format.text()) + "\" uses %p, which the recorder does not compile"};
     if (spec.type == FormatSpec::Type::Str && k < args) {
       Value arg = fn.values.at(fn.index, pc, argumentSlot(fn, pc, k));
-      // Globals, FFI symbols and other modules' members may hold strings.
-      if (arg.known() && !arg.is(Kind::String) && arg.kind != Kind::Global && arg.kind != Kind::FfiSymbol &&
-          arg.kind != Kind::ModuleMember)
+      if (knownNonString(arg))
         return {"string.format with '" + text + "' of a non-string", Confidence::Certain,
                 "argument " + std::to_string(k + 1) + " is " + describe(arg) + ", and the recorder compiles '" +
                     text + "' only for strings"};
+      if (!arg.known())
+        if (auto [clause, sure] = nonStringFromCallers(fn, pc, k); !clause.empty())
+          return {"string.format with '" + text + "' of a non-string", sure,
+                  "argument " + std::to_string(k + 1) + " is " + clause + ", and the recorder compiles '" + text +
+                      "' only for strings"};
     }
     ++k;
   }

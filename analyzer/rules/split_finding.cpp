@@ -13,6 +13,13 @@ using bytecode::Op;
 
 int argumentSlot(const FunctionView& fn, int pc, int k) { return flow::argumentSlot(fn.chunk, fn.proto.at(pc), k); }
 
+flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, int parameter) {
+  const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
+  int argument = parameter + site.firstArgument;
+  if (argument >= flow::fixedArgs(call)) return {};
+  return fn.values.at(site.proto, site.pc, flow::argumentSlot(fn.chunk, call, argument));
+}
+
 namespace {
 
 // `obj:match(<string>, ...)` or `obj:find(<string>, ...)` on an object of

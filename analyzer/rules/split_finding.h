@@ -40,6 +40,11 @@ Callee resolveCallee(const FunctionView& fn, int pc);
 // (flow::argumentSlot in the function being checked).
 int argumentSlot(const FunctionView& fn, int pc, int k);
 
+// What the call at `site` passes in the function's parameter `parameter`;
+// unknown when the call passes it in its variable part (f(a, g())) or not
+// at all.
+flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, int parameter);
+
 // When `slot` at pc holds a parameter that every call of the function
 // passes the same value in (flow::ValueMap::boundParameter): a clause that
 // says so, for the reasoning; empty otherwise.
