@@ -223,7 +223,8 @@ void applySource(std::string_view source, FileResult& result, const RecorderProf
     return p.maskedBy && suppressedSites.count({p.maskedBy->path, p.maskedBy->line, p.maskedBy->reasonId.str()});
   };
   for (auto& p : predictions) {
-    p.range = map.locate({p.line, p.construct, p.callee, p.occurrence, p.context == Context::Loop, p.functionLine});
+    p.range = map.locate({p.line, p.construct, p.calledAs.empty() ? p.callee : p.calledAs, p.occurrence,
+                          p.context == Context::Loop, p.functionLine});
     // column and endColumn pair with `line`: only a range on that line gives them.
     bool onLine = p.range.found() && p.range.start.line == p.line && p.range.end.line == p.line;
     p.column = onLine ? p.range.start.column : 0;

@@ -162,6 +162,7 @@ std::optional<Finding> ownTraceReturn(const FunctionView& fn, const std::string&
                            "the trace started at the entry of " + functionName(fn, fn.index) +
                                ", which leaves no frame below the tail call to stitch back into");
   f.confidence = Confidence::Likely;
+  f.calledAs = calledAs(fn, site);
   f.reasoning = functionName(fn, fn.index) + " tail-calls " + name + ", " + why + "; it is called " +
                 std::to_string(sites.size()) + " times per turn of the loop at line " +
                 std::to_string(fn.calls.evidenceAt(site.proto, site.pc).loop->line) +
@@ -293,6 +294,7 @@ class CallSplitRule final : public Rule {
           }
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends, why);
           f.endsTrace = ends;  // the caller's trace ends at this call: what follows it there is not recorded
+          f.calledAs = calledAs(fn, site);
           f.reasoning = via ? functionName(fn, fn.index) + " tail-calls " + memberAsWritten(member) + ", which " +
                                   tailCallsWhy(*via, subject) +
                                   "; neither tail call leaves a frame, so the split lands at this call; " +

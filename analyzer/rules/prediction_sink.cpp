@@ -255,6 +255,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     for (int pc = 1; pc <= finding.pc; ++pc)
       if (flow::isCall(code.at(pc).op) && code.at(pc).line == p.line) ++p.occurrence;
   p.callee = std::move(finding.callee);
+  p.calledAs = std::move(finding.calledAs);
   p.function = functionName(fn, proto);
   p.message = std::move(finding.message);
   p.reasoning = std::move(finding.reasoning);

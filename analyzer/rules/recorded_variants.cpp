@@ -421,6 +421,7 @@ class RecordedVariantRule final : public Rule {
       Finding f = splitFinding(site.pc, site.proto, ff->name, ff->name, ends || afterStitch,
                                afterStitch ? kAfterStitchEnds : whyEnds(false, site.protectedCall));
       f.endsTrace = ends || afterStitch;  // the caller's trace ends at this call
+      f.calledAs = calledAs(fn, site);
       f.message = refusal.why + " is not compiled: " +
                   (ends || afterStitch ? "the trace ends here" : "the trace is stitched around it");
       f.confidence = refusal.confidence;

@@ -55,6 +55,11 @@ struct Finding {
   ReasonId reasonId;
   std::string construct;
   std::string callee;
+  // For a split reported at a call of the function being checked (its tail
+  // call's split lands there): the name that call is written with, which
+  // finds it among the calls on its line (`#fmt("%s", int(i))` where int
+  // tail-calls string.format); empty when the call is of `callee` itself.
+  std::string calledAs;
   std::string message;
   // How sure the rule is about the construct itself; the sink lowers it one
   // step when the code is only possibly hot.

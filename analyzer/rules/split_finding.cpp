@@ -13,6 +13,10 @@ using bytecode::Op;
 
 int argumentSlot(const FunctionView& fn, int pc, int k) { return flow::argumentSlot(fn.chunk, fn.proto.at(pc), k); }
 
+std::string calledAs(const FunctionView& fn, const flow::CallSite& site) {
+  return site.protectedCall ? "pcall" : functionName(fn, fn.index);
+}
+
 flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, int parameter) {
   const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
   int argument = parameter + site.firstArgument;

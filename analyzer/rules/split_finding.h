@@ -40,6 +40,10 @@ Callee resolveCallee(const FunctionView& fn, int pc);
 // (flow::argumentSlot in the function being checked).
 int argumentSlot(const FunctionView& fn, int pc, int k);
 
+// The name the call at `site` of the function being checked is written
+// with, as Finding::calledAs wants it: pcall's for a protected call.
+std::string calledAs(const FunctionView& fn, const flow::CallSite& site);
+
 // What the call at `site` passes in the function's parameter `parameter`;
 // unknown when the call passes it in its variable part (f(a, g())) or not
 // at all.

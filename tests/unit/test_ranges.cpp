@@ -115,6 +115,23 @@ TEST_CASE("an aliased callee is found by its occurrence alone", "[source][ranges
   CHECK(shown(map.locate({2, "call", "string.gsub", 0, false, 0})) == "2:5-2:6");
 }
 
+TEST_CASE("a split a helper's tail call lands at its call points at that call, not at a call of the callee",
+          "[source][ranges]") {
+  // int tail-calls string.format with '%s' of a number: the split is at
+  // `int(i)`, inside another string.format call on the same line.
+  const std::string line = "  n = n + #string.format('<v>%s</v>', int(i))";
+  auto ps = predict("local function int(v) return string.format('<int>%s</int>', v) end\n"
+                    "local n = 0\n"
+                    "for i = 1, 3000 do\n" +
+                    line + "\n"
+                    "end\n");
+  const Prediction* split = find(ps, 4, "RETURN:string.format");
+  REQUIRE(split);
+  CHECK(split->callee == "string.format");
+  CHECK(split->range.start.column == columnOf(line, "int("));
+  CHECK(split->range.end.column == columnOf(line, "int(") + 3);
+}
+
 TEST_CASE("an inner loop's range is its keyword, LINNER is on its body's first line", "[source][ranges]") {
   auto ps = predict("local n = 0\n"
                     "local function visit(w)\n"

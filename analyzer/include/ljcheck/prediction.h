@@ -96,6 +96,9 @@ struct Prediction {
   // one by it.
   std::string instruction;
   std::string callee;     // for calls: the resolved name, e.g. string.gsub
+  // For a call whose split comes from its callee's tail call: the name the
+  // call is written with, to find it on its line (not written to reports).
+  std::string calledAs;
   std::string function;   // enclosing function: "name" or "<main>" or "<anonymous:12>"
   std::string message;
   std::string advice;
