@@ -61,6 +61,7 @@ class TraceCapture {
     End,   // FORL/ITERL and their I/J variants: jump back to the loop's first instruction
     Head,  // LOOP/ILOOP (a while or repeat loop): D jumps to the loop's exit
     Jump,  // JMP/UCLO: a while loop's back edge, the instruction before its exit
+    Next,  // ITERN (a pairs/next loop, whose traces start there): its ITERL follows
   };
   std::vector<LoopRole> loopRoles;
   // (start chunk, line, pc) -> the lines its trace would have compiled.

@@ -221,7 +221,9 @@ long long instructionAt(lua_State* L, const TraceCapture& c, int funcIdx, int pc
 int jumpTarget(int pc, long long ins) { return pc + 1 + static_cast<int>(ins >> 16) - 0x8000; }
 
 // The lines a trace starting at (func, pc) would have compiled: a FORL or
-// ITERL loop from its jump target to itself; a while or repeat loop from
+// ITERL loop from its jump target to itself; a pairs/next loop, whose
+// traces start at its ITERN (lj_record.c: rec_setup_root), from the ISNEXT
+// before its body to the ITERL after the ITERN; a while or repeat loop from
 // its LOOP (or, for a while loop, its condition: the target of the back
 // edge right before the exit) to its exit, the LOOP's jump target;
 // otherwise the whole function.
@@ -232,6 +234,12 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
   if (role == Role::End) {
     from = std::max(jumpTarget(pc, ins) - 1, 0);  // its FORI or JMP to the ITERC
     to = pc;
+  } else if (role == Role::Next) {
+    const long long iterl = instructionAt(L, c, funcIdx, pc + 1);
+    if (iterl >= 0 && c.loopRole(static_cast<int>(iterl & 0xff)) == Role::End) {
+      from = std::max(jumpTarget(pc + 1, iterl) - 1, 0);  // the ISNEXT that jumps to the ITERN
+      to = pc + 1;
+    }
   } else if (role == Role::Head) {
     const int exit = jumpTarget(pc, ins);
     from = pc;

@@ -37,7 +37,8 @@ std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
   static constexpr std::pair<std::string_view, Role> kRoles[] = {
       {"FORL", Role::End}, {"IFORL", Role::End}, {"JFORL", Role::End}, {"ITERL", Role::End},
       {"IITERL", Role::End}, {"JITERL", Role::End}, {"LOOP", Role::Head}, {"ILOOP", Role::Head},
-      {"JMP", Role::Jump}, {"UCLO", Role::Jump}};
+      {"JMP", Role::Jump}, {"UCLO", Role::Jump},
+      {"ITERN", Role::Next}};
   const auto& names = profile.facts.bytecodeNames;
   std::vector<Role> roles(names.size(), Role::None);
   for (std::size_t op = 0; op < names.size(); ++op)

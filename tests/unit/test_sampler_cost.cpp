@@ -345,3 +345,40 @@ TEST_CASE("a while loop's start covers the loop, not its whole function", "[runt
   for (const auto& [start, n] : byStart) charged += n;
   CHECK(charged <= samples.states[VmState::Interpreted]);
 }
+
+TEST_CASE("a pairs loop's start covers the loop, not its whole function", "[runtime][sampler][cost]") {
+  // A pairs loop's traces start at its ITERN (after the body in the
+  // bytecode): the closure in it aborts each of them, and the start's cost
+  // is the loop's lines, not the work before the loop in its function.
+  testing::EmbeddedVm vm;
+  auto trace = TraceSession::start(vm.L, {true, "/proj", ""});
+  auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
+  REQUIRE(vm.run(std::string(testing::kSpinClock) +
+                 "local t = { a = 1, b = 2, c = 3 }\n"
+                 "local function f(t, n)\n"
+                 "  local x = { n, n + 1, n + 2, tostring(n) }\n"
+                 "  local s = x[1] + x[2] + x[3] + #x[4]\n"
+                 "  for k, v in pairs(t) do\n"
+                 "    local g = function() return v end\n"
+                 "    s = s + g()\n"
+                 "  end\n"
+                 "  return s\n"
+                 "end\n"
+                 "local acc, i = 0, 0\n"
+                 "local wall, cpu = deadline(0.4)\n"
+                 "while now() < wall or os.clock() < cpu do\n"
+                 "  i = i + 1\n"
+                 "  acc = acc + f(t, i)\n"
+                 "end\n")
+              .empty());
+  SampleReport samples = sampler->stop(vm.L);
+  TraceReport report = trace->stop(vm.L);
+  addSiteCosts(report, samples);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* closure = nullptr;
+  for (const AbortSite& site : report.sites)
+    if (site.reasonId.str() == "NYIBC:FNEW" && site.startLocation() == "snippet.lua:5" && site.hasExtent()) closure = &site;
+  REQUIRE(closure);
+  CHECK(closure->extentFirstLine == 5);
+  CHECK(closure->extentLastLine <= 8);
+}
