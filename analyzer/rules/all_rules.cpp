@@ -211,7 +211,9 @@ std::string whyHot(const FunctionView& fn, int pc) {
   std::string reasons = whyFunctionHot(fn, e, name);
   if (e.pastLoop)
     reasons += "; it runs after the loop at line " + std::to_string(e.pastLoop->line) + ", where a root trace entering " +
-               name + " stops (inner loop, LINNER): only side traces record it, and their aborts do not blacklist";
+               name + " stops (inner loop, LINNER), unless the loop keeps leaving after a few turns, which such a "
+               "trace then unrolls (lj_record.c: innerloopleft): mostly side traces record it, and their aborts do "
+               "not blacklist";
   return reasons;
 }
 

@@ -20,11 +20,18 @@ static_assert(kChainUv == kRecordChainUpvalue);
 enum Arg { kTrace = 1, kFunc, kPc, kDepth };
 
 void recordVisit(lua_State* L, TraceCapture& c) {
+  c.visited.recorded();  // the instruction of the event before: the recorder moved on
   if (lua_type(L, kFunc) != LUA_TFUNCTION || lua_iscfunction(L, kFunc)) return;
   if (lua_type(L, kPc) != LUA_TNUMBER) return;
   int pc = static_cast<int>(lua_tointeger(L, kPc));
   if (pc < 0) return;
-  if (!c.visited.seenPcs.emplace(lua_topointer(L, kFunc), pc).second) return;
+  const VisitedLines::Pc at{lua_topointer(L, kFunc), pc};
+  auto [it, fresh] = c.visited.resolved.try_emplace(at);
+  if (!fresh) {
+    if (!it->second.counted) c.visited.pending = at;
+    return;
+  }
+  c.visited.pending = at;
   lua_pushvalue(L, kFunc);
   lua_pushboolean(L, 1);
   lua_rawset(L, lua_upvalueindex(kAnchorsUv));
@@ -35,15 +42,16 @@ void recordVisit(lua_State* L, TraceCapture& c) {
   int line = lua::intField(L, -1, "currentline", -1);
   if (line < 0) return;
   lua_getfield(L, -1, "source");
-  StringId source = c.strings.intern(lua::stringAt(L, -1));
-  c.visited.lines.emplace(source, line);
+  VisitedLines::Resolved& r = it->second;
+  r.source = c.strings.intern(lua::stringAt(L, -1));
+  r.line = line;
+  c.visited.lines.emplace(r.source, line);
   // jit.util.funcbc(func, pc): the instruction, its opcode in the low byte.
   lua_pushvalue(L, lua_upvalueindex(kFuncbcUv));
   lua_pushvalue(L, kFunc);
   lua_pushinteger(L, pc);
   lua_call(L, 2, 1);
-  if (lua_type(L, -1) == LUA_TNUMBER)
-    c.visited.opcodes.emplace(source, line, static_cast<int>(static_cast<std::uint32_t>(lua_tonumber(L, -1)) & 0xffu));
+  if (lua_type(L, -1) == LUA_TNUMBER) r.opcode = static_cast<int>(static_cast<std::uint32_t>(lua_tonumber(L, -1)) & 0xffu);
 }
 
 // The handler this one replaced (-jdump's), called with the same arguments.

@@ -14,8 +14,8 @@ std::size_t TraceCapture::bytesInUse() const {
   constexpr std::size_t kTreeNode = 4 * sizeof(void*);
   return events.bytesInUse() + strings.bytesInUse() + starts.capacity() * sizeof(StartRecord) +
          extents.size() * (kTreeNode + sizeof(decltype(extents)::value_type)) +
-         visited.seenPcs.size() * (sizeof(std::pair<const void*, int>) + 2 * sizeof(void*)) +
-         visited.seenPcs.bucket_count() * sizeof(void*) +
+         visited.resolved.size() * (sizeof(decltype(visited.resolved)::value_type) + 2 * sizeof(void*)) +
+         visited.resolved.bucket_count() * sizeof(void*) +
          visited.lines.size() * (kTreeNode + sizeof(std::pair<StringId, int>)) +
          visited.opcodes.size() * (kTreeNode + sizeof(std::tuple<StringId, int, int>));
 }

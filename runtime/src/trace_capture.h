@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -29,20 +30,52 @@ struct StartRecord {
   bool live = false;
 };
 
-// The lines the recorder visited (coverage): every (chunk, line) it recorded a
-// bytecode of, with a cache of the (function, pc) pairs already resolved.
+// The lines the recorder visited (coverage): every (chunk, line) it looked at,
+// aborting ones included, with a cache of the (function, pc) pairs already
+// resolved; and the instructions it recorded. The VM sends the record event
+// before it records the instruction, and an abort raised there (LLEAVE at the
+// first instruction past a loop, LINNER at an inner loop, a refused bytecode)
+// means it never recorded it: the instruction of the last event counts once
+// the recorder moves on to another one or ends the trace, and not when the
+// trace aborts at it.
 struct VisitedLines {
+  using Pc = std::pair<const void*, int>;  // (function, pc); functions anchored
   struct PcHash {
-    std::size_t operator()(const std::pair<const void*, int>& k) const {
+    std::size_t operator()(const Pc& k) const {
       return std::hash<const void*>()(k.first) * 31u + static_cast<std::size_t>(k.second);
     }
   };
-  std::unordered_set<std::pair<const void*, int>, PcHash> seenPcs;  // functions anchored
-  std::set<std::pair<StringId, int>> lines;                          // (source, line)
-  // (source, line, opcode in the VM's numbering) of every visited instruction:
+  struct Resolved {
+    StringId source = 0;
+    int line = -1;     // -1: not a line of Lua source
+    int opcode = -1;   // -1: unknown
+    bool counted = false;
+  };
+  std::unordered_map<Pc, Resolved, PcHash> resolved;
+  std::set<std::pair<StringId, int>> lines;  // (source, line)
+  // (source, line, opcode in the VM's numbering) of every recorded instruction:
   // a line holds code of several functions (a closure's FNEW and its own
   // return), so verify judges a prediction by its instruction.
   std::set<std::tuple<StringId, int, int>> opcodes;
+  // The instruction of the last record event, not counted yet.
+  std::optional<Pc> pending;
+
+  // The recorder moved on from the pending instruction: it was recorded.
+  void recorded() {
+    if (!pending) return;
+    auto it = resolved.find(*pending);
+    pending.reset();
+    if (it == resolved.end() || it->second.counted) return;
+    it->second.counted = true;
+    if (it->second.line >= 0 && it->second.opcode >= 0)
+      opcodes.emplace(it->second.source, it->second.line, it->second.opcode);
+  }
+  // A trace aborted at `at`: the pending instruction, when it is that one,
+  // was not recorded; any other was.
+  void abortedAt(const Pc& at) {
+    if (pending && *pending == at) pending.reset();
+    recorded();
+  }
 };
 
 // Bound on TraceCapture::locations (and the functions it keeps alive).

@@ -305,6 +305,8 @@ void readStart(lua_State* L, TraceCapture& c, int tr, const StartRecord& start, 
 
 void onAbort(lua_State* L, TraceCapture& c) {
   int tr = static_cast<int>(lua_tointeger(L, kTrace));  // 0 when absent
+  // Coverage: the instruction the trace aborted at was not recorded.
+  c.visited.abortedAt({lua_topointer(L, kFunc), intAt(L, kPc, -1)});
   const StartRecord* start = startOf(c, tr);
   if (!c.paused) {
     TraceEvent ev;
@@ -363,6 +365,7 @@ bool startLocation(lua_State* L, TraceCapture& c, int tr, Where& out) {
 
 void onStop(lua_State* L, TraceCapture& c) {
   int tr = static_cast<int>(lua_tointeger(L, kTrace));  // 0 when absent
+  c.visited.recorded();  // coverage: the trace's last instruction was recorded
   Where started;
   bool callback = false;
   if (!c.paused) recordTraceStop(L, tr);

@@ -227,10 +227,17 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
 
   writeFile(dir + "/lint.json", lint.out);
   std::string hotRun = runFixture(dir, "fixtures/projects/hot_module/main.lua");
-  // The run records the bytecodes the recorder visited, by line: the FNEW itself.
+  // The run records the lines the recorder looked at, the FNEW's among them,
+  // and the bytecodes it recorded by line: never the FNEW, where every trace
+  // aborts before recording it.
   const json run = json::parse(readFile(hotRun));
-  const json& ops = run.at("visitedInstructions").at("fixtures/projects/hot_module/shapes.lua:4");
-  CHECK(std::find(ops.begin(), ops.end(), "FNEW") != ops.end());
+  const json& lines = run.at("visited");
+  CHECK(std::find(lines.begin(), lines.end(), "fixtures/projects/hot_module/shapes.lua:4") != lines.end());
+  const json& recorded = run.at("visitedInstructions");
+  if (recorded.contains("fixtures/projects/hot_module/shapes.lua:4")) {
+    const json& ops = recorded.at("fixtures/projects/hot_module/shapes.lua:4");
+    CHECK(std::find(ops.begin(), ops.end(), "FNEW") == ops.end());
+  }
   ProcessResult joined = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", hotRun});
   INFO(joined.out);
   CHECK(hasRow(joined.out, R"(^confirmed +fixtures/projects/hot_module/shapes\.lua:4 +NYIBC:FNEW +\w+ +\d+ +\d+\.\d( +blacklisted)?$)"));
@@ -292,4 +299,48 @@ TEST_CASE("verify reads a runtime report named twice once", "[cli][verify]") {
   REQUIRE(twice.exitCode == 0);
   CHECK(json::parse(twice.out).at("sites") == once.at("sites"));
   CHECK(twice.err.find(again + " is given twice: read once") != std::string::npos);
+}
+
+TEST_CASE("a return a root trace only reaches to leave its loop (LLEAVE) is unexercised, not latent",
+          "[cli][verify][coverage]") {
+  // f's loop turns three times: its traces leave it (LLEAVE, raised at the
+  // first instruction past the loop, before the recorder records it), and
+  // root traces entering f abort at the closure. No trace records the
+  // return's UCLO, though the recorder looks at it.
+  std::string dir = ljcheck::testing::scratchDirectory("verify-lleave-visit");
+  writeFile(dir + "/lleave.lua",
+            "local function f(t)\n"
+            "  local s = 0\n"
+            "  for i = 1, #t do\n"
+            "    local g = function() return t[i] end\n"
+            "    s = s + g()\n"
+            "  end\n"
+            "  return s\n"
+            "end\n"
+            "local t = { 1, 2, 3 }\n"
+            "local acc = 0\n"
+            "for i = 1, 20000 do acc = acc + f(t) end\n"
+            "assert(acc == 20000 * 6)\n");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "--root", dir, dir});
+  REQUIRE(lint.exitCode == 0);
+  const json predictions = json::parse(lint.out).at("predictions");
+  REQUIRE(std::any_of(predictions.begin(), predictions.end(), [](const json& p) {
+    return p.at("line") == 7 && p.at("reasonId") == "NYIBC:UCLO" && !p.contains("maskedBy");
+  }));
+  writeFile(dir + "/lint.json", lint.out);
+  std::string run = dir + "/run.json";
+  ProcessResult r = runLjcheck({"run", "--json", run, "--root", dir, "--include-benign", "--", dir + "/lleave.lua"});
+  INFO(r.err);
+  REQUIRE(r.exitCode == 0);
+  const json observed = json::parse(readFile(run));
+  const json& sites = observed.at("sites");
+  REQUIRE(std::any_of(sites.begin(), sites.end(), [](const json& s) {
+    return s.at("reasonId") == "LLEAVE" && s.at("location") == "lleave.lua:7";
+  }));
+  CHECK(std::find(observed.at("visited").begin(), observed.at("visited").end(), "lleave.lua:7") !=
+        observed.at("visited").end());
+  ProcessResult joined = runLjcheck({"verify", "--static", dir + "/lint.json", "--runtime", run});
+  INFO(joined.out);
+  CHECK(hasRow(joined.out, R"(^unexercised +lleave\.lua:7 +NYIBC:UCLO )"));
+  CHECK(!hasRow(joined.out, R"(^latent +lleave\.lua:7 )"));
 }
