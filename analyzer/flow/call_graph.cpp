@@ -591,6 +591,21 @@ long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
   return steadyRunsWith(proto, pc, stop, steadyEntries_);
 }
 
+long CallGraph::steadyCalls(std::size_t proto) const {
+  long calls = 0;
+  for (const auto& site : callers_.at(proto)) {
+    if (component_.at(site.proto) == component_.at(proto)) continue;
+    calls = std::min(calls + steadyRunsWith(site.proto, site.pc, nullptr, steadyEntries_), kManyRuns);
+  }
+  return calls;
+}
+
+bool CallGraph::onEveryCall(std::size_t proto, int pc) const {
+  for (const LoopTrips& loop : loops_.at(proto))
+    if (pc >= loop.first && pc <= loop.last) return false;
+  return !routesAround(branches_.at(proto), pc, 1, std::numeric_limits<int>::max(), true).compiles;
+}
+
 long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const std::vector<long>& steadyEntries) const {
   const auto& branches = branches_.at(proto);
   CountStop none;

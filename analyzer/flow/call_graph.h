@@ -198,6 +198,15 @@ class CallGraph {
     int abortingRoute = 0;
   };
   long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;
+  // The calls this file makes of a function on every pass through them
+  // (steadyRunsAt of each call site outside its cycle of recursion), all
+  // sites added up: how often the function's entry counts down at least,
+  // when its callers run in the interpreter. Saturates at 2^40.
+  long steadyCalls(std::size_t proto) const;
+  // The instruction at pc runs on every call of its function: no loop of
+  // the function holds it, and no branch or return goes around it
+  // (every_pass.h), so a trace that starts at the entry reaches it.
+  bool onEveryCall(std::size_t proto, int pc) const;
   // Why a prototype's calls on every pass (what steadyRunsAt multiplies)
   // are fewer than its calls (runsAt): a clause naming the call site that
   // gives it the most calls and what stops that site's count ("a branch at

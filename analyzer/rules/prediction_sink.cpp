@@ -180,7 +180,28 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     std::string takes = std::to_string(needed.runs) + " runs take " + std::to_string(needed.aborts) +
                         " aborts, each doubling the wait before the next try";
     std::string besides = "; the bytecode shows " + std::to_string(allRuns) + " runs of the loop, but ";
-    if (needed.runs > 0 && runs >= needed.runs) {
+    // A function's own entry is a trace start too. Every trace that records
+    // a call of it aborts here, so its callers' loops run the calls in the
+    // interpreter, and each one counts its entry down: all its call sites
+    // add up (measured: a closure in a function called from four sites of a
+    // loop of 30,000 turns blacklists the entry after 11 aborts, while the
+    // loop itself is tried 10 times). Its blacklisting takes twice a loop's
+    // runs (RecorderProfile::entryBlacklisting).
+    const RecorderProfile::Blacklisting entryNeeded = fn.profile.entryBlacklisting();
+    long entryCalls = 0;
+    if (!(needed.runs > 0 && runs >= needed.runs) && entryNeeded.runs > 0 &&
+        heatProto + 1 < fn.chunk.prototypes.size() && !fn.chunk.prototypes[heatProto].isVararg() &&
+        fn.calls.onEveryCall(heatProto, heatPc))  // a vararg function's entry is never hot-counted
+      entryCalls = fn.calls.steadyCalls(heatProto);
+    if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
+      p.severity = Severity::Blacklist;
+      blacklisting = "; its calls in this file, all call sites added up, run at least " + std::to_string(entryCalls) +
+                     " times on every pass, each in the interpreter since every trace that records a call aborts "
+                     "here, and at " + std::to_string(entryNeeded.runs) + " calls or more the trace start at " +
+                     functionName(fn, heatProto) + "'s entry is blacklisted (" + std::to_string(entryNeeded.runs) +
+                     " calls take " + std::to_string(entryNeeded.aborts) +
+                     " aborts, each doubling the wait before the next try)";
+    } else if (needed.runs > 0 && runs >= needed.runs) {
       p.severity = Severity::Blacklist;
       // Counted through a route around it that aborts as well: the passes
       // that take it abort there instead, so every pass aborts.

@@ -277,16 +277,23 @@ std::int64_t RecorderProfile::param(std::string_view n, std::int64_t fallback) c
 // 2^PENALTY_RNDBITS - 1 at random; the abort whose new penalty passes
 // PENALTY_MAX blacklists the start. Counted with the largest random bits,
 // so that this many runs blacklist on every run of the program.
-RecorderProfile::Blacklisting RecorderProfile::loopBlacklisting() const {
+RecorderProfile::Blacklisting RecorderProfile::loopBlacklisting() const { return blacklisting("loopStep"); }
+RecorderProfile::Blacklisting RecorderProfile::entryBlacklisting() const { return blacklisting("callStep"); }
+
+// Every counter starts at hotloop * loopStep (lj_dispatch.c:
+// lj_dispatch_init_hotcount);
+// a loop counts down by loopStep per turn, a function by callStep per call.
+RecorderProfile::Blacklisting RecorderProfile::blacklisting(const char* stepKey) const {
   auto constant = [this](const char* key) {
     auto it = hotCounters.find(key);
     return it == hotCounters.end() ? 0 : it->second;
   };
-  std::int64_t step = constant("loopStep"), min = constant("penaltyMin"), max = constant("penaltyMax");
+  std::int64_t loopStep = constant("loopStep"), step = constant(stepKey);
+  std::int64_t min = constant("penaltyMin"), max = constant("penaltyMax");
   std::int64_t bits = constant("penaltyRandomBits"), hotloop = param("hotloop", 0);
-  if (step <= 0 || min <= 0 || max < min || bits < 0 || bits > 16 || hotloop <= 0) return {};
+  if (loopStep <= 0 || step <= 0 || min <= 0 || max < min || bits < 0 || bits > 16 || hotloop <= 0) return {};
   Blacklisting b;
-  b.runs = static_cast<long>((hotloop * step - 1) / step + 1);
+  b.runs = static_cast<long>((hotloop * loopStep - 1) / step + 1);
   b.aborts = 1;
   for (std::int64_t penalty = min; penalty <= max; penalty = 2 * penalty + ((std::int64_t{1} << bits) - 1)) {
     b.runs += static_cast<long>(penalty / step + 1);

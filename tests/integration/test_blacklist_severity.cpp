@@ -115,3 +115,47 @@ TEST_CASE("a blocker a branch can go around, or after an inner loop, is a warnin
   CHECK(after.blacklisted == 0);
   CHECK(after.observed == "warn");
 }
+
+// A function that creates a closure on every call, called from several sites
+// of one loop: every trace that records a call aborts in it, so the loop runs
+// the calls in the interpreter and each counts the function's entry down.
+// Four sites in 30,000 turns make 120,000 calls, past the 88,973 that
+// blacklist an entry (RecorderProfile::entryBlacklisting), though the loop's
+// own 30,000 turns are too few for it: lint says `error`, and the run
+// blacklists the entry. Two sites in 20,000 turns (40,000 calls) blacklist
+// nothing: a warning.
+TEST_CASE("calls from several sites of a loop add up on the callee's entry: error when they blacklist it",
+          "[cli][lint][run][blacklist]") {
+  const RecorderProfile* debian = findProfile("debian-2.1-20220320");
+  REQUIRE(debian);
+  CHECK(debian->entryBlacklisting().runs == 88973);
+  CHECK(debian->entryBlacklisting().aborts == debian->loopBlacklisting().aborts);
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-entry");
+  auto lintAndRunSites = [&](int sites, int turns) {
+    const std::string script = dir + "/sites" + std::to_string(sites) + ".lua";
+    std::string calls;
+    for (int k = 0; k < sites; ++k) calls += "  acc = acc + new(i + " + std::to_string(k) + ").x\n";
+    writeFile(script, "local function new(x)\n  local t = { x = x }\n  function t.get() return t.x end\n"
+                      "  return t\nend\nlocal acc = 0\nfor i = 1, " +
+                          std::to_string(turns) + " do\n" + calls + "end\n");
+    Outcome o;
+    ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
+    INFO(lint.err);
+    REQUIRE(lint.exitCode == 0);
+    const json predicted = json::parse(lint.out);
+    for (const auto& p : predicted.at("predictions"))
+      if (p.at("reasonId") == "NYIBC:FNEW" && p.at("line") == 3) o.predicted = p.at("severity").get<std::string>();
+    const std::string report = dir + "/run" + std::to_string(sites) + ".json";
+    ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    o.blacklisted = json::parse(readFile(report)).at("blacklisted").get<long>();
+    return o;
+  };
+  Outcome four = lintAndRunSites(4, 30000);
+  CHECK(four.predicted == "blacklist");
+  CHECK(four.blacklisted >= 1);
+  Outcome two = lintAndRunSites(2, 20000);
+  CHECK(two.predicted == "warn");
+  CHECK(two.blacklisted == 0);
+}
