@@ -2,6 +2,7 @@
 #include "flow/call_graph.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 
@@ -238,26 +239,65 @@ std::string locationOf(const bytecode::Prototype& proto, int pc, bool store) {
   return key(Op::TGETS, Op::TGETV);
 }
 
+// Whether upvalue `n` of prototype q is a local of the main chunk (a
+// module-level variable, which outlives every call), following upvalues
+// of upvalues up; `parents`: each prototype's parent (SIZE_MAX for main).
+bool moduleLevel(const bytecode::Chunk& chunk, const std::vector<std::size_t>& parents, std::size_t q, int n) {
+  for (int depth = 0; q < chunk.prototypes.size() && depth < 64; ++depth) {
+    const auto& ups = chunk.prototypes[q].upvalues;
+    if (n < 0 || static_cast<std::size_t>(n) >= ups.size()) return false;
+    const std::size_t parent = parents[q];
+    if (parent == SIZE_MAX) return false;
+    if (ups[static_cast<std::size_t>(n)].parentLocal) return parent + 1 == chunk.prototypes.size();
+    n = ups[static_cast<std::size_t>(n)].index;
+    q = parent;
+  }
+  return false;
+}
+
 // `if x == nil then x = ... end` and `if not x then x = ... end` over a
 // table field, an upvalue or a global: a test of a value just loaded, a JMP
-// over the body, and a store to the same place in the body.
-std::vector<OnceOnly> findOnceOnly(const bytecode::Prototype& proto) {
+// over the body, and a store to the same place in the body. Also a
+// memoizing function, `local c = cache[k] if c then return c end ...
+// cache[k] = v return v` over a cache that outlives the call (a table in a
+// module-level local or a global): a test that the value just loaded is
+// there, a JMP over an early return of that value, and a store to the same
+// place after it: the rest of the function runs once per key. A table the
+// caller passes in or an enclosing call makes (the `visited` set of one
+// traversal) misses on every new item, which may be every call.
+std::vector<OnceOnly> findOnceOnly(const bytecode::Chunk& chunk, std::size_t q,
+                                   const std::vector<std::size_t>& parents) {
+  const bytecode::Prototype& proto = chunk.prototypes[q];
   std::vector<OnceOnly> out;
   for (int pc = 3; pc <= proto.size(); ++pc) {
     const auto& jmp = proto.at(pc);
     const auto& test = proto.at(pc - 1);
     if (jmp.op != Op::JMP || jmp.jumpTarget(pc) <= pc + 1) continue;
-    bool nilTest = (test.op == Op::ISNEP && test.d == 0) || test.op == Op::IST;
-    if (!nilTest) continue;
-    int tested = test.op == Op::IST ? test.d : test.a;
+    const bool nilTest = (test.op == Op::ISNEP && test.d == 0) || test.op == Op::IST;
+    const bool hitTest = (test.op == Op::ISEQP && test.d == 0) || test.op == Op::ISF;
+    if (!nilTest && !hitTest) continue;
+    int tested = test.op == Op::IST || test.op == Op::ISF ? test.d : test.a;
     const auto& load = proto.at(pc - 2);
     if (writesOf(load).first != tested || writesOf(load).last != tested) continue;
     std::string where = locationOf(proto, pc - 2, false);
     if (where.empty()) continue;
-    int end = jmp.jumpTarget(pc);
-    for (int q = pc + 1; q < end && q <= proto.size(); ++q) {
-      if (locationOf(proto, q, true) != where) continue;
-      out.push_back({pc + 1, end - 1, test.line});
+    const int end = jmp.jumpTarget(pc);
+    if (end > proto.size()) continue;
+    bool memo = false;
+    if (hitTest) {
+      // The skipped code returns the value (closing upvalues first in a
+      // function that makes closures), from a module-level or global cache.
+      int at = end - 1;
+      if (proto.at(at).op == Op::UCLO) at = proto.at(at).jumpTarget(at);
+      const bool returnsIt = at <= proto.size() && proto.at(at).op == Op::RET1 && proto.at(at).a == tested;
+      const bool lasting = where[0] == 'G' || (where[0] == 'U' && moduleLevel(chunk, parents, q, std::atoi(where.c_str() + 1)));
+      memo = returnsIt && lasting;
+    }
+    if (!nilTest && !memo) continue;
+    const int first = nilTest ? pc + 1 : end, final = nilTest ? end - 1 : proto.size();
+    for (int k = first; k <= final; ++k) {
+      if (locationOf(proto, k, true) != where) continue;
+      out.push_back({first, final, test.line});
       break;
     }
   }
@@ -289,9 +329,13 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   // The bytecodes the recorder refuses: a route around a site through one
   // of them aborts too (Branch::aborts).
   const std::vector<bool>& refused = refusedBytecodes(values.profile());
+  std::vector<std::size_t> parents(chunk.prototypes.size(), SIZE_MAX);
+  for (std::size_t q = 0; q < chunk.prototypes.size(); ++q)
+    for (std::size_t child : chunk.prototypes[q].children)
+      if (child < parents.size()) parents[child] = q;
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
-    onceOnly_[q] = findOnceOnly(proto);
+    onceOnly_[q] = findOnceOnly(chunk, q, parents);
     branches_.push_back(branchesOf(proto, refused));
     const LoopMap& loops = loopMaps_.emplace_back(proto);
     for (const auto& loop : loops.loops()) {
