@@ -28,28 +28,33 @@ const AbortSite* findSite(const TraceReport& report, const std::string& reasonId
   return nullptr;
 }
 
-}  // namespace
-
-TEST_CASE("an abort site's cost is the interpreted samples of its loop", "[runtime][sampler][cost]") {
+// Runs `snippet` (after kSpinClock) under a trace session (with coverage or
+// not) and a 1 ms sampler, and charges the samples to the abort sites.
+std::pair<TraceReport, SampleReport> runCosted(const std::string& snippet, bool coverage) {
   testing::EmbeddedVm vm;
-  auto trace = TraceSession::start(vm.L, {false, "/proj", ""});
+  auto trace = TraceSession::start(vm.L, {coverage, "/proj", ""});
   auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
-  REQUIRE(vm.run(std::string(testing::kSpinClock) +
-                 "local ljcheck = require('ljcheck')\n"
-                 "local n = 0\n"
-                 "ljcheck.zone('hot')\n"
-                 "local wall, cpu = deadline(0.4)\n"
-                 "while now() < wall or os.clock() < cpu do\n"
-                 "  for i = 1, 1000 do\n"
-                 "    local f = function() return i end\n"
-                 "    n = n + f()\n"
-                 "  end\n"
-                 "end\n"
-                 "ljcheck.zone()\n")
-              .empty());
+  REQUIRE(vm.run(std::string(testing::kSpinClock) + snippet).empty());
   SampleReport samples = sampler->stop(vm.L);
   TraceReport report = trace->stop(vm.L);
   addSiteCosts(report, samples);
+  return {std::move(report), std::move(samples)};
+}
+
+}  // namespace
+
+TEST_CASE("an abort site's cost is the interpreted samples of its loop", "[runtime][sampler][cost]") {
+  auto [report, samples] = runCosted("local ljcheck = require('ljcheck')\n"
+                                     "local n = 0\n"
+                                     "ljcheck.zone('hot')\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  for i = 1, 1000 do\n"
+                                     "    local f = function() return i end\n"
+                                     "    n = n + f()\n"
+                                     "  end\n"
+                                     "end\n"
+                                     "ljcheck.zone()\n", false);
 
   // The for loop's traces die at the closure (and the while loop's may too:
   // a record per trace start, each with its own extent).
@@ -237,24 +242,16 @@ TEST_CASE("nested loops' aborts are charged no sample twice in a real run", "[ru
   // The outer loop's closure is cheap and its loop is not blacklisted; the
   // inner loop's closure blacklists it. The inner loop's interpreted time is
   // the inner start's, not the outer's as well.
-  testing::EmbeddedVm vm;
-  auto trace = TraceSession::start(vm.L, {false, "/proj", ""});
-  auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
-  REQUIRE(vm.run(std::string(testing::kSpinClock) +
-                 "local acc = 0\n"
-                 "local wall, cpu = deadline(0.4)\n"
-                 "while now() < wall or os.clock() < cpu do\n"
-                 "  local cheap = function() return 1 end\n"
-                 "  for j = 1, 200 do\n"
-                 "    local g = function() return j end\n"
-                 "    acc = acc + g() acc = acc * 3 % 17 + acc / 5 acc = acc * 3 % 17 + acc / 5\n"
-                 "  end\n"
-                 "  acc = acc + cheap()\n"
-                 "end\n")
-              .empty());
-  SampleReport samples = sampler->stop(vm.L);
-  TraceReport report = trace->stop(vm.L);
-  addSiteCosts(report, samples);
+  auto [report, samples] = runCosted("local acc = 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  local cheap = function() return 1 end\n"
+                                     "  for j = 1, 200 do\n"
+                                     "    local g = function() return j end\n"
+                                     "    acc = acc + g() acc = acc * 3 % 17 + acc / 5 acc = acc * 3 % 17 + acc / 5\n"
+                                     "  end\n"
+                                     "  acc = acc + cheap()\n"
+                                     "end\n", false);
   const AbortSite* inner = findSite(report, "NYIBC:FNEW", "snippet.lua:6", "snippet.lua:5");
   REQUIRE(inner);
   CHECK(inner->extentFirstLine == 5);
@@ -296,32 +293,24 @@ TEST_CASE("a while loop's start covers the loop, not its whole function", "[runt
   // Two while loops in a function called hot: the entry's traces stop at
   // the first loop (LINNER), the second loop's traces leave it (LLEAVE).
   // Each start's cost is its own lines' samples.
-  testing::EmbeddedVm vm;
-  auto trace = TraceSession::start(vm.L, {true, "/proj", ""});
-  auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
-  REQUIRE(vm.run(std::string(testing::kSpinClock) +
-                 "local function number_to_bit(num, length)\n"
-                 "  local bits = {}\n"
-                 "  while num > 0 do\n"
-                 "    local rest = math.floor(math.fmod(num, 2))\n"
-                 "    table.insert(bits, rest)\n"
-                 "    num = (num - rest) / 2\n"
-                 "  end\n"
-                 "  while #bits < length do\n"
-                 "    table.insert(bits, \"0\")\n"
-                 "  end\n"
-                 "  return string.reverse(table.concat(bits))\n"
-                 "end\n"
-                 "local n, i = 0, 0\n"
-                 "local wall, cpu = deadline(0.4)\n"
-                 "while now() < wall or os.clock() < cpu do\n"
-                 "  i = i + 1\n"
-                 "  n = n + #number_to_bit(i % 64, 6 + i % 3)\n"
-                 "end\n")
-              .empty());
-  SampleReport samples = sampler->stop(vm.L);
-  TraceReport report = trace->stop(vm.L);
-  addSiteCosts(report, samples);
+  auto [report, samples] = runCosted("local function number_to_bit(num, length)\n"
+                                     "  local bits = {}\n"
+                                     "  while num > 0 do\n"
+                                     "    local rest = math.floor(math.fmod(num, 2))\n"
+                                     "    table.insert(bits, rest)\n"
+                                     "    num = (num - rest) / 2\n"
+                                     "  end\n"
+                                     "  while #bits < length do\n"
+                                     "    table.insert(bits, \"0\")\n"
+                                     "  end\n"
+                                     "  return string.reverse(table.concat(bits))\n"
+                                     "end\n"
+                                     "local n, i = 0, 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  i = i + 1\n"
+                                     "  n = n + #number_to_bit(i % 64, 6 + i % 3)\n"
+                                     "end\n", true);
   INFO(runSummary(report, &samples, 10));
   std::map<std::pair<std::string, std::string>, std::uint64_t> byStart;
   bool secondLoop = false;
@@ -350,30 +339,22 @@ TEST_CASE("a pairs loop's start covers the loop, not its whole function", "[runt
   // A pairs loop's traces start at its ITERN (after the body in the
   // bytecode): the closure in it aborts each of them, and the start's cost
   // is the loop's lines, not the work before the loop in its function.
-  testing::EmbeddedVm vm;
-  auto trace = TraceSession::start(vm.L, {true, "/proj", ""});
-  auto sampler = SampleSession::start(vm.L, {1, 16, "", "", "/proj"});
-  REQUIRE(vm.run(std::string(testing::kSpinClock) +
-                 "local t = { a = 1, b = 2, c = 3 }\n"
-                 "local function f(t, n)\n"
-                 "  local x = { n, n + 1, n + 2, tostring(n) }\n"
-                 "  local s = x[1] + x[2] + x[3] + #x[4]\n"
-                 "  for k, v in pairs(t) do\n"
-                 "    local g = function() return v end\n"
-                 "    s = s + g()\n"
-                 "  end\n"
-                 "  return s\n"
-                 "end\n"
-                 "local acc, i = 0, 0\n"
-                 "local wall, cpu = deadline(0.4)\n"
-                 "while now() < wall or os.clock() < cpu do\n"
-                 "  i = i + 1\n"
-                 "  acc = acc + f(t, i)\n"
-                 "end\n")
-              .empty());
-  SampleReport samples = sampler->stop(vm.L);
-  TraceReport report = trace->stop(vm.L);
-  addSiteCosts(report, samples);
+  auto [report, samples] = runCosted("local t = { a = 1, b = 2, c = 3 }\n"
+                                     "local function f(t, n)\n"
+                                     "  local x = { n, n + 1, n + 2, tostring(n) }\n"
+                                     "  local s = x[1] + x[2] + x[3] + #x[4]\n"
+                                     "  for k, v in pairs(t) do\n"
+                                     "    local g = function() return v end\n"
+                                     "    s = s + g()\n"
+                                     "  end\n"
+                                     "  return s\n"
+                                     "end\n"
+                                     "local acc, i = 0, 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  i = i + 1\n"
+                                     "  acc = acc + f(t, i)\n"
+                                     "end\n", true);
   INFO(runSummary(report, &samples, 10));
   const AbortSite* closure = nullptr;
   for (const AbortSite& site : report.sites)
