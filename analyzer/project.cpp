@@ -46,9 +46,9 @@ std::string describeCall(const flow::ModuleCall& call, const std::string& caller
   // A member of the module table by its own name ("step is called"), as
   // the file it is said of defines it.
   flow::ModuleMemberName name{call.module, call.member};
-  std::string site = name.isMethodOfResult() ? name.described() + ", is called"
-                     : name.namesResult()     ? name.described() + " is called"
-                                              : call.member + " is called";
+  std::string site = name.isMethodOfResult()                             ? name.described() + ", is called"
+                     : name.namesResult() || name.member == flow::kModuleItself ? name.described() + " is called"
+                                                                                : call.member + " is called";
   if (!call.loopLine)
     return site + " at line " + std::to_string(call.line) + " of " + caller + ", in code that runs hot";
   site += " from the loop at line " + std::to_string(call.loopLine) + " of " + caller;

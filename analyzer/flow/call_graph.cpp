@@ -364,8 +364,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
                                                                                calleeSlot(ins))
                                                  : nullptr) {
         callers_[r->newProto].push_back({q, pc, false, 0});  // a ctype registered by name, likewise
-      } else if ((callee.is(Value::Kind::ModuleMember) && ins.op != Op::ITERC) ||
-                 callee.is(Value::Kind::ModuleResult)) {  // f = M.make(); f(x), or `for x in M.iter(t)`
+      } else if (((callee.is(Value::Kind::ModuleMember) || callee.is(Value::Kind::Module)) && ins.op != Op::ITERC) ||
+                 callee.is(Value::Kind::ModuleResult)) {  // f = M.make(); f(x), or `for x in M.iter(t)`; split = require("a.b"); split(s)
         moduleSites.emplace_back(q, pc);
       } else if (callee.is(Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall") &&
                  ins.op != Op::ITERC) {
@@ -468,7 +468,12 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   }
   settled_ = true;
   for (const auto& [q, pc] : moduleSites) {  // calledMembers_ is sorted and made unique below
-    std::string_view name = values.at(q, pc, calleeSlot(chunk.prototypes[q].at(pc))).name;
+    const Value callee = values.at(q, pc, calleeSlot(chunk.prototypes[q].at(pc)));
+    // Calling the module's value itself: the function it returns, if it returns one.
+    const std::string itself = callee.is(Value::Kind::Module)
+                                   ? std::string(callee.name) + ":" + std::string(kModuleItself)
+                                   : std::string();
+    std::string_view name = itself.empty() ? callee.name : std::string_view(itself);
     ModuleMemberName called = ModuleMemberName::parse(name);
     if (!called.valid()) continue;
     if (calledMembers_.empty() || calledMembers_.back() != name) calledMembers_.emplace_back(name);

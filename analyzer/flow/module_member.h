@@ -11,9 +11,13 @@
 
 namespace ljcheck::flow {
 
+// The member a module that returns a function itself exports it under:
+// `local split = require("a.b")` then `split(s)` calls "a.b:@".
+inline constexpr std::string_view kModuleItself = "@";
+
 struct ModuleMemberName {
   std::string_view module;  // "a.b"
-  std::string_view member;  // "f", "T.f", "f()", "f():m"
+  std::string_view member;  // "f", "T.f", "f()", "f():m", or kModuleItself
 
   // Empty module and member when `name` has no ':'.
   static ModuleMemberName parse(std::string_view name) {
@@ -26,11 +30,16 @@ struct ModuleMemberName {
   bool namesResult() const { return member.find("()") != std::string_view::npos; }
   // A method of an object a function returns ("f():m").
   bool isMethodOfResult() const { return member.find("():") != std::string_view::npos; }
-  // As the code spells it: "a.b.f", "a.b.f():m".
-  std::string asWritten() const { return std::string(module) + "." + std::string(member); }
+  // As the code spells it: "a.b.f", "a.b.f():m"; require("a.b") for the
+  // function the module returns.
+  std::string asWritten() const {
+    if (member == kModuleItself) return "require(\"" + std::string(module) + "\")";
+    return std::string(module) + "." + std::string(member);
+  }
   // For a sentence: "m, a method of the object a.b.f() returns", "the
   // function a.b.f() returns", "a.b.f".
   std::string described() const {
+    if (member == kModuleItself) return "the function require(\"" + std::string(module) + "\") returns";
     if (std::size_t object = member.find("():"); object != std::string_view::npos)
       return std::string(member.substr(object + 3)) + ", a method of the object " + std::string(module) + "." +
              std::string(member.substr(0, object)) + "() returns";

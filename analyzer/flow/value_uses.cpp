@@ -2,6 +2,7 @@
 // closures and tables that escape, tables given metatables, constant-key
 // field stores, ffi.cdef strings and jit.off targets.
 #include "flow/instruction_effects.h"
+#include "flow/module_member.h"
 #include "flow/values.h"
 
 namespace ljcheck::flow {
@@ -44,6 +45,11 @@ std::vector<std::pair<std::string_view, std::size_t>> ValueMap::exportedFunction
   std::vector<std::pair<std::string_view, std::size_t>> out;
   if (protos_.empty()) return out;
   Value module = returned(protos_.size() - 1);  // the main function is the last prototype
+  // A module that returns a function (`return split`): the function itself.
+  if (module.is(Kind::LuaFunction) && !module.reassignable && module.proto + 1 < protos_.size()) {
+    out.emplace_back(kModuleItself, module.proto);
+    return out;
+  }
   if (!module.is(Kind::Table) || module.pc == 0) {
     // A module(...) file returns nothing, or its table as `return _M`.
     if (module.kind == Kind::Unknown || module.kind == Kind::Nil || (module.is(Kind::Global) && module.name == "_M"))
