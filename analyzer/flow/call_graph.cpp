@@ -12,6 +12,7 @@
 #include "flow/loops.h"
 #include "flow/module_member.h"
 #include "flow/refused_bytecodes.h"
+#include "flow/variables.h"
 #include "flow/while_trips.h"
 
 namespace ljcheck::flow {
@@ -239,20 +240,50 @@ std::string locationOf(const bytecode::Prototype& proto, int pc, bool store) {
   return key(Op::TGETS, Op::TGETV);
 }
 
-// Whether upvalue `n` of prototype q is a local of the main chunk (a
-// module-level variable, which outlives every call), following upvalues
-// of upvalues up; `parents`: each prototype's parent (SIZE_MAX for main).
-bool moduleLevel(const bytecode::Chunk& chunk, const std::vector<std::size_t>& parents, std::size_t q, int n) {
+// The slot of the main chunk's local that upvalue `n` of prototype q is,
+// following upvalues of upvalues up; -1 when it is a local of another
+// function. `parents`: each prototype's parent (SIZE_MAX for main).
+int mainLocalOf(const bytecode::Chunk& chunk, const std::vector<std::size_t>& parents, std::size_t q, int n) {
   for (int depth = 0; q < chunk.prototypes.size() && depth < 64; ++depth) {
     const auto& ups = chunk.prototypes[q].upvalues;
-    if (n < 0 || static_cast<std::size_t>(n) >= ups.size()) return false;
+    if (n < 0 || static_cast<std::size_t>(n) >= ups.size()) return -1;
     const std::size_t parent = parents[q];
-    if (parent == SIZE_MAX) return false;
-    if (ups[static_cast<std::size_t>(n)].parentLocal) return parent + 1 == chunk.prototypes.size();
-    n = ups[static_cast<std::size_t>(n)].index;
+    if (parent == SIZE_MAX) return -1;
+    const bytecode::UpvalueRef& uv = ups[static_cast<std::size_t>(n)];
+    if (uv.parentLocal) return parent + 1 == chunk.prototypes.size() ? uv.index : -1;
+    n = uv.index;
     q = parent;
   }
-  return false;
+  return -1;
+}
+
+// A module-level local (upvalue `n` of q) that keeps the value it was first
+// given, a cache that outlives every call: the main chunk never assigns it
+// again while it is live (its first value is written before it is), and no
+// function assigns it (`cache = {}` on every turn empties it).
+bool lastingModuleLocal(const bytecode::Chunk& chunk, const std::vector<std::size_t>& parents, std::size_t q, int n) {
+  const int slot = mainLocalOf(chunk, parents, q, n);
+  if (slot < 0) return false;
+  const bytecode::Prototype& main = chunk.prototypes.back();
+  for (int pc = 1; pc <= main.size(); ++pc)
+    if (writesSlot(main.at(pc), main.framesize, slot) && variableAt(main, pc, slot)) return false;
+  for (std::size_t p = 0; p + 1 < chunk.prototypes.size(); ++p) {
+    const bytecode::Prototype& proto = chunk.prototypes[p];
+    for (int pc = 1; pc <= proto.size(); ++pc) {
+      const auto& ins = proto.at(pc);
+      const bool set = ins.op == Op::USETV || ins.op == Op::USETS || ins.op == Op::USETN || ins.op == Op::USETP;
+      if (set && mainLocalOf(chunk, parents, p, ins.a) == slot) return false;
+    }
+  }
+  return true;
+}
+
+// The parameter the key slot of `where` (a location "U0[S1]") names, or -1.
+int keyParameterOf(const bytecode::Prototype& proto, const std::string& where) {
+  const std::size_t open = where.find("[S");
+  if (open == std::string::npos || where.back() != ']') return -1;
+  const int slot = std::atoi(where.c_str() + open + 2);
+  return slot < proto.numparams && !assignsSlot(proto, slot) ? slot : -1;
 }
 
 // `if x == nil then x = ... end` and `if not x then x = ... end` over a
@@ -290,14 +321,19 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Chunk& chunk, std::size_t q,
       int at = end - 1;
       if (proto.at(at).op == Op::UCLO) at = proto.at(at).jumpTarget(at);
       const bool returnsIt = at <= proto.size() && proto.at(at).op == Op::RET1 && proto.at(at).a == tested;
-      const bool lasting = where[0] == 'G' || (where[0] == 'U' && moduleLevel(chunk, parents, q, std::atoi(where.c_str() + 1)));
+      // A field of a module-level table that is never replaced, or a
+      // module-level local itself (whose store further on is the memo's).
+      const int upvalue = where[0] == 'U' ? std::atoi(where.c_str() + 1) : -1;
+      const bool field = where.find_first_of("[.") != std::string::npos;
+      const bool lasting = where[0] == 'G' || (upvalue >= 0 && (field ? lastingModuleLocal(chunk, parents, q, upvalue)
+                                                                      : mainLocalOf(chunk, parents, q, upvalue) >= 0));
       memo = returnsIt && lasting;
     }
     if (!nilTest && !memo) continue;
     const int first = nilTest ? pc + 1 : end, final = nilTest ? end - 1 : proto.size();
     for (int k = first; k <= final; ++k) {
       if (locationOf(proto, k, true) != where) continue;
-      out.push_back({first, final, test.line});
+      out.push_back({first, final, test.line, memo ? keyParameterOf(proto, where) : -1});
       break;
     }
   }
@@ -398,6 +434,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       if (const Branch* exit = earlyExit(branches_[q], shapes[k].first, shapes[k].last)) t.leavesAt = exit->line;
     }
   }
+  dropMemosKeyedByLoopIndex(chunk);
   indexCallees();
   findEntered();
   findCycles();
@@ -638,6 +675,43 @@ std::string CallGraph::describeStop(const CountStop& stop, int callLine, const s
 
 long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
   return steadyRunsWith(proto, pc, stop, steadyEntries_);
+}
+
+// A memoizing function whose key a caller fills with the index of a numeric
+// for loop around the call (`get(i)`, `get(i + 1)`) misses on every turn:
+// what its cache guards runs every time, not once per key.
+void CallGraph::dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk) {
+  for (std::size_t q = 0; q < onceOnly_.size(); ++q) {
+    auto& once = onceOnly_[q];
+    once.erase(std::remove_if(once.begin(), once.end(),
+                              [&](const OnceOnly& o) {
+                                if (o.keyParameter < 0) return false;
+                                for (const auto& site : callers_[q]) {
+                                  const auto& caller = chunk.prototypes[site.proto];
+                                  const auto& call = caller.at(site.pc);
+                                  const int argument = o.keyParameter + site.firstArgument;
+                                  if (argument >= fixedArgs(call)) continue;
+                                  int slot = argumentSlot(chunk, call, argument), at = site.pc;
+                                  // Through a copy, or arithmetic with a constant.
+                                  for (int hops = 0; hops < 3; ++hops) {
+                                    const int w = lastWriteBefore(caller, at, slot);
+                                    if (w == 0) break;
+                                    at = w;
+                                    const auto& ins = caller.at(w);
+                                    if (ins.op == Op::MOV) slot = ins.d;
+                                    else if (isArithmeticWithConstant(ins.op)) slot = ins.b;
+                                    else break;
+                                  }
+                                  for (const Loop& loop : loopMaps_[site.proto].loops())
+                                    if (loop.kind == Loop::Kind::NumericFor && loop.contains(site.pc) && loop.first >= 2 &&
+                                        caller.at(loop.first - 1).op == Op::FORI &&
+                                        slot == caller.at(loop.first - 1).a + 3)
+                                      return true;
+                                }
+                                return false;
+                              }),
+               once.end());
+  }
 }
 
 long CallGraph::steadyCalls(std::size_t proto) const {

@@ -140,6 +140,7 @@ using LoopingMembers = std::set<std::string, std::less<>>;
 struct OnceOnly {
   int first = 0, last = 0;  // the guarded pcs
   int line = 0;             // the test's line
+  int keyParameter = -1;    // the parameter that keys a memoizing function's cache, or -1
 };
 
 class CallGraph {
@@ -290,6 +291,7 @@ class CallGraph {
   // (HeatEvidence::iterExit in a function entered fewer than hotexit times).
   HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;
   void findCycles();
+  void dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk);
   void findProtected();
   // Per proto: runs (entries_), steady runs (steadyEntries_), shortfall (entryShortfall_).
   struct EntryCounts {

@@ -25,6 +25,7 @@
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
+#include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
 namespace {
@@ -120,8 +121,10 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
 
 // In the loop around the call at `site`, an instruction the recorder
 // refuses that runs on every pass (every_pass.h) of a loop that turns at
-// least `turns` times: its pc, or 0. Each root trace of that loop aborts,
-// so the loop runs in the interpreter, and so do the calls it makes.
+// least `turns` times, with no call before it in the body that ends or
+// splits the root trace (trace_splits_before.h): its pc, or 0. Each root
+// trace of that loop aborts, so the loop runs in the interpreter, and so do
+// the calls it makes.
 int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long turns) {
   const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
   const flow::Loop* loop = loops.innermost(site.pc);
@@ -132,7 +135,8 @@ int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long tu
     if (!flow::refuses(fn.profile, proto.at(pc).op) || loops.innermost(pc) != loop) continue;
     if (reached.empty()) reached = flow::reachablePcs(proto);
     if (!reached[static_cast<std::size_t>(pc)] || !fn.values.reached(site.proto, pc)) continue;
-    if (fn.calls.steadyRunsAt(site.proto, pc) >= turns) return pc;
+    if (fn.calls.steadyRunsAt(site.proto, pc) >= turns && !splittingCallBetween(fn.of(site.proto), loop->first, pc))
+      return pc;
   }
   return 0;
 }
@@ -165,6 +169,8 @@ void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink&
   // Enough turns that the interpreted calls surely reach the callee's
   // threshold between the loop's tries (measured: 130 suffice).
   const long turns = 4 * fn.calls.hotloop();
+  bool onlyProtected = fn.calls.callbacks(fn.index).empty();
+  for (const auto& site : fn.calls.callers(fn.index)) onlyProtected = onlyProtected && site.protectedCall;
   for (const auto& site : fn.calls.callers(fn.index)) {
     if (!site.protectedCall) continue;
     const int abortPc = abortOnEveryPass(fn, site, turns);
@@ -180,7 +186,10 @@ void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink&
       f.calleeTraces = true;  // the callee's own traces, whatever its caller's do
       f.reasonId = ReasonId::traceError("NYIRETL");
       f.construct = "return";
-      f.confidence = returns.size() == 1 ? Confidence::Certain : Confidence::Likely;
+      // A call not through pcall may have compiled a trace at the entry
+      // first, which returns cleanly to a Lua frame and which the pcall's
+      // calls then run: certain only when every call is a pcall.
+      f.confidence = returns.size() == 1 && onlyProtected ? Confidence::Certain : Confidence::Likely;
       f.message = "the traces that start at " + self + "'s entry cannot return into the pcall frame below (NYIRETL)";
       f.reasoning =
           self + " is called through pcall at line " + std::to_string(caller.at(site.pc).line) +

@@ -9,6 +9,7 @@
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
 #include "rules/masking.h"
+#include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
 
@@ -193,7 +194,36 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
         heatProto + 1 < fn.chunk.prototypes.size() && !fn.chunk.prototypes[heatProto].isVararg() &&
         fn.calls.onEveryCall(heatProto, heatPc))  // a vararg function's entry is never hot-counted
       entryCalls = fn.calls.steadyCalls(heatProto);
-    if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
+    // A call before the blocker that ends or splits the root trace (a stitch,
+    // a RETURN, a callee's loop) leaves the abort to the trace that resumes
+    // after it, which is never blacklisted (trace_splits_before.h): on the
+    // way from the function's entry, or from the start of the loop around
+    // it, here or at a call site of this function in a loop.
+    auto splitBefore = [&](bool fromEntry) -> std::string {
+      const FunctionView view = fn.of(heatProto);
+      const flow::Loop* loop = fromEntry ? nullptr : view.loops.innermost(heatPc);
+      if (int line = splittingCallBetween(view, loop ? loop->first : 1, heatPc))
+        return "the call at line " + std::to_string(line);
+      if (fromEntry || loop) return {};
+      for (const auto& site : fn.calls.callers(heatProto)) {
+        const FunctionView caller = fn.of(site.proto);
+        const flow::Loop* around = caller.loops.innermost(site.pc);
+        if (!around) continue;
+        if (int line = splittingCallBetween(caller, around->first, site.pc))
+          return "the call at line " + std::to_string(line) + " in " + functionName(fn, site.proto);
+      }
+      return {};
+    };
+    auto splitClause = [](const std::string& call) {
+      return "; " + call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its own), "
+             "so the abort comes in the trace that resumes after it, which is never blacklisted, so a warning";
+    };
+    std::string split;
+    if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBefore(true)).empty()) {
+      blacklisting = splitClause(split);
+    } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBefore(false)).empty()) {
+      blacklisting = splitClause(split);
+    } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
       p.severity = Severity::Blacklist;
       blacklisting = "; its calls in this file, all call sites added up, run at least " + std::to_string(entryCalls) +
                      " times on every pass, each in the interpreter since every trace that records a call aborts "

@@ -114,6 +114,12 @@ TEST_CASE("a blocker a branch can go around, or after an inner loop, is a warnin
   CHECK(after.predicted == "warn");
   CHECK(after.blacklisted == 0);
   CHECK(after.observed == "warn");
+  // After a call the recorder stitches around: the root trace ends there
+  // (`stitch os.time`), and the trace that resumes after it, which has a
+  // parent, is the one that aborts.
+  Outcome stitch = lintAndRun(dir, 60000, "local x = os.time() t[1] = function() return x end", "stitch");
+  CHECK(stitch.predicted == "warn");
+  CHECK(stitch.blacklisted == 0);
 }
 
 // A function that creates a closure on every call, called from several sites
@@ -131,12 +137,14 @@ TEST_CASE("calls from several sites of a loop add up on the callee's entry: erro
   CHECK(debian->entryBlacklisting().runs == 88973);
   CHECK(debian->entryBlacklisting().aborts == debian->loopBlacklisting().aborts);
   const std::string dir = ljcheck::testing::scratchDirectory("blacklist-entry");
-  auto lintAndRunSites = [&](int sites, int turns) {
-    const std::string script = dir + "/sites" + std::to_string(sites) + ".lua";
+  auto lintAndRunSites = [&](int sites, int turns, const std::string& before = "") {
+    const std::string script = dir + "/sites" + std::to_string(sites) + (before.empty() ? "" : "-stitch") + ".lua";
     std::string calls;
     for (int k = 0; k < sites; ++k) calls += "  acc = acc + new(i + " + std::to_string(k) + ").x\n";
-    writeFile(script, "local function new(x)\n  local t = { x = x }\n  function t.get() return t.x end\n"
-                      "  return t\nend\nlocal acc = 0\nfor i = 1, " +
+    // The closure on line 3 (`before`, when given, goes on line 2 and moves it to 3).
+    writeFile(script, "local function new(x)\n" + (before.empty() ? "  local y = x\n" : before) +
+                          "  local t = { x = x } function t.get() return t.x end\n"
+                          "  return t\nend\nlocal acc = 0\nfor i = 1, " +
                           std::to_string(turns) + " do\n" + calls + "end\n");
     Outcome o;
     ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
@@ -145,7 +153,7 @@ TEST_CASE("calls from several sites of a loop add up on the callee's entry: erro
     const json predicted = json::parse(lint.out);
     for (const auto& p : predicted.at("predictions"))
       if (p.at("reasonId") == "NYIBC:FNEW" && p.at("line") == 3) o.predicted = p.at("severity").get<std::string>();
-    const std::string report = dir + "/run" + std::to_string(sites) + ".json";
+    const std::string report = dir + "/run" + std::to_string(sites) + (before.empty() ? "" : "-stitch") + ".json";
     ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
     INFO(run.err);
     REQUIRE(run.exitCode == 0);
@@ -158,4 +166,9 @@ TEST_CASE("calls from several sites of a loop add up on the callee's entry: erro
   Outcome two = lintAndRunSites(2, 20000);
   CHECK(two.predicted == "warn");
   CHECK(two.blacklisted == 0);
+  // A call before the closure that the recorder stitches around: the
+  // entry's trace ends there and compiles, and nothing is blacklisted.
+  Outcome stitched = lintAndRunSites(4, 30000, "  local now = os.time()\n");
+  CHECK(stitched.predicted == "warn");
+  CHECK(stitched.blacklisted == 0);
 }

@@ -1,0 +1,48 @@
+// Calls that end or split a root trace before a blocker (see trace_splits_before.h).
+#include "rules/trace_splits_before.h"
+
+#include "flow/instruction_effects.h"
+#include "rules/split_finding.h"
+
+namespace ljcheck::rules {
+namespace {
+
+constexpr int kDepth = 3;
+
+int splittingCall(const FunctionView& fn, int from, int to, int depth);
+
+// The call at pc is inlined into the trace that records it.
+bool inlined(const FunctionView& fn, int pc, int depth) {
+  const flow::Value callee = resolveCallee(fn, pc).value;
+  if (callee.is(flow::Value::Kind::LibFunction)) {
+    const FastFunctionDef* ff = fn.profile.fastFunction(callee.name);
+    if (!ff || !ff->recorded() || refusedVariantCall(fn, pc)) return false;
+    if (callee.name != "pcall" && callee.name != "xpcall") return true;
+    // pcall(f, ...): f's body is recorded inline.
+    const auto& call = fn.proto.at(pc);
+    if (flow::fixedArgs(call) < 1) return false;
+    const flow::Value f = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
+    return f.is(flow::Value::Kind::LuaFunction) && f.proto < fn.chunk.prototypes.size() && depth < kDepth &&
+           !fn.calls.runsLoop(f.proto) &&
+           splittingCall(fn.of(f.proto), 1, fn.chunk.prototypes[f.proto].size() + 1, depth + 1) == 0;
+  }
+  if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size())
+    return depth < kDepth && !fn.calls.runsLoop(callee.proto) &&
+           splittingCall(fn.of(callee.proto), 1, fn.chunk.prototypes[callee.proto].size() + 1, depth + 1) == 0;
+  return false;
+}
+
+int splittingCall(const FunctionView& fn, int from, int to, int depth) {
+  for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
+    const bytecode::Op op = fn.proto.at(pc).op;
+    if (!flow::isCall(op) || flow::isTailCall(op)) continue;  // a tail call leaves the body: nothing after it runs
+    if (!inlined(fn, pc, depth)) return fn.proto.at(pc).line;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int splittingCallBetween(const FunctionView& fn, int from, int to) { return splittingCall(fn, from, to, 0); }
+
+}  // namespace ljcheck::rules
