@@ -677,40 +677,47 @@ long CallGraph::steadyRunsAt(std::size_t proto, int pc, CountStop* stop) const {
   return steadyRunsWith(proto, pc, stop, steadyEntries_);
 }
 
-// A memoizing function whose key a caller fills with the index of a numeric
-// for loop around the call (`get(i)`, `get(i + 1)`) misses on every turn:
-// what its cache guards runs every time, not once per key.
+namespace {
+
+// The call at `site` fills parameter `parameter` with the index of a
+// numeric for loop around it, through at most three copies or constant
+// arithmetic (`get(i)`, `get(i + 1)`).
+bool passesLoopIndex(const bytecode::Chunk& chunk, const LoopMap& loops, const CallSite& site, int parameter) {
+  const auto& caller = chunk.prototypes[site.proto];
+  const auto& call = caller.at(site.pc);
+  const int argument = parameter + site.firstArgument;
+  if (argument >= fixedArgs(call)) return false;
+  int slot = argumentSlot(chunk, call, argument), at = site.pc;
+  for (int hops = 0; hops < 3; ++hops) {
+    const int w = lastWriteBefore(caller, at, slot);
+    if (w == 0) break;
+    at = w;
+    const auto& ins = caller.at(w);
+    if (ins.op == Op::MOV) slot = ins.d;
+    else if (isArithmeticWithConstant(ins.op)) slot = ins.b;
+    else break;
+  }
+  for (const Loop& loop : loops.loops())
+    if (loop.kind == Loop::Kind::NumericFor && loop.contains(site.pc) && loop.first >= 2 &&
+        caller.at(loop.first - 1).op == Op::FORI && slot == caller.at(loop.first - 1).a + 3)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+// A memoizing function whose key a caller fills with a loop's index misses
+// on every turn: what its cache guards runs every time, not once per key.
 void CallGraph::dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk) {
   for (std::size_t q = 0; q < onceOnly_.size(); ++q) {
+    auto keyedByIndex = [&](const OnceOnly& o) {
+      if (o.keyParameter < 0) return false;
+      for (const auto& site : callers_[q])
+        if (passesLoopIndex(chunk, loopMaps_[site.proto], site, o.keyParameter)) return true;
+      return false;
+    };
     auto& once = onceOnly_[q];
-    once.erase(std::remove_if(once.begin(), once.end(),
-                              [&](const OnceOnly& o) {
-                                if (o.keyParameter < 0) return false;
-                                for (const auto& site : callers_[q]) {
-                                  const auto& caller = chunk.prototypes[site.proto];
-                                  const auto& call = caller.at(site.pc);
-                                  const int argument = o.keyParameter + site.firstArgument;
-                                  if (argument >= fixedArgs(call)) continue;
-                                  int slot = argumentSlot(chunk, call, argument), at = site.pc;
-                                  // Through a copy, or arithmetic with a constant.
-                                  for (int hops = 0; hops < 3; ++hops) {
-                                    const int w = lastWriteBefore(caller, at, slot);
-                                    if (w == 0) break;
-                                    at = w;
-                                    const auto& ins = caller.at(w);
-                                    if (ins.op == Op::MOV) slot = ins.d;
-                                    else if (isArithmeticWithConstant(ins.op)) slot = ins.b;
-                                    else break;
-                                  }
-                                  for (const Loop& loop : loopMaps_[site.proto].loops())
-                                    if (loop.kind == Loop::Kind::NumericFor && loop.contains(site.pc) && loop.first >= 2 &&
-                                        caller.at(loop.first - 1).op == Op::FORI &&
-                                        slot == caller.at(loop.first - 1).a + 3)
-                                      return true;
-                                }
-                                return false;
-                              }),
-               once.end());
+    once.erase(std::remove_if(once.begin(), once.end(), keyedByIndex), once.end());
   }
 }
 

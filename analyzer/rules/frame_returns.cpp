@@ -50,15 +50,6 @@ int afterFirstLoop(const FunctionView& fn) {
   return after;
 }
 
-// The fast function of this profile the call at pc makes, when the
-// recorder compiles the call (no refused form); null otherwise.
-const FastFunctionDef* recordedCall(const FunctionView& fn, int pc) {
-  const flow::Value callee = resolveCallee(fn, pc).value;
-  if (!callee.is(flow::Value::Kind::LibFunction)) return nullptr;
-  const FastFunctionDef* ff = fn.profile.fastFunction(callee.name);
-  return ff && ff->recorded() && !refusedVariantCall(fn, pc) ? ff : nullptr;
-}
-
 // A function that C code calls back from a call that runs hot is entered
 // from C every time, so its entry gets hot (2 * hotloop calls) and starts a
 // trace of its own, which reaches the C frame below when the function

@@ -13,6 +13,13 @@ using bytecode::Op;
 
 int argumentSlot(const FunctionView& fn, int pc, int k) { return flow::argumentSlot(fn.chunk, fn.proto.at(pc), k); }
 
+const FastFunctionDef* recordedCall(const FunctionView& fn, int pc) {
+  const flow::Value callee = resolveCallee(fn, pc).value;
+  if (!callee.is(flow::Value::Kind::LibFunction)) return nullptr;
+  const FastFunctionDef* ff = fn.profile.fastFunction(callee.name);
+  return ff && ff->recorded() && !refusedVariantCall(fn, pc) ? ff : nullptr;
+}
+
 std::string calledAs(const FunctionView& fn, const flow::CallSite& site) {
   return site.protectedCall ? "pcall" : functionName(fn, fn.index);
 }

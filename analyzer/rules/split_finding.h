@@ -71,6 +71,10 @@ void checkCMetamethods(const FunctionView& fn, PredictionSink& sink);
 // unrecorded call does; none when it records the call.
 std::optional<Confidence> refusedVariantCall(const FunctionView& fn, int pc);
 
+// The fast function of this profile the call at pc makes, when the
+// recorder compiles the call (no refused form); null otherwise.
+const FastFunctionDef* recordedCall(const FunctionView& fn, int pc);
+
 // A call that stitches the trace and that every path to the tail call at pc
 // runs through (rules/masking.h), when there is one. The trace that reaches
 // the tail call then started inside this function, right after that stitch,

@@ -15,8 +15,7 @@ int splittingCall(const FunctionView& fn, int from, int to, int depth);
 bool inlined(const FunctionView& fn, int pc, int depth) {
   const flow::Value callee = resolveCallee(fn, pc).value;
   if (callee.is(flow::Value::Kind::LibFunction)) {
-    const FastFunctionDef* ff = fn.profile.fastFunction(callee.name);
-    if (!ff || !ff->recorded() || refusedVariantCall(fn, pc)) return false;
+    if (!recordedCall(fn, pc)) return false;
     if (callee.name != "pcall" && callee.name != "xpcall") return true;
     // pcall(f, ...): f's body is recorded inline.
     const auto& call = fn.proto.at(pc);
