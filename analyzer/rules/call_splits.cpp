@@ -368,25 +368,34 @@ class CallSplitRule final : public Rule {
 
 }  // namespace
 
+std::optional<Confidence> stitchesAt(const FunctionView& fn, int pc, std::string* callee) {
+  const auto& ins = fn.proto.at(pc);
+  if (ins.op != bytecode::Op::CALL && ins.op != bytecode::Op::CALLM) return {};
+  if (nextFeedsVariableCount(fn.proto, pc)) return {};  // a RETURN there: no trace goes on inside
+  const Callee resolved = resolveCallee(fn, pc);
+  if (resolved.protectedCall) return {};
+  std::string name(resolved.value.name);
+  if (!unrecordedName(fn, resolved.value).empty()) {
+    if (fn.profile.neverStitch.count(name) || afterTraceEndingCall(fn, pc)) return {};
+    Confidence sure =
+        resolved.inferredReceiver && !resolved.patternReceiver ? Confidence::Likely : Confidence::Certain;
+    if (fromCModule(resolved.value)) sure = Confidence::Likely;
+    if (callee) *callee = resolved.value.is(Value::Kind::LibFunction) ? name : "a C function";
+    return sure;
+  }
+  std::optional<Confidence> sure = refusedVariantCall(fn, pc);
+  if (sure && callee) *callee = name;
+  return sure;
+}
+
 StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc) {
   std::vector<int> stitches;
   std::vector<std::pair<std::string, Confidence>> what;  // by index into stitches
   for (int q = 1; q < pc; ++q) {
-    const auto& ins = fn.proto.at(q);
-    if (ins.op != bytecode::Op::CALL && ins.op != bytecode::Op::CALLM) continue;
-    if (nextFeedsVariableCount(fn.proto, q)) continue;  // a RETURN there: no trace goes on inside
-    Callee callee = resolveCallee(fn, q);
-    if (callee.protectedCall) continue;
-    std::string name(callee.value.name);
-    if (!unrecordedName(fn, callee.value).empty()) {
-      if (fn.profile.neverStitch.count(name) || afterTraceEndingCall(fn, q)) continue;
-      Confidence sure = callee.inferredReceiver && !callee.patternReceiver ? Confidence::Likely : Confidence::Certain;
-      if (fromCModule(callee.value)) sure = Confidence::Likely;
+    std::string callee;
+    if (std::optional<Confidence> sure = stitchesAt(fn, q, &callee)) {
       stitches.push_back(q);
-      what.emplace_back(callee.value.is(Value::Kind::LibFunction) ? name : "a C function", sure);
-    } else if (std::optional<Confidence> sure = refusedVariantCall(fn, q)) {
-      stitches.push_back(q);
-      what.emplace_back(name, *sure);
+      what.emplace_back(callee, *sure);
     }
   }
   if (stitches.empty()) return {};

@@ -126,7 +126,7 @@ int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long tu
     if (!flow::refuses(fn.profile, proto.at(pc).op) || loops.innermost(pc) != loop) continue;
     if (reached.empty()) reached = flow::reachablePcs(proto);
     if (!reached[static_cast<std::size_t>(pc)] || !fn.values.reached(site.proto, pc)) continue;
-    if (fn.calls.steadyRunsAt(site.proto, pc) >= turns && !splittingCallBetween(fn.of(site.proto), loop->first, pc))
+    if (fn.calls.steadyRunsAt(site.proto, pc) >= turns && splitBefore(fn.of(site.proto), loop->first, pc).line == 0)
       return pc;
   }
   return 0;

@@ -195,34 +195,58 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
         fn.calls.onEveryCall(heatProto, heatPc))  // a vararg function's entry is never hot-counted
       entryCalls = fn.calls.steadyCalls(heatProto);
     // A call before the blocker that ends or splits the root trace (a stitch,
-    // a RETURN, a callee's loop) leaves the abort to the trace that resumes
-    // after it, which is never blacklisted (trace_splits_before.h): on the
-    // way from the function's entry, or from the start of the loop around
-    // it, here or at a call site of this function in a loop.
-    auto splitBefore = [&](bool fromEntry) -> std::string {
+    // a RETURN, a callee's loop) leaves the abort to a trace that resumes
+    // after it (trace_splits_before.h): on the way from the function's
+    // entry, or from the start of the loop around it, here or at a call site
+    // of this function in a loop.
+    struct Split {
+      std::string call;    // "the call at line 3 (in main)"; empty: none
+      std::string stitch;  // "the call of string.match at line 3 (in main)", when it surely stitches on every path
+    };
+    auto splitBeforeHere = [&](bool fromEntry) -> Split {
+      auto described = [&](const SplitBefore& found, const std::string& in) {
+        Split split{"the call at line " + std::to_string(found.line) + in, {}};
+        if (found.stitchLine > 0)
+          split.stitch = "the call of " + found.stitchCallee + " at line " + std::to_string(found.stitchLine) + in;
+        return split;
+      };
       const FunctionView view = fn.of(heatProto);
       const flow::Loop* loop = fromEntry ? nullptr : view.loops.innermost(heatPc);
-      if (int line = splittingCallBetween(view, loop ? loop->first : 1, heatPc))
-        return "the call at line " + std::to_string(line);
+      if (SplitBefore found = splitBefore(view, loop ? loop->first : 1, heatPc); found.line > 0)
+        return described(found, "");
       if (fromEntry || loop) return {};
       for (const auto& site : fn.calls.callers(heatProto)) {
         const FunctionView caller = fn.of(site.proto);
         const flow::Loop* around = caller.loops.innermost(site.pc);
         if (!around) continue;
-        if (int line = splittingCallBetween(caller, around->first, site.pc))
-          return "the call at line " + std::to_string(line) + " in " + functionName(fn, site.proto);
+        if (SplitBefore found = splitBefore(caller, around->first, site.pc); found.line > 0)
+          return described(found, " in " + functionName(fn, site.proto));
       }
       return {};
     };
     auto splitClause = [](const std::string& call) {
-      return "; " + call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its own), "
-             "so the abort comes in the trace that resumes after it, which is never blacklisted, so a warning";
+      return "; " + call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
+             "own), so the abort comes in a trace that resumes after it, not in the root trace, and the trace "
+             "start is not blacklisted, so a warning";
     };
-    std::string split;
-    if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBefore(true)).empty()) {
-      blacklisting = splitClause(split);
-    } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBefore(false)).empty()) {
-      blacklisting = splitClause(split);
+    // A stitch on every pass before it: the root trace ends at that call,
+    // and the stitched trace that resumes after it aborts here the first
+    // time it is recorded, which links the stitching trace to itself. The
+    // loop needs only to get hot (twice hotloop runs: its trace compiled
+    // and run once).
+    const long hotloop = fn.profile.param("hotloop", 56);
+    Split split;
+    if (hotloop > 0 && runs >= 2 * hotloop && !(split = splitBeforeHere(false)).stitch.empty()) {
+      p.severity = Severity::Blacklist;
+      blacklisting = "; " + split.stitch + " stitches the trace on every pass before it, and the trace that resumes "
+                     "after that call aborts here: LuaJIT then links the stitching trace to itself (a blacklisted "
+                     "link, lj_trace.c trace_abort) and never records after the call again, so from the first "
+                     "abort on what follows the call runs interpreted on every pass (" + std::to_string(runs) +
+                     " runs)";
+    } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBeforeHere(true)).call.empty()) {
+      blacklisting = splitClause(split.call);
+    } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty()) {
+      blacklisting = splitClause(split.call);
     } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
       p.severity = Severity::Blacklist;
       blacklisting = "; its calls in this file, all call sites added up, run at least " + std::to_string(entryCalls) +

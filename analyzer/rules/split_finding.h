@@ -75,6 +75,13 @@ std::optional<Confidence> refusedVariantCall(const FunctionView& fn, int pc);
 // recorder compiles the call (no refused form); null otherwise.
 const FastFunctionDef* recordedCall(const FunctionView& fn, int pc);
 
+// Whether the call at pc stitches the trace that records it, and how
+// surely: a call from Lua of a fast function without a recorder, or of a
+// refused form of one, or of a C function, whose results do not feed a
+// variable count (a RETURN there), not one the recorder never stitches
+// (error). `callee`, when given, gets the callee's name.
+std::optional<Confidence> stitchesAt(const FunctionView& fn, int pc, std::string* callee = nullptr);
+
 // A call that stitches the trace and that every path to the tail call at pc
 // runs through (rules/masking.h), when there is one. The trace that reaches
 // the tail call then started inside this function, right after that stitch,

@@ -1,7 +1,10 @@
 // Calls that end or split a root trace before a blocker (see trace_splits_before.h).
 #include "rules/trace_splits_before.h"
 
+#include <vector>
+
 #include "flow/instruction_effects.h"
+#include "rules/masking.h"
 #include "rules/split_finding.h"
 
 namespace ljcheck::rules {
@@ -9,7 +12,7 @@ namespace {
 
 constexpr int kDepth = 3;
 
-int splittingCall(const FunctionView& fn, int from, int to, int depth);
+int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits = nullptr);
 
 // The call at pc is inlined into the trace that records it.
 bool inlined(const FunctionView& fn, int pc, int depth) {
@@ -31,17 +34,37 @@ bool inlined(const FunctionView& fn, int pc, int depth) {
   return false;
 }
 
-int splittingCall(const FunctionView& fn, int from, int to, int depth) {
+// The line of the first call in [from, to) that is not inlined, 0 when
+// none; with `splits`, the pcs of all of them.
+int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits) {
+  int first = 0;
   for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
     const bytecode::Op op = fn.proto.at(pc).op;
     if (!flow::isCall(op) || flow::isTailCall(op)) continue;  // a tail call leaves the body: nothing after it runs
-    if (!inlined(fn, pc, depth)) return fn.proto.at(pc).line;
+    if (inlined(fn, pc, depth)) continue;
+    if (first == 0) first = fn.proto.at(pc).line;
+    if (!splits) return first;
+    splits->push_back(pc);
   }
-  return 0;
+  return first;
 }
 
 }  // namespace
 
-int splittingCallBetween(const FunctionView& fn, int from, int to) { return splittingCall(fn, from, to, 0); }
+SplitBefore splitBefore(const FunctionView& fn, int from, int to) {
+  SplitBefore out;
+  std::vector<int> splits;
+  out.line = splittingCall(fn, from, to, 0, &splits);
+  for (int pc : splits)
+    if (stitchesAt(fn, pc) != Confidence::Certain) return out;
+  if (splits.empty()) return out;
+  // Every path to `to` runs through one of the stitches (the masking walk:
+  // the same loop body, no inner loop in between).
+  const int stitch = Masking(fn.chunk, fn.index, fn.values, fn.calls, splits).firstMasker(to);
+  if (stitch == 0) return out;
+  out.stitchLine = fn.proto.at(stitch).line;
+  stitchesAt(fn, stitch, &out.stitchCallee);
+  return out;
+}
 
 }  // namespace ljcheck::rules

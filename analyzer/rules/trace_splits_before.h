@@ -1,20 +1,36 @@
 // Whether a root trace that starts before a blocker gets to it: a call on
 // the way that the recorder does not inline ends the root trace there (a
 // stitch, a RETURN, a link to the trace of a loop the callee runs), and the
-// blocker then aborts only the trace that resumes after it, which has a
-// parent and is never penalized, so never blacklisted (`luajit -jv`:
-// `stitch os.time`, then one abort of `(1/stitch)`).
+// blocker then aborts only a trace that resumes after it. After a RETURN or
+// a callee's loop that is a side trace, which never blacklists a start.
+// After a stitch it is the stitched trace, and its first abort links the
+// stitching trace to itself (lj_trace.c, trace_abort: "Self-link is
+// blacklisted"): the VM never records after that call again, so what
+// follows it runs interpreted from then on (`luajit -jv`: `stitch
+// string.match`, then one abort of `(1/stitch)`, never retried).
 #pragma once
+
+#include <string>
 
 #include "rules/rule.h"
 
 namespace ljcheck::rules {
 
-// The line of the first call in [from, to) of the function `fn` views that
-// may end or split a root trace, 0 when every call there is inlined: a fast
-// function the profile records in the form used, or a Lua function of this
-// file that runs no loop and makes only such calls (looked into three
-// levels deep). A callee the file does not resolve counts as one that may.
-int splittingCallBetween(const FunctionView& fn, int from, int to);
+struct SplitBefore {
+  // The line of the first call in the range that may end or split a root
+  // trace; 0 when every call there is inlined: a fast function the profile
+  // records in the form used, or a Lua function of this file that runs no
+  // loop and makes only such calls (looked into three levels deep). A callee
+  // the file does not resolve counts as one that may.
+  int line = 0;
+  // When each such call is one of this function's that surely stitches
+  // (stitchesAt) and one of them is on every path to the end of the range:
+  // its line and callee; 0 otherwise.
+  int stitchLine = 0;
+  std::string stitchCallee;
+};
+
+// The calls in [from, to) of the function `fn` views.
+SplitBefore splitBefore(const FunctionView& fn, int from, int to);
 
 }  // namespace ljcheck::rules

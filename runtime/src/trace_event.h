@@ -27,7 +27,9 @@ inline constexpr StringId kNotInterned = 0xffffffffu;
 
 struct TraceEvent {
   TraceEventKind kind = TraceEventKind::Abort;
-  bool blacklistedStart = false;     // abort of a root trace whose start op is now demoted
+  // Abort of a root trace whose start op is now demoted, or of a stitched
+  // trace (its parent is then linked to itself: never stitched again there).
+  bool blacklistedStart = false;
   std::int32_t code = -1;            // trace-error number; -1: the error was not a number
   std::int32_t subject = kNoSubject; // numeric info, or the ffid of a function info / callee
   StringId errorText = 0;            // a non-number error object, as text
@@ -40,7 +42,8 @@ struct TraceEvent {
   std::int32_t startFunctionLine = -1;  // the start function's first line (0: a main chunk)
   // Lines of the code a root trace would have compiled: the loop it started
   // at, or the whole start function (a function trace, a while/repeat
-  // loop). 0 for a side or stitched trace: its parent keeps running.
+  // loop); for a stitched trace, from its call to the end of the loop (or
+  // function) around it. 0 for a side trace: its parent keeps running.
   std::int32_t extentFirstLine = 0;
   std::int32_t extentLastLine = 0;
 };

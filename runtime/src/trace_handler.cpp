@@ -220,6 +220,21 @@ long long instructionAt(lua_State* L, const TraceCapture& c, int funcIdx, int pc
 // + BCBIAS_J, 0x8000).
 int jumpTarget(int pc, long long ins) { return pc + 1 + static_cast<int>(ins >> 16) - 0x8000; }
 
+// The lowest and highest line of the instructions from pc `from` to `to`;
+// {0, 0} when none has a line.
+std::pair<int, int> linesBetween(lua_State* L, int funcIdx, int from, int to) {
+  int first = 0, last = 0;
+  for (int at = from; at <= to; ++at) {
+    pushFuncinfo(L, funcIdx, &at);
+    int line = lua::intField(L, -1, "currentline", -1);
+    lua_pop(L, 1);
+    if (line <= 0) continue;
+    if (first == 0 || line < first) first = line;
+    if (line > last) last = line;
+  }
+  return {first, last};
+}
+
 // The lines a trace starting at (func, pc) would have compiled: a FORL or
 // ITERL loop from its jump target to itself; a pairs/next loop, whose
 // traces start at its ITERN (lj_record.c: rec_setup_root), from the ISNEXT
@@ -249,22 +264,31 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
       from = std::max(jumpTarget(exit - 1, back), 0);
   }
   if (to > from) {
-    int first = 0, last = 0;
-    for (int at = from; at <= to; ++at) {
-      pushFuncinfo(L, funcIdx, &at);
-      int line = lua::intField(L, -1, "currentline", -1);
-      lua_pop(L, 1);
-      if (line <= 0) continue;
-      if (first == 0 || line < first) first = line;
-      if (line > last) last = line;
-    }
-    if (first > 0) return {first, last};
+    if (std::pair<int, int> lines = linesBetween(L, funcIdx, from, to); lines.first > 0) return lines;
   }
   pushFuncinfo(L, funcIdx, nullptr);
   int first = lua::intField(L, -1, "linedefined", 0);
   int last = lua::intField(L, -1, "lastlinedefined", 0);
   lua_pop(L, 1);
   return {first > 0 ? first : 1, last >= first ? last : first};
+}
+
+// The lines a stitched trace resuming after the call at pc would have
+// compiled: from the call to the back edge of the innermost loop around it
+// (a FORL or ITERL, or the JMP of a while loop, jumping back to the call or
+// before it), or to the function's end when no loop holds it. What runs
+// after the function returns, in its caller, is not counted.
+std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc) {
+  using Role = TraceCapture::LoopRole;
+  int to = pc;
+  for (int at = pc + 1;; ++at) {
+    const long long ins = instructionAt(L, c, funcIdx, at);
+    if (ins < 0) break;  // past the end
+    to = at;
+    const Role role = c.loopRole(static_cast<int>(ins & 0xff));
+    if ((role == Role::End || role == Role::Jump) && jumpTarget(at, ins) <= pc) break;
+  }
+  return linesBetween(L, funcIdx, pc, to);
 }
 
 // The start site of trace tr (which loop or function died: -jv's "start"
@@ -283,21 +307,28 @@ void readStart(lua_State* L, TraceCapture& c, int tr, const StartRecord& start, 
     ev.startPc = start.pc;
     ev.startFunctionLine = at->functionLine;
     long long ins = instructionAt(L, c, funcIdx, start.pc);
-    // A side trace (or a trace stitched after a call) that aborts leaves its
-    // parent trace running: it keeps only the code from its exit back into
-    // the parent out of traces, lines this collector cannot bound. Only a
-    // root trace's start gets an extent, and so a cost.
-    if (start.parent == 0 && at->extent.first == 0) {  // first abort of a root trace started here
+    // A side trace that aborts leaves its parent trace running: it keeps
+    // only the code from its exit back into the parent out of traces, lines
+    // this collector cannot bound. A trace stitched after a call (the VM
+    // gives its parent and exit -1) is blacklisted by its first abort: the
+    // VM links the stitching trace to itself (lj_trace.c trace_abort,
+    // "Self-link is blacklisted") and never records after that call again,
+    // so what follows the call runs interpreted. A root trace's start and a
+    // stitched trace's get an extent, and so a cost.
+    const bool stitched = start.parent != 0 && start.exitno == -1;
+    if ((start.parent == 0 || stitched) && at->extent.first == 0) {  // first abort of a trace started here
       auto key = std::make_tuple(where.source, where.line, start.pc);
       auto cached = c.extents.find(key);
-      at->extent = cached != c.extents.end() ? cached->second : codeExtent(L, c, funcIdx, start.pc, ins);
+      at->extent = cached != c.extents.end() ? cached->second
+                   : stitched               ? continuationExtent(L, c, funcIdx, start.pc)
+                                            : codeExtent(L, c, funcIdx, start.pc, ins);
       if (cached == c.extents.end() && !c.events.full()) c.extents.emplace(key, at->extent);  // bounded with the tally
     }
-    if (start.parent == 0) {
+    if (start.parent == 0 || stitched) {
       ev.extentFirstLine = at->extent.first;
       ev.extentLastLine = at->extent.second;
     }
-    if (start.parent == 0 && ins >= 0 && c.isDemotedOpcode(static_cast<int>(ins & 0xff)))
+    if (stitched || (start.parent == 0 && ins >= 0 && c.isDemotedOpcode(static_cast<int>(ins & 0xff))))
       ev.blacklistedStart = true;
   }
   lua_pop(L, 1);

@@ -101,7 +101,8 @@ TEST_CASE("OpenResty's luajit2 blacklists at the same count: its constants are t
 // that records a turn without it compiles, and the closure then aborts side
 // traces only. A closure after an inner loop: the root trace stops at the
 // inner loop. Lint says `warning` at 60,000 turns, and the run blacklists
-// nothing.
+// nothing. A closure after a stitch is the other way round: the stitched
+// trace's first abort blacklists what follows the call.
 TEST_CASE("a blocker a branch can go around, or after an inner loop, is a warning, and the run does not blacklist",
           "[cli][lint][run][blacklist]") {
   const std::string dir = ljcheck::testing::scratchDirectory("blacklist-branch");
@@ -114,12 +115,25 @@ TEST_CASE("a blocker a branch can go around, or after an inner loop, is a warnin
   CHECK(after.predicted == "warn");
   CHECK(after.blacklisted == 0);
   CHECK(after.observed == "warn");
-  // After a call the recorder stitches around: the root trace ends there
-  // (`stitch os.time`), and the trace that resumes after it, which has a
-  // parent, is the one that aborts.
-  Outcome stitch = lintAndRun(dir, 60000, "local x = os.time() t[1] = function() return x end", "stitch");
-  CHECK(stitch.predicted == "warn");
-  CHECK(stitch.blacklisted == 0);
+}
+
+// After a call the recorder stitches around on every turn, the root trace
+// ends there (`stitch os.time`) and compiles; the trace stitched after the
+// call aborts at the closure the first time it is recorded, and LuaJIT then
+// links the stitching trace to itself: the rest of the body runs interpreted
+// from then on. Lint says `error` for a loop that only gets hot (300 turns),
+// and the run counts that start, the call, as blacklisted after one abort.
+// Behind a branch the stitch is not on every turn: a warning.
+TEST_CASE("a blocker after a stitch on every turn is an error: one abort blacklists the stitched trace",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-stitch");
+  Outcome stitch = lintAndRun(dir, 300, "local x = os.time() t[1] = function() return x end", "stitch");
+  CHECK(stitch.predicted == "blacklist");
+  CHECK(stitch.blacklisted == 1);
+  CHECK(stitch.observed == "blacklist");
+  Outcome branch = lintAndRun(dir, 300, "if i % 2 == 0 then local x = os.time() end t[1] = function() return i end",
+                              "stitch-branch");
+  CHECK(branch.predicted == "warn");
 }
 
 // A function that creates a closure on every call, called from several sites
@@ -167,8 +181,10 @@ TEST_CASE("calls from several sites of a loop add up on the callee's entry: erro
   CHECK(two.predicted == "warn");
   CHECK(two.blacklisted == 0);
   // A call before the closure that the recorder stitches around: the
-  // entry's trace ends there and compiles, and nothing is blacklisted.
+  // traces end there and compile, and the trace stitched after the call
+  // aborts once and is blacklisted (the loop's and the entry's own starts
+  // are not).
   Outcome stitched = lintAndRunSites(4, 30000, "  local now = os.time()\n");
-  CHECK(stitched.predicted == "warn");
-  CHECK(stitched.blacklisted == 0);
+  CHECK(stitched.predicted == "blacklist");
+  CHECK(stitched.blacklisted >= 1);
 }
