@@ -363,3 +363,34 @@ TEST_CASE("a pairs loop's start covers the loop, not its whole function", "[runt
   CHECK(closure->extentFirstLine == 5);
   CHECK(closure->extentLastLine <= 8);
 }
+
+TEST_CASE("a trace stitched after a call is blacklisted by its abort and costs from the call to its loop's end",
+          "[runtime][sampler][cost]") {
+  // The loop's root trace ends at the stitched match; the trace stitched
+  // after it aborts at the closure once, and the VM never records after the
+  // call again (lj_trace.c trace_abort links the stitching trace to itself):
+  // the rest of the body runs interpreted from then on.
+  auto [report, samples] = runCosted("local acc, i = 0, 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  i = i + 1\n"
+                                     "  local w = ('hello world'):match('^%a+')\n"
+                                     "  local g = function() return w end\n"
+                                     "  acc = acc + #g()\n"
+                                     "end\n"
+                                     "local tail = 0\n"
+                                     "for k = 1, 1000 do tail = tail + k end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:6", "snippet.lua:5");
+  REQUIRE(closure);
+  CHECK(closure->count == 1);
+  CHECK(closure->severity == Severity::Blacklist);
+  CHECK(closure->extentFirstLine == 5);
+  // The while loop's back edge carries its last statement's line: the
+  // extent ends there, not at the function's end (the loop at line 10).
+  CHECK(closure->extentLastLine >= 7);
+  CHECK(closure->extentLastLine <= 8);
+  CHECK(closure->interpretedSamples > 0);
+  CHECK(report.blacklisted >= 1);
+}

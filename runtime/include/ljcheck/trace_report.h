@@ -38,7 +38,7 @@ struct AbortSite {
   double costMs = 0;
   std::uint64_t interpretedSamples = 0;
 
-  // Whether a cost can be measured: a root trace's start with its extent.
+  // Whether a cost can be measured: a root or stitched trace's start with its extent.
   bool hasExtent() const { return !startPath.empty() && extentFirstLine > 0; }
 
   std::string location() const;  // path:line, or "?" when unknown
