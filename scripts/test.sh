@@ -15,7 +15,13 @@ stage_done() {
   stage_start=$SECONDS
 }
 
-bash scripts/build.sh
+# Every tree is a unity build: each target's sources compiled in batches of
+# eight, which takes the sanitizer trees' compile time from about 25 to about
+# 10 minutes of CPU. Sources share a batch, so two helpers of one name in
+# anonymous namespaces of two files collide; the normal build below is a unity
+# build too, so such a collision fails the first stage, not the last.
+unity=(-DCMAKE_UNITY_BUILD=ON)
+bash scripts/build.sh "${unity[@]}"
 stage_done "setup and build"
 ctest --test-dir build --output-on-failure -j 2
 stage_done "tests"
@@ -29,7 +35,7 @@ if [[ ${1:-} != --quick ]]; then
   # Sanitizer trees build at -O1 with line tables only (-g1): enough for
   # symbolized reports with file:line, and far quicker to compile than -O2 -g.
   sanitizer_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
-  LJCHECK_BUILD_DIR="$root/build-asan" bash scripts/build.sh -DLJCHECK_SANITIZE=address "${sanitizer_flags[@]}"
+  LJCHECK_BUILD_DIR="$root/build-asan" bash scripts/build.sh -DLJCHECK_SANITIZE=address "${sanitizer_flags[@]}" "${unity[@]}"
   # Suppressions name third-party leaks only, each with its reason.
   ASAN_OPTIONS=detect_leaks=1:exitcode=$sanitizer_exit \
   LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0 \
@@ -47,7 +53,7 @@ if [[ ${1:-} != --quick ]]; then
   # One TSan tree serves this step and the recorder step below: only the two
   # targets they run are built.
   cmake -S "$root" -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLJCHECK_SANITIZE=thread \
-    "${sanitizer_flags[@]}" >/dev/null
+    "${sanitizer_flags[@]}" "${unity[@]}" >/dev/null
   cmake --build build-tsan --target ljcheck recorder_tests -j "$(nproc)"
   for jobs in 1 2 4; do
     status=0

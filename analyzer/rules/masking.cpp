@@ -22,11 +22,11 @@ namespace ljcheck::rules {
 namespace {
 
 using bytecode::Op;
+using Kind = flow::Value::Kind;
 
 // A callee that may be Lua code the file cannot see into: unknown, a
 // global, another module's function, a method or an object's __call.
 bool resolvesToLuaCode(const flow::Value& callee) {
-  using Kind = flow::Value::Kind;
   if (!callee.known()) return true;
   switch (callee.kind) {
     case Kind::Global: case Kind::ModuleMember: case Kind::ModuleResult: case Kind::Method: case Kind::Instance: case Kind::Receiver:

@@ -10,6 +10,7 @@
 namespace ljcheck::rules {
 
 using bytecode::Op;
+using Kind = flow::Value::Kind;
 
 int argumentSlot(const FunctionView& fn, int pc, int k) { return flow::argumentSlot(fn.chunk, fn.proto.at(pc), k); }
 
@@ -118,7 +119,6 @@ std::string boundParameterWhy(const FunctionView& fn, int pc, int slot) {
   flow::ValueMap::BoundParameters bound = fn.values.boundParameter(fn.index, parameter);
   if (bound.values.empty() || (!field && !(bound.values[0] == fn.values.at(fn.index, pc, slot)))) return {};
   const flow::Value& v = bound.values[0];
-  using Kind = flow::Value::Kind;
   std::string what(v.name);
   if (v.is(Kind::LuaFunction)) what = functionName(fn, v.proto);
   else if (v.is(Kind::FfiLibrary)) what = v.name == "C" ? "ffi.C" : "the library ffi.load(\"" + what + "\") gives";

@@ -25,7 +25,7 @@
 namespace ljcheck {
 namespace {
 
-constexpr const char* kReportDataType = "ljcheck.TraceReportData";
+constexpr const char* kTraceReportDataType = "ljcheck.TraceReportData";
 
 using binding::guarded;
 using binding::setNumber;
@@ -50,7 +50,7 @@ struct TraceReportData final : ReleasedAtExit {
   TraceReport report;
 };
 
-TraceOptions readOptions(lua_State* L, int idx) {
+TraceOptions readTraceOptions(lua_State* L, int idx) {
   TraceOptions options;
   if (lua_isnoneornil(L, idx)) return options;
   if (!lua_istable(L, idx))
@@ -94,7 +94,7 @@ std::string scriptFromArg(lua_State* L) {
 }
 
 int trace(lua_State* L) {
-  TraceOptions options = readOptions(L, 1);
+  TraceOptions options = readTraceOptions(L, 1);
   options.script = scriptFromArg(L);
   TraceSlot& slot = TraceSlot::push(L);
   slot.session = TraceSession::start(L, std::move(options)).release();
@@ -151,8 +151,8 @@ int reportJson(lua_State* L) {
   return 1;
 }
 
-int reportDataGc(lua_State* L) {
-  static_cast<TraceReportData*>(luaL_checkudata(L, 1, kReportDataType))->~TraceReportData();
+int traceReportDataGc(lua_State* L) {
+  static_cast<TraceReportData*>(luaL_checkudata(L, 1, kTraceReportDataType))->~TraceReportData();
   return 0;
 }
 
@@ -173,7 +173,7 @@ void pushSite(lua_State* L, const AbortSite& site) {
 void pushReport(lua_State* L, TraceReport report) {
   void* memory = lua_newuserdata(L, sizeof(TraceReportData));
   const TraceReport* data = &(new (memory) TraceReportData(std::move(report)))->report;
-  luaL_getmetatable(L, kReportDataType);
+  luaL_getmetatable(L, kTraceReportDataType);
   lua_setmetatable(L, -2);
   int dataIndex = lua_gettop(L);
 
@@ -248,7 +248,7 @@ int profile(lua_State* L) {
   return 1;
 }
 
-int stop(lua_State* L) {
+int stopTracing(lua_State* L) {
   TraceSlot& slot = TraceSlot::self(L, "stop");
   if (!slot.session) throw SessionError(TraceKind::kStopped);
   pushReport(L, slot.finishStop(L, binding::filenameArgument(L, 2)));
@@ -257,13 +257,13 @@ int stop(lua_State* L) {
 
 void registerMetatables(lua_State* L) {
   if (luaL_newmetatable(L, TraceKind::kType)) {
-    TraceSlot::pushMethods(L, guarded<stop>);
+    TraceSlot::pushMethods(L, guarded<stopTracing>);
     lua_setfield(L, -2, "__index");
     TraceSlot::setMetamethods(L);
   }
   lua_pop(L, 1);
-  if (luaL_newmetatable(L, kReportDataType)) {
-    lua_pushcfunction(L, reportDataGc);
+  if (luaL_newmetatable(L, kTraceReportDataType)) {
+    lua_pushcfunction(L, traceReportDataGc);
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);

@@ -21,7 +21,7 @@ using binding::setString;
 
 // The userdata in a SampleReport table's metatable that holds the C++ report
 // (a trace report's json(samples) reads it).
-constexpr const char* kReportDataType = "ljcheck.SampleReportData";
+constexpr const char* kSampleReportDataType = "ljcheck.SampleReportData";
 constexpr const char* kReportDataKey = "__ljcheck_samples";
 
 // The held report, freed at a plain os.exit like the module's other objects
@@ -67,7 +67,7 @@ CompiledStacks compiledStacksOption(lua_State* L, const std::string& key) {
                            name + "\"");
 }
 
-SampleOptions readOptions(lua_State* L, int idx) {
+SampleOptions readSampleOptions(lua_State* L, int idx) {
   SampleOptions options;
   if (lua_isnoneornil(L, idx)) return options;
   if (!lua_istable(L, idx))
@@ -88,7 +88,7 @@ SampleOptions readOptions(lua_State* L, int idx) {
 }
 
 int sample(lua_State* L) {
-  SampleOptions options = readOptions(L, 1);
+  SampleOptions options = readSampleOptions(L, 1);
   SampleSlot& slot = SampleSlot::push(L);
   slot.session = SampleSession::start(L, std::move(options)).release();
   return 1;
@@ -130,18 +130,18 @@ void pushReport(lua_State* L, const SampleReport& report) {
   lua_pushcfunction(L, reportText);
   lua_setfield(L, -2, "__tostring");
   new (lua_newuserdata(L, sizeof(SampleReportData))) SampleReportData(report);
-  luaL_getmetatable(L, kReportDataType);
+  luaL_getmetatable(L, kSampleReportDataType);
   lua_setmetatable(L, -2);
   lua_setfield(L, -2, kReportDataKey);
   lua_setmetatable(L, -2);
 }
 
-int reportDataGc(lua_State* L) {
-  static_cast<SampleReportData*>(luaL_checkudata(L, 1, kReportDataType))->~SampleReportData();
+int sampleReportDataGc(lua_State* L) {
+  static_cast<SampleReportData*>(luaL_checkudata(L, 1, kSampleReportDataType))->~SampleReportData();
   return 0;
 }
 
-int stop(lua_State* L) {
+int stopSampling(lua_State* L) {
   SampleSlot& slot = SampleSlot::self(L, "stop");
   if (!slot.session) throw SessionError(SampleKind::kStopped);
   // Any coroutine may stop it: the profiler and the zones are the VM's, and
@@ -179,14 +179,14 @@ int sessionIndex(lua_State* L) {
 
 void registerSampleBinding(lua_State* L) {
   if (luaL_newmetatable(L, SampleKind::kType)) {
-    SampleSlot::pushMethods(L, binding::guarded<stop>);
+    SampleSlot::pushMethods(L, binding::guarded<stopSampling>);
     lua_pushcclosure(L, sessionIndex, 1);
     lua_setfield(L, -2, "__index");
     SampleSlot::setMetamethods(L);
   }
   lua_pop(L, 1);
-  if (luaL_newmetatable(L, kReportDataType)) {
-    lua_pushcfunction(L, reportDataGc);
+  if (luaL_newmetatable(L, kSampleReportDataType)) {
+    lua_pushcfunction(L, sampleReportDataGc);
     lua_setfield(L, -2, "__gc");
   }
   lua_pop(L, 1);
@@ -197,7 +197,7 @@ const SampleReport* sampleReportAt(lua_State* L, int idx) {
   lua_getfield(L, -1, kReportDataKey);
   const SampleReport* report = nullptr;
   if (lua_getmetatable(L, -1)) {
-    luaL_getmetatable(L, kReportDataType);
+    luaL_getmetatable(L, kSampleReportDataType);
     if (lua_rawequal(L, -1, -2)) report = &static_cast<const SampleReportData*>(lua_touserdata(L, -3))->report;
     lua_pop(L, 2);
   }

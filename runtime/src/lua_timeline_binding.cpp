@@ -32,7 +32,7 @@ struct TimelineOptions {
   bool exits = true;  // record trace exits (a texit handler: a Lua call per exit)
 };
 
-TimelineOptions readOptions(lua_State* L, int idx) {
+TimelineOptions readTimelineOptions(lua_State* L, int idx) {
   TimelineOptions options;
   if (lua_isnoneornil(L, idx)) return options;
   if (!lua_istable(L, idx))
@@ -67,7 +67,7 @@ void release(lua_State* L, TimelineSlot& slot) {
 }
 
 int timeline(lua_State* L) {
-  TimelineOptions options = readOptions(L, 1);
+  TimelineOptions options = readTimelineOptions(L, 1);
   LiveProfile profile = readLiveProfile(L);
   auto* slot = new (lua_newuserdata(L, sizeof(TimelineSlot))) TimelineSlot();
   luaL_getmetatable(L, kTimelineType);
@@ -79,7 +79,7 @@ int timeline(lua_State* L) {
   return 1;
 }
 
-int stop(lua_State* L) {
+int stopTimeline(lua_State* L) {
   auto& slot = *static_cast<TimelineSlot*>(binding::selfArgument(L, kTimelineType, "timeline", "stop"));
   if (!slot.capture || slot.capture->finished()) throw TimelineError("timeline session already stopped");
   std::string filename = binding::filenameArgument(L, 2, "timeline:stop(filename)");
@@ -126,7 +126,7 @@ int nameVmFn(lua_State* L) {
 void addTimelineFunctions(lua_State* L) {
   if (luaL_newmetatable(L, kTimelineType)) {
     lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, binding::guarded<stop>);
+    lua_pushcfunction(L, binding::guarded<stopTimeline>);
     lua_setfield(L, -2, "stop");
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, timelineGc);

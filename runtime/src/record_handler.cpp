@@ -15,28 +15,28 @@
 namespace ljcheck {
 namespace {
 
-enum Upvalue { kCaptureUv = 1, kAnchorsUv, kFuncinfoUv, kFuncbcUv, kChainUv };
-static_assert(kChainUv == kRecordChainUpvalue);
-enum Arg { kTrace = 1, kFunc, kPc, kDepth };
+enum RecordUpvalue { kRecordCaptureUv = 1, kRecordAnchorsUv, kRecordFuncinfoUv, kRecordFuncbcUv, kRecordChainUv };
+static_assert(kRecordChainUv == kRecordChainUpvalue);
+enum RecordArg { kRecordTrace = 1, kRecordFunc, kRecordPc, kRecordDepth };
 
 void recordVisit(lua_State* L, TraceCapture& c) {
   c.visited.recorded();  // the instruction of the event before: the recorder moved on
-  if (lua_type(L, kFunc) != LUA_TFUNCTION || lua_iscfunction(L, kFunc)) return;
-  if (lua_type(L, kPc) != LUA_TNUMBER) return;
-  int pc = static_cast<int>(lua_tointeger(L, kPc));
+  if (lua_type(L, kRecordFunc) != LUA_TFUNCTION || lua_iscfunction(L, kRecordFunc)) return;
+  if (lua_type(L, kRecordPc) != LUA_TNUMBER) return;
+  int pc = static_cast<int>(lua_tointeger(L, kRecordPc));
   if (pc < 0) return;
-  const VisitedLines::Pc at{lua_topointer(L, kFunc), pc};
+  const VisitedLines::Pc at{lua_topointer(L, kRecordFunc), pc};
   auto [it, fresh] = c.visited.resolved.try_emplace(at);
   if (!fresh) {
     if (!it->second.counted) c.visited.pending = at;
     return;
   }
   c.visited.pending = at;
-  lua_pushvalue(L, kFunc);
+  lua_pushvalue(L, kRecordFunc);
   lua_pushboolean(L, 1);
-  lua_rawset(L, lua_upvalueindex(kAnchorsUv));
-  lua_pushvalue(L, lua_upvalueindex(kFuncinfoUv));
-  lua_pushvalue(L, kFunc);
+  lua_rawset(L, lua_upvalueindex(kRecordAnchorsUv));
+  lua_pushvalue(L, lua_upvalueindex(kRecordFuncinfoUv));
+  lua_pushvalue(L, kRecordFunc);
   lua_pushinteger(L, pc);
   lua_call(L, 2, 1);
   int line = lua::intField(L, -1, "currentline", -1);
@@ -47,8 +47,8 @@ void recordVisit(lua_State* L, TraceCapture& c) {
   r.line = line;
   c.visited.lines.emplace(r.source, line);
   // jit.util.funcbc(func, pc): the instruction, its opcode in the low byte.
-  lua_pushvalue(L, lua_upvalueindex(kFuncbcUv));
-  lua_pushvalue(L, kFunc);
+  lua_pushvalue(L, lua_upvalueindex(kRecordFuncbcUv));
+  lua_pushvalue(L, kRecordFunc);
   lua_pushinteger(L, pc);
   lua_call(L, 2, 1);
   if (lua_type(L, -1) == LUA_TNUMBER) r.opcode = static_cast<int>(static_cast<std::uint32_t>(lua_tonumber(L, -1)) & 0xffu);
@@ -56,17 +56,17 @@ void recordVisit(lua_State* L, TraceCapture& c) {
 
 // The handler this one replaced (-jdump's), called with the same arguments.
 void callChained(lua_State* L) {
-  if (lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return;
-  lua_settop(L, kDepth);
-  lua_pushvalue(L, lua_upvalueindex(kChainUv));
-  for (int i = 1; i <= kDepth; ++i) lua_pushvalue(L, i);
-  if (lua_pcall(L, kDepth, 0, 0) != 0) lua_pop(L, 1);
+  if (lua_type(L, lua_upvalueindex(kRecordChainUv)) != LUA_TFUNCTION) return;
+  lua_settop(L, kRecordDepth);
+  lua_pushvalue(L, lua_upvalueindex(kRecordChainUv));
+  for (int i = 1; i <= kRecordDepth; ++i) lua_pushvalue(L, i);
+  if (lua_pcall(L, kRecordDepth, 0, 0) != 0) lua_pop(L, 1);
 }
 
 int recordHandler(lua_State* L) {
   if (processExiting()) return 0;  // the capture was released at exit
-  auto* capture = static_cast<TraceCapture*>(lua_touserdata(L, lua_upvalueindex(kCaptureUv)));
-  lua_settop(L, kDepth);
+  auto* capture = static_cast<TraceCapture*>(lua_touserdata(L, lua_upvalueindex(kRecordCaptureUv)));
+  lua_settop(L, kRecordDepth);
   if (!capture->paused) {
     try {
       recordVisit(L, *capture);
@@ -86,8 +86,8 @@ void pushRecordHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
   lua_newtable(L);
   lua_getfield(L, utilIndex, "funcinfo");
   lua_getfield(L, utilIndex, "funcbc");
-  lua_pushnil(L);  // kChainUv
-  lua_pushcclosure(L, recordHandler, kChainUv);
+  lua_pushnil(L);  // kRecordChainUv
+  lua_pushcclosure(L, recordHandler, kRecordChainUv);
 }
 
 }  // namespace ljcheck

@@ -11,7 +11,7 @@
 namespace ljcheck {
 namespace {
 
-constexpr int kChainUv = 1;
+constexpr int kExitChainUv = 1;
 static_assert(LUA_NOREF == -2, "trace_exit_hook.h spells LUA_NOREF as -2");
 
 // Arguments: trace number, exit number, then register counts and values
@@ -25,8 +25,8 @@ int traceExitHandler(lua_State* L) {
       // Out of memory interning nothing: the event is lost, the VM goes on.
     }
   }
-  if (lua_type(L, lua_upvalueindex(kChainUv)) != LUA_TFUNCTION) return 0;
-  lua_pushvalue(L, lua_upvalueindex(kChainUv));
+  if (lua_type(L, lua_upvalueindex(kExitChainUv)) != LUA_TFUNCTION) return 0;
+  lua_pushvalue(L, lua_upvalueindex(kExitChainUv));
   lua_insert(L, 1);
   if (lua_pcall(L, nargs, 0, 0) != 0) lua_pop(L, 1);
   return 0;
@@ -37,10 +37,10 @@ int traceExitHandler(lua_State* L) {
 void TraceExitHook::attach(lua_State* L) {
   if (attached()) return;
   int top = lua_gettop(L);
-  lua_pushnil(L);  // kChainUv
-  lua_pushcclosure(L, traceExitHandler, kChainUv);
+  lua_pushnil(L);  // kExitChainUv
+  lua_pushcclosure(L, traceExitHandler, kExitChainUv);
   try {
-    attachHandler(L, "texit", ref_, kChainUv, chainedRef_);
+    attachHandler(L, "texit", ref_, kExitChainUv, chainedRef_);
   } catch (const std::exception&) {
     // No jit.attach (or it failed): the timeline goes on without exits.
     if (ref_ != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, ref_);

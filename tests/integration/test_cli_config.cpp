@@ -11,11 +11,14 @@
 #include "ljcheck/fixture_annotations.h"
 
 #include "../support/cli.h"
+#include "../support/text_search.h"
 
 using ljcheck::testing::ProcessResult;
 using ljcheck::testing::runLjcheck;
 using ljcheck::testing::scratchDirectory;
 using ljcheck::testing::writeFile;
+
+using ljcheck::testing::has;
 
 namespace {
 
@@ -28,7 +31,6 @@ end
 return t
 )";
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // `lint --brief src` in `dir` under a .ljcheck.toml holding `toml`.
 ProcessResult lintWithConfig(const std::string& dir, const std::string& toml) {

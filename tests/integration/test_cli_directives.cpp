@@ -5,11 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/cli.h"
+#include "../support/text_search.h"
 
 using ljcheck::testing::ProcessResult;
 using ljcheck::testing::runLjcheck;
 using ljcheck::testing::scratchDirectory;
 using ljcheck::testing::writeFile;
+
+using ljcheck::testing::has;
 
 namespace {
 
@@ -34,7 +37,6 @@ std::string project(const std::string& name, const std::string& source, const st
   return dir;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -120,9 +122,9 @@ TEST_CASE("unused allows appear in every output format", "[cli][suppressions][fo
   auto lint = [&](const std::string& format) {
     return runLjcheck({"lint", "--no-config", "--report-unused-allows", "--format", format, "a.lua"}, dir);
   };
-  ProcessResult json = lint("json");
-  CHECK(json.exitCode == 1);
-  auto doc = nlohmann::json::parse(json.out);
+  ProcessResult jsonRun = lint("json");
+  CHECK(jsonRun.exitCode == 1);
+  auto doc = nlohmann::json::parse(jsonRun.out);
   REQUIRE(doc["directives"].size() == 1);
   CHECK(doc["directives"][0]["id"] == "unused-allow");
   CHECK(doc["directives"][0]["line"] == 8);

@@ -5,18 +5,15 @@
 #include <regex>
 
 #include "../support/cli.h"
+#include "../support/text_search.h"
 #include "lint_output.h"
 
 using ljcheck::testing::ProcessResult;
 using ljcheck::testing::runLjcheck;
 
-namespace {
+using ljcheck::testing::countOf;
 
-std::size_t countOf(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+namespace {
 
 // Whether xmllint (libxml2-utils, installed by scripts/setup.sh) reads the
 // file as well-formed XML.

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "../support/cli.h"
+#include "../support/text_search.h"
 #include "ljcheck/reason.h"
 
 using ljcheck::testing::ProcessResult;
@@ -15,6 +16,8 @@ using ljcheck::testing::readFile;
 using ljcheck::testing::runLjcheck;
 using ljcheck::testing::writeFile;
 using nlohmann::json;
+
+using ljcheck::testing::countOf;
 
 namespace {
 
@@ -31,12 +34,6 @@ std::string prepare(const std::string& name) {
   INFO(run.err);
   REQUIRE(run.exitCode == 0);
   return dir;
-}
-
-std::size_t countOf(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include "../support/cli.h"
+#include "../support/text_search.h"
 
 using ljcheck::testing::ProcessResult;
 using ljcheck::testing::runLjcheck;
 using ljcheck::testing::scratchDirectory;
 using ljcheck::testing::writeFile;
+
+using ljcheck::testing::has;
 
 namespace {
 
@@ -24,7 +27,6 @@ std::string project(const std::string& name, const std::string& source, const st
   return dir;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 

@@ -4,11 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include "../support/cli.h"
+#include "../support/text_search.h"
 
 using ljcheck::testing::ProcessResult;
 using ljcheck::testing::runLjcheck;
 using ljcheck::testing::scratchDirectory;
 using ljcheck::testing::writeFile;
+
+using ljcheck::testing::has;
 
 namespace {
 
@@ -23,7 +26,6 @@ ProcessResult lintSource(const std::string& name, const std::string& source) {
   return runLjcheck({"lint", "--brief", "--no-config", "a.lua"}, dir);
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 

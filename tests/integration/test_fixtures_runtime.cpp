@@ -137,14 +137,14 @@ TEST_CASE("the collector observes exactly the annotated sites of every fixture (
   std::filesystem::create_directories(LJCHECK_BINARY_DIR "/fixture-runs");
   for (const auto& fixture : fixtures) {
     DYNAMIC_SECTION(fixture.path) {
-      std::string json = scratch(fixture.path, ".json");
+      std::string runJson = scratch(fixture.path, ".json");
       testing::ProcessResult run = testing::runProcess(
           {"env", "LUA_CPATH=" + testing::fixtureCPath(LJCHECK_BINARY_DIR) + ";;", LJCHECK_EXE, "run",
-           "--include-benign", "--json", json, "--", fixture.path},
+           "--include-benign", "--json", runJson, "--", fixture.path},
           LJCHECK_SOURCE_DIR);
       INFO(run.err);
       REQUIRE(run.exitCode == 0);
-      checkAgainst(fixture, sitesIn(json, fixture.path));
+      checkAgainst(fixture, sitesIn(runJson, fixture.path));
     }
   }
 }

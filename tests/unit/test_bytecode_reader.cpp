@@ -14,6 +14,7 @@
 #include "ljcheck/bytecode.h"
 #include "ljcheck/compile.h"
 #include "ljcheck/profile.h"
+#include "../support/process.h"
 
 extern "C" {
 #include <lauxlib.h>
@@ -24,6 +25,7 @@ extern "C" {
 namespace fs = std::filesystem;
 using namespace ljcheck::bytecode;
 using Catch::Matchers::Contains;
+using ljcheck::testing::readFile;
 
 namespace {
 
@@ -43,13 +45,6 @@ std::string compileOrFail(std::string_view source, std::string_view path) {
   INFO(path << ": " << (result.error ? result.error->message : ""));
   REQUIRE(result.ok());
   return result.dump;
-}
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 std::string dumpErrorOf(std::string_view bytes, std::string_view name, const ReadOptions& options = {}) {

@@ -11,18 +11,15 @@
 #include "ljcheck/compile.h"
 #include "ljcheck/dump_reread.h"
 #include "ljcheck/profile.h"
+#include "../support/opcodes.h"
 #include "../support/text_edits.h"
 
 using namespace ljcheck::bytecode;
 
+using ljcheck::testing::profileOpcodes;
 using ljcheck::testing::replaced;
 
 namespace {
-
-const OpcodeTable& opcodes() {
-  static const OpcodeTable table(ljcheck::defaultProfile().bytecodeNames());
-  return table;
-}
 
 std::string compiled(const std::string& source) {
   ljcheck::LuaCompiler compiler;
@@ -32,7 +29,7 @@ std::string compiled(const std::string& source) {
 }
 
 // Every field of every prototype, as text.
-std::string describe(const Chunk& chunk) {
+std::string describeChunk(const Chunk& chunk) {
   std::ostringstream out;
   out << chunk.chunkName << ' ' << chunk.stripped << chunk.bigEndian << chunk.fr2 << chunk.ffi << '\n';
   for (const Prototype& p : chunk.prototypes) {
@@ -78,17 +75,17 @@ const std::string kModule =
 TEST_CASE("an edit inside one function decodes only that function's prototype", "[bytecode]") {
   DumpRereader reader;
   const std::string before = compiled(kModule);
-  Chunk first = reader.read(before, opcodes(), "edited.lua");
+  Chunk first = reader.read(before, profileOpcodes(), "edited.lua");
   CHECK(reader.reused() == 0);
-  CHECK(describe(first) == describe(readDump(before, opcodes(), "edited.lua")));
+  CHECK(describeChunk(first) == describeChunk(readDump(before, profileOpcodes(), "edited.lua")));
   const std::size_t prototypes = first.prototypes.size();
   reader.keep(std::move(first));
 
   const std::string after = compiled(replaced(kModule, "* 2", "* 3"));  // a constant of M.a
-  Chunk second = reader.read(after, opcodes(), "edited.lua");
+  Chunk second = reader.read(after, profileOpcodes(), "edited.lua");
   CHECK(reader.decoded() == 1);
   CHECK(reader.reused() == prototypes - 1);
-  CHECK(describe(second) == describe(readDump(after, opcodes(), "edited.lua")));
+  CHECK(describeChunk(second) == describeChunk(readDump(after, profileOpcodes(), "edited.lua")));
 }
 
 TEST_CASE("a re-read after edits that move, add and remove prototypes equals a fresh read", "[bytecode]") {
@@ -100,33 +97,33 @@ TEST_CASE("a re-read after edits that move, add and remove prototypes equals a f
       kModule,
   };
   DumpRereader reader;
-  Chunk last = reader.read(compiled(kModule), opcodes(), "edited.lua");
+  Chunk last = reader.read(compiled(kModule), profileOpcodes(), "edited.lua");
   for (const std::string& source : edits) {
     CAPTURE(source);
     reader.keep(std::move(last));
     const std::string dump = compiled(source);
-    last = reader.read(dump, opcodes(), "edited.lua");
-    CHECK(describe(last) == describe(readDump(dump, opcodes(), "edited.lua")));
+    last = reader.read(dump, profileOpcodes(), "edited.lua");
+    CHECK(describeChunk(last) == describeChunk(readDump(dump, profileOpcodes(), "edited.lua")));
   }
 }
 
 TEST_CASE("a re-read without the last chunk handed back decodes everything, and errors are readDump's", "[bytecode]") {
   DumpRereader reader;
   const std::string dump = compiled(kModule);
-  Chunk chunk = reader.read(dump, opcodes(), "edited.lua");
+  Chunk chunk = reader.read(dump, profileOpcodes(), "edited.lua");
   const std::size_t prototypes = chunk.prototypes.size();
-  chunk = reader.read(dump, opcodes(), "edited.lua");  // the first chunk not kept
+  chunk = reader.read(dump, profileOpcodes(), "edited.lua");  // the first chunk not kept
   CHECK(reader.reused() == 0);
   reader.keep(std::move(chunk));
   std::string cut = dump.substr(0, dump.size() - 3);
   std::string expected;
   try {
-    readDump(cut, opcodes(), "edited.lua");
+    readDump(cut, profileOpcodes(), "edited.lua");
   } catch (const DumpError& e) {
     expected = e.what();
   }
   REQUIRE(!expected.empty());
-  CHECK_THROWS_WITH(reader.read(cut, opcodes(), "edited.lua"), expected);
-  reader.read(dump, opcodes(), "edited.lua");  // after an error: nothing to take over
+  CHECK_THROWS_WITH(reader.read(cut, profileOpcodes(), "edited.lua"), expected);
+  reader.read(dump, profileOpcodes(), "edited.lua");  // after an error: nothing to take over
   CHECK(reader.decoded() == prototypes);
 }

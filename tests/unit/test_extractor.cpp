@@ -21,9 +21,11 @@ extern "C" {
 #include "ljcheck/extractor.h"
 #include "ljcheck/live_profile.h"
 #include "ljcheck/profile.h"
+#include "../support/process.h"
 
 using namespace ljcheck;
 using namespace ljcheck::extractor;
+using ljcheck::testing::readFile;
 namespace fs = std::filesystem;
 
 namespace {
@@ -35,13 +37,6 @@ const std::string kCommitted = kSourceDir + "/registry/profiles/debian-2.1-20220
 const std::string kOpenrestyTree = kSourceDir + "/third_party/luajit2-src";
 const std::string kOpenrestyOverlay = kSourceDir + "/registry/overlays/openresty-2.1-20230119.json";
 const std::string kOpenrestyCommitted = kSourceDir + "/registry/profiles/openresty-2.1-20230119.json";
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void writeFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -22,24 +22,21 @@
 #include "ljcheck/dump_reread.h"
 #include "ljcheck/profile.h"
 #include "source/function_splice.h"
+#include "../support/opcodes.h"
 #include "../support/text_edits.h"
 
 namespace fs = std::filesystem;
 using ljcheck::FunctionSplicer;
 using ljcheck::SpliceOutcome;
+using ljcheck::testing::profileOpcodes;
 using ljcheck::testing::replaced;
 namespace bytecode = ljcheck::bytecode;
 
 namespace {
 
-const bytecode::OpcodeTable& opcodes() {
-  static const bytecode::OpcodeTable table(ljcheck::defaultProfile().bytecodeNames());
-  return table;
-}
-
 // A dump as text, each template table's hash part in key order.
 std::string canonical(const std::string& dump) {
-  const bytecode::Chunk chunk = bytecode::readDump(dump, opcodes(), "dump");
+  const bytecode::Chunk chunk = bytecode::readDump(dump, profileOpcodes(), "dump");
   std::ostringstream out;
   auto value = [&](const bytecode::TableValue& v) {
     out << v.index() << ':';
@@ -73,7 +70,7 @@ std::string canonical(const std::string& dump) {
 }
 
 bool hasHashTemplate(const std::string& dump) {
-  for (const auto& p : bytecode::readDump(dump, opcodes(), "dump").prototypes)
+  for (const auto& p : bytecode::readDump(dump, profileOpcodes(), "dump").prototypes)
     for (const auto& k : p.gc)
       if (k.kind == bytecode::GcConstant::Kind::Table && k.table.hash.size() > 1) return true;
   return false;
@@ -92,7 +89,7 @@ class Document {
   // Edits the document to `text`: when the splice applies, its dump must be
   // the full compile's. A text that does not compile leaves the last dump.
   SpliceOutcome edit(const std::string& text) {
-    std::optional<std::string> spliced = splicer_.splice(text, dumps_.last(), opcodes(), compiler_, path_);
+    std::optional<std::string> spliced = splicer_.splice(text, dumps_.last(), profileOpcodes(), compiler_, path_);
     auto full = compiler_.compile(text, path_);
     if (spliced) {
       INFO("splice of:\n" << text);
@@ -114,7 +111,7 @@ class Document {
 
  private:
   void take(const std::string& text, const std::string& dump, bool spliced) {
-    dumps_.keep(dumps_.read(dump, opcodes(), path_));
+    dumps_.keep(dumps_.read(dump, profileOpcodes(), path_));
     splicer_.remember(text, spliced);
     text_ = text;
   }
@@ -126,7 +123,7 @@ class Document {
   std::string text_;
 };
 
-const char* const kModule = R"(local M = {}
+const char* const kSplicedModule = R"(local M = {}
 local count = 0
 local limit = 10
 local total = 0
@@ -166,7 +163,7 @@ return M
 }  // namespace
 
 TEST_CASE("function splice: an edit inside a function's body is spliced, byte for byte", "[function_splice]") {
-  Document doc(kModule);
+  Document doc(kSplicedModule);
   CHECK(doc.edit(replaced(doc.text(), "local s = 0", "local s = 1")) == SpliceOutcome::Spliced);
   CHECK(doc.edit(replaced(doc.text(), "local s = 1", "local s, u = 1, t.x")) == SpliceOutcome::Spliced);
   CHECK(doc.edit(doc.text()) == SpliceOutcome::Unchanged);
@@ -182,7 +179,7 @@ TEST_CASE("function splice: an edit inside a function's body is spliced, byte fo
 }
 
 TEST_CASE("function splice: declines what it cannot show", "[function_splice]") {
-  Document doc(kModule);
+  Document doc(kSplicedModule);
   const std::string text = doc.text();
   auto outcome = [&](const std::string& from, const std::string& to) {
     Document fresh(text);
@@ -213,7 +210,7 @@ TEST_CASE("function splice: declines what it cannot show", "[function_splice]") 
 }
 
 TEST_CASE("function splice: after a syntax error, an edit splices into the last dump", "[function_splice]") {
-  Document doc(kModule);
+  Document doc(kSplicedModule);
   const std::string good = doc.text();
   CHECK(doc.edit(replaced(good, "local s = 0", "local s = ")) == SpliceOutcome::DoesNotCompile);
   CHECK(doc.edit(replaced(good, "local s = 0", "local s = 5")) == SpliceOutcome::Spliced);
@@ -326,7 +323,7 @@ TEST_CASE("function splice: random edits of real files give the full compile's d
 
 TEST_CASE("function splice: a re-lint through AnalysisReuse splices and finds what a fresh analysis finds",
           "[function_splice]") {
-  std::string text = std::string(kModule) + "function M.hot(t)\n  for i = 1, #t do t[i] = string.gsub(t[i], 'a', 'b') end\nend\n";
+  std::string text = std::string(kSplicedModule) + "function M.hot(t)\n  for i = 1, #t do t[i] = string.gsub(t[i], 'a', 'b') end\nend\n";
   text = replaced(text, "return M\n", "") + "return M\n";
   ljcheck::AnalysisReuse reuse;
   auto first = ljcheck::analyzeSource(text, "doc.lua", ljcheck::defaultProfile(), ljcheck::Confidence::Possible, {},

@@ -15,8 +15,10 @@
 #include "ljcheck/compile.h"
 #include "source/lua_tokens.h"
 #include "source/syntax_index.h"
+#include "../support/process.h"
 
 using namespace ljcheck;
+using ljcheck::testing::readFile;
 
 namespace {
 
@@ -58,13 +60,6 @@ void checkAgainstBytecode(const std::string& path, const std::string& source) {
   auto [bytecode, counted] = callsPerLine(chunk, index);
   INFO(path);
   CHECK(counted == bytecode);
-}
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace

@@ -20,19 +20,18 @@
 #include "ljcheck/compile.h"
 #include "ljcheck/dump_reread.h"
 #include "ljcheck/profile.h"
+#include "../support/opcodes.h"
+#include "../support/process.h"
 #include "../support/text_edits.h"
 
 using namespace ljcheck;
 using flow::Value;
 
+using ljcheck::testing::profileOpcodes;
+using ljcheck::testing::readFile;
 using ljcheck::testing::replaced;
 
 namespace {
-
-const bytecode::OpcodeTable& opcodes() {
-  static const bytecode::OpcodeTable table(defaultProfile().bytecodeNames());
-  return table;
-}
 
 void describe(std::ostream& out, const Value& v) {
   out << int(v.kind) << (v.constant ? "k" : "") << (v.reassignable ? "r" : "") << ':' << v.pc << ':' << v.integer
@@ -73,7 +72,7 @@ class Document {
   std::pair<std::string, std::string> analyze(const std::string& source) {
     CompileResult compiled = compiler_.compile(source, "edited.lua");
     if (!compiled.ok()) return {"syntax error", "syntax error"};
-    bytecode::Chunk chunk = dumps_.read(compiled.dump, opcodes(), "edited.lua");
+    bytecode::Chunk chunk = dumps_.read(compiled.dump, profileOpcodes(), "edited.lua");
     std::string reused;
     {
       history_.sameBytes = dumps_.takenOver();
@@ -81,7 +80,7 @@ class Document {
       reused = describe(chunk, values);
     }
     dumps_.keep(std::move(chunk));
-    bytecode::Chunk freshChunk = bytecode::readDump(compiled.dump, opcodes(), "edited.lua");
+    bytecode::Chunk freshChunk = bytecode::readDump(compiled.dump, profileOpcodes(), "edited.lua");
     flow::ValueMap fresh(freshChunk, defaultProfile());
     return {reused, describe(freshChunk, fresh)};
   }
@@ -123,12 +122,6 @@ const std::string kModule =
     "end\n"
     "M.f = make()\n"
     "return M\n";
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 }  // namespace
 
