@@ -16,8 +16,8 @@ stage_done() {
 }
 
 # Every tree is a unity build: each target's sources compiled in batches of
-# eight, which takes the sanitizer trees' compile time from about 25 to about
-# 10 minutes of CPU. Sources share a batch, so two helpers of one name in
+# eight, which takes the ASan tree's compile time from about 25 to about 13
+# minutes of CPU (BENCHMARKS.md, "CI time"). Sources share a batch, so two helpers of one name in
 # anonymous namespaces of two files collide; the normal build below is a unity
 # build too, so such a collision fails the first stage, not the last.
 unity=(-DCMAKE_UNITY_BUILD=ON)
