@@ -368,24 +368,36 @@ class CallSplitRule final : public Rule {
 
 }  // namespace
 
-std::optional<Confidence> stitchesAt(const FunctionView& fn, int pc, std::string* callee) {
+std::optional<CallSplit> splitAt(const FunctionView& fn, int pc) {
   const auto& ins = fn.proto.at(pc);
   if (ins.op != bytecode::Op::CALL && ins.op != bytecode::Op::CALLM) return {};
-  if (nextFeedsVariableCount(fn.proto, pc)) return {};  // a RETURN there: no trace goes on inside
   const Callee resolved = resolveCallee(fn, pc);
   if (resolved.protectedCall) return {};
   std::string name(resolved.value.name);
+  CallSplit split;
   if (!unrecordedName(fn, resolved.value).empty()) {
-    if (fn.profile.neverStitch.count(name) || afterTraceEndingCall(fn, pc)) return {};
-    Confidence sure =
+    if (afterTraceEndingCall(fn, pc)) return {};
+    split.confidence =
         resolved.inferredReceiver && !resolved.patternReceiver ? Confidence::Likely : Confidence::Certain;
-    if (fromCModule(resolved.value)) sure = Confidence::Likely;
-    if (callee) *callee = resolved.value.is(Value::Kind::LibFunction) ? name : "a C function";
-    return sure;
+    if (fromCModule(resolved.value)) split.confidence = Confidence::Likely;
+    split.callee = resolved.value.is(Value::Kind::LibFunction) ? name : "a C function";
+  } else if (std::optional<Confidence> sure = refusedVariantCall(fn, pc)) {
+    split.confidence = *sure;
+    split.callee = name;
+  } else {
+    return {};
   }
-  std::optional<Confidence> sure = refusedVariantCall(fn, pc);
-  if (sure && callee) *callee = name;
-  return sure;
+  // Results that feed a variable count (a stitched trace cannot start at a
+  // CALLM, CALLMT, RETM or TSETM), or a builtin never stitched around.
+  split.endsTrace = nextFeedsVariableCount(fn.proto, pc) || fn.profile.neverStitch.count(name) > 0;
+  return split;
+}
+
+std::optional<Confidence> stitchesAt(const FunctionView& fn, int pc, std::string* callee) {
+  std::optional<CallSplit> split = splitAt(fn, pc);
+  if (!split || split->endsTrace) return {};
+  if (callee) *callee = split->callee;
+  return split->confidence;
 }
 
 StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc) {

@@ -19,11 +19,15 @@
 // A compiled numeric for is linked to instead (JFORI), so only while/repeat
 // and generic for loops count. Reported where the collector sees it: the
 // first statement of the body, or for pairs/next loops (ITERN) the `for` line.
+#include <algorithm>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
+#include "rules/masking.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -78,6 +82,30 @@ bool leavesEarly(const bytecode::Prototype& proto, const Loop& loop) {
     if ((ins.op == Op::JMP || ins.op == Op::UCLO) && ins.jumpTarget(pc) > loop.last) return true;
   }
   return false;
+}
+
+// A call at the loop's own level that every pass through its body runs and
+// that ends the trace there (RETURN: results that feed a variable count,
+// `math.floor(math.fmod(n, 2))`): the loop's own trace stops before its back
+// edge on every pass, so it never loops and never leaves the loop from a
+// trace, and no side trace from its exit forms to cover the code around it.
+// "the call of math.fmod at line 5", or empty.
+std::string traceEndingCallOnEveryPass(const FunctionView& fn, const Loop& loop) {
+  std::vector<int> ends;
+  std::vector<std::string> callees;
+  for (int pc = loop.first; pc < loop.last; ++pc) {
+    if (fn.loops.innermost(pc) != &loop) continue;
+    std::optional<CallSplit> split = splitAt(fn, pc);
+    // error() ends the trace too, but the pass ends with it.
+    if (!split || !split->endsTrace || !nextFeedsVariableCount(fn.proto, pc)) continue;
+    ends.push_back(pc);
+    callees.push_back(split->callee);
+  }
+  if (ends.empty()) return {};
+  const int q = Masking(fn.chunk, fn.index, fn.values, fn.calls, ends).firstMasker(loop.last);
+  if (q == 0) return {};
+  const auto k = static_cast<std::size_t>(std::find(ends.begin(), ends.end(), q) - ends.begin());
+  return "the call of " + callees[k] + " at line " + std::to_string(fn.proto.at(q).line);
 }
 
 const Loop* enclosing(const flow::LoopMap& loops, const Loop& loop) {
@@ -190,14 +218,31 @@ class InnerLoopRule final : public Rule {
       std::string why;
       bool hotByEvidence = false;
       Confidence confidence = Confidence::Likely;
+      // Computed once per loop, asked of loops that nothing else reports.
+      auto neverLoops = [&, known = false, call = std::string()]() mutable -> const std::string& {
+        if (!known) call = traceEndingCallOnEveryPass(fn, loop);
+        known = true;
+        return call;
+      };
+      auto neverLoopsWhy = [&](const std::string& around) {
+        return "every pass of this loop runs " + neverLoops() +
+               ", which ends the loop's own trace there (RETURN), so that trace never loops and never leaves "
+               "the loop: no side trace from its exit forms, and a root trace of " + around +
+               " runs into this loop on every pass and aborts, until its start is blacklisted";
+      };
       if (const Loop* outer = enclosing(fn.loops, loop)) {
         if (!fn.calls.inLoop(fn.index, outer->first)) continue;
-        int abortLine = abortBetween(fn, fn.proto, fn.loops, *outer, loop.last, outer->last);
-        if (abortLine == 0) continue;
-        why = "the enclosing loop at line " + std::to_string(loopLine(fn, outer->first)) +
-              " aborts its traces at line " + std::to_string(abortLine) +
-              ", after this loop, so the side trace from this loop's exit never forms and the outer loop's own "
-              "trace runs into this loop";
+        const std::string outerLine = std::to_string(loopLine(fn, outer->first));
+        if (int abortLine = abortBetween(fn, fn.proto, fn.loops, *outer, loop.last, outer->last)) {
+          why = "the enclosing loop at line " + outerLine + " aborts its traces at line " +
+                std::to_string(abortLine) +
+                ", after this loop, so the side trace from this loop's exit never forms and the outer loop's own "
+                "trace runs into this loop";
+        } else if (!neverLoops().empty()) {
+          why = neverLoopsWhy("the enclosing loop at line " + outerLine);
+        } else {
+          continue;
+        }
       } else {
         if (fn.isMain() || !fn.calls.entered(fn.index)) continue;
         if (!headerChecked) {
@@ -212,6 +257,8 @@ class InnerLoopRule final : public Rule {
                 "; this loop can be left from the middle of its body, so its trace has several exits: one with no "
                 "side trace yet returns to the interpreter, where the calling code gets hot and starts root traces, "
                 "and a root trace that reaches this loop aborts, compiled or not (lj_record.c rec_loop_jit)";
+        } else if (fn.calls.heat(fn.index) == flow::Heat::Known && !neverLoops().empty()) {
+          why = whyFunctionHot(fn) + "; " + neverLoopsWhy("the calling code");
         } else {
           continue;
         }

@@ -75,11 +75,19 @@ std::optional<Confidence> refusedVariantCall(const FunctionView& fn, int pc);
 // recorder compiles the call (no refused form); null otherwise.
 const FastFunctionDef* recordedCall(const FunctionView& fn, int pc);
 
-// Whether the call at pc stitches the trace that records it, and how
-// surely: a call from Lua of a fast function without a recorder, or of a
-// refused form of one, or of a C function, whose results do not feed a
-// variable count (a RETURN there), not one the recorder never stitches
-// (error). `callee`, when given, gets the callee's name.
+// What the recorder does at the call at pc when it does not compile the
+// callee: a fast function without a recorder, a refused form of one, or a
+// C function, called directly (not through pcall). It stitches the trace
+// around the call, or ends it there (RETURN) when the results feed a
+// variable count or the builtin is one never stitched around (error).
+struct CallSplit {
+  Confidence confidence = Confidence::Certain;  // that the callee is not compiled
+  std::string callee;                            // its name, or "a C function"
+  bool endsTrace = false;                        // RETURN rather than a stitch
+};
+std::optional<CallSplit> splitAt(const FunctionView& fn, int pc);
+// The confidence of a stitch at pc (splitAt, not ending the trace); the
+// callee's name in `callee` when given.
 std::optional<Confidence> stitchesAt(const FunctionView& fn, int pc, std::string* callee = nullptr);
 
 // A call that stitches the trace and that every path to the tail call at pc
