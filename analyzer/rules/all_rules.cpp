@@ -187,6 +187,19 @@ std::string onceClause(const FunctionView& fn, const std::string& name) {
   return clause;
 }
 
+// The line of a jump before `loop` that lands past it and not past pc:
+// a path to pc that goes around the loop (`if header then for ... end end`);
+// 0 when every path to pc runs through the loop.
+int branchAroundLoop(const bytecode::Prototype& proto, const flow::LoopTrips& loop, int pc) {
+  for (int q = 1; q < loop.first && q <= proto.size(); ++q) {
+    const auto& ins = proto.at(q);
+    if (ins.op != bytecode::Op::JMP && ins.op != bytecode::Op::UCLO) continue;
+    const int target = ins.jumpTarget(q);
+    if (target > loop.last && target <= pc) return ins.line;
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::string whyHot(const FunctionView& fn, int pc) {
@@ -209,11 +222,18 @@ std::string whyHot(const FunctionView& fn, int pc) {
            ") and a side trace records this code on the loop's first exit" + (e.once ? onceClause(fn, name) : "");
   }
   std::string reasons = whyFunctionHot(fn, e, name);
-  if (e.pastLoop)
+  if (e.pastLoop) {
+    if (int around = branchAroundLoop(fn.proto, *e.pastLoop, pc))
+      return reasons + "; it runs after the loop at line " + std::to_string(e.pastLoop->line) +
+             ", which the branch at line " + std::to_string(around) +
+             " can go around: a root trace that records a pass through that loop stops there (inner loop, "
+             "LINNER), and one that records a pass around it aborts here, on every pass that goes around it, "
+             "until its start is blacklisted; which one depends on the data";
     reasons += "; it runs after the loop at line " + std::to_string(e.pastLoop->line) + ", where a root trace entering " +
                name + " stops (inner loop, LINNER), unless the loop keeps leaving after a few turns, which such a "
                "trace then unrolls (lj_record.c: innerloopleft): mostly side traces record it, and their aborts do "
                "not blacklist";
+  }
   return reasons;
 }
 
