@@ -10,6 +10,16 @@ namespace ljcheck::flow {
 
 using bytecode::Op;
 
+int jumpAround(const bytecode::Prototype& proto, int first, int last, int upTo) {
+  for (int q = 1; q < first && q <= proto.size(); ++q) {
+    const auto& ins = proto.at(q);
+    if (ins.op != bytecode::Op::JMP && ins.op != bytecode::Op::UCLO) continue;
+    const int target = ins.jumpTarget(q);
+    if (target > last && target <= upTo) return ins.line;
+  }
+  return 0;
+}
+
 std::vector<bool> reachablePcs(const bytecode::Prototype& proto) {
   std::vector<bool> reached(static_cast<std::size_t>(proto.size()) + 2, false);
   std::vector<int> work{1};

@@ -21,6 +21,11 @@ struct Loop {
 // unused): code after a `goto`, `break` or `do return end` is not.
 std::vector<bool> reachablePcs(const bytecode::Prototype& proto);
 
+// The line of a jump (JMP, UCLO) before pc `first` that lands past `last`
+// and at or before pc `upTo`: a path that goes around the loop [first, last]
+// (`if header then for ... end end`); 0 when there is none.
+int jumpAround(const bytecode::Prototype& proto, int first, int last, int upTo);
+
 // Turns of `for i = start, stop, step` (step != 0): 0 when the range is
 // empty, as the FORI check decides.
 long numericForTurns(long start, long stop, long step);

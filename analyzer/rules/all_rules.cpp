@@ -1,6 +1,7 @@
 // The one list of rule families. Adding a rule family adds a line here, a
 // file beside this one, fixtures and a page under docs/reasons/.
 #include "flow/instruction_effects.h"
+#include "flow/loops.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 
@@ -187,19 +188,6 @@ std::string onceClause(const FunctionView& fn, const std::string& name) {
   return clause;
 }
 
-// The line of a jump before `loop` that lands past it and not past pc:
-// a path to pc that goes around the loop (`if header then for ... end end`);
-// 0 when every path to pc runs through the loop.
-int branchAroundLoop(const bytecode::Prototype& proto, const flow::LoopTrips& loop, int pc) {
-  for (int q = 1; q < loop.first && q <= proto.size(); ++q) {
-    const auto& ins = proto.at(q);
-    if (ins.op != bytecode::Op::JMP && ins.op != bytecode::Op::UCLO) continue;
-    const int target = ins.jumpTarget(q);
-    if (target > loop.last && target <= pc) return ins.line;
-  }
-  return 0;
-}
-
 }  // namespace
 
 std::string whyHot(const FunctionView& fn, int pc) {
@@ -223,7 +211,7 @@ std::string whyHot(const FunctionView& fn, int pc) {
   }
   std::string reasons = whyFunctionHot(fn, e, name);
   if (e.pastLoop) {
-    if (int around = branchAroundLoop(fn.proto, *e.pastLoop, pc))
+    if (int around = flow::jumpAround(fn.proto, e.pastLoop->first, e.pastLoop->last, pc))
       return reasons + "; it runs after the loop at line " + std::to_string(e.pastLoop->line) +
              ", which the branch at line " + std::to_string(around) +
              " can go around: a root trace that records a pass through that loop stops there (inner loop, "
