@@ -19,6 +19,9 @@
 //   pass aborts: the loop runs in the interpreter, the function's entry
 //   gets hot and its own trace returns into the pcall frame, every time
 //   (reportProtectedCalleeOfAbortingLoop).
+// - a function that loops and then tail-calls setmetatable: the side traces
+//   from the loop's exit return from it into the caller's frame without a
+//   snapshot (reportSideEffectTailCallAfterLoop), at each hot call site.
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
@@ -213,6 +216,62 @@ void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink&
   }
 }
 
+// A function whose loop's exit runs on every call (no branch goes around
+// the loop) and that then tail-calls setmetatable, with only calls the
+// recorder compiles in between (lua-inifile's parse: a loop, then `return
+// setmetatable(t, mt)`): the side traces from that exit record the tail
+// call in the function's own frame, and the return from a fast function
+// with side effects into the caller's frame has no snapshot to guard it
+// (lj_record.c lj_record_ret: "Tailcalled to ff with side-effects"). NYIRETL,
+// 4 times per exit, then the exit is left to the interpreter; `luajit -jv`
+// reports it at the caller's line, where the prediction goes, at each call
+// site that runs hot. A function called through pcall returns into its
+// pcall frame instead (the protected case of the rule below).
+void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& sink) {
+  const flow::Loop* lastLoop = nullptr;
+  for (const auto& loop : fn.loops.loops())
+    if (!lastLoop || loop.last > lastLoop->last) lastLoop = &loop;
+  if (!lastLoop || flow::jumpAround(fn.proto, lastLoop->first, lastLoop->last, fn.proto.size())) return;
+  int tailCall = 0;
+  for (int pc = lastLoop->last + 1; pc <= fn.proto.size() && !tailCall; ++pc) {
+    const bytecode::Op op = fn.proto.at(pc).op;
+    if (!flow::isCallOrIterator(op)) continue;
+    const FastFunctionDef* ff = recordedCall(fn, pc);
+    if (!ff) return;
+    if (!flow::isTailCall(op)) continue;
+    if (op != Op::CALLT || ff->name != "setmetatable") return;
+    tailCall = pc;
+  }
+  if (!tailCall || !flow::reachablePcs(fn.proto)[static_cast<std::size_t>(tailCall)]) return;
+  const std::string self = functionName(fn, fn.index);
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    if (site.protectedCall || !fn.calls.runsHot(site.proto, site.pc)) continue;
+    const auto& caller = fn.chunk.prototypes[site.proto];
+    Finding f;
+    f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to
+    f.pc = site.pc;
+    f.sideTrace = true;     // side traces of the callee's loop: the caller's loop is not blacklisted
+    f.calleeTraces = true;
+    f.reasonId = ReasonId::traceError("NYIRETL");
+    f.construct = "call";
+    f.callee = self;
+    f.confidence = Confidence::Likely;
+    f.message = "the side traces of " + self + "'s loop cannot return into this call (NYIRETL): " + self +
+                " tail-calls setmetatable, a fast function with side effects, at line " +
+                std::to_string(fn.proto.at(tailCall).line);
+    f.reasoning = self + " loops at line " + std::to_string(loopLine(fn, lastLoop->first)) +
+                  " on every call, and the side traces from that loop's exit record its tail call to setmetatable "
+                  "at line " + std::to_string(fn.proto.at(tailCall).line) +
+                  " in its own frame: the return from a fast function with side effects into the frame below "
+                  "(this call, at line " + std::to_string(caller.at(site.pc).line) +
+                  ") has no snapshot to guard it (lj_record.c lj_record_ret), 4 times per exit, and then the exit "
+                  "is left to the interpreter";
+    f.advice = "in " + self + ", assign the result to a local and return the local (local o = setmetatable(t, mt) "
+               "return o): the return then gets its snapshot";
+    sink.report(fn, std::move(f));
+  }
+}
+
 class FrameReturnRule final : public Rule {
  public:
   std::string_view name() const override { return "frame-returns"; }
@@ -222,6 +281,7 @@ class FrameReturnRule final : public Rule {
     if (fn.isMain()) return;
     reportCallbackTailCall(fn, sink);
     reportProtectedCalleeOfAbortingLoop(fn, sink);
+    reportSideEffectTailCallAfterLoop(fn, sink);
     std::string protectedAt = protectedHotCall(fn);
     bool vararg = fn.proto.isVararg() && fn.calls.heat(fn.index) >= flow::Heat::Likely;
     if (protectedAt.empty() && !vararg) return;
