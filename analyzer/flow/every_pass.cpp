@@ -57,7 +57,12 @@ Routes routesAround(const std::vector<Branch>& branches, int pc, int first, int 
   Routes routes;
   auto it = firstFrom(branches, first);
   for (; it != branches.end() && it->from < pc; ++it) {
-    if (!(it->to == 0 ? wholeFunction : it->to > pc && it->to <= last)) continue;
+    // A jump back to the loop's head from before pc ends the pass without
+    // it (LuaJIT's parser sends a while loop's trailing `if` straight to
+    // the condition, not through the back edge).
+    const bool aroundToEnd = it->to > pc && it->to <= last;
+    const bool backToHead = !wholeFunction && it->to > 0 && it->to <= first;
+    if (!(it->to == 0 ? wholeFunction : aroundToEnd || backToHead)) continue;
     if (!it->aborts) {
       routes.compiles = &*it;
       return routes;

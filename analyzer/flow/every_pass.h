@@ -31,7 +31,8 @@ std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vect
 // a route too). `compiles`: the first whose trace can compile, null when
 // every pass runs pc or aborts; `aborts`: the first that runs into a
 // refused instruction (Branch::aborts) before it, null when none does.
-// Branches that leave the region (break, a loop's exit) end the pass
+// A jump back to the loop's head (`first`) ends a pass without pc and
+// counts. Branches that leave the region (break, a loop's exit) end the pass
 // instead and do not count. `branches`: branchesOf the function, in pc order.
 struct Routes {
   const Branch* compiles = nullptr;

@@ -19,15 +19,14 @@
 // A compiled numeric for is linked to instead (JFORI), so only while/repeat
 // and generic for loops count. Reported where the collector sees it: the
 // first statement of the body, or for pairs/next loops (ITERN) the `for` line.
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "flow/every_pass.h"
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
-#include "rules/masking.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -90,11 +89,14 @@ bool leavesEarly(const bytecode::Prototype& proto, const Loop& loop) {
 // edge on every pass, so it never loops and never leaves the loop from a
 // trace, and no side trace from its exit forms to cover the code around it.
 // "the call of math.fmod at line 5", or empty.
+// A closure or upvalue close before it in the body aborts the loop's trace
+// first, and the loop is left out.
 std::string traceEndingCallOnEveryPass(const FunctionView& fn, const Loop& loop) {
   std::vector<int> ends;
   std::vector<std::string> callees;
   for (int pc = loop.first; pc < loop.last; ++pc) {
     if (fn.loops.innermost(pc) != &loop) continue;
+    if (flow::refuses(fn.profile, fn.proto.at(pc).op)) break;
     std::optional<CallSplit> split = splitAt(fn, pc);
     // error() ends the trace too, but the pass ends with it.
     if (!split || !split->endsTrace || !nextFeedsVariableCount(fn.proto, pc)) continue;
@@ -102,10 +104,13 @@ std::string traceEndingCallOnEveryPass(const FunctionView& fn, const Loop& loop)
     callees.push_back(split->callee);
   }
   if (ends.empty()) return {};
-  const int q = Masking(fn.chunk, fn.index, fn.values, fn.calls, ends).firstMasker(loop.last);
-  if (q == 0) return {};
-  const auto k = static_cast<std::size_t>(std::find(ends.begin(), ends.end(), q) - ends.begin());
-  return "the call of " + callees[k] + " at line " + std::to_string(fn.proto.at(q).line);
+  const std::vector<flow::Branch> branches = flow::branchesOf(fn.proto);
+  for (std::size_t k = 0; k < ends.size(); ++k) {
+    const flow::Routes around = flow::routesAround(branches, ends[k], loop.first, loop.last, false);
+    if (!around.compiles && !around.aborts)
+      return "the call of " + callees[k] + " at line " + std::to_string(fn.proto.at(ends[k]).line);
+  }
+  return {};
 }
 
 const Loop* enclosing(const flow::LoopMap& loops, const Loop& loop) {

@@ -226,8 +226,8 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     };
     auto splitClause = [](const std::string& call) {
       return "; " + call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
-             "own), so the abort comes in a trace that resumes after it, not in the root trace, and the trace "
-             "start is not blacklisted, so a warning";
+             "own), so the abort comes in a trace that resumes after it, not in the root trace: the loop's or "
+             "the function's own start is not blacklisted, so a warning";
     };
     // A stitch on every pass before it: the root trace ends at that call,
     // and the stitched trace that resumes after it aborts here the first

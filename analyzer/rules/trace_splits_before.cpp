@@ -3,8 +3,8 @@
 
 #include <vector>
 
+#include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
-#include "rules/masking.h"
 #include "rules/split_finding.h"
 
 namespace ljcheck::rules {
@@ -57,13 +57,16 @@ SplitBefore splitBefore(const FunctionView& fn, int from, int to) {
   out.line = splittingCall(fn, from, to, 0, &splits);
   for (int pc : splits)
     if (stitchesAt(fn, pc) != Confidence::Certain) return out;
-  if (splits.empty()) return out;
-  // Every path to `to` runs through one of the stitches (the masking walk:
-  // the same loop body, no inner loop in between).
-  const int stitch = Masking(fn.chunk, fn.index, fn.values, fn.calls, splits).firstMasker(to);
-  if (stitch == 0) return out;
-  out.stitchLine = fn.proto.at(stitch).line;
-  stitchesAt(fn, stitch, &out.stitchCallee);
+  // One of the stitches runs on every path from `from` to `to`: no branch
+  // goes around it, to `to` or past it (every_pass.h).
+  const std::vector<flow::Branch> branches = flow::branchesOf(fn.proto);
+  for (int pc : splits) {
+    const flow::Routes around = flow::routesAround(branches, pc, from, to, from <= 1);
+    if (around.compiles || around.aborts) continue;
+    out.stitchLine = fn.proto.at(pc).line;
+    stitchesAt(fn, pc, &out.stitchCallee);
+    break;
+  }
   return out;
 }
 

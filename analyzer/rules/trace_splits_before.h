@@ -24,7 +24,7 @@ struct SplitBefore {
   // the file does not resolve counts as one that may.
   int line = 0;
   // When each such call is one of this function's that surely stitches
-  // (stitchesAt) and one of them is on every path to the end of the range:
+  // (stitchesAt) and one of them runs on every path to the end of the range:
   // its line and callee; 0 otherwise.
   int stitchLine = 0;
   std::string stitchCallee;
