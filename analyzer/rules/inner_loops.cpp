@@ -30,6 +30,7 @@
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
+#include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
 namespace {
@@ -111,6 +112,18 @@ std::string traceEndingCallOnEveryPass(const FunctionView& fn, const Loop& loop)
       return "the call of " + callees[k] + " at line " + std::to_string(fn.proto.at(ends[k]).line);
   }
   return {};
+}
+
+// Whether a root trace of a loop that calls this function gets to the call:
+// no call before it in that loop's body ends or splits the trace (a stitch
+// first, and the trace resumed after it links to this loop's trace instead).
+bool rootTraceOfCallerReaches(const FunctionView& fn) {
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    const FunctionView caller = fn.of(site.proto);
+    const Loop* around = caller.loops.innermost(site.pc);
+    if (around && splitBefore(caller, around->first, site.pc).line == 0) return true;
+  }
+  return false;
 }
 
 const Loop* enclosing(const flow::LoopMap& loops, const Loop& loop) {
@@ -243,7 +256,7 @@ class InnerLoopRule final : public Rule {
                 std::to_string(abortLine) +
                 ", after this loop, so the side trace from this loop's exit never forms and the outer loop's own "
                 "trace runs into this loop";
-        } else if (!neverLoops().empty()) {
+        } else if (!neverLoops().empty() && splitBefore(fn, outer->first, loop.first).line == 0) {
           why = neverLoopsWhy("the enclosing loop at line " + outerLine);
         } else {
           continue;
@@ -262,7 +275,8 @@ class InnerLoopRule final : public Rule {
                 "; this loop can be left from the middle of its body, so its trace has several exits: one with no "
                 "side trace yet returns to the interpreter, where the calling code gets hot and starts root traces, "
                 "and a root trace that reaches this loop aborts, compiled or not (lj_record.c rec_loop_jit)";
-        } else if (fn.calls.heat(fn.index) == flow::Heat::Known && !neverLoops().empty()) {
+        } else if (fn.calls.heat(fn.index) == flow::Heat::Known && !neverLoops().empty() &&
+                   rootTraceOfCallerReaches(fn)) {
           why = whyFunctionHot(fn) + "; " + neverLoopsWhy("the calling code");
         } else {
           continue;

@@ -232,11 +232,12 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     // A stitch on every pass before it: the root trace ends at that call,
     // and the stitched trace that resumes after it aborts here the first
     // time it is recorded, which links the stitching trace to itself. The
-    // loop needs only to get hot (twice hotloop runs: its trace compiled
-    // and run once).
+    // loop needs only to get hot: hotloop turns, the turn that records its
+    // trace and the one that runs it (`luajit -jv`: the one abort shows from
+    // 60 turns on).
     const long hotloop = fn.profile.param("hotloop", 56);
     Split split;
-    if (hotloop > 0 && runs >= 2 * hotloop && !(split = splitBeforeHere(false)).stitch.empty()) {
+    if (hotloop > 0 && runs >= hotloop + 4 && !(split = splitBeforeHere(false)).stitch.empty()) {
       p.severity = Severity::Blacklist;
       blacklisting = "; " + split.stitch + " stitches the trace on every pass before it, and the trace that resumes "
                      "after that call aborts here: LuaJIT then links the stitching trace to itself (a blacklisted "

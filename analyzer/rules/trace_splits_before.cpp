@@ -1,10 +1,13 @@
 // Calls that end or split a root trace before a blocker (see trace_splits_before.h).
 #include "rules/trace_splits_before.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
+#include "rules/prediction_sink.h"
 #include "rules/split_finding.h"
 
 namespace ljcheck::rules {
@@ -51,23 +54,65 @@ int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vect
 
 }  // namespace
 
-SplitBefore splitBefore(const FunctionView& fn, int from, int to) {
+namespace {
+
+SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth);
+
+// Whether the call at pc, which the trace does not inline, surely stitches
+// it: a builtin it stitches around (stitchesAt), or a Lua function of this
+// file, without loops or tail calls, whose every call ends in such a stitch
+// (the trace stitched inside it returns into this frame, as stitched traces
+// may: lj_record_ret). `what` names it for the reasoning.
+bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what) {
+  if (stitchesAt(fn, pc, &what) == Confidence::Certain) return true;
+  const Callee callee = resolveCallee(fn, pc);
+  if (callee.protectedCall || !callee.value.is(flow::Value::Kind::LuaFunction) ||
+      callee.value.proto >= fn.chunk.prototypes.size() || depth >= kDepth || fn.calls.runsLoop(callee.value.proto))
+    return false;
+  const FunctionView body = fn.of(callee.value.proto);
+  for (int q = 1; q <= body.proto.size(); ++q)
+    if (flow::isTailCall(body.proto.at(q).op)) return false;
+  const SplitBefore inside = splitBeforeAt(body, 1, body.proto.size() + 1, depth + 1);
+  if (inside.stitchLine == 0) return false;
+  what = functionName(fn, callee.value.proto) + " (its call of " + inside.stitchCallee + " at line " +
+         std::to_string(inside.stitchLine) + ")";
+  return true;
+}
+
+// The call at pc ends the trace or leaves what follows it to the
+// interpreter: a RETURN (results feeding a variable count, error), a
+// protected call (a trace resumed inside it cannot return into the pcall
+// frame), or a callee the file does not resolve whose results feed a
+// variable count.
+bool leavesTraceAt(const FunctionView& fn, int pc) {
+  if (std::optional<CallSplit> split = splitAt(fn, pc); split && split->endsTrace) return true;
+  const Callee callee = resolveCallee(fn, pc);
+  if (callee.protectedCall) return true;
+  return !callee.value.known() && nextFeedsVariableCount(fn.proto, pc);
+}
+
+SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   SplitBefore out;
   std::vector<int> splits;
-  out.line = splittingCall(fn, from, to, 0, &splits);
+  out.line = splittingCall(fn, from, to, depth, &splits);
+  if (splits.empty()) return out;
+  // The last such call surely stitches and runs on every path from `from`
+  // to `to` (no branch goes around it: every_pass.h), and none before it
+  // leaves what follows to the interpreter, so some trace gets to it.
+  const int last = splits.back();
   for (int pc : splits)
-    if (stitchesAt(fn, pc) != Confidence::Certain) return out;
-  // One of the stitches runs on every path from `from` to `to`: no branch
-  // goes around it, to `to` or past it (every_pass.h).
-  const std::vector<flow::Branch> branches = flow::branchesOf(fn.proto);
-  for (int pc : splits) {
-    const flow::Routes around = flow::routesAround(branches, pc, from, to, from <= 1);
-    if (around.compiles || around.aborts) continue;
-    out.stitchLine = fn.proto.at(pc).line;
-    stitchesAt(fn, pc, &out.stitchCallee);
-    break;
-  }
+    if (pc != last && leavesTraceAt(fn, pc)) return out;
+  std::string what;
+  if (!surelyStitches(fn, last, depth, what)) return out;
+  const flow::Routes around = flow::routesAround(flow::branchesOf(fn.proto), last, from, to, from <= 1);
+  if (around.compiles || around.aborts) return out;
+  out.stitchLine = fn.proto.at(last).line;
+  out.stitchCallee = what;
   return out;
 }
+
+}  // namespace
+
+SplitBefore splitBefore(const FunctionView& fn, int from, int to) { return splitBeforeAt(fn, from, to, 0); }
 
 }  // namespace ljcheck::rules

@@ -23,9 +23,10 @@ struct SplitBefore {
   // loop and makes only such calls (looked into three levels deep). A callee
   // the file does not resolve counts as one that may.
   int line = 0;
-  // When each such call is one of this function's that surely stitches
-  // (stitchesAt) and one of them runs on every path to the end of the range:
-  // its line and callee; 0 otherwise.
+  // When the last such call surely stitches (stitchesAt, or a Lua function
+  // whose every call ends in such a stitch), runs on every path to the end
+  // of the range, and no call before it ends the trace (a RETURN, a pcall):
+  // its line and what it calls; 0 otherwise.
   int stitchLine = 0;
   std::string stitchCallee;
 };

@@ -955,3 +955,84 @@ TEST_CASE("an inner loop whose every pass ends its trace with a RETURN is a LINN
   CHECK(find(skipped, 6, "RETURN:math.fmod"));
   CHECK_FALSE(find(skipped, 4, "LINNER"));
 }
+
+// Which stitch makes the blocker after it an error (audit of the rule, each
+// shape checked with `luajit -jv` on both builds).
+TEST_CASE("a blocker after a stitch: error only when the stitch is sure and some trace gets to it",
+          "[rules][hotness]") {
+  SECTION("a call of a function whose every call ends in a stitch: one (1/stitch) abort, blacklisted") {
+    auto ps = predict("local function word(s)\n  local w = s:match('^%a+')\n  return w\nend\nlocal n = 0\n"
+                      "for i = 1, 3000 do\n  local w = word('hello')\n  local up = function() return w end\n"
+                      "  n = n + #up()\nend\n");
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 8, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Blacklist);
+    CHECK(fnew->reasoning.find("the call of word (its call of string.match at line 2) at line 7") != std::string::npos);
+  }
+  SECTION("a receiver taken for a string in a file whose objects have a match method: it may not stitch") {
+    // -jv: the object's method is recorded, no stitch, the closure aborts
+    // the loop's root traces (13 in 3000 turns, not blacklisted).
+    auto ps = predict("local Obj = {}\nObj.__index = Obj\nfunction Obj:match(p) return self.v end\n"
+                      "local function tag(s)\n  local word = s:match('^%a+')\n  local up = function() return word end\n"
+                      "  return up()\nend\nlocal o = setmetatable({v = 'hello'}, Obj)\nlocal n = 0\n"
+                      "for i = 1, 3000 do n = n + #tag(o) end\n");
+    INFO(listed(ps));
+    const Prediction* stitch = find(ps, 5, "STITCH:string.match");
+    REQUIRE(stitch);
+    CHECK(stitch->confidence == Confidence::Likely);
+    const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Warn);
+  }
+  SECTION("a loop of 50 turns is not hot enough for its trace to reach the stitch; 60 is") {
+    auto program = [](const char* turns) {
+      return std::string("local t = {}\nfor i = 1, ") + turns +
+             " do\n  local x = os.time() t[1] = function() return x end\nend\n";
+    };
+    auto few = predict(program("50"));
+    auto enough = predict(program("60"));
+    INFO(listed(few) << listed(enough));
+    const Prediction* cold = find(few, 3, "NYIBC:FNEW");  // under hotloop (56): not hot at all
+    CHECK((cold == nullptr || cold->severity != Severity::Blacklist));
+    REQUIRE(find(enough, 3, "NYIBC:FNEW"));
+    CHECK(find(enough, 3, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  }
+}
+
+// The calling loop's root trace must get to the inner loop: a stitch before
+// the call ends it, and the trace stitched after it links to the inner
+// loop's trace instead (`luajit -jv`: `(2/stitch) ... -> 1`, no LINNER).
+TEST_CASE("no LINNER from a RETURN-ending inner loop when a stitch in the calling loop comes first",
+          "[rules][hotness]") {
+  auto ps = predict("local function bits(num)\n  local out = 0\n  while num > 0 do\n"
+                    "    local rest = math.floor(math.fmod(num, 2))\n    out = out * 10 + rest\n"
+                    "    num = (num - rest) / 2\n  end\n  return out\nend\nlocal n = 0\nlocal s = 'abc'\n"
+                    "for i = 1, 3000 do\n  local w = s:match('^%a')\n  n = n + bits(i % 64) + #w\nend\n");
+  INFO(listed(ps));
+  CHECK(find(ps, 4, "RETURN:math.fmod"));
+  CHECK_FALSE(find(ps, 4, "LINNER"));
+}
+
+// A loop of a few turns before `return setmetatable(...)` is unrolled into
+// the caller's trace: no NYIRETL (`luajit -jv` with 1, 2 and 3 turns: LLEAVE
+// only); other fast functions that need a snapshot after them abort the
+// same way as setmetatable (string.find, table.insert: 4 per run).
+TEST_CASE("NYIRETL after a loop and a tail call to a fast function with side effects: not for a short loop",
+          "[rules][hotness]") {
+  auto program = [](const std::string& loop, const std::string& tail) {
+    return "local mt = {}\nlocal function build(n, s)\n  local t = {}\n  " + loop + "\n  return " + tail +
+           "\nend\nlocal k = 0\nfor i = 1, 3000 do\n  k = k + (build(i % 7 + 20, 'abc') and 1 or 0)\nend\n";
+  };
+  auto two = predict(program("for i = 1, 2 do t[i] = i end", "setmetatable(t, mt)"));
+  INFO(listed(two));
+  CHECK_FALSE(find(two, 9, "NYIRETL"));
+  auto many = predict(program("for i = 1, n do t[i] = i end", "setmetatable(t, mt)"));
+  INFO(listed(many));
+  CHECK(find(many, 9, "NYIRETL"));
+  auto search = predict(program("for i = 1, n do t[i] = i end", "s:find('b', 1, true)"));
+  INFO(listed(search));
+  const Prediction* find_ = find(search, 9, "NYIRETL");
+  REQUIRE(find_);
+  CHECK(find_->message.find("tail-calls string.find") != std::string::npos);
+}
