@@ -114,4 +114,27 @@ Value ValueMap::receiverOf(std::size_t proto) const {
   return Value::object(Kind::Receiver, owner->second.first, owner->second.second);
 }
 
+bool ValueMap::definesSelfMethod(std::string_view key) const {
+  if (!selfMethods_) {
+    selfMethods_.emplace();
+    for (const auto& proto : chunk_.prototypes)
+      for (int pc = 2; pc <= proto.size(); ++pc) {
+        const auto& ins = proto.at(pc);
+        if (ins.op != bytecode::Op::TSETS) continue;
+        const std::string* field = proto.stringConstant(ins.c);
+        // The closure made right before the store.
+        const auto& made = proto.at(pc - 1);
+        if (!field || made.op != bytecode::Op::FNEW || made.a != ins.a || made.d >= proto.gc.size() ||
+            proto.gc[made.d].kind != bytecode::GcConstant::Kind::Child)
+          continue;
+        const std::size_t child = proto.gc[made.d].child;
+        if (child >= chunk_.prototypes.size()) continue;
+        const auto& method = chunk_.prototypes[child];
+        if (method.numparams > 0 && !method.vars.empty() && method.vars.front().name == "self")
+          selfMethods_->insert(*field);
+      }
+  }
+  return selfMethods_->count(key) > 0;
+}
+
 }  // namespace ljcheck::flow

@@ -286,6 +286,10 @@ class ValueMap {
   // (classes.cpp): the function `obj:key()` or `self:key()` calls, or
   // Unknown when a class, a metatable or an overriding subclass is in doubt.
   Value resolveMethod(const Value& method) const;
+  // Whether a function of the chunk that takes `self` is stored in a field
+  // named `key` (`function Obj:match(p)`): an object of this file may have a
+  // method of that name. Found on the first question, for all names.
+  bool definesSelfMethod(std::string_view key) const;
   // What setmetatable(t, mt) returns: t when it is a table from a
   // constructor (its metatable is on record), else an Instance of mt.
   static Value objectOf(const Value& table, const Value& metatable);
@@ -455,6 +459,7 @@ class ValueMap {
   bool callsItself(std::size_t proto) const;
 
   const bytecode::Chunk& chunk_;
+  mutable std::optional<std::set<std::string, std::less<>>> selfMethods_;  // definesSelfMethod
   const RecorderProfile& profile_;
   const BuiltinAliases* aliases_;
   const CModules* cModules_;

@@ -41,32 +41,6 @@ namespace {
 // evidence of pattern_arguments.h calls a pattern. The method call is a TGETS of
 // the object into the callee slot and a MOV of it into the first argument
 // slot.
-// Whether the chunk defines a method named `key`, a function taking `self`
-// stored in a field of that name (`function Obj:match(p)`): an object of
-// this file may then have it, and a pattern argument no longer tells a
-// string. A module function of that name (`function M.match(s, p)`) does not
-// count.
-bool definesMethod(const FunctionView& fn, std::string_view key) {
-  for (const auto& proto : fn.chunk.prototypes) {
-    for (int pc = 2; pc <= proto.size(); ++pc) {
-      const auto& ins = proto.at(pc);
-      if (ins.op != Op::TSETS) continue;
-      const std::string* field = proto.stringConstant(ins.c);
-      if (!field || *field != key) continue;
-      // The closure made right before the store (`function Obj:m()`).
-      const auto& made = proto.at(pc - 1);
-      if (made.op != Op::FNEW || made.a != ins.a || made.d >= proto.gc.size() ||
-          proto.gc[made.d].kind != bytecode::GcConstant::Kind::Child)
-        continue;
-      const std::size_t child = proto.gc[made.d].child;
-      if (child >= fn.chunk.prototypes.size()) continue;
-      const auto& method = fn.chunk.prototypes[child];
-      if (method.numparams > 0 && !method.vars.empty() && method.vars.front().name == "self") return true;
-    }
-  }
-  return false;
-}
-
 Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
   const auto& call = fn.proto.at(pc);
   if (!flow::isCall(call.op)) return {};
@@ -100,7 +74,7 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
     if (key == "find") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
     // Certain with pattern characters, unless this file gives its own
     // objects a method of that name (a likely string method then).
-    c.patternReceiver = specials && !definesMethod(fn, key);
+    c.patternReceiver = specials && !fn.values.definesSelfMethod(key);
     return c.value.known() ? c : Callee{};
   }
   return {};
