@@ -1,6 +1,7 @@
 // Calls that end or split a root trace before a blocker (see trace_splits_before.h).
 #include "rules/trace_splits_before.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,10 +52,6 @@ int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vect
   }
   return first;
 }
-
-}  // namespace
-
-namespace {
 
 SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth);
 
