@@ -53,6 +53,35 @@ int afterFirstLoop(const FunctionView& fn) {
   return after;
 }
 
+// The tail call a function ends with after its last loop, when every call
+// from that loop's exit to it is one the recorder compiles and the tail
+// call itself is to such a fast function: the shape whose return comes from
+// a fast function. `lastLoop` null for a function without loops; none for a
+// loop behind a branch (how often its exit runs depends on the data).
+struct TailCallAfterLoops {
+  const flow::Loop* lastLoop = nullptr;
+  int pc = 0;  // 0: none
+  const FastFunctionDef* callee = nullptr;
+};
+TailCallAfterLoops compiledTailCallAfterLoops(const FunctionView& fn) {
+  TailCallAfterLoops out;
+  for (const auto& loop : fn.loops.loops())
+    if (!out.lastLoop || loop.last > out.lastLoop->last) out.lastLoop = &loop;
+  if (out.lastLoop && flow::jumpAround(fn.proto, out.lastLoop->first, out.lastLoop->last, fn.proto.size())) return {};
+  for (int pc = out.lastLoop ? out.lastLoop->last + 1 : 1; pc <= fn.proto.size(); ++pc) {
+    const bytecode::Op op = fn.proto.at(pc).op;
+    if (!flow::isCallOrIterator(op)) continue;
+    const FastFunctionDef* ff = recordedCall(fn, pc);
+    if (!ff) return {};
+    if (!flow::isTailCall(op)) continue;
+    if (!flow::reachablePcs(fn.proto)[static_cast<std::size_t>(pc)]) return {};
+    out.pc = pc;
+    out.callee = ff;
+    return out;
+  }
+  return {};
+}
+
 // A function that C code calls back from a call that runs hot is entered
 // from C every time, so its entry gets hot (2 * hotloop calls) and starts a
 // trace of its own, which reaches the C frame below when the function
@@ -74,21 +103,11 @@ int afterFirstLoop(const FunctionView& fn) {
 // such a function is left out.
 void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
   if (fn.isMain() || fn.proto.isVararg() || fn.calls.callbacks(fn.index).empty()) return;
-  const flow::Loop* lastLoop = nullptr;
-  for (const auto& loop : fn.loops.loops())
-    if (!lastLoop || loop.last > lastLoop->last) lastLoop = &loop;
-  // A loop behind a branch: how often its exit runs depends on the data.
-  if (lastLoop && flow::jumpAround(fn.proto, lastLoop->first, lastLoop->last, fn.proto.size())) return;
-  int tailCall = 0;
-  const FastFunctionDef* ff = nullptr;
-  for (int pc = lastLoop ? lastLoop->last + 1 : 1; pc <= fn.proto.size() && !tailCall; ++pc) {
-    const bytecode::Op op = fn.proto.at(pc).op;
-    if (!flow::isCallOrIterator(op)) continue;
-    ff = recordedCall(fn, pc);
-    if (!ff) return;
-    if (flow::isTailCall(op)) tailCall = pc;
-  }
-  if (!tailCall || !flow::reachablePcs(fn.proto)[static_cast<std::size_t>(tailCall)]) return;
+  const TailCallAfterLoops found = compiledTailCallAfterLoops(fn);
+  if (!found.pc) return;
+  const flow::Loop* lastLoop = found.lastLoop;
+  const int tailCall = found.pc;
+  const FastFunctionDef* ff = found.callee;
   // What records the tail call: the callback's own entry trace, or the side
   // traces from its last loop's exit.
   const std::string traces =
@@ -238,10 +257,10 @@ bool setsSnapshotNeed(std::string_view name) {
 // site that runs hot. A function called through pcall returns into its
 // pcall frame instead (the protected case of the rule below).
 void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& sink) {
-  const flow::Loop* lastLoop = nullptr;
-  for (const auto& loop : fn.loops.loops())
-    if (!lastLoop || loop.last > lastLoop->last) lastLoop = &loop;
-  if (!lastLoop || flow::jumpAround(fn.proto, lastLoop->first, lastLoop->last, fn.proto.size())) return;
+  const TailCallAfterLoops found = compiledTailCallAfterLoops(fn);
+  if (!found.pc || !found.lastLoop || fn.proto.at(found.pc).op != Op::CALLT || !setsSnapshotNeed(found.callee->name))
+    return;
+  const flow::Loop* lastLoop = found.lastLoop;
   // A loop of a few turns is unrolled into the caller's trace, which returns
   // from the function as from any inlined call (measured: 1, 2 and 3 turns
   // show LLEAVE only, 5 and 8 turns NYIRETL).
@@ -249,19 +268,8 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
   if (const flow::LoopTrips* trips = fn.calls.evidenceAt(fn.index, lastLoop->last).loop;
       trips && trips->known && trips->count <= kUnrolledHere)
     return;
-  int tailCall = 0;
-  std::string tailCallee;
-  for (int pc = lastLoop->last + 1; pc <= fn.proto.size() && !tailCall; ++pc) {
-    const bytecode::Op op = fn.proto.at(pc).op;
-    if (!flow::isCallOrIterator(op)) continue;
-    const FastFunctionDef* ff = recordedCall(fn, pc);
-    if (!ff) return;
-    if (!flow::isTailCall(op)) continue;
-    if (op != Op::CALLT || !setsSnapshotNeed(ff->name)) return;
-    tailCall = pc;
-    tailCallee = ff->name;
-  }
-  if (!tailCall || !flow::reachablePcs(fn.proto)[static_cast<std::size_t>(tailCall)]) return;
+  const int tailCall = found.pc;
+  const std::string tailCallee = found.callee->name;
   const std::string self = functionName(fn, fn.index);
   for (const auto& site : fn.calls.callers(fn.index)) {
     if (site.protectedCall || !fn.calls.runsHot(site.proto, site.pc)) continue;
