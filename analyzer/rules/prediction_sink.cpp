@@ -101,6 +101,12 @@ std::string nameOf(const FunctionView& fn, std::size_t index) {
 
 }  // namespace
 
+std::string sideTraceFate(const RecorderProfile& profile) {
+  return "which blacklist no trace start: after " + std::to_string(profile.param("tryside", 4)) +
+         " failed side traces (tryside) the VM leaves their exit to the interpreter, and only the passes that take "
+         "it run interpreted from there";
+}
+
 std::string functionName(const FunctionView& fn, std::size_t index) {
   if (!fn.names || index >= fn.names->byProto.size()) return nameOf(fn, index);
   std::optional<std::string>& name = fn.names->byProto[index];
@@ -269,12 +275,12 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     } else if (needed.runs > 0 && allRuns >= needed.runs && stop.kind == flow::CallGraph::CountStop::Kind::Branch) {
       blacklisting = besides + "the branch at line " + std::to_string(stop.line) +
                      " can go around this abort: a trace that records the other path compiles, and the abort then "
-                     "comes in side traces, which never blacklist, so a warning";
+                     "comes in side traces, " + sideTraceFate(fn.profile) + ", so a warning";
     } else if (needed.runs > 0 && allRuns >= needed.runs &&
                stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop) {
       blacklisting = besides + "the loop at line " + std::to_string(stop.line) +
                      " comes first in each turn: a root trace stops at that inner loop, so only side traces "
-                     "record this abort, and they never blacklist, so a warning";
+                     "record this abort, " + sideTraceFate(fn.profile) + ", so a warning";
     } else if (needed.runs > 0 && allRuns >= needed.runs &&
                stop.kind == flow::CallGraph::CountStop::Kind::LeavesEarly) {
       blacklisting = besides + "the branch at line " + std::to_string(stop.line) +

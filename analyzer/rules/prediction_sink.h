@@ -59,6 +59,12 @@ class CollectingSink final : public PredictionSink {
   std::map<std::size_t, std::vector<bool>> reached_;  // by prototype: flow::reachablePcs, once asked
 };
 
+// What becomes of an abort that only side traces record, for reasoning
+// sentences: no trace start is blacklisted, but after `tryside` failed side
+// traces (lj_record.c: hotexit + tryside exits) the VM links their exit to
+// the interpreter, and the passes that take it run interpreted from there.
+std::string sideTraceFate(const RecorderProfile& profile);
+
 // "name" for a named function, "<main>" for the chunk, "<anonymous:LINE>".
 // Kept in fn.names when it has one.
 std::string functionName(const FunctionView& fn, std::size_t index);

@@ -52,6 +52,7 @@ void EventTally::add(const TraceEvent& ev) {
     return;
   }
   if (ev.kind == TraceEventKind::Abort) ++overflow_.aborts;
+  else if (ev.kind == TraceEventKind::ExitFallback) ++overflow_.fallbacks;
   else ++overflow_.splits;
   if (ev.blacklistedStart) ++overflow_.blacklistings;
 }

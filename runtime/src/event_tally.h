@@ -25,6 +25,7 @@ struct EventOverflow {
   std::uint64_t aborts = 0;
   std::uint64_t splits = 0;         // stitches and returns
   std::uint64_t blacklistings = 0;  // aborts that blacklisted their start site
+  std::uint64_t fallbacks = 0;      // side exits left to the interpreter
 };
 
 class EventTally {

@@ -157,7 +157,7 @@ int traceReportDataGc(lua_State* L) {
 }
 
 void pushSite(lua_State* L, const AbortSite& site) {
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 10);
   setString(L, "severity", std::string(toString(site.severity)));
   setNumber(L, "count", static_cast<double>(site.count));
   setString(L, "reason", site.reason);
@@ -167,6 +167,8 @@ void pushSite(lua_State* L, const AbortSite& site) {
   setString(L, "location", site.location());
   setString(L, "zonePath", site.zonePath);
   setString(L, "start", site.startLocation());
+  lua_pushboolean(L, site.fallback);
+  lua_setfield(L, -2, "fallback");
 }
 
 // The report table; its metatable closes over a userdata holding the C++ report.
@@ -181,6 +183,7 @@ void pushReport(lua_State* L, TraceReport report) {
   setNumber(L, "durationSec", data->durationSec);
   setNumber(L, "totalAborts", static_cast<double>(data->totalAborts));
   setNumber(L, "blacklisted", static_cast<double>(data->blacklisted));
+  setNumber(L, "fallbackExits", static_cast<double>(data->fallbackExits));
   lua_createtable(L, static_cast<int>(data->sites.size()), 0);
   for (std::size_t i = 0; i < data->sites.size(); ++i) {
     pushSite(L, data->sites[i]);

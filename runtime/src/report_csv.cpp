@@ -25,12 +25,12 @@ void appendField(std::string& out, std::string_view field) {
 
 std::string toCsv(const TraceReport& report) {
   // `start` last: a site aborted from several trace starts is one row per start.
-  std::string out = "severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start\r\n";
+  std::string out = "severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start,fallback\r\n";
   for (const AbortSite& site : report.sites) {
     const std::string fields[] = {std::string(toString(site.severity)), std::to_string(site.count),
                                   site.reasonId.str(), std::string(toString(site.reasonClass)),
                                   site.location(), site.zonePath, site.reason, site.rawReason,
-                                  site.startLocation()};
+                                  site.startLocation(), site.fallback ? "true" : "false"};
     bool first = true;
     for (const std::string& field : fields) {
       if (!first) out += ',';

@@ -80,8 +80,9 @@ std::string toJson(const TraceReport& report, const SampleReport* samples) {
                      {"line", site.line},
                      {"zonePath", site.zonePath},
                      {"start", site.startLocation()},
-                     {"extent", {site.extentFirstLine, site.extentLastLine}}});
-    if (report.sampled) {  // null: nothing to measure (a split, a side trace's abort)
+                     {"extent", {site.extentFirstLine, site.extentLastLine}},
+                     {"fallback", site.fallback}});
+    if (report.sampled) {  // null: nothing to measure (a split, a side trace's abort with no fallback)
       sites.back()["costMs"] = site.hasExtent() ? Json(site.costMs) : Json(nullptr);
       sites.back()["interpretedSamples"] = site.interpretedSamples;
     }
@@ -91,6 +92,7 @@ std::string toJson(const TraceReport& report, const SampleReport* samples) {
   doc["durationSec"] = report.durationSec;
   doc["totalAborts"] = report.totalAborts;
   doc["blacklisted"] = report.blacklisted;
+  doc["fallbackExits"] = report.fallbackExits;
   doc["sites"] = std::move(sites);
   const CollectorUsage& usage = report.collector;
   doc["collector"] = {{"maxSites", usage.maxSites},

@@ -19,7 +19,8 @@ ResolvedAbort resolve(const TraceEvent& ev, const StringPool& strings, const Liv
   switch (ev.kind) {
     case TraceEventKind::Stitch: return resolveSplit(SplitKind::Stitch, ev.subject, namesOf(profile));
     case TraceEventKind::Return: return resolveSplit(SplitKind::Return, ev.subject, namesOf(profile));
-    case TraceEventKind::Abort: break;
+    case TraceEventKind::Abort:
+    case TraceEventKind::ExitFallback: break;
   }
   RawAbort raw{ev.code, ev.subject, profile.traceErrorMessage(ev.code), ev.code < 0 ? strings.text(ev.errorText) : ""};
   return resolveAbort(profile.mappingProfile(), raw, namesOf(profile));
@@ -71,14 +72,23 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
   std::map<SiteKey, Group> groups;
   std::set<std::tuple<std::string, int, int>> blacklistedStarts;  // by the file the start names
   std::unordered_map<StringId, std::string> paths;  // two chunk names may name one file
+  auto pathOf = [&](StringId source) -> const std::string& {
+    auto [it, fresh] = paths.try_emplace(source);
+    if (fresh) it->second = ctx.locations.displayPath(strings.text(source));
+    return it->second;
+  };
+  // Side exits left to the interpreter (TraceEventKind::ExitFallback), by
+  // the file, line and pc they name: the side traces that aborted there
+  // kept the code from the exit on out of traces, which is their extent.
+  std::map<std::tuple<std::string, int, int>, std::pair<int, int>> fallbackExits;
+  for (const auto& [ev, count] : events.records())
+    if (ev.kind == TraceEventKind::ExitFallback)
+      fallbackExits.emplace(std::make_tuple(pathOf(ev.startSource), ev.startLine, ev.startPc),
+                            std::make_pair(ev.extentFirstLine, ev.extentLastLine));
   for (const auto& [ev, count] : events.records()) {
+    if (ev.kind == TraceEventKind::ExitFallback) continue;
     if (ev.kind == TraceEventKind::Abort) report.totalAborts += count;
     ResolvedAbort r = resolve(ev, strings, ctx.profile);
-    auto pathOf = [&](StringId source) -> const std::string& {
-      auto [it, fresh] = paths.try_emplace(source);
-      if (fresh) it->second = ctx.locations.displayPath(strings.text(source));
-      return it->second;
-    };
     const std::string& path = pathOf(ev.source);
     // The start by the file it names too: one file, one start, whatever chunk name ran it.
     SiteKey key{r.reasonId, path, ev.line, ev.zone, ev.startSource ? pathOf(ev.startSource) : std::string(),
@@ -89,10 +99,19 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
       g.site = newSite(r, ev, path, strings, ctx, g.benign);
       it = groups.emplace(std::move(key), std::move(g)).first;
     }
-    it->second.site.count += count;
+    AbortSite& site = it->second.site;
+    site.count += count;
     if (ev.blacklistedStart) {
-      it->second.site.severity = Severity::Blacklist;
+      site.severity = Severity::Blacklist;
       blacklistedStarts.emplace(std::get<4>(it->first), ev.startLine, ev.startPc);
+    }
+    if (ev.kind == TraceEventKind::Abort && ev.startSource && site.extentFirstLine == 0) {
+      auto exit = fallbackExits.find(std::make_tuple(std::get<4>(it->first), ev.startLine, ev.startPc));
+      if (exit != fallbackExits.end()) {
+        site.fallback = true;
+        site.extentFirstLine = exit->second.first;
+        site.extentLastLine = exit->second.second;
+      }
     }
   }
   const EventOverflow& overflow = events.overflow();
@@ -102,6 +121,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
   report.collector.overflowAborts = overflow.aborts;
   report.collector.overflowSplits = overflow.splits;
   report.blacklisted = blacklistedStarts.size() + overflow.blacklistings;
+  report.fallbackExits = fallbackExits.size() + overflow.fallbacks;
   for (auto& [key, group] : groups) {
     // A benign reason that blacklisted its start site is no longer benign.
     if (group.benign && !ctx.includeBenign && group.site.severity != Severity::Blacklist) continue;

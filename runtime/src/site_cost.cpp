@@ -145,7 +145,11 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
   out += "ljcheck: " + std::to_string(report.totalAborts) + " trace aborts";
   if (unsited > 0) out += " (" + std::to_string(unsited) + " stop-class, in no site without --include-benign)";
   out += ", " + std::to_string(splits) + " splits (stitched or returned calls), " + std::to_string(report.sites.size()) +
-         " sites, " + std::to_string(report.blacklisted) + " blacklisted\n";
+         " sites, " + std::to_string(report.blacklisted) + " blacklisted";
+  if (report.fallbackExits > 0)
+    out += ", " + std::to_string(report.fallbackExits) + " side exit" + (report.fallbackExits == 1 ? "" : "s") +
+           " left to the interpreter";
+  out += "\n";
   out += collectorSummary(report.collector);
   std::vector<const AbortSite*> sites;
   for (const AbortSite& site : report.sites) sites.push_back(&site);
@@ -159,13 +163,15 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
   if (!sites.empty()) out += samples ? "ljcheck: top sites by interpreter cost:\n" : "ljcheck: top sites by count:\n";
   for (const AbortSite* site : sites) {
     // A split's trace does not die (no start), and a side trace's abort
-    // leaves its parent running (no extent): nothing to measure.
+    // leaves its parent running (no extent, unless the VM then left its
+    // exit to the interpreter): nothing to measure.
     char cost[32];
     if (!site->hasExtent()) std::snprintf(cost, sizeof cost, "%9s   ", "-");
     else std::snprintf(cost, sizeof cost, "%9.1f ms", site->costMs);
     out += std::string("  ") + (samples ? std::string(cost) + "  " : std::string()) + site->reasonId.str() + "  " +
            site->location() + "  x" + std::to_string(site->count);
-    if (!site->startPath.empty()) out += "  (trace started at " + site->startLocation() + ")";
+    if (site->fallback) out += "  (side traces from " + site->startLocation() + ", left to the interpreter)";
+    else if (!site->startPath.empty()) out += "  (trace started at " + site->startLocation() + ")";
     out += "\n";
   }
   return out;

@@ -15,7 +15,12 @@
 
 namespace ljcheck {
 
-enum class TraceEventKind : std::uint8_t { Abort, Stitch, Return };
+// ExitFallback: a side exit the VM left to the interpreter (-jv: "fallback
+// to interpreter"): after hotexit + tryside exits, or once its root trace has
+// maxside side traces, lj_record.c links the exit to a stub trace that returns
+// to the interpreter. Its start fields name the exit; it is no site of its
+// own but gives the side-trace aborts that started there an extent.
+enum class TraceEventKind : std::uint8_t { Abort, Stitch, Return, ExitFallback };
 
 // Subject of an event: a VM number (NYIBC opcode, NYIIR op, ffid), or
 // kNoSubject / kPlainCFunction (ljcheck/abort_mapping.h).
@@ -43,7 +48,8 @@ struct TraceEvent {
   // Lines of the code a root trace would have compiled: the loop it started
   // at, or the whole start function (a function trace, a while/repeat
   // loop); for a stitched trace, from its call to the end of the loop (or
-  // function) around it. 0 for a side trace: its parent keeps running.
+  // function) around it; for an ExitFallback, the same from the exit. 0 for
+  // a side trace's abort: its parent keeps running.
   std::int32_t extentFirstLine = 0;
   std::int32_t extentLastLine = 0;
 };

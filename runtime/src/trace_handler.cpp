@@ -274,19 +274,22 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
 }
 
 // The lines a stitched trace resuming after the call at pc would have
-// compiled: from the call to the back edge of the innermost loop around it
-// (a FORL or ITERL, or the JMP of a while loop, jumping back to the call or
-// before it), or to the function's end when no loop holds it. What runs
-// after the function returns, in its caller, is not counted.
+// compiled, or that run interpreted from a side exit at pc the VM left to
+// the interpreter: from pc up to the back edge of the innermost loop around
+// it (a FORL or ITERL, or the JMP of a while loop, jumping back to pc or
+// before it; the back edge itself enters the loop's trace again and carries
+// the loop header's line, which is not counted), or to the function's end
+// when no loop holds it. What runs after the function returns, in its
+// caller, is not counted.
 std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc) {
   using Role = TraceCapture::LoopRole;
   int to = pc;
   for (int at = pc + 1;; ++at) {
     const long long ins = instructionAt(L, c, funcIdx, at);
     if (ins < 0) break;  // past the end
-    to = at;
     const Role role = c.loopRole(static_cast<int>(ins & 0xff));
     if ((role == Role::End || role == Role::Jump) && jumpTarget(at, ins) <= pc) break;
+    to = at;
   }
   return linesBetween(L, funcIdx, pc, to);
 }
@@ -394,12 +397,42 @@ bool startLocation(lua_State* L, TraceCapture& c, int tr, Where& out) {
   return found;
 }
 
+// Trace tr, a side trace, stopped at once with link type "interpreter": the
+// stub lj_record.c links a side exit to when it gives up on the exit (after
+// hotexit + tryside exits, or maxside side traces of its root; -jv's
+// "fallback to interpreter"). From then on the passes that take the exit
+// run interpreted from it: to the back edge of the loop around it, or to
+// its function's end, as after a stitched call (continuationExtent).
+void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord& start) {
+  if (c.paused || start.parent == 0 || start.exitno < 0) return;
+  if (linkType(L, tr) != "interpreter") return;
+  lua_rawgeti(L, lua_upvalueindex(kStartFuncsUv), tr);
+  const int funcIdx = lua_gettop(L);
+  TraceEvent ev;
+  ev.kind = TraceEventKind::ExitFallback;
+  if (Where exit; luaFunctionLocation(L, c, funcIdx, start.pc, exit)) {
+    ev.source = ev.startSource = exit.source;
+    ev.line = ev.startLine = exit.line;
+    ev.startPc = start.pc;
+    ev.startFunctionLine = cachedLocation(L, c, funcIdx, start.pc)->functionLine;
+    const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc);
+    ev.extentFirstLine = extent.first;
+    ev.extentLastLine = extent.second;
+    ev.zone = zoneNow(L, c);
+    c.events.add(ev);
+  }
+}
+
 void onStop(lua_State* L, TraceCapture& c) {
   int tr = static_cast<int>(lua_tointeger(L, kTrace));  // 0 when absent
   c.visited.recorded();  // coverage: the trace's last instruction was recorded
   Where started;
   bool callback = false;
   if (!c.paused) recordTraceStop(L, tr);
+  if (const StartRecord* start = startOf(c, tr); start && start->parent != 0 && start->exitno >= 0) {
+    recordExitFallback(L, c, tr, *start);
+    lua_settop(L, kArg6);
+  }
   // Only a trace that ended at a C or fast function is a split.
   bool cCallee = !c.paused && lua_type(L, kFunc) == LUA_TFUNCTION && lua_iscfunction(L, kFunc);
   if (cCallee) callback = calledBackFromC(L, c) && startLocation(L, c, tr, started);

@@ -540,6 +540,12 @@ TEST_CASE("ljcheck verify: a line or sample count of 1e48 is refused by name", "
   ProcessResult refused = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "line.json"});
   CHECK(refused.exitCode == 3);
   CHECK(refused.err.find("line.json: 'line' must be a whole number") != std::string::npos);
+  json fallback = run;
+  fallback["sites"][0]["fallback"] = "yes";
+  writeFile(dir + "/fallback.json", fallback.dump());
+  ProcessResult flag = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "fallback.json"});
+  CHECK(flag.exitCode == 3);
+  CHECK(flag.err.find("fallback.json: 'fallback' must be true or false, not \"yes\"") != std::string::npos);
   json aborts = run;
   aborts["totalAborts"] = 1e300;
   writeFile(dir + "/aborts.json", aborts.dump());

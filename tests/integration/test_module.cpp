@@ -39,7 +39,7 @@ TEST_CASE("require('ljcheck') in Debian's luajit traces a closure loop", "[modul
   ProcessResult result = runLuajit(script);
   INFO(result.out << result.err);
   REQUIRE(result.exitCode == 0);
-  CHECK(result.out.rfind("severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start\r\n", 0) == 0);
+  CHECK(result.out.rfind("severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start,fallback\r\n", 0) == 0);
   CHECK(result.out.find(",NYIBC:FNEW,blocker,test_module_closure.lua:5,,") != std::string::npos);
   CHECK(result.out.find("debian-2.1-20220320\ttrue") != std::string::npos);
 }

@@ -266,7 +266,7 @@ TEST_CASE("code after a short loop is recorded by root traces only when the loop
     const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
     REQUIRE(fnew);
     CHECK(fnew->severity == Severity::Warn);
-    CHECK(fnew->reasoning.find("mostly side traces record it, and their aborts do not blacklist") !=
+    CHECK(fnew->reasoning.find("mostly side traces record it, which blacklist no trace start: after 4 failed side traces") !=
           std::string::npos);
   }
   // The short loop behind a branch (lua-inifile's save: `if comments then

@@ -41,7 +41,7 @@ TEST_CASE("the Lua module: trace, pause, resume, stop and the report table", "[r
       "assert(site.severity == 'warn' and site.reasonClass == 'blocker' and site.zonePath == '')\n"
       "assert(r.traceProfile.supported and r.reasonCatalogId == 'ljcheck-reasons')\n"
       "local csv = tostring(r)\n"
-      "assert(csv:find('^severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start\\r\\n'))\n"
+      "assert(csv:find('^severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start,fallback\\r\\n'))\n"
       "assert(csv:find('warn,%d+,NYIBC:FNEW,blocker,proj/snippet.lua:6,,'), csv)\n"
       "assert(r:json():find('\"kind\": \"runtime\"', 1, true))\n"
       // A dot instead of a colon is told, not taken for a report without samples.
@@ -98,11 +98,11 @@ TEST_CASE("CSV follows RFC 4180 and puts actionable rows first", "[runtime][repo
                   site(Severity::Blacklist, 2, "a.lua", "x")};
   sortSites(report.sites);
   CHECK(toCsv(report) ==
-        "severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start\r\n"
-        "blacklist,2,NYIBC:FNEW,blocker,a.lua:3,,Bytecode the recorder does not compile,x,\r\n"
+        "severity,count,reasonId,reasonClass,location,zonePath,reason,rawReason,start,fallback\r\n"
+        "blacklist,2,NYIBC:FNEW,blocker,a.lua:3,,Bytecode the recorder does not compile,x,,false\r\n"
         "warn,1,NYIBC:FNEW,blocker,\"dir,with \"\"quote\"\".lua:3\",,"
-        "Bytecode the recorder does not compile,\"two\nlines\",\r\n"
-        "info,9,NYIBC:FNEW,blocker,b.lua:3,,Bytecode the recorder does not compile,plain,\r\n");
+        "Bytecode the recorder does not compile,\"two\nlines\",,false\r\n"
+        "info,9,NYIBC:FNEW,blocker,b.lua:3,,Bytecode the recorder does not compile,plain,,false\r\n");
 }
 
 TEST_CASE("the runtime JSON carries the schema verify reads", "[runtime][report]") {

@@ -394,3 +394,37 @@ TEST_CASE("a trace stitched after a call is blacklisted by its abort and costs f
   CHECK(closure->interpretedSamples > 0);
   CHECK(report.blacklisted >= 1);
 }
+
+TEST_CASE("a side exit left to the interpreter gives its side traces' abort an extent and a cost",
+          "[runtime][sampler][cost]") {
+  // The loop's root trace records the pass that skips the branch and
+  // compiles; the branch's exit gets hot, and each side trace from it
+  // aborts at the closure. After hotexit + tryside exits (10 + 4) the VM
+  // links the exit to the interpreter (lj_record.c, -jv's "fallback to
+  // interpreter"): the passes that take the branch run interpreted from the
+  // exit to the loop's back edge from then on. No start is blacklisted.
+  auto [report, samples] = runCosted("local acc, keep, i = 0, nil, 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  i = i + 1\n"
+                                     "  if i % 2 == 0 then\n"
+                                     "    keep = function() return acc end\n"
+                                     "    for k = 1, #tostring(i) do acc = acc + k end\n"
+                                     "  end\n"
+                                     "  acc = acc + 1\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:6", "snippet.lua:6");
+  REQUIRE(closure);
+  CHECK(closure->fallback);
+  CHECK(closure->severity == Severity::Warn);  // a fallback blacklists no start
+  CHECK(closure->count >= 4);                  // tryside attempts per exit
+  CHECK(closure->extentFirstLine == 6);
+  CHECK(closure->extentLastLine >= 8);
+  CHECK(closure->extentLastLine <= 9);
+  CHECK(closure->interpretedSamples > 0);
+  CHECK(report.fallbackExits >= 1);
+  CHECK(runSummary(report, &samples, 10).find("(side traces from snippet.lua:6, left to the interpreter)") !=
+        std::string::npos);
+}

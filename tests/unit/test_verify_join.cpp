@@ -3,6 +3,7 @@
 // tests over real runs are in tests/integration/test_cli_verify.cpp.
 #include <catch2/catch.hpp>
 #include <limits>
+#include <sstream>
 
 #include "ljcheck/verify.h"
 
@@ -325,4 +326,39 @@ TEST_CASE("reasonIds the catalog does not know are joined as written, with a war
   bool told = false;
   for (const auto& w : v.warnings) told = told || w.find("reasonIds this reason catalog does not know: NEWERR") == 0;
   CHECK(told);
+}
+
+TEST_CASE("verify marks a site whose side exit a run left to the interpreter", "[verify][cost]") {
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("a.lua", 6, "NYIBC:FNEW", "certain")});
+  lint.sites[0].severity = "warn";
+  ReportSite gaveUp = site("a.lua", 6, "NYIBC:FNEW", "", 4);
+  gaveUp.severity = "warn";
+  gaveUp.start = "a.lua:6";
+  gaveUp.fallback = true;
+  gaveUp.costMs = 12.5;
+  gaveUp.costMeasured = true;
+  ReportSite side = site("a.lua", 9, "NYIBC:UCLO", "", 4);  // a side trace's abort, its exit still tried
+  side.severity = "warn";
+  side.start = "a.lua:9";
+  SiteReport first = report("r1.json", "runtime", "/proj", {gaveUp, side});
+  first.sampled = true;
+  ReportSite later = gaveUp;
+  later.fallback = false;  // another run stopped before the exit fell back
+  SiteReport second = report("r2.json", "runtime", "/proj", {later});
+  second.sampled = true;
+  Verification v = verify(lint, {first, second}, {});
+  const JoinedSite* closure = find(v, "a.lua:6", "NYIBC:FNEW");
+  REQUIRE(closure);
+  CHECK(closure->status == Status::Confirmed);
+  CHECK(closure->fallback);
+  CHECK_FALSE(closure->blacklisted);
+  CHECK(closure->costMeasured);
+  REQUIRE(find(v, "a.lua:9", "NYIBC:UCLO"));
+  CHECK_FALSE(find(v, "a.lua:9", "NYIBC:UCLO")->fallback);
+  std::ostringstream text;
+  writeVerificationText(text, v);
+  CHECK(text.str().find("left to the interpreter") != std::string::npos);
+  std::ostringstream json;
+  writeVerificationJson(json, v);
+  CHECK(json.str().find("\"fallback\": true") != std::string::npos);
 }

@@ -263,6 +263,7 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
       site.observedCount = saturatingAdd(site.observedCount, s.count);
       site.blacklisted = site.blacklisted || s.severity == "blacklist" ||
                          (!s.start.empty() && blacklistedStarts.count(rebase.location(s.start)) > 0);
+      site.fallback = site.fallback || s.fallback;
       if (site.zonePath.empty()) site.zonePath = s.zonePath;
     }
     for (const auto& [key, cost] : costInRun) o.sites[key].costMs += cost;
@@ -315,6 +316,7 @@ std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observati
       site.costMeasured = it->second.costMeasured;
       site.zonePath = it->second.zonePath;
       site.blacklisted = it->second.blacklisted;
+      site.fallback = it->second.fallback;
     } else if (s.masked) {
       site.status = JoinedSite::Status::Masked;  // not a finding of its own: the masking site is the one to fix
     } else if (o.coverage && !exercised(site.location, site.reasonId)) {

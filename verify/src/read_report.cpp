@@ -82,6 +82,14 @@ double numberField(const nlohmann::json& j, const char* key, double fallback, co
   return v.get<double>();
 }
 
+// A true/false field, false when absent; anything else is refused by name.
+bool boolField(const nlohmann::json& j, const char* key, const std::string& path) {
+  if (!j.is_object() || !j.contains(key)) return false;
+  const auto& v = j.at(key);
+  if (!v.is_boolean()) throw ReportError(path + ": '" + key + "' must be true or false, not " + shownValue(v));
+  return v.get<bool>();
+}
+
 // A string field, "" when absent; anything else is refused by name.
 std::string textField(const nlohmann::json& j, const char* key, const std::string& path) {
   if (!j.is_object() || !j.contains(key)) return "";
@@ -208,6 +216,7 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       site.costMs = unmeasured ? 0.0 : numberField(s, "costMs", 0.0, path);
       site.costMeasured = !unmeasured && s.contains("costMs") && !site.start.empty();
       site.interpretedSamples = wholeField(s, "interpretedSamples", path);
+      site.fallback = boolField(s, "fallback", path);
       r.sites.push_back(std::move(site));
     }
     if (expectedKind == "runtime") readRun(j, r);

@@ -63,6 +63,7 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
   out << fmt::format("{:<12} {:<{}} {:<{}} {:<8} {:>8} {:>10}  {}\n", "status", "location", where, "reasonId", why,
                      "lint", "observed", "cost ms", "run");
   // `run`: "blacklisted" when a run blacklisted the trace start the site aborted;
+  // "left to the interpreter" when it aborted side traces of an exit a run then gave up on;
   // "masked by ..." when lint said an earlier abort hides the site, and the runs observed it.
   // `cost ms`: "-" where nothing was measured (no sampled run observed it,
   // or it is a split or a side trace's abort, which keep no code out of traces);
@@ -75,7 +76,7 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
     std::string cost = s.costMeasured ? fmt::format("{:.1f}", s.costMs) : "-";
     out << fmt::format("{:<12} {:<{}} {:<{}} {:<8} {:>8} {:>10}{}{}{}\n", toString(s.status), s.location, where,
                        s.reasonId, why, lintSeverityWord(s), s.observedCount, cost,
-                       s.blacklisted ? "  blacklisted" : "", s.costShared ? "  cost shared" : "",
+                       s.blacklisted ? "  blacklisted" : s.fallback ? "  left to the interpreter" : "", s.costShared ? "  cost shared" : "",
                        wronglyMasked ? "  masked by " + s.maskedBy->location + ", observed anyway" : "");
   }
   out << '\n';
@@ -112,7 +113,8 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
                      {"observedCount", s.observedCount}, {"zonePath", s.zonePath},
                      {"costMs", s.costMeasured ? nlohmann::ordered_json(s.costMs) : nlohmann::ordered_json(nullptr)},
                      {"costShared", s.costShared},
-                     {"blacklisted", s.blacklisted}});
+                     {"blacklisted", s.blacklisted},
+                     {"fallback", s.fallback}});
     // As lint said it: the site an earlier abort hides (on a confirmed site, a masking error).
     if (s.maskedBy)
       sites.back()["maskedBy"] = {{"location", s.maskedBy->location}, {"reasonId", s.maskedBy->reasonId}};

@@ -26,19 +26,27 @@ struct AbortSite {
   std::string zonePath;
   // Where the aborted trace started (the loop or function that died), and
   // the lines of code it kept out of traces (that loop, or that function),
-  // for a root trace; a side or stitched trace's abort has no extent (0).
+  // for a root trace; for a trace stitched after a call, or a side trace
+  // whose exit the VM left to the interpreter (`fallback`), from there to
+  // the end of the loop or function around it; other side traces' aborts
+  // have no extent (0): their parent trace keeps running.
   std::string startPath;
   int startLine = 0;
   int startFunctionLine = -1;  // the start function's first line (linedefined; 0: a main chunk)
   int extentFirstLine = 0;
   int extentLastLine = 0;
+  // The aborts came in side traces from one exit, and the VM gave up on it:
+  // after hotexit + tryside exits (or maxside side traces of the root) it
+  // links the exit to the interpreter (-jv: "fallback to interpreter").
+  bool fallback = false;
   // Interpreter time spent in those lines while sampling: interpreted
   // samples whose innermost Lua frame was the start function on those
   // lines and no nested trace start's (site_cost.h), times the interval.
   double costMs = 0;
   std::uint64_t interpretedSamples = 0;
 
-  // Whether a cost can be measured: a root or stitched trace's start with its extent.
+  // Whether a cost can be measured: a start with its extent (a root or
+  // stitched trace's, or a side exit's that fell back to the interpreter).
   bool hasExtent() const { return !startPath.empty() && extentFirstLine > 0; }
 
   std::string location() const;  // path:line, or "?" when unknown
@@ -60,6 +68,7 @@ struct TraceReport {
   double durationSec = 0;
   std::uint64_t totalAborts = 0;  // every abort, benign ones included; splits are not aborts
   std::uint64_t blacklisted = 0;  // distinct start sites demoted to the interpreter
+  std::uint64_t fallbackExits = 0;  // distinct side exits left to the interpreter
   std::vector<AbortSite> sites;   // actionable first, see sortSites
   // Kind "runtime", the recorder profile and catalog it was taken under,
   // and the absolute directory locations are relative to.

@@ -46,7 +46,13 @@ struct ReportSite {
   // (costMs, the interpreted samples in the trace's extent times the interval).
   double costMs = 0;
   long interpretedSamples = 0;
-  bool costMeasured = false;  // sampled, and of a root trace's start (a split's or side trace's: not)
+  // Sampled, and of a trace start with an extent: a root or stitched trace's,
+  // or a side exit's the VM left to the interpreter (a split's or another
+  // side trace's: not).
+  bool costMeasured = false;
+  // Of an observation: side-trace aborts from an exit the VM then left to
+  // the interpreter (the runtime JSON's "fallback").
+  bool fallback = false;
   // Of an observation: "path:line" of the trace start its aborts came from
   // ("" in older reports, and for splits).
   std::string start;
@@ -164,6 +170,10 @@ struct JoinedSite {
   // Observed, and in some run the trace start it aborted was blacklisted:
   // by this abort, or by another abort of the same start.
   bool blacklisted = false;
+  // Observed in side traces from an exit that some run then left to the
+  // interpreter: the code from that exit on ran interpreted on the passes
+  // that took it (the runtime JSON's "fallback").
+  bool fallback = false;
 };
 
 // Lint's severity against the runs' blacklisting: of the predictions at one
