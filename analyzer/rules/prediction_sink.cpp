@@ -262,6 +262,22 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
                      functionName(fn, heatProto) + "'s entry is blacklisted (" + std::to_string(entryNeeded.runs) +
                      " calls take " + std::to_string(entryNeeded.aborts) +
                      " aborts, each doubling the wait before the next try)";
+    } else if (needed.runs > 0 && runs >= needed.runs && stop.abortingRoute && finding.pc > 0 &&
+               code.at(finding.pc).op == bytecode::Op::UCLO) {
+      // An upvalue close that only the passes a branch sends here run, the
+      // others aborting elsewhere: the start is blacklisted either way, but
+      // which abort does it depends on the data, and what makes the
+      // function close upvalues at all is a closure it creates, the site to
+      // fix (audit: a type check's early return, never taken, was an error).
+      int closure = 0;  // the function's first FNEW: a UCLO closes locals its closures captured
+      for (int q = 1; q <= code.size() && !closure; ++q)
+        if (code.at(q).op == bytecode::Op::FNEW) closure = code.at(q).line;
+      blacklisting = "; the path around it from line " + std::to_string(stop.abortingRoute) +
+                     " runs into another abort the recorder refuses, so every pass aborts and the trace start is "
+                     "blacklisted either way (" + std::to_string(runs) + " runs), but whether the passes close "
+                     "upvalues here depends on the data, and the function closes them only because it creates " +
+                     (closure ? "the closure at line " + std::to_string(closure) : std::string("closures")) +
+                     ": that is the site to fix, so a warning";
     } else if (needed.runs > 0 && runs >= needed.runs) {
       p.severity = Severity::Blacklist;
       // Counted through a route around it that aborts as well: the passes
