@@ -107,14 +107,31 @@ bool meet(Value* into, const Value* from, std::size_t width, std::vector<std::si
   return changed;
 }
 
+// _VERSION on every LuaJIT build: LUA_VERSION (lua.h), set by lib_base.c.
+// The tracker's value for it points at this text (truthyEdges).
+constexpr std::string_view kLuaVersion = "Lua 5.1";
+
 // The edges a test can take when the tracker knows the tested value's
 // truth: a library function or a string or number literal is true; nil (a
 // literal, a local given nothing, a parameter every call leaves out) is
 // false. A value known by its type only may still be nil: io.open's file,
 // tonumber's number, a table a function returns beside `return nil, err`.
 // IST/ISTC fall through to their JMP when the value is true; ISF/ISFC when
-// it is false; each skips the JMP otherwise.
-Flow truthyEdges(const Instruction& ins, Flow flow, const std::vector<Value>& regs) {
+// it is false; each skips the JMP otherwise. So do ISEQS/ISNES comparing
+// _VERSION with a string constant, when equal/not equal (`if _VERSION ==
+// "Lua 5.3" then` never runs on LuaJIT). Only _VERSION: the text of other
+// strings the tracker knows (a table field's last store) is not sure enough
+// to decide an equality.
+Flow truthyEdges(const Prototype& p, const Instruction& ins, Flow flow, const std::vector<Value>& regs) {
+  if ((ins.op == Op::ISEQS || ins.op == Op::ISNES) && ins.a < regs.size() && regs[ins.a].isConstantString() &&
+      regs[ins.a].text().data() == kLuaVersion.data()) {
+    const std::string* constant = p.stringConstant(ins.d);
+    if (!constant) return flow;
+    const bool equal = regs[ins.a].text() == *constant;
+    if (equal == (ins.op == Op::ISEQS)) flow.skip = 0;  // the JMP runs
+    else flow.fallsThrough = false;                    // the JMP is skipped
+    return flow;
+  }
   bool test = ins.op == Op::IST || ins.op == Op::ISTC || ins.op == Op::ISF || ins.op == Op::ISFC;
   if (!test || ins.d >= regs.size()) return flow;
   const Value& v = regs[ins.d];
@@ -449,6 +466,9 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
         // (prosody's `function require(...)`) keeps the original in a
         // local first, and reads before the redefinition runs get it.
         result = library(*s);
+        // Every LuaJIT build sets _VERSION to LUA_VERSION, "Lua 5.1" (lua.h,
+        // lib_base.c): code behind `_VERSION == "Lua 5.3"` never runs.
+        if (*s == "_VERSION") result = Value::constantString(kLuaVersion);
         auto defined = globalFunctions_.find(*s);
         if (!result.known() && defined != globalFunctions_.end()) result = Value::luaFunction(defined->second);
         if (!result.known()) result = Value::of(Kind::Global, *s);
@@ -647,7 +667,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       // The operators (UNM to POW in lj_bc.h's order, as Op's) are the only
       // instructions that may operate on a C module's object.
       if (ins.op >= Op::UNM && ins.op <= Op::POW) noteCModuleOperation(p, ins, pc, regs, pass.uses);
-      Flow flow = truthyEdges(ins, flowOf(ins, pc), regs);
+      Flow flow = truthyEdges(p, ins, flowOf(ins, pc), regs);
       auto propagate = [&](int t, const Registers& from) {
         if (t < 1 || t > p.size()) return;
         auto at = static_cast<std::size_t>(t);

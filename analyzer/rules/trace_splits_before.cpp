@@ -39,13 +39,14 @@ bool inlined(const FunctionView& fn, int pc, int depth) {
 }
 
 // The line of the first call in [from, to) that is not inlined, 0 when
-// none; with `splits`, the pcs of all of them.
+// none; with `splits`, the pcs of all of them. A call no path reaches (a
+// test of a value of known truth skips it) splits nothing.
 int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits) {
   int first = 0;
   for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
     const bytecode::Op op = fn.proto.at(pc).op;
     if (!flow::isCall(op) || flow::isTailCall(op)) continue;  // a tail call leaves the body: nothing after it runs
-    if (inlined(fn, pc, depth)) continue;
+    if (!fn.values.reached(fn.index, pc) || inlined(fn, pc, depth)) continue;
     if (first == 0) first = fn.proto.at(pc).line;
     if (!splits) return first;
     splits->push_back(pc);
