@@ -82,6 +82,9 @@ std::string toJson(const TraceReport& report, const SampleReport* samples) {
                      {"start", site.startLocation()},
                      {"extent", {site.extentFirstLine, site.extentLastLine}},
                      {"fallback", site.fallback}});
+    if (!site.blacklistedByLocation.empty())
+      sites.back()["blacklistedBy"] = {{"location", site.blacklistedByLocation},
+                                       {"reasonId", site.blacklistedByReasonId}};
     if (report.sampled) {  // null: nothing to measure (a split, a side trace's abort with no fallback)
       sites.back()["costMs"] = site.hasExtent() ? Json(site.costMs) : Json(nullptr);
       sites.back()["interpretedSamples"] = site.interpretedSamples;

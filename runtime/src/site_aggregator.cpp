@@ -65,6 +65,25 @@ AbortSite newSite(const ResolvedAbort& r, const TraceEvent& ev, const std::strin
   return site;
 }
 
+// A trace that runs into code already blacklisted aborts with BLACKL where
+// that code's start is: the site that blacklisted a start there (the one
+// with the most aborts) is the cause, named on the BLACKL site.
+void nameBlacklistCauses(std::vector<AbortSite>& sites) {
+  std::map<std::string, const AbortSite*> causes;  // by the start location they blacklisted
+  for (const AbortSite& site : sites) {
+    if (site.severity != Severity::Blacklist || site.reasonId.code() == "BLACKL" || site.startPath.empty()) continue;
+    const AbortSite*& cause = causes[site.startLocation()];
+    if (!cause || site.count > cause->count) cause = &site;
+  }
+  for (AbortSite& site : sites) {
+    if (site.reasonId.code() != "BLACKL") continue;
+    auto cause = causes.find(site.location());
+    if (cause == causes.end()) continue;
+    site.blacklistedByLocation = cause->second->location();
+    site.blacklistedByReasonId = cause->second->reasonId.str();
+  }
+}
+
 }  // namespace
 
 void aggregateSites(const EventTally& events, const StringPool& strings, const AggregationContext& ctx,
@@ -127,6 +146,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
     if (group.benign && !ctx.includeBenign && group.site.severity != Severity::Blacklist) continue;
     report.sites.push_back(std::move(group.site));
   }
+  nameBlacklistCauses(report.sites);
   sortSites(report.sites);
 }
 

@@ -170,8 +170,13 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
     else std::snprintf(cost, sizeof cost, "%9.1f ms", site->costMs);
     out += std::string("  ") + (samples ? std::string(cost) + "  " : std::string()) + site->reasonId.str() + "  " +
            site->location() + "  x" + std::to_string(site->count);
-    if (site->fallback) out += "  (side traces from " + site->startLocation() + ", left to the interpreter)";
-    else if (!site->startPath.empty()) out += "  (trace started at " + site->startLocation() + ")";
+    std::string why;
+    if (site->fallback) why = "side traces from " + site->startLocation() + ", left to the interpreter";
+    else if (!site->startPath.empty()) why = "trace started at " + site->startLocation();
+    if (!site->blacklistedByLocation.empty())
+      why += (why.empty() ? "" : "; ") + std::string("ran into code blacklisted by ") + site->blacklistedByReasonId +
+             " at " + site->blacklistedByLocation;
+    if (!why.empty()) out += "  (" + why + ")";
     out += "\n";
   }
   return out;

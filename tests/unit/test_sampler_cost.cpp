@@ -428,3 +428,29 @@ TEST_CASE("a side exit left to the interpreter gives its side traces' abort an e
   CHECK(runSummary(report, &samples, 10).find("(side traces from snippet.lua:6, left to the interpreter)") !=
         std::string::npos);
 }
+
+TEST_CASE("a trace that runs into blacklisted code names the site that blacklisted it", "[runtime][blacklist]") {
+  // inner's entry is blacklisted by its closure (its own traces and the
+  // first loop's abort there); the second loop's traces record outer, run
+  // into inner's blacklisted entry and abort with BLACKL at line 2 (`-jv`:
+  // "blacklisted at snippet.lua:2"), which blacklists that loop too.
+  auto [report, samples] = runCosted("local n = 0\n"
+                                     "local function inner(x)\n"
+                                     "  local f = function() return x end\n"
+                                     "  return f()\n"
+                                     "end\n"
+                                     "local function outer(x) return inner(x) + 1 end\n"
+                                     "for i = 1, 100000 do n = n + inner(i) end\n"
+                                     "for i = 1, 100000 do n = n + outer(i) end\n",
+                                     false);
+  const std::string summary = runSummary(report, &samples, 10);
+  INFO(summary);
+  const AbortSite* ranInto = findSite(report, "BLACKL", "snippet.lua:2");
+  REQUIRE(ranInto);
+  CHECK(ranInto->blacklistedByLocation == "snippet.lua:3");
+  CHECK(ranInto->blacklistedByReasonId == "NYIBC:FNEW");
+  CHECK(summary.find("ran into code blacklisted by NYIBC:FNEW at snippet.lua:3") != std::string::npos);
+  const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:3");
+  REQUIRE(closure);
+  CHECK(closure->blacklistedByLocation.empty());  // the cause itself names none
+}

@@ -328,7 +328,8 @@ TEST_CASE("reasonIds the catalog does not know are joined as written, with a war
   CHECK(told);
 }
 
-TEST_CASE("verify marks a site whose side exit a run left to the interpreter", "[verify][cost]") {
+TEST_CASE("verify marks a site whose side exit a run left to the interpreter, and the cause of a BLACKL",
+          "[verify][cost]") {
   SiteReport lint = report("lint.json", "lint", "/proj", {site("a.lua", 6, "NYIBC:FNEW", "certain")});
   lint.sites[0].severity = "warn";
   ReportSite gaveUp = site("a.lua", 6, "NYIBC:FNEW", "", 4);
@@ -340,7 +341,11 @@ TEST_CASE("verify marks a site whose side exit a run left to the interpreter", "
   ReportSite side = site("a.lua", 9, "NYIBC:UCLO", "", 4);  // a side trace's abort, its exit still tried
   side.severity = "warn";
   side.start = "a.lua:9";
-  SiteReport first = report("r1.json", "runtime", "/proj", {gaveUp, side});
+  ReportSite ranInto = site("a.lua", 2, "BLACKL", "", 11);  // a loop's traces ran into a.lua:2's blacklisted entry
+  ranInto.severity = "blacklist";
+  ranInto.start = "a.lua:20";
+  ranInto.blacklistedBy = SiteRef{"a.lua:3", "NYIBC:FNEW"};
+  SiteReport first = report("r1.json", "runtime", "/proj", {gaveUp, side, ranInto});
   first.sampled = true;
   ReportSite later = gaveUp;
   later.fallback = false;  // another run stopped before the exit fell back
@@ -358,6 +363,10 @@ TEST_CASE("verify marks a site whose side exit a run left to the interpreter", "
   std::ostringstream text;
   writeVerificationText(text, v);
   CHECK(text.str().find("left to the interpreter") != std::string::npos);
+  REQUIRE(find(v, "a.lua:2", "BLACKL"));
+  REQUIRE(find(v, "a.lua:2", "BLACKL")->blacklistedBy);
+  CHECK(find(v, "a.lua:2", "BLACKL")->blacklistedBy->location == "a.lua:3");
+  CHECK(text.str().find("ran into code blacklisted by a.lua:3 NYIBC:FNEW") != std::string::npos);
   std::ostringstream json;
   writeVerificationJson(json, v);
   CHECK(json.str().find("\"fallback\": true") != std::string::npos);

@@ -43,6 +43,14 @@ std::string_view lintSeverityWord(const JoinedSite& site) {
   return predicted ? severityWord(site.severity) : "-";
 }
 
+std::string runOutcome(const JoinedSite& site) {
+  std::string out = site.blacklisted ? "blacklisted" : site.fallback ? "left to the interpreter" : "";
+  if (site.blacklistedBy)
+    out += (out.empty() ? "" : "; ") + std::string("ran into code blacklisted by ") + site.blacklistedBy->location +
+           " " + site.blacklistedBy->reasonId;
+  return out;
+}
+
 std::string_view toString(JoinedSite::Status s) {
   switch (s) {
     case JoinedSite::Status::Confirmed: return "confirmed";
@@ -264,6 +272,8 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
       site.blacklisted = site.blacklisted || s.severity == "blacklist" ||
                          (!s.start.empty() && blacklistedStarts.count(rebase.location(s.start)) > 0);
       site.fallback = site.fallback || s.fallback;
+      if (s.blacklistedBy && !site.blacklistedBy)
+        site.blacklistedBy = SiteRef{rebase.location(s.blacklistedBy->location), s.blacklistedBy->reasonId};
       if (site.zonePath.empty()) site.zonePath = s.zonePath;
     }
     for (const auto& [key, cost] : costInRun) o.sites[key].costMs += cost;

@@ -217,6 +217,11 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       site.costMeasured = !unmeasured && s.contains("costMs") && !site.start.empty();
       site.interpretedSamples = wholeField(s, "interpretedSamples", path);
       site.fallback = boolField(s, "fallback", path);
+      if (s.contains("blacklistedBy")) {
+        const auto& by = s.at("blacklistedBy");
+        if (!by.is_object()) throw ReportError(path + ": 'blacklistedBy' must be an object, not " + shownValue(by));
+        site.blacklistedBy = SiteRef{textField(by, "location", path), textField(by, "reasonId", path)};
+      }
       r.sites.push_back(std::move(site));
     }
     if (expectedKind == "runtime") readRun(j, r);

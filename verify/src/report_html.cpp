@@ -169,7 +169,7 @@ void writeSiteTable(std::ostream& out, const VerificationReport& r) {
     out << fmt::format(R"(<tr class="site" data-status="{}"><td class="status-{}">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td>)"
                        R"(<td data-value="{}"><a href="#site-{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="num" data-value="{:.3f}"{}>{}{}</td></tr>)",
                        status, status, status, htmlEscape(s.reasonId), htmlEscape(s.reasonClass),
-                       htmlEscape(std::string(lintSeverityWord(s))) + (s.blacklisted ? " &middot; run: blacklisted" : s.fallback ? " &middot; run: left to the interpreter" : ""),
+                       htmlEscape(std::string(lintSeverityWord(s))) + (runOutcome(s).empty() ? "" : " &middot; run: " + htmlEscape(runOutcome(s))),
                        htmlEscape(s.location), i, htmlEscape(s.location),
                        htmlEscape(s.zonePath), s.observedCount, s.costMeasured ? s.costMs : -1.0,
                        s.costShared ? R"( title="shared with other sites of the same trace start: costs overlap")" : "",

@@ -42,7 +42,8 @@ std::string siteRow(const JoinedSite& s) {
   std::string cost = s.costMeasured ? fmt::format("{:.1f}", s.costMs) : "—";
   return fmt::format("| {} | `{}` | {} | {} | `{}` | {} | {} | {}{} |\n", toString(s.status),
                      markdownEscape(s.reasonId), s.reasonClass,
-                     std::string(lintSeverityWord(s)) + (s.blacklisted ? " (run: blacklisted)" : s.fallback ? " (run: left to the interpreter)" : ""), markdownEscape(s.location),
+                     std::string(lintSeverityWord(s)) + (runOutcome(s).empty() ? "" : " (run: " + markdownEscape(runOutcome(s)) + ")"),
+                     markdownEscape(s.location),
                      markdownEscape(s.zonePath), s.observedCount, cost, s.costShared ? " (shared)" : "");
 }
 

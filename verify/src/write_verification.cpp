@@ -64,6 +64,7 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
                      "lint", "observed", "cost ms", "run");
   // `run`: "blacklisted" when a run blacklisted the trace start the site aborted;
   // "left to the interpreter" when it aborted side traces of an exit a run then gave up on;
+  // "ran into code blacklisted by ..." for a BLACKL: the site to fix (runOutcome);
   // "masked by ..." when lint said an earlier abort hides the site, and the runs observed it.
   // `cost ms`: "-" where nothing was measured (no sampled run observed it,
   // or it is a split or a side trace's abort, which keep no code out of traces);
@@ -76,7 +77,7 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
     std::string cost = s.costMeasured ? fmt::format("{:.1f}", s.costMs) : "-";
     out << fmt::format("{:<12} {:<{}} {:<{}} {:<8} {:>8} {:>10}{}{}{}\n", toString(s.status), s.location, where,
                        s.reasonId, why, lintSeverityWord(s), s.observedCount, cost,
-                       s.blacklisted ? "  blacklisted" : s.fallback ? "  left to the interpreter" : "", s.costShared ? "  cost shared" : "",
+                       runOutcome(s).empty() ? "" : "  " + runOutcome(s), s.costShared ? "  cost shared" : "",
                        wronglyMasked ? "  masked by " + s.maskedBy->location + ", observed anyway" : "");
   }
   out << '\n';
@@ -116,6 +117,8 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
                      {"blacklisted", s.blacklisted},
                      {"fallback", s.fallback}});
     // As lint said it: the site an earlier abort hides (on a confirmed site, a masking error).
+    if (s.blacklistedBy)
+      sites.back()["blacklistedBy"] = {{"location", s.blacklistedBy->location}, {"reasonId", s.blacklistedBy->reasonId}};
     if (s.maskedBy)
       sites.back()["maskedBy"] = {{"location", s.maskedBy->location}, {"reasonId", s.maskedBy->reasonId}};
   }

@@ -39,6 +39,11 @@ struct AbortSite {
   // after hotexit + tryside exits (or maxside side traces of the root) it
   // links the exit to the interpreter (-jv: "fallback to interpreter").
   bool fallback = false;
+  // Of a BLACKL site (a trace ran into code already blacklisted, at that
+  // code's start): the site whose aborts blacklisted that start in this run,
+  // the one to fix; empty when the run did not see it.
+  std::string blacklistedByLocation;
+  std::string blacklistedByReasonId;
   // Interpreter time spent in those lines while sampling: interpreted
   // samples whose innermost Lua frame was the start function on those
   // lines and no nested trace start's (site_cost.h), times the interval.

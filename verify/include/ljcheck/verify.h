@@ -23,10 +23,13 @@ class ReportError : public std::runtime_error {
 };
 
 // The site a masked prediction is hidden behind (lint's maskedBy).
-struct MaskedBy {
+// Another site a report names: the one that masks a prediction, or the
+// one whose aborts blacklisted the code a BLACKL observation ran into.
+struct SiteRef {
   std::string location;  // path:line
   std::string reasonId;
 };
+using MaskedBy = SiteRef;
 
 struct ReportSite {
   std::string reasonId;
@@ -53,6 +56,9 @@ struct ReportSite {
   // Of an observation: side-trace aborts from an exit the VM then left to
   // the interpreter (the runtime JSON's "fallback").
   bool fallback = false;
+  // Of a BLACKL observation: the site whose aborts blacklisted the code it
+  // ran into, when the run saw it (the runtime JSON's "blacklistedBy").
+  std::optional<SiteRef> blacklistedBy;
   // Of an observation: "path:line" of the trace start its aborts came from
   // ("" in older reports, and for splits).
   std::string start;
@@ -174,6 +180,8 @@ struct JoinedSite {
   // interpreter: the code from that exit on ran interpreted on the passes
   // that took it (the runtime JSON's "fallback").
   bool fallback = false;
+  // Of a BLACKL observation: the site that blacklisted the code it ran into.
+  std::optional<SiteRef> blacklistedBy;
 };
 
 // Lint's severity against the runs' blacklisting: of the predictions at one
@@ -219,6 +227,11 @@ std::string_view severityWord(const std::string& severity);
 // the `lint` column of every verification output shows it; "-" for an
 // observation no prediction names.
 std::string_view lintSeverityWord(const JoinedSite& site);
+
+// What the runs did with a site's trace, in the words every verification
+// output shows: "blacklisted", "left to the interpreter", "ran into code
+// blacklisted by path:line REASON", joined by "; "; "" for none of them.
+std::string runOutcome(const JoinedSite& site);
 
 // Throws ReportError when the reports come from different recorder profiles
 // (unless allowed) or different catalogs.
