@@ -75,7 +75,10 @@ class ReportBuilder {
     for (const auto& [key, counts] : merged) {
       SampleRecord row;
       row.zonePath = key.first;
-      for (auto it = key.second.rbegin(); it != key.second.rend(); ++it) row.frames.push_back(label(*it));
+      for (auto it = key.second.rbegin(); it != key.second.rend(); ++it) {
+        row.frames.push_back(label(*it));
+        row.functions.push_back(function(*it));
+      }
       row.states = counts;
       report.rows.push_back(std::move(row));
     }
@@ -122,6 +125,13 @@ class ReportBuilder {
     if (f.isC) return (name.empty() ? std::string("?") : name) + "@[C]";
     if (f.lineDefined == 0) return "main@" + path(f.source);
     return (name.empty() ? std::string("?") : name) + "@" + path(f.source) + ":" + std::to_string(f.lineDefined);
+  }
+
+  FrameFunction function(FrameId id) {
+    const SampledFrame& f = capture_.frames[id];
+    if (f.overflow) return {};
+    if (f.isC) return {"", -1, capture_.strings.text(f.name)};
+    return {path(f.source), f.lineDefined, ""};
   }
 
   const SampleCapture& capture_;

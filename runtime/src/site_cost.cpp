@@ -62,6 +62,54 @@ TraceStart* innermost(Starts& starts, int line) {
   return best;
 }
 
+// The start of a function's entry trace among its starts: the one whose
+// extent begins on the function's first line (a whole-function extent), the
+// widest if several; null when every start is a loop's.
+TraceStart* entryStart(Starts& starts, int functionLine) {
+  TraceStart* best = nullptr;
+  for (auto& [extent, start] : starts) {
+    if (start.firstLine > std::max(functionLine, 1)) continue;
+    if (!best || start.lastLine - start.firstLine > best->lastLine - best->firstLine) best = &start;
+  }
+  return best;
+}
+
+// A start's sites of the sample's zone take it; a start that aborted in
+// other zones only (it was blacklisted there, and runs interpreted in every
+// zone) gives it to the zone where it aborted most, so that no sample
+// counts twice.
+void charge(TraceStart& start, const std::string& zonePath, std::uint64_t interpreted) {
+  auto inZone = start.sitesByZone.find(zonePath);
+  for (AbortSite* site : inZone != start.sitesByZone.end() ? inZone->second : *start.mainZone)
+    site->interpretedSamples += interpreted;
+}
+
+// Interpreted samples of a function with no trace start of its own, called
+// (through Lua frames, pcall or xpcall) from a function whose entry trace
+// aborted: the aborted trace would have recorded that call inline, so the
+// callee runs interpreted because of it. The caller's line is not sampled,
+// so a caller whose starts are all loops' takes none of them.
+void chargeCallees(StartsByFunction& starts, const SampleReport& samples) {
+  for (const SampleRecord& row : samples.rows) {
+    const std::uint64_t interpreted = row.states[VmState::Interpreted];
+    if (interpreted == 0) continue;
+    std::size_t k = row.functions.size();
+    while (k > 0 && !row.functions[k - 1].isLua()) --k;  // the innermost Lua frame
+    if (k == 0 || starts.count({row.functions[k - 1].path, row.functions[k - 1].line})) continue;
+    while (--k > 0) {
+      const FrameFunction& caller = row.functions[k - 1];
+      if (!caller.isLua()) {
+        if (caller.cName == "pcall" || caller.cName == "xpcall") continue;
+        break;  // called back from C (a gsub replacement, a sort comparator): never inline
+      }
+      auto function = starts.find({caller.path, caller.line});
+      if (function == starts.end()) continue;
+      if (TraceStart* entry = entryStart(function->second, caller.line)) charge(*entry, row.zonePath, interpreted);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void addSiteCosts(TraceReport& report, const SampleReport& samples) {
@@ -74,15 +122,9 @@ void addSiteCosts(TraceReport& report, const SampleReport& samples) {
     auto function = starts.find({line.path, line.functionLine});
     if (function == starts.end()) continue;
     TraceStart* start = innermost(function->second, line.line);
-    if (!start) continue;
-    // A start's sites of the sample's zone take it; a start that aborted in
-    // other zones only (it was blacklisted there, and runs interpreted in
-    // every zone) gives it to the zone where it aborted most, so that no
-    // sample counts twice.
-    auto inZone = start->sitesByZone.find(line.zonePath);
-    for (AbortSite* site : inZone != start->sitesByZone.end() ? inZone->second : *start->mainZone)
-      site->interpretedSamples += interpreted;
+    if (start) charge(*start, line.zonePath, interpreted);
   }
+  chargeCallees(starts, samples);
   for (AbortSite& site : report.sites) site.costMs = samples.millisecondsOf(site.interpretedSamples);
 }
 

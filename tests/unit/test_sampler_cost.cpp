@@ -454,3 +454,38 @@ TEST_CASE("a trace that runs into blacklisted code names the site that blacklist
   REQUIRE(closure);
   CHECK(closure->blacklistedByLocation.empty());  // the cause itself names none
 }
+
+TEST_CASE("a function entry's cost takes the interpreted samples of the callees its trace would have inlined",
+          "[runtime][sampler][cost]") {
+  // f's entry trace aborts at its closure every time (its start is
+  // blacklisted); g, a vararg function, starts no trace of its own and runs
+  // interpreted whenever f does (`-jv`: no trace at g). With the closure
+  // hoisted, f's trace records g inline: g's time is part of f's cost.
+  auto [report, samples] = runCosted("local n = 0\n"
+                                     "local function g(...)\n"
+                                     "  local a, b = ...\n"
+                                     "  local t = { a, b, a * b, a + b }\n"
+                                     "  return t[1] + t[2] * t[3] - t[4]\n"
+                                     "end\n"
+                                     "local function f(x)\n"
+                                     "  local s = g(x, 2)\n"
+                                     "  local h = function() return s end\n"
+                                     "  return h()\n"
+                                     "end\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  for i = 1, 1000 do n = n + f(i) end\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:9", "snippet.lua:7");
+  REQUIRE(closure);
+  std::uint64_t own = 0, callee = 0;  // interpreted samples on f's lines, and in g
+  for (const LineSamples& line : samples.lines) {
+    if (line.functionLine == 7) own += line.states[VmState::Interpreted];
+    if (line.functionLine == 2) callee += line.states[VmState::Interpreted];
+  }
+  INFO("f's own " << own << ", g's " << callee);
+  REQUIRE(callee > 0);
+  CHECK(closure->interpretedSamples == own + callee);
+}

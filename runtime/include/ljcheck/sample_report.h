@@ -26,10 +26,21 @@ struct StateCounts {
   StateCounts& operator+=(const StateCounts& other);
 };
 
+// The function a frame of a sampled stack ran: its file as report paths are
+// shown and the line it was defined on (0: a main chunk); a C or fast
+// function has no path and line -1, its name only.
+struct FrameFunction {
+  std::string path;
+  int line = -1;
+  std::string cName;  // a C or fast function's name ("pcall"), "" for a Lua one
+  bool isLua() const { return line >= 0; }
+};
+
 // One Sample record: a stack in a zone, with its count by VM state.
 struct SampleRecord {
   std::string zonePath;             // "" when no zone was open
   std::vector<std::string> frames;  // root frame first
+  std::vector<FrameFunction> functions;  // the same frames' functions, root first (not written to reports)
   StateCounts states;
   std::uint64_t count() const { return states.total(); }
   std::string stack() const;  // frames joined by ';'

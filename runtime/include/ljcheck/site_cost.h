@@ -17,8 +17,11 @@ namespace ljcheck {
 // extent holds it (a nested loop's start, not the outer loop's), and there
 // to the sites of its zone (else of the zone where that start aborted
 // most); sites of one start share its samples. Closures nested in the
-// function are functions of their own: their samples are not its. A side
-// or stitched trace's abort (no extent) gets no cost. Sets report.sampled.
+// function are functions of their own: their samples are not its. A
+// function's entry trace also takes the interpreted samples of functions it
+// calls (through Lua frames, pcall or xpcall) that start no trace of their
+// own: its trace would have recorded them inline. A side trace's abort
+// with no extent gets no cost. Sets report.sampled.
 void addSiteCosts(TraceReport& report, const SampleReport& samples);
 
 // The short run summary `ljcheck run` prints on stderr: samples, compiled vs
