@@ -1,0 +1,165 @@
+// Whether a hot blocker blacklists its trace start (see blacklist_verdict.h).
+#include "rules/blacklist_verdict.h"
+
+#include "rules/prediction_sink.h"
+#include "rules/trace_splits_before.h"
+
+namespace ljcheck::rules {
+
+BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding, std::size_t proto,
+                                  std::size_t heatProto, int heatPc, const flow::LoopTrips* unknownAround) {
+  BlacklistVerdict out;
+  const auto& code = fn.chunk.prototypes[proto];
+  const RecorderProfile::Blacklisting needed = fn.profile.loopBlacklisting();
+  // Counted only over loops (and calls) that run it on every pass: where
+  // a branch can go around it, a root trace that records the other path
+  // compiles, and the abort then comes in side traces (measured: a
+  // closure behind `if i % 2 == 0` in a loop of 60,000 turns aborts 4
+  // times and never blacklists).
+  flow::CallGraph::CountStop stop;
+  long runs = fn.calls.steadyRunsAt(heatProto, heatPc, &stop);
+  long allRuns = fn.calls.runsAt(heatProto, heatPc);
+  std::string takes = std::to_string(needed.runs) + " runs take " + std::to_string(needed.aborts) +
+                      " aborts, each doubling the wait before the next try";
+  std::string besides = "; the bytecode shows " + std::to_string(allRuns) + " runs of the loop, but ";
+  // A function's own entry is a trace start too. Every trace that records
+  // a call of it aborts here, so its callers' loops run the calls in the
+  // interpreter, and each one counts its entry down: all its call sites
+  // add up (measured: a closure in a function called from four sites of a
+  // loop of 30,000 turns blacklists the entry after 11 aborts, while the
+  // loop itself is tried 10 times). Its blacklisting takes twice a loop's
+  // runs (RecorderProfile::entryBlacklisting).
+  const RecorderProfile::Blacklisting entryNeeded = fn.profile.entryBlacklisting();
+  long entryCalls = 0;
+  if (!(needed.runs > 0 && runs >= needed.runs) && entryNeeded.runs > 0 &&
+      heatProto + 1 < fn.chunk.prototypes.size() && !fn.chunk.prototypes[heatProto].isVararg() &&
+      fn.calls.onEveryCall(heatProto, heatPc))  // a vararg function's entry is never hot-counted
+    entryCalls = fn.calls.steadyCalls(heatProto);
+  // A call before the blocker that ends or splits the root trace (a stitch,
+  // a RETURN, a callee's loop) leaves the abort to a trace that resumes
+  // after it (trace_splits_before.h): on the way from the function's
+  // entry, or from the start of the loop around it, here or at a call site
+  // of this function in a loop.
+  struct Split {
+    std::string call;    // "the call at line 3 (in main)"; empty: none
+    std::string stitch;  // "the call of string.match at line 3 (in main)", when it surely stitches on every path
+  };
+  auto splitBeforeHere = [&](bool fromEntry) -> Split {
+    auto described = [&](const SplitBefore& found, const std::string& in) {
+      Split split{"the call at line " + std::to_string(found.line) + in, {}};
+      if (found.stitchLine > 0)
+        split.stitch = "the call of " + found.stitchCallee + " at line " + std::to_string(found.stitchLine) + in;
+      return split;
+    };
+    const FunctionView view = fn.of(heatProto);
+    const flow::Loop* loop = fromEntry ? nullptr : view.loops.innermost(heatPc);
+    if (SplitBefore found = splitBefore(view, loop ? loop->first : 1, heatPc); found.line > 0)
+      return described(found, "");
+    if (fromEntry || loop) return {};
+    for (const auto& site : fn.calls.callers(heatProto)) {
+      const FunctionView caller = fn.of(site.proto);
+      const flow::Loop* around = caller.loops.innermost(site.pc);
+      if (!around) continue;
+      if (SplitBefore found = splitBefore(caller, around->first, site.pc); found.line > 0)
+        return described(found, " in " + functionName(fn, site.proto));
+    }
+    return {};
+  };
+  auto splitClause = [](const std::string& call) {
+    return "; " + call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
+           "own), so the abort comes in a trace that resumes after it, not in the root trace: the loop's or "
+           "the function's own start is not blacklisted, so a warning";
+  };
+  // A stitch on every pass before it: the root trace ends at that call,
+  // and the stitched trace that resumes after it aborts here the first
+  // time it is recorded, which links the stitching trace to itself. The
+  // loop needs only to get hot: hotloop turns, the turn that records its
+  // trace and the one that runs it (`luajit -jv`: the one abort shows from
+  // 60 turns on).
+  const long hotloop = fn.profile.param("hotloop", 56);
+  Split split;
+  if (hotloop > 0 && runs >= hotloop + 4 && !(split = splitBeforeHere(false)).stitch.empty()) {
+    out.blacklists = true;
+    out.clause = "; " + split.stitch + " stitches the trace on every pass before it, and the trace that resumes "
+                   "after that call aborts here: LuaJIT then links the stitching trace to itself (a blacklisted "
+                   "link, lj_trace.c trace_abort) and never records after the call again, so from the first "
+                   "abort on what follows the call runs interpreted on every pass (" + std::to_string(runs) +
+                   " runs)";
+  } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBeforeHere(true)).call.empty()) {
+    out.clause = splitClause(split.call);
+  } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty()) {
+    out.clause = splitClause(split.call);
+  } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
+    out.blacklists = true;
+    out.clause = "; its calls in this file, all call sites added up, run at least " + std::to_string(entryCalls) +
+                   " times on every pass, each in the interpreter since every trace that records a call aborts "
+                   "here, and at " + std::to_string(entryNeeded.runs) + " calls or more the trace start at " +
+                   functionName(fn, heatProto) + "'s entry is blacklisted (" + std::to_string(entryNeeded.runs) +
+                   " calls take " + std::to_string(entryNeeded.aborts) +
+                   " aborts, each doubling the wait before the next try)";
+  } else if (needed.runs > 0 && runs >= needed.runs && stop.abortingRoute && finding.pc > 0 &&
+             code.at(finding.pc).op == bytecode::Op::UCLO) {
+    // An upvalue close that only the passes a branch sends here run, the
+    // others aborting elsewhere: the start is blacklisted either way, but
+    // which abort does it depends on the data, and what makes the
+    // function close upvalues at all is a closure it creates, the site to
+    // fix (audit: a type check's early return, never taken, was an error).
+    int closure = 0;  // the function's first FNEW: a UCLO closes locals its closures captured
+    for (int q = 1; q <= code.size() && !closure; ++q)
+      if (code.at(q).op == bytecode::Op::FNEW) closure = code.at(q).line;
+    out.clause = "; the path around it from line " + std::to_string(stop.abortingRoute) +
+                   " runs into another abort the recorder refuses, so every pass aborts and the trace start is "
+                   "blacklisted either way (" + std::to_string(runs) + " runs), but whether the passes close "
+                   "upvalues here depends on the data, and the function closes them only because it creates " +
+                   (closure ? "the closure at line " + std::to_string(closure) : std::string("closures")) +
+                   ": that is the site to fix, so a warning";
+  } else if (needed.runs > 0 && runs >= needed.runs) {
+    out.blacklists = true;
+    // Counted through a route around it that aborts as well: the passes
+    // that take it abort there instead, so every pass aborts.
+    std::string everyPass = stop.abortingRoute
+                                ? "; the path around it from line " + std::to_string(stop.abortingRoute) +
+                                      " runs into another abort the recorder refuses, so every pass aborts"
+                                : std::string();
+    out.clause = everyPass + "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" +
+                   takes + ")";
+  } else if (needed.runs > 0 && allRuns >= needed.runs && stop.kind == flow::CallGraph::CountStop::Kind::Branch) {
+    out.clause = besides + "the branch at line " + std::to_string(stop.line) +
+                   " can go around this abort: a trace that records the other path compiles, and the abort then "
+                   "comes in side traces, " + sideTraceFate(fn.profile) + ", so a warning";
+  } else if (needed.runs > 0 && allRuns >= needed.runs &&
+             stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop) {
+    out.clause = besides + "the loop at line " + std::to_string(stop.line) +
+                   " comes first in each turn: a root trace stops at that inner loop, so only side traces "
+                   "record this abort, " + sideTraceFate(fn.profile) + ", so a warning";
+  } else if (needed.runs > 0 && allRuns >= needed.runs &&
+             stop.kind == flow::CallGraph::CountStop::Kind::LeavesEarly) {
+    out.clause = besides + "the branch at line " + std::to_string(stop.line) +
+                   " can leave a loop around it early, so a warning";
+  } else if (needed.runs > 0 && allRuns >= needed.runs &&
+             stop.kind == flow::CallGraph::CountStop::Kind::UnknownTurns) {
+    out.clause = besides + "the loop at line " + std::to_string(stop.line) +
+                   " turns a number of times the bytecode does not show, maybe none on some passes, so a warning";
+  } else if (needed.runs > 0 && allRuns >= needed.runs && !fn.calls.entryShortfall(heatProto).empty()) {
+    out.clause = "; the bytecode shows " + std::to_string(allRuns) + " runs, but not on every pass: " +
+                   fn.calls.entryShortfall(heatProto) + ", so a warning";
+  } else if (needed.runs > 0 && allRuns >= needed.runs) {
+    out.clause = "; the bytecode shows " + std::to_string(allRuns) +
+                   " runs, but not on every pass of the loops that make the calls (a branch can go around a call, "
+                   "an inner loop where a root trace stops comes first, or a loop turns a number of times the "
+                   "bytecode does not show), so a warning";
+  } else if (needed.runs > 0 && unknownAround) {
+    out.clause = "; the bytecode shows " + std::to_string(allRuns) + " runs of the code around the loop at line " +
+                   std::to_string(unknownAround->line) +
+                   ", which turns a number of times the bytecode does not show, maybe none, so a warning";
+  } else if (needed.runs > 0 && allRuns <= 1) {
+    out.clause = "; the bytecode does not show how often it runs, and blacklisting the trace start needs "
+                   "many runs (" + takes + "), so a warning";
+  } else if (needed.runs > 0) {
+    out.clause = "; the bytecode shows at least " + std::to_string(allRuns) +
+                   " runs, fewer than blacklisting the trace start needs (" + takes + "), so a warning";
+  }
+  return out;
+}
+
+}  // namespace ljcheck::rules

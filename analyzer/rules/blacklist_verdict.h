@@ -1,0 +1,25 @@
+// Whether a blocker that runs hot blacklists its trace start: an `error`,
+// or a warning whose reasoning says what keeps it from that (a branch around
+// it, an inner loop first, a split before it, too few runs).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "flow/call_graph.h"
+#include "rules/rule.h"
+
+namespace ljcheck::rules {
+
+struct BlacklistVerdict {
+  bool blacklists = false;  // an error: the start is blacklisted
+  std::string clause;       // appended to the reasoning: "; at 50000 runs or more, ..."
+};
+
+// For a finding in prototype `proto` (a blocker whose heat is known) whose
+// trace runs at heatPc of heatProto. `unknownAround`: a loop around it whose
+// trip count the bytecode does not show (HeatEvidence), or null.
+BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding, std::size_t proto,
+                                  std::size_t heatProto, int heatPc, const flow::LoopTrips* unknownAround);
+
+}  // namespace ljcheck::rules
