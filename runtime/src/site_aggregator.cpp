@@ -67,20 +67,36 @@ AbortSite newSite(const ResolvedAbort& r, const TraceEvent& ev, const std::strin
 
 // A trace that runs into code already blacklisted aborts with BLACKL where
 // that code's start is: the site that blacklisted a start there (the one
-// with the most aborts) is the cause, named on the BLACKL site.
+// with the most aborts, another reason before a BLACKL) is the cause. When
+// that start was itself blacklisted by running into blacklisted code (a
+// cascade: C calls B calls A, A's closure blacklists A, then B, then C),
+// the chain is followed to the site to fix, named on the BLACKL site.
 void nameBlacklistCauses(std::vector<AbortSite>& sites) {
   std::map<std::string, const AbortSite*> causes;  // by the start location they blacklisted
+  auto better = [](const AbortSite& a, const AbortSite* b) {
+    if (!b) return true;
+    const bool aBlackl = a.reasonId.code() == "BLACKL", bBlackl = b->reasonId.code() == "BLACKL";
+    return aBlackl != bBlackl ? !aBlackl : a.count > b->count;
+  };
   for (const AbortSite& site : sites) {
-    if (site.severity != Severity::Blacklist || site.reasonId.code() == "BLACKL" || site.startPath.empty()) continue;
+    if (site.severity != Severity::Blacklist || site.startPath.empty()) continue;
     const AbortSite*& cause = causes[site.startLocation()];
-    if (!cause || site.count > cause->count) cause = &site;
+    if (better(site, cause)) cause = &site;
   }
   for (AbortSite& site : sites) {
     if (site.reasonId.code() != "BLACKL") continue;
-    auto cause = causes.find(site.location());
-    if (cause == causes.end()) continue;
-    site.blacklistedByLocation = cause->second->location();
-    site.blacklistedByReasonId = cause->second->reasonId.str();
+    const AbortSite* cause = nullptr;
+    std::string at = site.location();
+    for (int hop = 0; hop < 16; ++hop) {  // bounded: a chain never loops back in a real run, a forged one might
+      auto found = causes.find(at);
+      if (found == causes.end() || found->second == &site || found->second == cause) break;
+      cause = found->second;
+      if (cause->reasonId.code() != "BLACKL") break;
+      at = cause->location();
+    }
+    if (!cause) continue;
+    site.blacklistedByLocation = cause->location();
+    site.blacklistedByReasonId = cause->reasonId.str();
   }
 }
 

@@ -433,7 +433,8 @@ TEST_CASE("a trace that runs into blacklisted code names the site that blacklist
   // inner's entry is blacklisted by its closure (its own traces and the
   // first loop's abort there); the second loop's traces record outer, run
   // into inner's blacklisted entry and abort with BLACKL at line 2 (`-jv`:
-  // "blacklisted at snippet.lua:2"), which blacklists that loop too.
+  // "blacklisted at snippet.lua:2"), which blacklists that loop and outer's
+  // entry too.
   auto [report, samples] = runCosted("local n = 0\n"
                                      "local function inner(x)\n"
                                      "  local f = function() return x end\n"
@@ -441,7 +442,9 @@ TEST_CASE("a trace that runs into blacklisted code names the site that blacklist
                                      "end\n"
                                      "local function outer(x) return inner(x) + 1 end\n"
                                      "for i = 1, 100000 do n = n + inner(i) end\n"
-                                     "for i = 1, 100000 do n = n + outer(i) end\n",
+                                     "for i = 1, 100000 do n = n + outer(i) end\n"
+                                     "local function top(x) return outer(x) * 2 end\n"
+                                     "for i = 1, 300000 do n = n + top(i) end\n",
                                      false);
   const std::string summary = runSummary(report, &samples, 10);
   INFO(summary);
@@ -453,6 +456,13 @@ TEST_CASE("a trace that runs into blacklisted code names the site that blacklist
   const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:3");
   REQUIRE(closure);
   CHECK(closure->blacklistedByLocation.empty());  // the cause itself names none
+  // A cascade: outer's entry was blacklisted by running into inner's, and
+  // top's traces run into outer's (`-jv`: "blacklisted at snippet.lua:6"):
+  // the chain is followed to the site to fix.
+  const AbortSite* second = findSite(report, "BLACKL", "snippet.lua:6");
+  REQUIRE(second);
+  CHECK(second->blacklistedByLocation == "snippet.lua:3");
+  CHECK(second->blacklistedByReasonId == "NYIBC:FNEW");
 }
 
 TEST_CASE("a function entry's cost takes the interpreted samples of the callees its trace would have inlined",

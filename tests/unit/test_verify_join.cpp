@@ -370,4 +370,10 @@ TEST_CASE("verify marks a site whose side exit a run left to the interpreter, an
   std::ostringstream json;
   writeVerificationJson(json, v);
   CHECK(json.str().find("\"fallback\": true") != std::string::npos);
+  // A site aborted from two starts, one blacklisted and one a side exit left
+  // to the interpreter (audit 47): both outcomes show.
+  JoinedSite both;
+  both.blacklisted = true;
+  both.fallback = true;
+  CHECK(runOutcome(both) == "blacklisted; left to the interpreter");
 }

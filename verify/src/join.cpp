@@ -44,7 +44,8 @@ std::string_view lintSeverityWord(const JoinedSite& site) {
 }
 
 std::string runOutcome(const JoinedSite& site) {
-  std::string out = site.blacklisted ? "blacklisted" : site.fallback ? "left to the interpreter" : "";
+  std::string out = site.blacklisted ? "blacklisted" : "";
+  if (site.fallback) out += (out.empty() ? "" : "; ") + std::string("left to the interpreter");
   if (site.blacklistedBy)
     out += (out.empty() ? "" : "; ") + std::string("ran into code blacklisted by ") + site.blacklistedBy->location +
            " " + site.blacklistedBy->reasonId;
