@@ -328,6 +328,7 @@ std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observati
       site.zonePath = it->second.zonePath;
       site.blacklisted = it->second.blacklisted;
       site.fallback = it->second.fallback;
+      site.blacklistedBy = it->second.blacklistedBy;
     } else if (s.masked) {
       site.status = JoinedSite::Status::Masked;  // not a finding of its own: the masking site is the one to fix
     } else if (o.coverage && !exercised(site.location, site.reasonId)) {
