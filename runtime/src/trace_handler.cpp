@@ -404,23 +404,21 @@ bool startLocation(lua_State* L, TraceCapture& c, int tr, Where& out) {
 // run interpreted from it: to the back edge of the loop around it, or to
 // its function's end, as after a stitched call (continuationExtent).
 void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord& start) {
-  if (c.paused || start.parent == 0 || start.exitno < 0) return;
-  if (linkType(L, tr) != "interpreter") return;
   lua_rawgeti(L, lua_upvalueindex(kStartFuncsUv), tr);
   const int funcIdx = lua_gettop(L);
+  const TraceCapture::Location* at = cachedLocation(L, c, funcIdx, start.pc);
+  if (!at || at->line < 0) return;
   TraceEvent ev;
   ev.kind = TraceEventKind::ExitFallback;
-  if (Where exit; luaFunctionLocation(L, c, funcIdx, start.pc, exit)) {
-    ev.source = ev.startSource = exit.source;
-    ev.line = ev.startLine = exit.line;
-    ev.startPc = start.pc;
-    ev.startFunctionLine = cachedLocation(L, c, funcIdx, start.pc)->functionLine;
-    const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc);
-    ev.extentFirstLine = extent.first;
-    ev.extentLastLine = extent.second;
-    ev.zone = zoneNow(L, c);
-    c.events.add(ev);
-  }
+  ev.source = ev.startSource = at->source;
+  ev.line = ev.startLine = at->line;
+  ev.startPc = start.pc;
+  ev.startFunctionLine = at->functionLine;
+  const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc);
+  ev.extentFirstLine = extent.first;
+  ev.extentLastLine = extent.second;
+  ev.zone = zoneNow(L, c);
+  c.events.add(ev);
 }
 
 void onStop(lua_State* L, TraceCapture& c) {
@@ -429,18 +427,22 @@ void onStop(lua_State* L, TraceCapture& c) {
   Where started;
   bool callback = false;
   if (!c.paused) recordTraceStop(L, tr);
-  if (const StartRecord* start = startOf(c, tr); start && start->parent != 0 && start->exitno >= 0) {
-    recordExitFallback(L, c, tr, *start);
-    lua_settop(L, kArg6);
-  }
-  // Only a trace that ended at a C or fast function is a split.
+  // A side trace may be the stub of an exit left to the interpreter; only a
+  // trace that ended at a C or fast function is a split. Both need the link
+  // type, read once.
+  const StartRecord* start = startOf(c, tr);
+  const bool sideTrace = !c.paused && start && start->parent != 0 && start->exitno >= 0;
   bool cCallee = !c.paused && lua_type(L, kFunc) == LUA_TFUNCTION && lua_iscfunction(L, kFunc);
   if (cCallee) callback = calledBackFromC(L, c) && startLocation(L, c, tr, started);
-  forget(c, tr);
-  if (!cCallee) return;
+  if (!sideTrace && !cCallee) {
+    forget(c, tr);
+    return;
+  }
   std::string_view link = linkType(L, tr);
   bool stitch = link == "stitch";
-  bool split = stitch || link == "return";
+  bool split = cCallee && (stitch || link == "return");
+  if (sideTrace && link == "interpreter") recordExitFallback(L, c, tr, *start);
+  forget(c, tr);
   lua_settop(L, kArg6);
   if (!split) return;
   TraceEvent ev;
