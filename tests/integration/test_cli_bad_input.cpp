@@ -546,6 +546,12 @@ TEST_CASE("ljcheck verify: a line or sample count of 1e48 is refused by name", "
   ProcessResult flag = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "fallback.json"});
   CHECK(flag.exitCode == 3);
   CHECK(flag.err.find("fallback.json: 'fallback' must be true or false, not \"yes\"") != std::string::npos);
+  json cause = run;
+  cause["sites"][0]["blacklistedBy"] = "x.lua:3";
+  writeFile(dir + "/cause.json", cause.dump());
+  ProcessResult by = ljcheckIn(dir, {"verify", "--static", "lint.json", "--runtime", "cause.json"});
+  CHECK(by.exitCode == 3);
+  CHECK(by.err.find("cause.json: 'blacklistedBy' must be an object, not \"x.lua:3\"") != std::string::npos);
   json aborts = run;
   aborts["totalAborts"] = 1e300;
   writeFile(dir + "/aborts.json", aborts.dump());
