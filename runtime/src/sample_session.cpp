@@ -75,10 +75,7 @@ class ReportBuilder {
     for (const auto& [key, counts] : merged) {
       SampleRecord row;
       row.zonePath = key.first;
-      for (auto it = key.second.rbegin(); it != key.second.rend(); ++it) {
-        row.frames.push_back(label(*it));
-        row.functions.push_back(function(*it));
-      }
+      for (auto it = key.second.rbegin(); it != key.second.rend(); ++it) row.frames.push_back(label(*it));
       row.states = counts;
       report.rows.push_back(std::move(row));
     }
@@ -92,6 +89,14 @@ class ReportBuilder {
     std::stable_sort(report.lines.begin(), report.lines.end(), [](const LineSamples& a, const LineSamples& b) {
       return std::tie(a.path, a.line, a.zonePath, a.functionLine) < std::tie(b.path, b.line, b.zonePath, b.functionLine);
     });
+    for (const auto& [key, samples] : capture_.interpretedCalls) {
+      const std::string& zone = capture_.strings.text(key.first);
+      if (!inZone(zone, options_.zone)) continue;
+      InterpretedStack stack{zone, {}, samples};
+      for (auto it = key.second.rbegin(); it != key.second.rend(); ++it)
+        stack.frames.push_back({function(it->first), it->second});
+      report.interpretedStacks.push_back(std::move(stack));
+    }
     return report;
   }
 

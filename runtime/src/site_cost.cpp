@@ -62,18 +62,6 @@ TraceStart* innermost(Starts& starts, int line) {
   return best;
 }
 
-// The start of a function's entry trace among its starts: the one whose
-// extent begins on the function's first line (a whole-function extent), the
-// widest if several; null when every start is a loop's.
-TraceStart* entryStart(Starts& starts, int functionLine) {
-  TraceStart* best = nullptr;
-  for (auto& [extent, start] : starts) {
-    if (start.firstLine > std::max(functionLine, 1)) continue;
-    if (!best || start.lastLine - start.firstLine > best->lastLine - best->firstLine) best = &start;
-  }
-  return best;
-}
-
 // A start's sites of the sample's zone take it; a start that aborted in
 // other zones only (it was blacklisted there, and runs interpreted in every
 // zone) gives it to the zone where it aborted most, so that no sample
@@ -85,26 +73,27 @@ void charge(TraceStart& start, const std::string& zonePath, std::uint64_t interp
 }
 
 // Interpreted samples of a function with no trace start of its own, called
-// (through Lua frames, pcall or xpcall) from a function whose entry trace
-// aborted: the aborted trace would have recorded that call inline, so the
-// callee runs interpreted because of it. The caller's line is not sampled,
-// so a caller whose starts are all loops' takes none of them.
+// (through Lua frames, pcall or xpcall) from a function whose trace aborted:
+// the aborted trace would have recorded that call inline, so the callee runs
+// interpreted because of it. The caller's start is the innermost one whose
+// lines hold the call (a loop's, or the function entry's), as for the
+// caller's own lines; a call outside them all takes no start.
 void chargeCallees(StartsByFunction& starts, const SampleReport& samples) {
-  for (const SampleRecord& row : samples.rows) {
-    const std::uint64_t interpreted = row.states[VmState::Interpreted];
-    if (interpreted == 0) continue;
-    std::size_t k = row.functions.size();
-    while (k > 0 && !row.functions[k - 1].isLua()) --k;  // the innermost Lua frame
-    if (k == 0 || starts.count({row.functions[k - 1].path, row.functions[k - 1].line})) continue;
+  for (const InterpretedStack& stack : samples.interpretedStacks) {
+    std::size_t k = stack.frames.size();
+    while (k > 0 && !stack.frames[k - 1].function.isLua()) --k;  // the innermost Lua frame
+    if (k == 0) continue;
+    const FrameFunction& callee = stack.frames[k - 1].function;
+    if (starts.count({callee.path, callee.line})) continue;
     while (--k > 0) {
-      const FrameFunction& caller = row.functions[k - 1];
-      if (!caller.isLua()) {
-        if (caller.cName == "pcall" || caller.cName == "xpcall") continue;
+      const SampledCall& caller = stack.frames[k - 1];
+      if (!caller.function.isLua()) {
+        if (caller.function.cName == "pcall" || caller.function.cName == "xpcall") continue;
         break;  // called back from C (a gsub replacement, a sort comparator): never inline
       }
-      auto function = starts.find({caller.path, caller.line});
+      auto function = starts.find({caller.function.path, caller.function.line});
       if (function == starts.end()) continue;
-      if (TraceStart* entry = entryStart(function->second, caller.line)) charge(*entry, row.zonePath, interpreted);
+      if (TraceStart* start = innermost(function->second, caller.line)) charge(*start, stack.zonePath, stack.samples);
       break;
     }
   }

@@ -499,3 +499,43 @@ TEST_CASE("a function entry's cost takes the interpreted samples of the callees 
   REQUIRE(callee > 0);
   CHECK(closure->interpretedSamples == own + callee);
 }
+
+TEST_CASE("a loop's cost takes the interpreted samples of the callees its trace would have inlined",
+          "[runtime][sampler][cost]") {
+  // The inner loop's trace aborts at its closure every time (blacklisted);
+  // g, a vararg function, starts no trace of its own and runs interpreted
+  // whenever the loop does. With the closure hoisted, the loop's trace
+  // records g inline: g's time is part of the loop's cost. The sampler
+  // keeps the line each caller was on, so the call at line 11 is the inner
+  // loop's, not the outer one's.
+  auto [report, samples] = runCosted("local n = 0\n"
+                                     "local function g(...)\n"
+                                     "  local a, b = ...\n"
+                                     "  local t = { a, b, a * b, a + b }\n"
+                                     "  return t[1] + t[2] * t[3] - t[4]\n"
+                                     "end\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  for i = 1, 1000 do\n"
+                                     "    local h = function() return i end\n"
+                                     "    n = n + g(i, 2)\n"
+                                     "  end\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:10", "snippet.lua:9");
+  REQUIRE(closure);
+  REQUIRE(closure->extentFirstLine == 9);  // the inner loop, not the whole chunk
+  const int last = closure->extentLastLine;
+  std::uint64_t own = 0, callee = 0;  // interpreted samples on the inner loop's lines, and in g
+  for (const LineSamples& line : samples.lines) {
+    if (line.functionLine == 0 && line.line >= 9 && line.line <= last) own += line.states[VmState::Interpreted];
+    if (line.functionLine == 2) callee += line.states[VmState::Interpreted];
+  }
+  INFO("the loop's own " << own << ", g's " << callee);
+  REQUIRE(callee > 0);
+  CHECK(closure->interpretedSamples == own + callee);
+  // The outer loop's start (if its trace aborted too) takes none of g's.
+  for (const AbortSite& site : report.sites)
+    if (site.startLocation() == "snippet.lua:8") CHECK(site.interpretedSamples < callee);
+}

@@ -36,11 +36,26 @@ struct FrameFunction {
   bool isLua() const { return line >= 0; }
 };
 
+// A frame of a sampled stack: the function it ran and the line it was on
+// (-1 in a C function).
+struct SampledCall {
+  FrameFunction function;
+  int line = -1;
+};
+
+// The interpreted samples of one stack in a zone, with each frame's line,
+// root first: which loop or function entry a callee ran under, for site
+// costs (site_cost.cpp). Not written to reports.
+struct InterpretedStack {
+  std::string zonePath;
+  std::vector<SampledCall> frames;
+  std::uint64_t samples = 0;
+};
+
 // One Sample record: a stack in a zone, with its count by VM state.
 struct SampleRecord {
   std::string zonePath;             // "" when no zone was open
   std::vector<std::string> frames;  // root frame first
-  std::vector<FrameFunction> functions;  // the same frames' functions, root first (not written to reports)
   StateCounts states;
   std::uint64_t count() const { return states.total(); }
   std::string stack() const;  // frames joined by ';'
@@ -65,6 +80,7 @@ struct SampleReport {
   StateCounts states;               // the same samples by VM state
   std::vector<SampleRecord> rows;   // by count, descending
   std::vector<LineSamples> lines;   // by path, then line, then zone
+  std::vector<InterpretedStack> interpretedStacks;  // bounded as the stacks are; not written
   std::string zoneFilter;           // the zone prefix applied ("" = none)
   std::string rootModule;           // the root module applied ("" = none)
 
