@@ -10,7 +10,7 @@ namespace {
 auto fieldsOf(const TraceEvent& ev) {
   return std::tie(ev.kind, ev.blacklistedStart, ev.code, ev.subject, ev.errorText, ev.source, ev.line, ev.zone,
                   ev.startSource, ev.startLine, ev.startPc, ev.startFunctionLine, ev.extentFirstLine,
-                  ev.extentLastLine);
+                  ev.extentLastLine, ev.functionLine);
 }
 
 void mix(std::size_t& seed, std::size_t value) { seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2); }
@@ -53,6 +53,8 @@ void EventTally::add(const TraceEvent& ev) {
   }
   if (ev.kind == TraceEventKind::Abort) ++overflow_.aborts;
   else if (ev.kind == TraceEventKind::ExitFallback) ++overflow_.fallbacks;
+  else if (ev.kind == TraceEventKind::ExitFallbackCaller) {
+  }  // only part of an exit's extent: lost with it
   else ++overflow_.splits;
   if (ev.blacklistedStart) ++overflow_.blacklistings;
 }

@@ -82,6 +82,13 @@ std::string toJson(const TraceReport& report, const SampleReport* samples) {
                      {"start", site.startLocation()},
                      {"extent", {site.extentFirstLine, site.extentLastLine}},
                      {"fallback", site.fallback}});
+    if (!site.callerExtents.empty()) {
+      Json callers = Json::array();
+      for (const AbortSite::CallerExtent& caller : site.callerExtents)
+        callers.push_back({{"path", caller.path}, {"function", caller.functionLine},
+                           {"extent", {caller.firstLine, caller.lastLine}}});
+      sites.back()["callerExtents"] = std::move(callers);
+    }
     if (!site.blacklistedByLocation.empty())
       sites.back()["blacklistedBy"] = {{"location", site.blacklistedByLocation},
                                        {"reasonId", site.blacklistedByReasonId}};

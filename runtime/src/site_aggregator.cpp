@@ -1,6 +1,7 @@
 // Events to sites (see site_aggregator.h).
 #include "site_aggregator.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -20,7 +21,8 @@ ResolvedAbort resolve(const TraceEvent& ev, const StringPool& strings, const Liv
     case TraceEventKind::Stitch: return resolveSplit(SplitKind::Stitch, ev.subject, namesOf(profile));
     case TraceEventKind::Return: return resolveSplit(SplitKind::Return, ev.subject, namesOf(profile));
     case TraceEventKind::Abort:
-    case TraceEventKind::ExitFallback: break;
+    case TraceEventKind::ExitFallback:
+    case TraceEventKind::ExitFallbackCaller: break;
   }
   RawAbort raw{ev.code, ev.subject, profile.traceErrorMessage(ev.code), ev.code < 0 ? strings.text(ev.errorText) : ""};
   return resolveAbort(profile.mappingProfile(), raw, namesOf(profile));
@@ -115,13 +117,29 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
   // Side exits left to the interpreter (TraceEventKind::ExitFallback), by
   // the file, line and pc they name: the side traces that aborted there
   // kept the code from the exit on out of traces, which is their extent.
+  // Each (parent trace, exit) is one record; exits of several parents at
+  // one pc share their extent. The frames such an exit returns into
+  // (ExitFallbackCaller) add theirs.
   std::map<std::tuple<std::string, int, int>, std::pair<int, int>> fallbackExits;
-  for (const auto& [ev, count] : events.records())
-    if (ev.kind == TraceEventKind::ExitFallback)
-      fallbackExits.emplace(std::make_tuple(pathOf(ev.startSource), ev.startLine, ev.startPc),
-                            std::make_pair(ev.extentFirstLine, ev.extentLastLine));
+  std::map<std::tuple<std::string, int, int>, std::vector<AbortSite::CallerExtent>> fallbackCallers;
+  std::uint64_t exitsLeft = 0;
   for (const auto& [ev, count] : events.records()) {
-    if (ev.kind == TraceEventKind::ExitFallback) continue;
+    const auto exit = std::make_tuple(pathOf(ev.startSource), ev.startLine, ev.startPc);
+    if (ev.kind == TraceEventKind::ExitFallback) {
+      ++exitsLeft;
+      fallbackExits.emplace(exit, std::make_pair(ev.extentFirstLine, ev.extentLastLine));
+    } else if (ev.kind == TraceEventKind::ExitFallbackCaller) {
+      AbortSite::CallerExtent caller{pathOf(ev.source), ev.functionLine, ev.extentFirstLine, ev.extentLastLine};
+      auto& callers = fallbackCallers[exit];
+      if (std::none_of(callers.begin(), callers.end(), [&](const AbortSite::CallerExtent& known) {
+            return known.path == caller.path && known.functionLine == caller.functionLine &&
+                   known.firstLine == caller.firstLine && known.lastLine == caller.lastLine;
+          }))
+        callers.push_back(std::move(caller));
+    }
+  }
+  for (const auto& [ev, count] : events.records()) {
+    if (ev.kind == TraceEventKind::ExitFallback || ev.kind == TraceEventKind::ExitFallbackCaller) continue;
     if (ev.kind == TraceEventKind::Abort) report.totalAborts += count;
     ResolvedAbort r = resolve(ev, strings, ctx.profile);
     const std::string& path = pathOf(ev.source);
@@ -146,6 +164,8 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
         site.fallback = true;
         site.extentFirstLine = exit->second.first;
         site.extentLastLine = exit->second.second;
+        auto callers = fallbackCallers.find(exit->first);
+        if (callers != fallbackCallers.end()) site.callerExtents = callers->second;
       }
     }
   }
@@ -156,7 +176,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
   report.collector.overflowAborts = overflow.aborts;
   report.collector.overflowSplits = overflow.splits;
   report.blacklisted = blacklistedStarts.size() + overflow.blacklistings;
-  report.fallbackExits = fallbackExits.size() + overflow.fallbacks;
+  report.fallbackExits = exitsLeft + overflow.fallbacks;
   for (auto& [key, group] : groups) {
     // A benign reason that blacklisted its start site is no longer benign.
     if (group.benign && !ctx.includeBenign && group.site.severity != Severity::Blacklist) continue;

@@ -27,13 +27,20 @@ using StartsByFunction = std::map<std::pair<std::string, int>, Starts>;
 
 StartsByFunction startsOf(TraceReport& report) {
   StartsByFunction starts;
+  auto add = [&starts](AbortSite& site, const std::string& path, int functionLine, int first, int last, int line) {
+    TraceStart& start = starts[{path, functionLine}][{first, last, line}];
+    start.firstLine = first;
+    start.lastLine = last;
+    start.sitesByZone[site.zonePath].push_back(&site);
+  };
   for (AbortSite& site : report.sites) {
     if (!site.hasExtent() || site.startFunctionLine < 0) continue;
-    TraceStart& start =
-        starts[{site.startPath, site.startFunctionLine}][{site.extentFirstLine, site.extentLastLine, site.startLine}];
-    start.firstLine = site.extentFirstLine;
-    start.lastLine = site.extentLastLine;
-    start.sitesByZone[site.zonePath].push_back(&site);
+    add(site, site.startPath, site.startFunctionLine, site.extentFirstLine, site.extentLastLine, site.startLine);
+    // The frames a fallback exit returns into, as starts of no line of
+    // their own: exits that return to the same lines share them.
+    for (const AbortSite::CallerExtent& caller : site.callerExtents)
+      if (caller.functionLine >= 0 && caller.firstLine > 0)
+        add(site, caller.path, caller.functionLine, caller.firstLine, caller.lastLine, 0);
   }
   for (auto& [function, byExtent] : starts)
     for (auto& [extent, start] : byExtent) {

@@ -397,6 +397,74 @@ bool startLocation(lua_State* L, TraceCapture& c, int tr, Where& out) {
   return found;
 }
 
+// The first pc of the Lua function at funcIdx on `line`, or -1.
+int firstPcOnLine(lua_State* L, TraceCapture& c, int funcIdx, int line) {
+  for (int pc = 0; instructionAt(L, c, funcIdx, pc) >= 0; ++pc) {
+    pushFuncinfo(L, funcIdx, &pc);
+    const int at = lua::intField(L, -1, "currentline", -1);
+    lua_pop(L, 1);
+    if (at == line) return pc;
+  }
+  return -1;
+}
+
+// The function the root trace of side trace `parent`'s family started in,
+// as (chunk, first line); {0, -1} when this capture did not see it start.
+std::pair<StringId, int> rootFunctionOf(lua_State* L, TraceCapture& c, int parent) {
+  int root = parent;
+  for (int hops = 0; hops < 64 && root > 0 && static_cast<std::size_t>(root) < c.starts.size(); ++hops) {
+    const StartRecord& s = c.starts[static_cast<std::size_t>(root)];
+    if (s.parent == 0) {
+      lua_rawgeti(L, lua_upvalueindex(kStartFuncsUv), root);
+      const TraceCapture::Location* at = cachedLocation(L, c, lua_gettop(L), s.pc);
+      lua_pop(L, 1);
+      if (at && at->line >= 0) return {at->source, at->functionLine};
+      break;
+    }
+    root = s.parent;
+  }
+  return {0, -1};
+}
+
+// An exit left to the interpreter inside a function its root trace inlined
+// (the loop calls step(), the exit is in step): after that function returns,
+// its caller runs interpreted too, up to the back edge of the root's loop,
+// where it enters the trace again. One ExitFallbackCaller event per frame
+// from the exit's caller out to the root's own function, each with what it
+// runs from its call on (continuationExtent); none when the exit is in the
+// root's function, or the root's frame is not within a few Lua levels.
+void recordFallbackCallers(lua_State* L, TraceCapture& c, const StartRecord& start, const TraceEvent& exit) {
+  constexpr int kMaxInlinedLevels = 8;
+  const auto [rootSource, rootLine] = rootFunctionOf(L, c, start.parent);
+  if (rootLine < 0 || (exit.startSource == rootSource && exit.startFunctionLine == rootLine)) return;
+  lua_Debug ar;
+  int rootLevel = 0;  // level 1 is the exit's frame
+  for (int level = 2; level <= kMaxInlinedLevels + 1 && lua_getstack(L, level, &ar); ++level) {
+    if (!lua_getinfo(L, "S", &ar) || std::strcmp(ar.what, "C") == 0) return;  // inlined frames are Lua's
+    if (c.nameId(ar.source ? ar.source : "") == rootSource && ar.linedefined == rootLine) {
+      rootLevel = level;
+      break;
+    }
+  }
+  for (int level = 2; level <= rootLevel; ++level) {
+    if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Slf", &ar)) return;
+    const int funcIdx = lua_gettop(L);
+    const int pc = ar.currentline > 0 ? firstPcOnLine(L, c, funcIdx, ar.currentline) : -1;
+    if (pc >= 0) {
+      TraceEvent caller = exit;
+      caller.kind = TraceEventKind::ExitFallbackCaller;
+      caller.source = c.nameId(ar.source ? ar.source : "");
+      caller.line = ar.currentline;
+      caller.functionLine = ar.linedefined;
+      const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, pc);
+      caller.extentFirstLine = extent.first;
+      caller.extentLastLine = extent.second;
+      c.events.add(caller);
+    }
+    lua_pop(L, 1);
+  }
+}
+
 // Trace tr, a side trace, stopped at once with link type "interpreter": the
 // stub lj_record.c links a side exit to when it gives up on the exit (after
 // hotexit + tryside exits, or maxside side traces of its root; -jv's
@@ -414,11 +482,14 @@ void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord
   ev.line = ev.startLine = at->line;
   ev.startPc = start.pc;
   ev.startFunctionLine = at->functionLine;
+  ev.code = start.parent;  // the exit as -jv counts them: the parent trace and its exit
+  ev.subject = start.exitno;
   const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc);
   ev.extentFirstLine = extent.first;
   ev.extentLastLine = extent.second;
   ev.zone = zoneNow(L, c);
   c.events.add(ev);
+  recordFallbackCallers(L, c, start, ev);
 }
 
 void onStop(lua_State* L, TraceCapture& c) {

@@ -539,3 +539,52 @@ TEST_CASE("a loop's cost takes the interpreted samples of the callees its trace 
   for (const AbortSite& site : report.sites)
     if (site.startLocation() == "snippet.lua:8") CHECK(site.interpretedSamples < callee);
 }
+
+TEST_CASE("a side exit left to the interpreter inside an inlined function charges its caller's lines after the return",
+          "[runtime][sampler][cost]") {
+  // The loop's trace inlines step(); the exit at step's branch (line 5) is
+  // left to the interpreter after its side traces abort in slow(). Passes
+  // that take it run step's rest interpreted, return into the loop body
+  // and run its lines 16-17 interpreted up to the back edge, where the
+  // loop's trace is entered again: both frames' lines are the site's cost
+  // (audit 47's fb5, `-jv`: "(1/n) snippet.lua:6 -- fallback to interpreter").
+  auto [report, samples] = runCosted("local function slow(x)\n"
+                                     "  return (setmetatable({}, {__index = function() return x end})).k\n"
+                                     "end\n"
+                                     "local function step(i, t)\n"
+                                     "  if i % 4 == 0 then\n"
+                                     "    t = t + slow(i)\n"
+                                     "  else\n"
+                                     "    t = t + i\n"
+                                     "  end\n"
+                                     "  return t\n"
+                                     "end\n"
+                                     "local t, i = 0, 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  i = i + 1\n"
+                                     "  t = step(i, t)\n"
+                                     "  t = t - 1\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* closure = nullptr;
+  for (const AbortSite& site : report.sites)
+    if (site.reasonId.str() == "NYIBC:FNEW" && site.location() == "snippet.lua:2" && site.fallback) closure = &site;
+  REQUIRE(closure);
+  REQUIRE(closure->callerExtents.size() == 1);
+  const AbortSite::CallerExtent& caller = closure->callerExtents[0];
+  CHECK(caller.path == "snippet.lua");
+  CHECK(caller.functionLine == 0);  // the main chunk
+  CHECK(caller.firstLine == 16);
+  CHECK(caller.lastLine == 17);
+  std::uint64_t inStep = 0, inCaller = 0;  // interpreted samples on the two extents' lines
+  for (const LineSamples& line : samples.lines) {
+    if (line.functionLine == 4 && line.line >= closure->extentFirstLine && line.line <= closure->extentLastLine)
+      inStep += line.states[VmState::Interpreted];
+    if (line.functionLine == 0 && line.line >= 16 && line.line <= 17) inCaller += line.states[VmState::Interpreted];
+  }
+  INFO("step's lines " << inStep << ", the caller's " << inCaller);
+  REQUIRE(inCaller > 0);
+  CHECK(closure->interpretedSamples >= inStep + inCaller);
+}

@@ -39,6 +39,15 @@ struct AbortSite {
   // after hotexit + tryside exits (or maxside side traces of the root) it
   // links the exit to the interpreter (-jv: "fallback to interpreter").
   bool fallback = false;
+  // Of a fallback exit inside a function the root trace had inlined: each
+  // frame it returns into, out to the root's, and what that frame then runs
+  // interpreted (from its call to the loop's back edge, or its end).
+  struct CallerExtent {
+    std::string path;
+    int functionLine = -1;  // the function's first line (0: a main chunk)
+    int firstLine = 0, lastLine = 0;
+  };
+  std::vector<CallerExtent> callerExtents;
   // Of a BLACKL site (a trace ran into code already blacklisted, at that
   // code's start): the site whose aborts blacklisted that start in this run,
   // the one to fix; empty when the run did not see it.
