@@ -1,10 +1,56 @@
 // Whether a hot blocker blacklists its trace start (see blacklist_verdict.h).
 #include "rules/blacklist_verdict.h"
 
+#include "flow/instruction_effects.h"
+#include "flow/refused_bytecodes.h"
+#include "rules/masking.h"
 #include "rules/prediction_sink.h"
 #include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
+namespace {
+
+// A call of this file, in the same loop body before each call of function
+// `proto` from a loop, whose callee closes upvalues before it returns (it
+// creates closures: masking.h, closingReturnLine), with no other call in
+// between: the loop's trace aborts in that callee on every pass and never
+// records the call of `proto`, which then runs in the interpreter, where
+// only `proto`'s own entry counts towards a trace (audit 49: two helpers
+// that each return a closure, called one after the other in a loop of
+// 50,000 turns; `-jv` shows the loop blacklisted at the first, the second's
+// entry aborting 10 times and never blacklisted). "the call of first at
+// line 4 (in main)"; empty when a loop's call of `proto` is not behind such
+// a call, or none is in a loop.
+std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto) {
+  if (!flow::refuses(fn.profile, bytecode::Op::UCLO)) return {};
+  std::string first;
+  for (const flow::CallSite& site : fn.calls.callers(proto)) {
+    const FunctionView caller = fn.of(site.proto);
+    const flow::Loop* loop = caller.loops.innermost(site.pc);
+    if (!loop) continue;
+    std::vector<int> closing;
+    for (int pc = loop->first; pc < site.pc; ++pc) {
+      const auto& ins = caller.proto.at(pc);
+      if (ins.op != bytecode::Op::CALL && ins.op != bytecode::Op::CALLM) continue;
+      const flow::Value callee = fn.values.at(site.proto, pc, ins.a);
+      if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size() &&
+          callee.proto != proto && closingReturnLine(fn.chunk.prototypes[callee.proto]) > 0)
+        closing.push_back(pc);
+    }
+    if (closing.empty()) return {};
+    const int masker = Masking(fn.chunk, site.proto, fn.values, fn.calls, closing).firstMasker(site.pc);
+    if (masker == 0) return {};
+    for (int q = masker + 1; q < site.pc; ++q)
+      if (flow::isCallOrIterator(caller.proto.at(q).op)) return {};
+    if (first.empty())
+      first = "the call of " + functionName(fn, fn.values.at(site.proto, masker, caller.proto.at(masker).a).proto) +
+              " at line " + std::to_string(caller.proto.at(masker).line) + " (in " + functionName(fn, site.proto) +
+              ")";
+  }
+  return first;
+}
+
+}  // namespace
 
 BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding, std::size_t proto,
                                   std::size_t heatProto, int heatPc, const flow::LoopTrips* unknownAround) {
@@ -30,6 +76,14 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   // loop itself is tried 10 times). Its blacklisting takes twice a loop's
   // runs (RecorderProfile::entryBlacklisting).
   const RecorderProfile::Blacklisting entryNeeded = fn.profile.entryBlacklisting();
+  // Runs counted through calls from a loop whose trace aborts earlier on
+  // every pass, in another function of this file: that loop is blacklisted
+  // by the other abort, and this one aborts only the function's own entry.
+  const std::string abortsBefore =
+      needed.runs > 0 && runs >= needed.runs && !fn.of(heatProto).loops.innermost(heatPc)
+          ? loopAbortsBeforeEveryCall(fn, heatProto)
+          : std::string();
+  if (!abortsBefore.empty()) runs = 0;
   long entryCalls = 0;
   if (!(needed.runs > 0 && runs >= needed.runs) && entryNeeded.runs > 0 &&
       heatProto + 1 < fn.chunk.prototypes.size() && !fn.chunk.prototypes[heatProto].isVararg() &&
@@ -97,6 +151,12 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    functionName(fn, heatProto) + "'s entry is blacklisted (" + std::to_string(entryNeeded.runs) +
                    " calls take " + std::to_string(entryNeeded.aborts) +
                    " aborts, each doubling the wait before the next try)";
+  } else if (!abortsBefore.empty()) {
+    out.clause = "; but the loops that make its calls abort first at " + abortsBefore +
+                   ", which creates closures, on every pass, so their traces never record these calls, and only " +
+                   functionName(fn, heatProto) + "'s own entry trace aborts here: its " + std::to_string(entryCalls) +
+                   " calls on every pass are fewer than the " + std::to_string(entryNeeded.runs) +
+                   " that blacklist it, so a warning";
   } else if (needed.runs > 0 && runs >= needed.runs && stop.abortingRoute && finding.pc > 0 &&
              code.at(finding.pc).op == bytecode::Op::UCLO) {
     // An upvalue close that only the passes a branch sends here run, the

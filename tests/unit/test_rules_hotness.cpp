@@ -1046,3 +1046,29 @@ TEST_CASE("NYIRETL after a loop and a tail call to a fast function with side eff
   REQUIRE(find_);
   CHECK(find_->message.find("tail-calls string.find") != std::string::npos);
 }
+
+TEST_CASE("a helper's closure behind another helper's in the same loop blacklists only its own entry",
+          "[rules][hotness]") {
+  // The loop's trace aborts in first() on every pass and is blacklisted
+  // there; second() runs interpreted and only its own entry is tried
+  // (`-jv`: 10 aborts at its entry for 50,000 turns, 11 and blacklisted for
+  // 100,000, where a function entry needs twice a loop's runs).
+  auto source = [](const char* turns) {
+    return std::string("local function first(x)\n  return function() return x end\nend\n"
+                       "local function second(x)\n  return function() return x + 1 end\nend\n"
+                       "local n = 0\nfor i = 1, ") +
+           turns + " do\n  local a = first(i)\n  local b = second(i)\n  n = n + a() + b()\nend\n";
+  };
+  auto ps = predict(source("50000"));
+  REQUIRE(find(ps, 2, "NYIBC:FNEW"));
+  CHECK(find(ps, 2, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  const Prediction* second = find(ps, 5, "NYIBC:FNEW");
+  REQUIRE(second);
+  CHECK(second->severity == Severity::Warn);
+  CHECK(second->confidence == Confidence::Certain);
+  CHECK(second->reasoning.find("abort first at the call of first at line 9") != std::string::npos);
+  auto big = predict(source("100000"));
+  REQUIRE(find(big, 5, "NYIBC:FNEW"));
+  CHECK(find(big, 5, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  CHECK(find(big, 5, "NYIBC:FNEW")->reasoning.find("second's entry is blacklisted") != std::string::npos);
+}
