@@ -103,6 +103,7 @@ std::string toJson(const TraceReport& report, const SampleReport* samples) {
   doc["totalAborts"] = report.totalAborts;
   doc["blacklisted"] = report.blacklisted;
   doc["fallbackExits"] = report.fallbackExits;
+  doc["includeBenign"] = report.includesBenign;
   doc["sites"] = std::move(sites);
   const CollectorUsage& usage = report.collector;
   doc["collector"] = {{"maxSites", usage.maxSites},

@@ -177,6 +177,7 @@ TraceReport TraceSession::stop(lua_State* L) {
   AggregationContext context{profile_, ReasonCatalog::builtin(), *locations_, options_.includeBenign};
   aggregateSites(capture_->events, capture_->strings, context, report);
   report.coverage = options_.coverage;
+  report.includesBenign = options_.includeBenign;
   if (report.coverage) {
     report.visited = visitedLocations(capture_->visited, capture_->strings, *locations_);
     report.visitedInstructions =

@@ -115,6 +115,29 @@ TEST_CASE("verify joins stop-class observations and always shows a blacklisting 
   CHECK(find(all, "a.lua:7", "LLEAVE")->status == Status::Missed);
 }
 
+TEST_CASE("a stop-class prediction is not judged by runs that kept no stop-class aborts as sites", "[verify]") {
+  // `ljcheck run` without --include-benign keeps a LINNER that blacklisted
+  // nothing in its totals only: such a run cannot show the prediction, so
+  // it is neither latent nor confirmed (audit 49), and a warning says why.
+  SiteReport lint = report("lint.json", "lint", "/proj",
+                           {site("a.lua", 5, "LINNER", "likely"), site("a.lua", 9, "NYIBC:FNEW", "certain")});
+  SiteReport run = report("run.json", "runtime", "/proj", {});
+  run.hasCoverage = true;
+  run.visited = {"a.lua:5", "a.lua:9"};
+  run.includesBenign = false;
+  Verification v = verify(lint, {run}, {});
+  CHECK_FALSE(find(v, "a.lua:5", "LINNER"));
+  CHECK(find(v, "a.lua:9", "NYIBC:FNEW")->status == Status::Latent);
+  bool warned = false;
+  for (const auto& w : v.warnings) warned = warned || w.find("1 stop-class predictions (LINNER) are not judged") == 0;
+  CHECK(warned);
+  run.includesBenign = true;  // kept: then unobserved is refuted
+  CHECK(find(verify(lint, {run}, {}), "a.lua:5", "LINNER")->status == Status::Latent);
+  run.includesBenign.reset();  // an older report: told by a stop-class site that blacklisted nothing
+  run.sites = {site("a.lua", 30, "LLEAVE", "", 2)};
+  CHECK(find(verify(lint, {run}, {}), "a.lua:5", "LINNER")->status == Status::Latent);
+}
+
 TEST_CASE("verify counts sites in loaded chunks apart and sorts rows by path and numeric line", "[verify]") {
   SiteReport lint = report("lint.json", "lint", "/proj", {});
   SiteReport run = report("run.json", "runtime", "/proj",

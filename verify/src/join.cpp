@@ -282,9 +282,30 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
   return o;
 }
 
+// Whether some run kept stop-class aborts that blacklisted nothing as
+// sites (ljcheck run --include-benign; from older reports, whether one
+// holds such a site). Without runs there is nothing to tell.
+bool recordsStopClass(const std::vector<SiteReport>& runs) {
+  if (runs.empty()) return true;
+  for (const auto& run : runs) {
+    if (run.includesBenign) {
+      if (*run.includesBenign) return true;
+      continue;
+    }
+    for (const auto& s : run.sites)
+      if (isBenign(s.reasonId) && s.severity != "blacklist") return true;
+  }
+  return false;
+}
+
 // Each prediction (once per site and reasonId) with its status: confirmed,
-// masked, unexercised or latent. `predicted` collects their keys.
-std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observations& o, std::set<Key>& predicted) {
+// masked, unexercised or latent. `predicted` collects their keys. A
+// stop-class prediction no run observed, when no run kept such aborts as
+// sites, is not judged at all: the runs could not have shown it (audit 49:
+// three LINNER and DOWNREC sites `-jv` showed were "latent"); their
+// reasonIds go to `unjudged`.
+std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observations& o, bool stopClassRecorded,
+                                         std::set<Key>& predicted, std::map<std::string, long>& unjudged) {
   // The instructions the predictions of each site are about ("" for one
   // that names none: an older lint report, a function's entry).
   std::map<Key, std::set<std::string>> predictedInstructions;
@@ -310,6 +331,10 @@ std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observati
     Key key{s.location(), s.reasonId};
     if (!predicted.insert(key).second) continue;
     auto it = o.sites.find(key);
+    if (it == o.sites.end() && !stopClassRecorded && isBenign(s.reasonId)) {
+      ++unjudged[s.reasonId];
+      continue;
+    }
     JoinedSite site;
     site.reasonId = s.reasonId;
     site.location = s.location();
@@ -444,7 +469,16 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   v.coverage = observations.coverage;
   v.sampled = observations.sampled;
   std::set<Key> predicted;
-  v.sites = judgePredictions(lint, observations, predicted);
+  std::map<std::string, long> unjudged;  // stop-class reasonId -> predictions the runs could not show
+  v.sites = judgePredictions(lint, observations, recordsStopClass(runs), predicted, unjudged);
+  if (!unjudged.empty()) {
+    long count = 0;
+    for (const auto& entry : unjudged) count += entry.second;
+    auto reason = [](const std::pair<const std::string, long>& entry) { return entry.first; };
+    v.warnings.push_back(std::to_string(count) + " stop-class predictions (" + someOf(unjudged, 5, reason) +
+                         ") are not judged: no runtime report kept stop-class aborts as sites (record them with "
+                         "ljcheck run --include-benign)");
+  }
   warnOfUnknownReasons(lint, runs, v);
   judgeUnpredicted(lint, observations, predicted, options, v);
   std::stable_sort(v.sites.begin(), v.sites.end(), byPathThenLine);

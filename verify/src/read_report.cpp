@@ -126,6 +126,11 @@ StateSamples stateSamples(const nlohmann::json& j, const std::string& path) {
 void readRun(const nlohmann::json& j, SiteReport& r) {
   r.durationSec = numberField(j, "durationSec", 0.0, r.file);
   r.totalAborts = wholeField(j, "totalAborts", r.file);
+  if (j.contains("includeBenign")) {
+    if (!j.at("includeBenign").is_boolean())
+      throw ReportError(r.file + ": 'includeBenign' must be true or false, not " + shownValue(j.at("includeBenign")));
+    r.includesBenign = j.at("includeBenign").get<bool>();
+  }
   if (j.contains("collector")) {
     const auto& collector = j.at("collector");
     r.siteLimitReached = collector.value("limitReached", false);

@@ -89,6 +89,9 @@ struct TraceReport {
   ReportEnvelope envelope;
   std::string script;  // the hosted script, when known
   bool coverage = false;             // the session recorded visited lines
+  // Stop-class aborts (LINNER, LLEAVE, ...) that blacklisted nothing are
+  // sites too (--include-benign); without it they are in totalAborts only.
+  bool includesBenign = false;
   std::vector<std::string> visited;  // "path:line" the recorder visited, by path then line
   // With coverage: the bytecodes the recorder visited on each such line,
   // by name ("path:line" -> FNEW, CALL, ...).

@@ -124,6 +124,10 @@ struct SiteReport {
   // once reached, some aborts and splits are in totalAborts but in no site.
   bool siteLimitReached = false;
   long maxSites = 0, overflowAborts = 0, overflowSplits = 0;
+  // Whether the run kept stop-class aborts that blacklisted nothing as
+  // sites ("includeBenign"; absent from older reports: then whether it
+  // holds such a site).
+  std::optional<bool> includesBenign;
 };
 
 // Reads lint JSON or runtime JSON; reasonIds written under an older catalog
