@@ -173,6 +173,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    "upvalues here depends on the data, and the function closes them only because it creates " +
                    (closure ? "the closure at line " + std::to_string(closure) : std::string("closures")) +
                    ": that is the site to fix, so a warning";
+    out.dependsOnData = true;
   } else if (needed.runs > 0 && runs >= needed.runs) {
     out.blacklists = true;
     // Counted through a route around it that aborts as well: the passes
@@ -187,6 +188,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.clause = besides + "the branch at line " + std::to_string(stop.line) +
                    " can go around this abort: a trace that records the other path compiles, and the abort then "
                    "comes in side traces, " + sideTraceFate(fn.profile) + ", so a warning";
+    out.dependsOnData = true;
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop) {
     out.clause = besides + "the loop at line " + std::to_string(stop.line) +

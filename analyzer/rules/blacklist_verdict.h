@@ -14,6 +14,10 @@ namespace ljcheck::rules {
 struct BlacklistVerdict {
   bool blacklists = false;  // an error: the start is blacklisted
   std::string clause;       // appended to the reasoning: "; at 50000 runs or more, ..."
+  // Whether passes run it at all depends on the data (a branch can go
+  // around it): the loop's heat is no evidence that it runs hot, so it is
+  // `likely` at most.
+  bool dependsOnData = false;
 };
 
 // For a finding in prototype `proto` (a blocker whose heat is known) whose

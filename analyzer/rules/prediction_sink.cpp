@@ -175,10 +175,12 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
       heat == flow::Heat::Known && here.unknownTrips && !pastLoop ? (here.unknownLoop ? here.unknownLoop : here.leavesEarly)
                                                                   : nullptr;
   std::string blacklisting;
+  bool dependsOnData = false;
   if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop && !finding.sideTrace) {
     BlacklistVerdict verdict = blacklistVerdict(fn, finding, proto, heatProto, heatPc, unknownAround);
     if (verdict.blacklists) p.severity = Severity::Blacklist;
     blacklisting = std::move(verdict.clause);
+    dependsOnData = verdict.dependsOnData;
   }
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
   // Recorded once, by the side trace that leaves a pairs() loop, in code
@@ -188,7 +190,8 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // shape shows at run time), hotness included.
   bool evidence = finding.hotByEvidence || finding.structural;
   p.confidence = finding.confidence;
-  if ((heat == flow::Heat::Likely && !evidence) || ((pastLoop || here.iterExit || unknownAround) && !finding.structural))
+  if ((heat == flow::Heat::Likely && !evidence) || dependsOnData ||
+      ((pastLoop || here.iterExit || unknownAround) && !finding.structural))
     p.confidence = std::min(p.confidence, Confidence::Likely);
   if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
   // A possible prediction is a note, whatever made it possible (a cold

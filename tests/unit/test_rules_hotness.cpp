@@ -357,7 +357,7 @@ TEST_CASE("a blocker a branch can go around is a warning, whatever the loop's ru
     const Prediction* close = find(calls, 2, "NYIBC:UCLO");
     REQUIRE(close);
     CHECK(close->severity == Severity::Warn);
-    CHECK(close->confidence == Confidence::Certain);
+    CHECK(close->confidence == Confidence::Likely);  // whether passes get here depends on the data (audit 49)
     CHECK(close->reasoning.find("so every pass aborts and the trace start is blacklisted either way") !=
           std::string::npos);
     CHECK(close->reasoning.find("only because it creates the closure at line 3: that is the site to fix") !=
@@ -493,14 +493,14 @@ TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sit
     CHECK(fnew->reasoning.find("initializes a value once (the test at line 5") != std::string::npos);
   }
   // A store somewhere else is no lazy initialization: the branch may run
-  // every time, so the closure is certain. It is a warning, not an error:
+  // every time. It is a warning, not an error, and `likely`, not certain:
   // the branch can go around it, and how often it does only the run shows.
   auto ps = predict(
       "local cache, other = {}, {}\nlocal n = 0\nfor i = 1, 50000 do\n  local k = i % 7\n  if cache[k] == nil then\n"
       "    other[k] = function(x) return x + 1 end\n  end\n  n = n + 1\nend\n");
   INFO(listed(ps));
   REQUIRE(find(ps, 6, "NYIBC:FNEW"));
-  CHECK(find(ps, 6, "NYIBC:FNEW")->confidence == Confidence::Certain);
+  CHECK(find(ps, 6, "NYIBC:FNEW")->confidence == Confidence::Likely);
   CHECK(find(ps, 6, "NYIBC:FNEW")->severity == Severity::Warn);
   CHECK(find(ps, 6, "NYIBC:FNEW")->reasoning.find("the branch at line 5 can go around this abort") !=
         std::string::npos);
