@@ -56,6 +56,30 @@ std::vector<std::string> asStrings(const toml::value& v, const std::string& key)
   return out;
 }
 
+// Globs as fnmatch reads them, checked: a '[' that no ']' closes would
+// match itself and nothing else, silently (audit 49: exclude = ["[unclosed"]).
+std::vector<std::string> asGlobs(const toml::value& v, const std::string& key) {
+  std::vector<std::string> globs = asStrings(v, key);
+  for (const std::string& glob : globs) {
+    for (std::size_t i = 0; i < glob.size(); ++i) {
+      if (glob[i] == '\\') {
+        ++i;  // an escaped character stands for itself
+        continue;
+      }
+      if (glob[i] != '[') continue;
+      std::size_t end = i + 1;
+      if (end < glob.size() && (glob[end] == '!' || glob[end] == '^')) ++end;
+      if (end < glob.size() && glob[end] == ']') ++end;  // a ']' first in a class is one of its characters
+      end = glob.find(']', end);
+      if (end == std::string::npos)
+        fail(v, "'" + key + "': the glob '" + glob + "' opens a character class with '[' at column " +
+                    std::to_string(i + 1) + " that no ']' closes (write \\[ for a literal '[')");
+      i = end;
+    }
+  }
+  return globs;
+}
+
 const toml::table& asTable(const toml::value& v, const std::string& key) {
   if (!v.is_table()) fail(v, "'" + key + "' must be a table, not " + typeName(v));
   return v.as_table();
@@ -89,7 +113,7 @@ ConfigOverride readOverride(const toml::value& v) {
   static const std::set<std::string> known{"files", "reasons"};
   ConfigOverride out;
   for (const auto& [key, value] : asTable(v, "overrides")) {
-    if (key == "files") out.files = asStrings(value, "overrides.files");
+    if (key == "files") out.files = asGlobs(value, "overrides.files");
     else if (key == "reasons") out.reasons = readReasons(value);
     else unknownKey(value, key, " in [[overrides]]", known);
   }
@@ -206,8 +230,8 @@ LintConfig read(const toml::value& doc, const std::string& path) {
       if (!value.is_integer() || value.as_integer() < 1 || value.as_integer() > 1024)
         fail(value, "'jobs' must be an integer from 1 to 1024");
       c.jobs = static_cast<unsigned>(value.as_integer());
-    } else if (key == "include") c.include = asStrings(value, key);
-    else if (key == "exclude") c.exclude = asStrings(value, key);
+    } else if (key == "include") c.include = asGlobs(value, key);
+    else if (key == "exclude") c.exclude = asGlobs(value, key);
     else if (key == "reasons") c.reasons = readReasons(value);
     else if (key == "overrides") {
       if (!value.is_array()) fail(value, "'overrides' must be an array of tables ([[overrides]])");

@@ -95,6 +95,11 @@ TEST_CASE("config errors name file:line:column and exit 2", "[cli][config]") {
   ProcessResult level = run("[reasons]\nNYIBC = \"loud\"\n");
   CHECK(level.exitCode == 2);
   CHECK(has(level.err, ".ljcheck.toml:2:9: reasons.\"NYIBC\" must be off, error, warning or note"));
+  ProcessResult glob = run("exclude = [\"vendor/**\", \"[unclosed\"]\n");
+  CHECK(glob.exitCode == 2);
+  CHECK(has(glob.err, ".ljcheck.toml:1:11: 'exclude': the glob '[unclosed' opens a character class with '[' at "
+                      "column 1 that no ']' closes"));
+  CHECK(run("exclude = [\"[]x]*\", \"\\\\[lit\", \"[!a]b\"]\n").exitCode == 1);  // closed classes, an escaped '['
   ProcessResult syntax = run("exclude = [\"a\"\n");
   CHECK(syntax.exitCode == 2);
   CHECK(has(syntax.err, ".ljcheck.toml:2:1: not valid TOML: missing array separator `,` after a value"));
