@@ -1,5 +1,7 @@
 // Chunk names to report paths: "@file" as the project root shows it
-// (ljcheck/project_path.h: relative inside the root, absolute outside),
+// (ljcheck/project_path.h: relative inside the root, absolute outside; a
+// relative name that is no file in the working directory but one under the
+// root, the root's),
 // "=name" kept as is, source text as [string "..."].
 #pragma once
 

@@ -3,6 +3,8 @@
 // reason that blacklists its start) and the grouping rules.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include <algorithm>
@@ -148,4 +150,21 @@ TEST_CASE("past the site limit aborts are counted in the totals and the overflow
   CHECK(report.collector.overflowSplits == 1);
   CHECK(f.aggregate(false, 5).collector.limitReached);  // the stitch and line 7 are new
   CHECK_FALSE(f.aggregate(false, 7).collector.limitReached);  // seven distinct events fit
+}
+
+TEST_CASE("a relative chunk name that is a file under the root only is the root's", "[runtime][aggregate]") {
+  // Neovim compiles its vim/*.lua in under "@vim/shared.lua": relative to
+  // its runtime folder, not to the working directory. Given that folder as
+  // the root, the sites get the paths lint shows for those files.
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "ljcheck-root-chunks";
+  fs::create_directories(root / "vim");
+  { std::ofstream(root / "vim" / "shared.lua") << "return {}\n"; }
+  LocationResolver locations{root.string()};
+  CHECK(locations.displayPath("@vim/shared.lua") == "vim/shared.lua");
+  CHECK(locations.displayPath("@" + (root / "vim" / "shared.lua").string()) == "vim/shared.lua");
+  // A name that is no file under the root stays the working directory's.
+  const std::string elsewhere = locations.displayPath("@vim/none.lua");
+  CHECK(elsewhere == (fs::current_path() / "vim" / "none.lua").lexically_normal().string());
+  fs::remove_all(root);
 }
