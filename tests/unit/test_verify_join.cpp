@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 
+#include "ljcheck/verification_report.h"
 #include "ljcheck/verify.h"
 
 using namespace ljcheck;
@@ -136,6 +137,29 @@ TEST_CASE("a stop-class prediction is not judged by runs that kept no stop-class
   run.includesBenign.reset();  // an older report: told by a stop-class site that blacklisted nothing
   run.sites = {site("a.lua", 30, "LLEAVE", "", 2)};
   CHECK(find(verify(lint, {run}, {}), "a.lua:5", "LINNER")->status == Status::Latent);
+}
+
+TEST_CASE("a site observed in several zones counts in each, and shows the zone where it aborted most", "[verify]") {
+  // A library function aborts in every zone that calls it (audit 48: one
+  // BLACKL row in five zones was shown, and counted, under the one of 11 of
+  // its 100 aborts).
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("lib.lua", 7, "NYIBC:FNEW", "likely")});
+  SiteReport run = report("run.json", "runtime", "/proj",
+                          {site("lib.lua", 7, "NYIBC:FNEW", "", 11), site("lib.lua", 7, "NYIBC:FNEW", "", 44),
+                           site("lib.lua", 7, "NYIBC:FNEW", "", 22)});
+  run.sites[0].zonePath = "extend";
+  run.sites[1].zonePath = "strings";
+  run.sites[2].zonePath = "tables";
+  Verification v = verify(lint, {run}, {});
+  const JoinedSite* s = find(v, "lib.lua:7", "NYIBC:FNEW");
+  REQUIRE(s);
+  CHECK(s->observedCount == 77);
+  CHECK(s->zonePath == "strings");
+  CHECK(s->observedByZone == std::map<std::string, long>{{"extend", 11}, {"strings", 44}, {"tables", 22}});
+  VerificationReport r = buildVerificationReport(v, {run}, SampledStacks{});
+  std::map<std::string, long> observed;
+  for (const auto& z : r.zones) observed[z.zonePath] = z.observations;
+  CHECK(observed == std::map<std::string, long>{{"extend", 11}, {"strings", 44}, {"tables", 22}});
 }
 
 TEST_CASE("verify counts sites in loaded chunks apart and sorts rows by path and numeric line", "[verify]") {

@@ -275,9 +275,18 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
       site.fallback = site.fallback || s.fallback;
       if (s.blacklistedBy && !site.blacklistedBy)
         site.blacklistedBy = SiteRef{rebase.location(s.blacklistedBy->location), s.blacklistedBy->reasonId};
-      if (site.zonePath.empty()) site.zonePath = s.zonePath;
+      long& inZone = site.observedByZone[s.zonePath];
+      inZone = saturatingAdd(inZone, s.count);
     }
     for (const auto& [key, cost] : costInRun) o.sites[key].costMs += cost;
+  }
+  for (auto& [key, site] : o.sites) {  // shown under the zone it was observed in most
+    long most = -1;
+    for (const auto& [zone, count] : site.observedByZone)
+      if (count > most) {
+        most = count;
+        site.zonePath = zone;
+      }
   }
   return o;
 }
@@ -351,6 +360,7 @@ std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observati
       site.costShared = it->second.costShared;
       site.costMeasured = it->second.costMeasured;
       site.zonePath = it->second.zonePath;
+      site.observedByZone = it->second.observedByZone;
       site.blacklisted = it->second.blacklisted;
       site.fallback = it->second.fallback;
       site.blacklistedBy = it->second.blacklistedBy;

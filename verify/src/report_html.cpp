@@ -229,7 +229,8 @@ void writeFlameGraph(std::ostream& out, const VerificationReport& r) {
 
 void writeZones(std::ostream& out, const VerificationReport& r) {
   out << R"(<h2>Zones</h2><table id="zones"><thead><tr><th>zone</th><th class="num">samples</th><th class="num">compiled</th>)"
-         R"(<th class="num">interpreted</th><th>VM states</th><th class="num">sites</th><th class="num">observed</th><th class="num">cost ms</th></tr></thead><tbody>)";
+         R"(<th class="num">interpreted</th><th>VM states</th><th class="num">sites</th><th class="num">observed</th>)"
+         R"(<th class="num" title="the interpreted time of the trace starts that aborted in this zone, wherever they then ran: a blacklisted start runs interpreted in every zone">cost ms</th></tr></thead><tbody>)";
   for (const auto& z : r.zones)
     out << fmt::format(R"(<tr><td>{}</td><td class="num">{}</td><td class="num">{:.1f}%</td><td class="num">{:.1f}%</td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{:.1f}</td></tr>)",
                        z.zonePath.empty() ? "(outside any zone)" : htmlEscape(z.zonePath), z.samples.total(),

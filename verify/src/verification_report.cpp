@@ -92,9 +92,17 @@ std::vector<ZoneBreakdown> zonesOf(const Verification& v, const std::vector<Site
     for (const auto& [path, samples] : run.samplesByZone) zones[path].samples += samples;
   for (const auto& s : v.sites) {
     if (s.observedCount == 0) continue;
-    ZoneBreakdown& z = zones[s.zonePath];
-    ++z.sites;
-    z.observations = saturatingAdd(z.observations, s.observedCount);
+    if (s.observedByZone.empty()) {  // built by hand: one zone
+      ZoneBreakdown& z = zones[s.zonePath];
+      ++z.sites;
+      z.observations = saturatingAdd(z.observations, s.observedCount);
+      continue;
+    }
+    for (const auto& [zone, count] : s.observedByZone) {
+      ZoneBreakdown& z = zones[zone];
+      ++z.sites;
+      z.observations = saturatingAdd(z.observations, count);
+    }
   }
   for (const auto& [zone, cost] : v.costByZone) zones[zone].costMs = cost;
   std::vector<ZoneBreakdown> out;

@@ -112,6 +112,7 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
                      {"reasonId", s.reasonId},
                      {"reasonClass", s.reasonClass}, {"severity", s.severity}, {"confidence", s.confidence},
                      {"observedCount", s.observedCount}, {"zonePath", s.zonePath},
+                     {"observedByZone", s.observedByZone},
                      {"costMs", s.costMeasured ? nlohmann::ordered_json(s.costMs) : nlohmann::ordered_json(nullptr)},
                      {"costShared", s.costShared},
                      {"blacklisted", s.blacklisted},

@@ -168,7 +168,10 @@ struct JoinedSite {
   int line = 0;
   long observedCount = 0;
   std::string confidence;  // of the prediction, when there is one
-  std::string zonePath;    // of the observation ("" when none or not observed)
+  std::string zonePath;    // of the observation ("" when none or not observed): where it was observed most
+  // The zones it was observed in, with the observations in each (a
+  // library function aborts in every zone that calls it).
+  std::map<std::string, long> observedByZone;
   double costMs = 0;       // interpreter time the runs spent in its trace's extent, summed over runs
   // Some sampled run measured it: observed there, as the abort of a root
   // trace's start. Otherwise costMs is 0 for want of a measure, and shown "-".
