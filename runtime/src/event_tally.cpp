@@ -53,7 +53,7 @@ void EventTally::add(const TraceEvent& ev) {
   }
   if (ev.kind == TraceEventKind::Abort) ++overflow_.aborts;
   else if (ev.kind == TraceEventKind::ExitFallback) ++overflow_.fallbacks;
-  else if (ev.kind == TraceEventKind::ExitFallbackCaller) {
+  else if (ev.kind == TraceEventKind::CallerExtent) {
   }  // only part of an exit's extent: lost with it
   else ++overflow_.splits;
   if (ev.blacklistedStart) ++overflow_.blacklistings;

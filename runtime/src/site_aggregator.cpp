@@ -22,7 +22,7 @@ ResolvedAbort resolve(const TraceEvent& ev, const StringPool& strings, const Liv
     case TraceEventKind::Return: return resolveSplit(SplitKind::Return, ev.subject, namesOf(profile));
     case TraceEventKind::Abort:
     case TraceEventKind::ExitFallback:
-    case TraceEventKind::ExitFallbackCaller: break;
+    case TraceEventKind::CallerExtent: break;
   }
   RawAbort raw{ev.code, ev.subject, profile.traceErrorMessage(ev.code), ev.code < 0 ? strings.text(ev.errorText) : ""};
   return resolveAbort(profile.mappingProfile(), raw, namesOf(profile));
@@ -118,8 +118,8 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
   // the file, line and pc they name: the side traces that aborted there
   // kept the code from the exit on out of traces, which is their extent.
   // Each (parent trace, exit) is one record; exits of several parents at
-  // one pc share their extent. The frames such an exit returns into
-  // (ExitFallbackCaller) add theirs.
+  // one pc share their extent. The frames such an exit, or a stitched
+  // trace's start, returns into (CallerExtent) add theirs.
   std::map<std::tuple<std::string, int, int>, std::pair<int, int>> fallbackExits;
   std::map<std::tuple<std::string, int, int>, std::vector<AbortSite::CallerExtent>> fallbackCallers;
   std::uint64_t exitsLeft = 0;
@@ -128,7 +128,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
     if (ev.kind == TraceEventKind::ExitFallback) {
       ++exitsLeft;
       fallbackExits.emplace(exit, std::make_pair(ev.extentFirstLine, ev.extentLastLine));
-    } else if (ev.kind == TraceEventKind::ExitFallbackCaller) {
+    } else if (ev.kind == TraceEventKind::CallerExtent) {
       AbortSite::CallerExtent caller{pathOf(ev.source), ev.functionLine, ev.extentFirstLine, ev.extentLastLine};
       auto& callers = fallbackCallers[exit];
       if (std::none_of(callers.begin(), callers.end(), [&](const AbortSite::CallerExtent& known) {
@@ -139,7 +139,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
     }
   }
   for (const auto& [ev, count] : events.records()) {
-    if (ev.kind == TraceEventKind::ExitFallback || ev.kind == TraceEventKind::ExitFallbackCaller) continue;
+    if (ev.kind == TraceEventKind::ExitFallback || ev.kind == TraceEventKind::CallerExtent) continue;
     if (ev.kind == TraceEventKind::Abort) report.totalAborts += count;
     ResolvedAbort r = resolve(ev, strings, ctx.profile);
     const std::string& path = pathOf(ev.source);
@@ -164,9 +164,11 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
         site.fallback = true;
         site.extentFirstLine = exit->second.first;
         site.extentLastLine = exit->second.second;
-        auto callers = fallbackCallers.find(exit->first);
-        if (callers != fallbackCallers.end()) site.callerExtents = callers->second;
       }
+    }
+    if (ev.kind == TraceEventKind::Abort && ev.startSource && site.callerExtents.empty() && site.extentFirstLine > 0) {
+      auto callers = fallbackCallers.find(std::make_tuple(std::get<4>(it->first), ev.startLine, ev.startPc));
+      if (callers != fallbackCallers.end()) site.callerExtents = callers->second;
     }
   }
   const EventOverflow& overflow = events.overflow();

@@ -99,6 +99,17 @@ class TraceCapture {
   std::vector<LoopRole> loopRoles;
   // (start chunk, line, pc) -> the lines its trace would have compiled.
   std::map<std::tuple<StringId, int, int>, std::pair<int, int>> extents;
+  // A frame a trace's continuation returns into (a stitched trace's, or a
+  // fallback exit's, inside a function the root trace inlined): its
+  // function, the line it called from and what it then runs interpreted.
+  struct CallerFrame {
+    StringId source = 0;
+    int functionLine = -1, line = 0;
+    std::pair<int, int> extent{0, 0};
+  };
+  // A stitched trace's caller frames, read at its start (while the stack
+  // holds them), by trace number; dropped when it stops or aborts.
+  std::unordered_map<int, std::vector<CallerFrame>> stitchCallers;
 
   bool paused = false;
   const ZoneStack* zoneStack = nullptr;  // the VM's, set with the handler

@@ -20,11 +20,12 @@ namespace ljcheck {
 // maxside side traces, lj_record.c links the exit to a stub trace that returns
 // to the interpreter. Its start fields name the exit; it is no site of its
 // own but gives the side-trace aborts that started there an extent.
-// ExitFallbackCaller: for such an exit inside a function the root trace
-// inlined, one frame it returns into, up to the root's own: `source`, `line`
-// and `functionLine` name the frame and the call it was on, the extent what
-// that frame then runs interpreted; the start fields name the exit.
-enum class TraceEventKind : std::uint8_t { Abort, Stitch, Return, ExitFallback, ExitFallbackCaller };
+// CallerExtent: for such an exit, or a stitched trace's start, inside a
+// function the root trace inlined, one frame it returns into, up to the
+// root's own: `source`, `line` and `functionLine` name the frame and the
+// call it was on, the extent what that frame then runs interpreted; the
+// start fields name the exit or the stitched start.
+enum class TraceEventKind : std::uint8_t { Abort, Stitch, Return, ExitFallback, CallerExtent };
 
 // Subject of an event: a VM number (NYIBC opcode, NYIIR op, ffid), or
 // kNoSubject / kPlainCFunction (ljcheck/abort_mapping.h).
@@ -56,7 +57,7 @@ struct TraceEvent {
   // a side trace's abort: its parent keeps running.
   std::int32_t extentFirstLine = 0;
   std::int32_t extentLastLine = 0;
-  std::int32_t functionLine = -1;  // ExitFallbackCaller: the first line of the function `source` names
+  std::int32_t functionLine = -1;  // CallerExtent: the first line of the function `source` names
 };
 static_assert(std::is_trivially_copyable_v<TraceEvent>, "events are copied between buffers");
 

@@ -161,7 +161,12 @@ StartRecord* startOf(TraceCapture& c, int tr) {
 void forget(TraceCapture& c, int tr) {
   StartRecord* s = startOf(c, tr);
   if (s) s->live = false;
+  c.stitchCallers.erase(tr);
 }
+
+std::vector<TraceCapture::CallerFrame> callerFramesOf(lua_State* L, TraceCapture& c, int parent, StringId source,
+                                                      int functionLine);
+void recordCallerFrames(TraceCapture& c, const TraceEvent& at, const std::vector<TraceCapture::CallerFrame>& frames);
 
 void onStart(lua_State* L, TraceCapture& c) {
   int tr = static_cast<int>(lua_tointeger(L, kTrace));  // 0 when absent
@@ -172,6 +177,16 @@ void onStart(lua_State* L, TraceCapture& c) {
   c.starts[slot] = {static_cast<int>(lua_tointeger(L, kPc)), parent, static_cast<int>(lua_tointeger(L, kArg6)), true};
   lua_pushvalue(L, kFunc);
   lua_rawseti(L, lua_upvalueindex(kStartFuncsUv), tr);
+  c.stitchCallers.erase(tr);
+  if (!c.paused && parent != 0 && c.starts[slot].exitno == -1) {
+    // A stitched trace: the frames it returns into are on the stack now,
+    // and its abort (if any) may come after they have returned.
+    const TraceCapture::Location* at = cachedLocation(L, c, kFunc, c.starts[slot].pc);
+    if (at && at->line >= 0) {
+      std::vector<TraceCapture::CallerFrame> frames = callerFramesOf(L, c, parent, at->source, at->functionLine);
+      if (!frames.empty()) c.stitchCallers[tr] = std::move(frames);
+    }
+  }
   if (!c.paused) recordTraceStart(L, tr, parent);
 }
 
@@ -280,7 +295,7 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
 // before it; the back edge itself enters the loop's trace again and carries
 // the loop header's line, which is not counted), or to the function's end
 // when no loop holds it. What runs after the function returns, in its
-// caller, is not counted.
+// caller, is that caller's own extent (callerFramesOf).
 std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc) {
   using Role = TraceCapture::LoopRole;
   int to = pc;
@@ -330,6 +345,10 @@ void readStart(lua_State* L, TraceCapture& c, int tr, const StartRecord& start, 
     if (start.parent == 0 || stitched) {
       ev.extentFirstLine = at->extent.first;
       ev.extentLastLine = at->extent.second;
+    }
+    if (auto callers = stitched ? c.stitchCallers.find(tr) : c.stitchCallers.end(); callers != c.stitchCallers.end()) {
+      recordCallerFrames(c, ev, callers->second);
+      c.stitchCallers.erase(callers);
     }
     if (stitched || (start.parent == 0 && ins >= 0 && c.isDemotedOpcode(static_cast<int>(ins & 0xff))))
       ev.blacklistedStart = true;
@@ -426,42 +445,55 @@ std::pair<StringId, int> rootFunctionOf(lua_State* L, TraceCapture& c, int paren
   return {0, -1};
 }
 
-// An exit left to the interpreter inside a function its root trace inlined
-// (the loop calls step(), the exit is in step): after that function returns,
-// its caller runs interpreted too, up to the back edge of the root's loop,
-// where it enters the trace again. One ExitFallbackCaller event per frame
-// from the exit's caller out to the root's own function, each with what it
-// runs from its call on (continuationExtent); none when the exit is in the
+// The frames a continuation at level 1 returns into, out to the frame of
+// the root trace's function (the root of `parent`'s family): the loop
+// calls step(), and a stitched trace or a fallback exit resumes in step;
+// after step returns, its caller runs interpreted too, up to the back edge
+// of the root's loop, where it enters the trace again. Each with what it
+// runs from its call on (continuationExtent). None when level 1 is the
 // root's function, or the root's frame is not within a few Lua levels.
-void recordFallbackCallers(lua_State* L, TraceCapture& c, const StartRecord& start, const TraceEvent& exit) {
+std::vector<TraceCapture::CallerFrame> callerFramesOf(lua_State* L, TraceCapture& c, int parent, StringId source,
+                                                      int functionLine) {
   constexpr int kMaxInlinedLevels = 8;
-  const auto [rootSource, rootLine] = rootFunctionOf(L, c, start.parent);
-  if (rootLine < 0 || (exit.startSource == rootSource && exit.startFunctionLine == rootLine)) return;
+  std::vector<TraceCapture::CallerFrame> out;
+  const auto [rootSource, rootLine] = rootFunctionOf(L, c, parent);
+  if (rootLine < 0 || (source == rootSource && functionLine == rootLine)) return out;
   lua_Debug ar;
-  int rootLevel = 0;  // level 1 is the exit's frame
+  int rootLevel = 0;  // level 1 is the continuation's frame
   for (int level = 2; level <= kMaxInlinedLevels + 1 && lua_getstack(L, level, &ar); ++level) {
-    if (!lua_getinfo(L, "S", &ar) || std::strcmp(ar.what, "C") == 0) return;  // inlined frames are Lua's
+    if (!lua_getinfo(L, "S", &ar) || std::strcmp(ar.what, "C") == 0) return out;  // inlined frames are Lua's
     if (c.nameId(ar.source ? ar.source : "") == rootSource && ar.linedefined == rootLine) {
       rootLevel = level;
       break;
     }
   }
   for (int level = 2; level <= rootLevel; ++level) {
-    if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Slf", &ar)) return;
+    if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Slf", &ar)) break;
     const int funcIdx = lua_gettop(L);
     const int pc = ar.currentline > 0 ? firstPcOnLine(L, c, funcIdx, ar.currentline) : -1;
-    if (pc >= 0) {
-      TraceEvent caller = exit;
-      caller.kind = TraceEventKind::ExitFallbackCaller;
-      caller.source = c.nameId(ar.source ? ar.source : "");
-      caller.line = ar.currentline;
-      caller.functionLine = ar.linedefined;
-      const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, pc);
-      caller.extentFirstLine = extent.first;
-      caller.extentLastLine = extent.second;
-      c.events.add(caller);
-    }
+    if (pc >= 0)
+      out.push_back({c.nameId(ar.source ? ar.source : ""), ar.linedefined, ar.currentline,
+                     continuationExtent(L, c, funcIdx, pc)});
     lua_pop(L, 1);
+  }
+  return out;
+}
+
+// One CallerExtent event per frame, keyed by the start fields of `at`.
+void recordCallerFrames(TraceCapture& c, const TraceEvent& at, const std::vector<TraceCapture::CallerFrame>& frames) {
+  for (const TraceCapture::CallerFrame& frame : frames) {
+    TraceEvent caller = at;
+    caller.kind = TraceEventKind::CallerExtent;
+    caller.blacklistedStart = false;
+    caller.code = -1;
+    caller.subject = kNoSubject;
+    caller.errorText = 0;
+    caller.source = frame.source;
+    caller.line = frame.line;
+    caller.functionLine = frame.functionLine;
+    caller.extentFirstLine = frame.extent.first;
+    caller.extentLastLine = frame.extent.second;
+    c.events.add(caller);
   }
 }
 
@@ -489,7 +521,7 @@ void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord
   ev.extentLastLine = extent.second;
   ev.zone = zoneNow(L, c);
   c.events.add(ev);
-  recordFallbackCallers(L, c, start, ev);
+  recordCallerFrames(c, ev, callerFramesOf(L, c, start.parent, ev.startSource, ev.startFunctionLine));
 }
 
 void onStop(lua_State* L, TraceCapture& c) {

@@ -588,3 +588,39 @@ TEST_CASE("a side exit left to the interpreter inside an inlined function charge
   REQUIRE(inCaller > 0);
   CHECK(closure->interpretedSamples >= inStep + inCaller);
 }
+
+TEST_CASE("a trace stitched inside a helper charges the caller's lines it returns into", "[runtime][sampler][cost]") {
+  // escape() stitches around gsub; the stitched trace returns into the
+  // loop body and aborts at its closure (audit 48: a plugin's format loop,
+  // cost 0.0 ms while hoisting the comparator saved 13%). The stitch is
+  // blacklisted, so every pass runs the body from the call of escape to
+  // the back edge interpreted: those lines are the site's cost too.
+  auto [report, samples] = runCosted("local function escape(s)\n"
+                                     "  return (s:gsub('`', \"'\"))\n"
+                                     "end\n"
+                                     "local t = { 'b', 'a', 'c' }\n"
+                                     "local n = 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  for i = 1, 200 do\n"
+                                     "    local msg = escape('bad `x` here')\n"
+                                     "    n = n + #string.format('%s %d', msg, i)\n"
+                                     "    table.sort(t, function(a, b) return a < b end)\n"
+                                     "  end\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:11", "snippet.lua:2");
+  REQUIRE(closure);
+  REQUIRE(closure->callerExtents.size() == 1);
+  const AbortSite::CallerExtent& caller = closure->callerExtents[0];
+  CHECK(caller.functionLine == 0);
+  CHECK(caller.firstLine == 9);
+  CHECK(caller.lastLine == 11);
+  std::uint64_t inCaller = 0;
+  for (const LineSamples& line : samples.lines)
+    if (line.functionLine == 0 && line.line >= 9 && line.line <= 11) inCaller += line.states[VmState::Interpreted];
+  INFO("the caller's lines " << inCaller);
+  REQUIRE(inCaller > 0);
+  CHECK(closure->interpretedSamples >= inCaller);
+}
