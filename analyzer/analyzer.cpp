@@ -31,6 +31,7 @@
 #include "source/function_splice.h"
 #include "ljcheck/source_map.h"
 #include "ljcheck/syntax_cache.h"
+#include "rules/aborting_call_before.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -158,6 +159,33 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       if (calls.runsLoop(proto)) project.links->loopingExports.emplace(member);
     for (const auto& [member, proto] : indirect)
       if (calls.runsLoop(proto)) project.links->loopingExports.emplace(member);
+    project.links->abortingExports.clear();
+    for (const auto& [member, proto] : values.exportedFunctions(false))
+      if (rules::certainAbortLine(chunk.prototypes[proto], profile) > 0) project.links->abortingExports.emplace(member);
+    // A call from a loop behind a call whose callee aborts every trace
+    // through it (this file's, or another module's): the loop's trace never
+    // records this call, so its runs do not count towards blacklisting a
+    // start (rules/aborting_call_before.h).
+    const flow::LoopingMembers* aborting =
+        project.imports && !project.imports->abortingMembers.empty() ? &project.imports->abortingMembers : nullptr;
+    project.links->membersBeforeLoopCalls.clear();
+    for (flow::ModuleCall& call : project.links->calls) {
+      if (call.loopLine == 0 || call.steadyRuns == 0 || call.proto >= chunk.prototypes.size()) continue;
+      const rules::FunctionView caller = viewOf(call.proto);
+      const flow::Loop* loop = caller.loops.innermost(call.pc);
+      for (int q = loop ? loop->first : call.pc; q < call.pc; ++q) {
+        const bytecode::Instruction& ins = caller.proto.at(q);
+        if (ins.op != bytecode::Op::CALL && ins.op != bytecode::Op::CALLM) continue;
+        if (flow::Value callee = values.at(call.proto, q, ins.a); callee.is(flow::Value::Kind::ModuleMember))
+          project.links->membersBeforeLoopCalls.emplace(callee.name);
+      }
+      const rules::AbortingCall before = rules::abortingCallBefore(caller, call.pc, aborting);
+      if (before.pc == 0) continue;
+      call.steadyRuns = 0;
+      call.shortfall = "the loop at line " + std::to_string(call.loopLine) + " aborts first in the call of " +
+                       before.name + " at line " + std::to_string(before.line) +
+                       " on every pass, so its trace never records the call at line " + std::to_string(call.line);
+    }
   }
   rules::CollectingSink sink(path);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {

@@ -168,6 +168,12 @@ std::vector<std::vector<std::size_t>> ProjectIndex::callersOf(const std::vector<
 std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, ModuleImports> out;
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
+    for (const auto& name : links[from].membersBeforeLoopCalls) {
+      auto [module, member] = flow::ModuleMemberName::parse(name);
+      std::optional<std::size_t> to = resolve(module, from);
+      if (to && *to != from && *to < links.size() && links[*to].abortingExports.count(std::string(member)))
+        out[from].abortingMembers.insert(name);
+    }
     for (const auto& name : links[from].membersBehindAborts) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);

@@ -61,6 +61,14 @@ struct FileLinks {
   // masks it (rules/members_behind_aborts.h): those that run a loop end the
   // masking.
   std::set<std::string> membersBehindAborts = {};
+  // Exported functions every trace through which aborts before it returns
+  // (rules/aborting_call_before.h certainAbortLine), by member: a loop's
+  // trace that calls one aborts in it, and never records a call after it.
+  std::set<std::string> abortingExports = {};
+  // The "module:member"s it calls in a loop body before a call of another
+  // module's function there: when one of them is an aborting export, that
+  // later call's runs do not count (its imports: ModuleImports::abortingMembers).
+  std::set<std::string> membersBeforeLoopCalls = {};
   // A file whose dump is kept (none for a dump given as input) is mapped to
   // its source (ranges, allow comments) only after its last analysis, once,
   // after the rounds (mapKeptSources), from the file read again: its text is
@@ -83,6 +91,8 @@ struct ModuleImports {
   flow::ValueMap::ImportedReturns returnedBuiltins = {};
   flow::ImportedTailCalls tailCalls = {};
   flow::LoopingMembers loopingMembers = {};
+  // The "module:member"s it calls every trace through which aborts (FileLinks::abortingExports).
+  flow::LoopingMembers abortingMembers = {};
 };
 
 class ProjectIndex {

@@ -44,14 +44,16 @@ bool sameMaps(const Map& a, const Map& b, Same same) {
 bool sameImports(const ModuleImports& a, const ModuleImports& b) {
   return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar) &&
          a.returnedBuiltins == b.returnedBuiltins &&
-         sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall) && a.loopingMembers == b.loopingMembers;
+         sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall) && a.loopingMembers == b.loopingMembers &&
+         a.abortingMembers == b.abortingMembers;
 }
 
 // What the rounds read of a file's links: its exports and calls, no dump.
 FileLinks withoutDump(const FileLinks& links) {
   return FileLinks{links.exports,     links.calls, links.constructors, links.registrars,
                    links.memberCalls, {},          links.returnedBuiltins, links.tailCalls,
-                   links.loopingExports,    links.membersBehindAborts};
+                   links.loopingExports,    links.membersBehindAborts, links.abortingExports,
+                   links.membersBeforeLoopCalls};
 }
 
 }  // namespace

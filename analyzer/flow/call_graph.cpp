@@ -522,7 +522,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     int line = chunk.prototypes[q].at(pc).line;
     moduleCalls_.push_back({std::string(called.module), std::string(called.member), e.heat, line,
                             e.loop ? e.loop->line : 0, e.iterations, e.unknownTrips, steady,
-                            stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : own.shortfall[q]});
+                            stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : own.shortfall[q], q,
+                            pc});
   }
   std::sort(calledMembers_.begin(), calledMembers_.end());
   calledMembers_.erase(std::unique(calledMembers_.begin(), calledMembers_.end()), calledMembers_.end());

@@ -112,6 +112,8 @@ struct ModuleCall {
   // lines of the calling file ("a branch at line 11 can go around the call
   // at line 12"), or empty.
   std::string shortfall = {};
+  std::size_t proto = 0;  // where the call is, in the calling file
+  int pc = 0;
 };
 
 // What other files say about how hot a function of this file runs: the

@@ -1,51 +1,27 @@
 // Whether a hot blocker blacklists its trace start (see blacklist_verdict.h).
 #include "rules/blacklist_verdict.h"
 
-#include "flow/instruction_effects.h"
-#include "flow/refused_bytecodes.h"
-#include "rules/masking.h"
+#include "rules/aborting_call_before.h"
 #include "rules/prediction_sink.h"
 #include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
 namespace {
 
-// A call of this file, in the same loop body before each call of function
-// `proto` from a loop, whose callee closes upvalues before it returns (it
-// creates closures: masking.h, closingReturnLine), with no other call in
-// between: the loop's trace aborts in that callee on every pass and never
-// records the call of `proto`, which then runs in the interpreter, where
-// only `proto`'s own entry counts towards a trace (audit 49: two helpers
-// that each return a closure, called one after the other in a loop of
-// 50,000 turns; `-jv` shows the loop blacklisted at the first, the second's
-// entry aborting 10 times and never blacklisted). "the call of first at
-// line 4 (in main)"; empty when a loop's call of `proto` is not behind such
-// a call, or none is in a loop.
+// The call of a function that certainly aborts, before every call of
+// function `proto` from a loop of this file (aborting_call_before.h): "the
+// call of first at line 4 (in main)"; empty when a loop's call of `proto`
+// is not behind one, or none is in a loop.
 std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto) {
-  if (!flow::refuses(fn.profile, bytecode::Op::UCLO)) return {};
   std::string first;
   for (const flow::CallSite& site : fn.calls.callers(proto)) {
     const FunctionView caller = fn.of(site.proto);
-    const flow::Loop* loop = caller.loops.innermost(site.pc);
-    if (!loop) continue;
-    std::vector<int> closing;
-    for (int pc = loop->first; pc < site.pc; ++pc) {
-      const auto& ins = caller.proto.at(pc);
-      if (ins.op != bytecode::Op::CALL && ins.op != bytecode::Op::CALLM) continue;
-      const flow::Value callee = fn.values.at(site.proto, pc, ins.a);
-      if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size() &&
-          callee.proto != proto && closingReturnLine(fn.chunk.prototypes[callee.proto]) > 0)
-        closing.push_back(pc);
-    }
-    if (closing.empty()) return {};
-    const int masker = Masking(fn.chunk, site.proto, fn.values, fn.calls, closing).firstMasker(site.pc);
-    if (masker == 0) return {};
-    for (int q = masker + 1; q < site.pc; ++q)
-      if (flow::isCallOrIterator(caller.proto.at(q).op)) return {};
+    if (!caller.loops.innermost(site.pc)) continue;
+    const AbortingCall before = abortingCallBefore(caller, site.pc, nullptr);
+    if (before.pc == 0) return {};
     if (first.empty())
-      first = "the call of " + functionName(fn, fn.values.at(site.proto, masker, caller.proto.at(masker).a).proto) +
-              " at line " + std::to_string(caller.proto.at(masker).line) + " (in " + functionName(fn, site.proto) +
-              ")";
+      first = "the call of " + before.name + " at line " + std::to_string(before.line) + " (in " +
+              functionName(fn, site.proto) + ")";
   }
   return first;
 }
@@ -153,7 +129,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    " aborts, each doubling the wait before the next try)";
   } else if (!abortsBefore.empty()) {
     out.clause = "; but the loops that make its calls abort first at " + abortsBefore +
-                   ", which creates closures, on every pass, so their traces never record these calls, and only " +
+                   ", which aborts every trace through it, on every pass, so their traces never record these calls, "
+                   "and only " +
                    functionName(fn, heatProto) + "'s own entry trace aborts here: its " + std::to_string(entryCalls) +
                    " calls on every pass are fewer than the " + std::to_string(entryNeeded.runs) +
                    " that blacklist it, so a warning";

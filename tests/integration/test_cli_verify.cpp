@@ -217,6 +217,12 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
   expect("fixtures/projects/hot_factory/lib.lua:5", "blacklist", "",
          "the function lib.scaler() returns is called from the loop at line 8 of "
          "fixtures/projects/hot_factory/main.lua, which runs 50000 times");
+  // Two helpers called one after the other: the loop's trace aborts in the
+  // first on every pass, so its runs do not blacklist through the second.
+  expect("fixtures/projects/aborting_helpers/closures.lua:4", "blacklist", "certain",
+         "first is called from the loop at line 8 of fixtures/projects/aborting_helpers/main.lua");
+  expect("fixtures/projects/aborting_helpers/closures.lua:7", "warn", "certain",
+         "the loop at line 8 aborts first in the call of closures.first at line 9 on every pass");
   // Called five times from its driver: only the module's own evidence (it escapes).
   expect("fixtures/projects/cold_module/shapes.lua:4", "info", "", "escapes");
   // A global function of a Lua 5.1 module("shapes", ...) file is a field of

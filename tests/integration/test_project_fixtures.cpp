@@ -25,7 +25,8 @@ using testing::Site;
 namespace {
 
 // The fixture projects whose every file is annotated.
-const std::vector<std::string> kProjects{"fixtures/projects/cold_module", "fixtures/projects/ctype_module",
+const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
+                                         "fixtures/projects/cold_module", "fixtures/projects/ctype_module",
                                          "fixtures/projects/function_module",
                                          "fixtures/projects/hot_factory", "fixtures/projects/hot_method",
                                          "fixtures/projects/hot_module",     "fixtures/projects/looping_module",

@@ -1,0 +1,74 @@
+// Calls whose callee aborts a loop's trace before a later call (see aborting_call_before.h).
+#include "rules/aborting_call_before.h"
+
+#include <vector>
+
+#include "flow/instruction_effects.h"
+#include "flow/module_member.h"
+#include "flow/refused_bytecodes.h"
+#include "rules/masking.h"
+#include "rules/prediction_sink.h"
+
+namespace ljcheck::rules {
+
+using bytecode::Op;
+
+int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile) {
+  const bool fnew = flow::refuses(profile, Op::FNEW), uclo = flow::refuses(profile, Op::UCLO);
+  if (!fnew && !uclo) return 0;
+  const int size = callee.size();
+  if (size < 1) return 0;
+  // The pcs reached from the entry without running such an instruction.
+  std::vector<char> reached(static_cast<std::size_t>(size) + 2, 0);
+  std::vector<int> work{1};
+  reached[1] = 1;
+  int abortLine = 0;
+  while (!work.empty()) {
+    const int q = work.back();
+    work.pop_back();
+    const auto& ins = callee.at(q);
+    if ((fnew && ins.op == Op::FNEW) || (uclo && ins.op == Op::UCLO)) {
+      if (abortLine == 0 || ins.line < abortLine) abortLine = ins.line;
+      continue;  // every trace that gets here aborts
+    }
+    if (ins.op == Op::RET0 || ins.op == Op::RET1 || ins.op == Op::RET || ins.op == Op::RETM ||
+        ins.op == Op::CALLT || ins.op == Op::CALLMT)
+      return 0;  // a return reached around them
+    const flow::Flow f = flow::flowOf(ins, q);
+    for (int t : {f.fallsThrough ? q + 1 : 0, f.jump, f.skip})
+      if (t >= 1 && t <= size && !reached[static_cast<std::size_t>(t)]) {
+        reached[static_cast<std::size_t>(t)] = 1;
+        work.push_back(t);
+      }
+  }
+  return abortLine;
+}
+
+AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::LoopingMembers* abortingMembers) {
+  const flow::Loop* loop = fn.loops.innermost(pc);
+  if (!loop) return {};
+  std::vector<int> aborting;
+  std::vector<std::string> names;
+  for (int q = loop->first; q < pc; ++q) {
+    const auto& ins = fn.proto.at(q);
+    if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+    const flow::Value callee = fn.values.at(fn.index, q, ins.a);
+    if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size() &&
+        callee.proto != fn.index && certainAbortLine(fn.chunk.prototypes[callee.proto], fn.profile) > 0) {
+      aborting.push_back(q);
+      names.push_back(functionName(fn, callee.proto));
+    } else if (abortingMembers && callee.is(flow::Value::Kind::ModuleMember) &&
+               abortingMembers->count(callee.name) > 0) {
+      aborting.push_back(q);
+      const flow::ModuleMemberName member = flow::ModuleMemberName::parse(callee.name);
+      names.push_back(std::string(member.module) + "." + std::string(member.member));
+    }
+  }
+  if (aborting.empty()) return {};
+  const int masker = Masking(fn.chunk, fn.index, fn.values, fn.calls, aborting).firstMasker(pc);
+  for (std::size_t i = 0; masker > 0 && i < aborting.size(); ++i)
+    if (aborting[i] == masker) return {masker, fn.proto.at(masker).line, names[i]};
+  return {};
+}
+
+}  // namespace ljcheck::rules

@@ -1,0 +1,36 @@
+// Whether a loop's trace gets to a call at all: a call before it in the same
+// loop body whose callee aborts every trace that records it (it creates a
+// closure, or closes upvalues, on every path to its returns) ends the root
+// trace there on every pass, so the loop's trace never records the later
+// call, which runs in the interpreter (audit 49: two helpers that each
+// return a closure, called one after the other in a loop of 50,000 turns;
+// `-jv` shows the loop blacklisted at the first, the second's entry
+// aborting 10 times on its own, never blacklisted).
+#pragma once
+
+#include <string>
+
+#include "rules/rule.h"
+
+namespace ljcheck::rules {
+
+// The line of the instruction every trace through `callee` aborts at before
+// it returns: an FNEW or a UCLO (when `profile` refuses them) that every
+// path from its entry to each of its returns runs through; 0 when a return
+// is reached around them.
+int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile);
+
+struct AbortingCall {
+  int pc = 0;        // 0: none
+  int line = 0;
+  std::string name;  // "first", "lib.first"
+};
+
+// For the call at pc of the function `fn` views, inside a loop: a call of
+// that loop body before it, on every path to it (masking.h, with no inner
+// loop in between), whose callee certainly aborts: a function of this file
+// (certainAbortLine), or a member of another module in `abortingMembers`
+// ("module:member"; may be null).
+AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::LoopingMembers* abortingMembers);
+
+}  // namespace ljcheck::rules
