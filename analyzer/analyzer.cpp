@@ -165,12 +165,17 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     // A call from a loop behind a call whose callee aborts every trace
     // through it (this file's, or another module's): the loop's trace never
     // records this call, so its runs do not count towards blacklisting a
-    // start (rules/aborting_call_before.h).
+    // start (rules/aborting_call_before.h). Asked only of calls with runs
+    // enough to blacklist one: for the others nothing changes, and knowing
+    // other modules' aborting functions costs this file a second analysis.
+    const long blacklistingRuns = profile.loopBlacklisting().runs;
     const flow::LoopingMembers* aborting =
         project.imports && !project.imports->abortingMembers.empty() ? &project.imports->abortingMembers : nullptr;
     project.links->membersBeforeLoopCalls.clear();
     for (flow::ModuleCall& call : project.links->calls) {
-      if (call.loopLine == 0 || call.steadyRuns == 0 || call.proto >= chunk.prototypes.size()) continue;
+      if (call.loopLine == 0 || blacklistingRuns <= 0 || call.steadyRuns < blacklistingRuns ||
+          call.proto >= chunk.prototypes.size())
+        continue;
       const rules::FunctionView caller = viewOf(call.proto);
       const flow::Loop* loop = caller.loops.innermost(call.pc);
       for (int q = loop ? loop->first : call.pc; q < call.pc; ++q) {

@@ -66,8 +66,9 @@ struct FileLinks {
   // trace that calls one aborts in it, and never records a call after it.
   std::set<std::string> abortingExports = {};
   // The "module:member"s it calls in a loop body before a call of another
-  // module's function there: when one of them is an aborting export, that
-  // later call's runs do not count (its imports: ModuleImports::abortingMembers).
+  // module's function there that runs often enough to blacklist a start:
+  // when one of them is an aborting export, that later call's runs do not
+  // count (its imports: ModuleImports::abortingMembers).
   std::set<std::string> membersBeforeLoopCalls = {};
   // A file whose dump is kept (none for a dump given as input) is mapped to
   // its source (ranges, allow comments) only after its last analysis, once,
