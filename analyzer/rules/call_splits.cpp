@@ -305,6 +305,13 @@ class CallSplitRule final : public Rule {
                                   whyHot(fn.of(site.proto), site.pc);
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
+          // Behind a branch of the callee that can go around it, the data
+          // decides whether hot calls get there (audit 50). (After a stitch
+          // on every path to it, the RETURN rules below judge it.)
+          if (!via && !ends && !fn.calls.onEveryCall(fn.index, pc)) {
+            f.confidence = std::min(f.confidence, Confidence::Likely);
+            f.reasoning += "; a branch of " + functionName(fn, fn.index) + " can go around the tail call";
+          }
           if (ends && !neverStitches && !site.protectedCall && !nextFeedsVariableCount(caller, site.pc)) {
             if (before.line > 0) {
               f.reasoning += "; " + stitchBeforeWhy(functionName(fn, fn.index), before.callee, before.line, "");

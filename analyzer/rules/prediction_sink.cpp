@@ -182,6 +182,15 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     blacklisting = std::move(verdict.clause);
     dependsOnData = verdict.dependsOnData;
   }
+  // Any other certain finding behind a branch that can go around it (a
+  // split in `if i < 0 then return s:gsub(...) end`): the loop's heat is
+  // no evidence that the branch runs (audit 50), so it is likely at most.
+  if (!dependsOnData && heat == flow::Heat::Known && finding.confidence == Confidence::Certain &&
+      !finding.structural && p.severity != Severity::Blacklist) {
+    flow::CallGraph::CountStop stop;
+    fn.calls.steadyRunsAt(heatProto, heatPc, &stop);
+    dependsOnData = stop.kind == flow::CallGraph::CountStop::Kind::Branch && !stop.abortingRoute;
+  }
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
   // Recorded once, by the side trace that leaves a pairs() loop, in code
   // that runs once: right about the recorder, but it costs one attempt.

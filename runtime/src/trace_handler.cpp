@@ -166,6 +166,8 @@ void forget(TraceCapture& c, int tr) {
 
 std::vector<TraceCapture::CallerFrame> callerFramesOf(lua_State* L, TraceCapture& c, int parent, StringId source,
                                                       int functionLine);
+std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc,
+                                       std::pair<int, int>* condition = nullptr);
 void recordCallerFrames(TraceCapture& c, const TraceEvent& at, const std::vector<TraceCapture::CallerFrame>& frames);
 
 void onStart(lua_State* L, TraceCapture& c) {
@@ -184,6 +186,9 @@ void onStart(lua_State* L, TraceCapture& c) {
     const TraceCapture::Location* at = cachedLocation(L, c, kFunc, c.starts[slot].pc);
     if (at && at->line >= 0) {
       std::vector<TraceCapture::CallerFrame> frames = callerFramesOf(L, c, parent, at->source, at->functionLine);
+      std::pair<int, int> condition{0, 0};
+      continuationExtent(L, c, kFunc, c.starts[slot].pc, &condition);
+      if (condition.first > 0) frames.push_back({at->source, at->functionLine, at->line, condition});
       if (!frames.empty()) c.stitchCallers[tr] = std::move(frames);
     }
   }
@@ -270,7 +275,7 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
       from = std::max(jumpTarget(pc + 1, iterl) - 1, 0);  // the ISNEXT that jumps to the ITERN
       to = pc + 1;
     }
-  } else if (role == Role::Head) {
+  } else if (role == Role::Head) {  // LOOP or ILOOP: no root trace starts at a JLOOP
     const int exit = jumpTarget(pc, ins);
     from = pc;
     to = exit - 1;
@@ -294,16 +299,33 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
 // it (a FORL or ITERL, or the JMP of a while loop, jumping back to pc or
 // before it; the back edge itself enters the loop's trace again and carries
 // the loop header's line, which is not counted), or to the function's end
-// when no loop holds it. What runs after the function returns, in its
-// caller, is that caller's own extent (callerFramesOf).
-std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc) {
+// when no loop holds it. `condition`, when given, gets the lines of a while
+// loop's condition that back edge jumps to: they run interpreted too,
+// before the loop's LOOP enters its trace (audit 50: half of a fallback's
+// time), and are kept apart, as an extent of their own, so that a start
+// whose lines they share does not take the rest. What runs after the
+// function returns, in its caller, is that caller's own extent
+// (callerFramesOf).
+std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc,
+                                       std::pair<int, int>* condition) {
   using Role = TraceCapture::LoopRole;
   int to = pc;
   for (int at = pc + 1;; ++at) {
     const long long ins = instructionAt(L, c, funcIdx, at);
     if (ins < 0) break;  // past the end
     const Role role = c.loopRole(static_cast<int>(ins & 0xff));
-    if ((role == Role::End || role == Role::Jump) && jumpTarget(at, ins) <= pc) break;
+    if ((role == Role::End || role == Role::Jump) && jumpTarget(at, ins) <= pc) {
+      if (condition && role == Role::Jump) {
+        const int target = std::max(jumpTarget(at, ins), 0);
+        for (int q = target; q < at; ++q) {  // the condition runs up to the LOOP (a JLOOP once traced)
+          const long long head = instructionAt(L, c, funcIdx, q);
+          if (head < 0 || c.loopRole(static_cast<int>(head & 0xff)) != Role::Head) continue;
+          if (q > target) *condition = linesBetween(L, funcIdx, target, q - 1);
+          break;
+        }
+      }
+      break;
+    }
     to = at;
   }
   return linesBetween(L, funcIdx, pc, to);
@@ -471,9 +493,12 @@ std::vector<TraceCapture::CallerFrame> callerFramesOf(lua_State* L, TraceCapture
     if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Slf", &ar)) break;
     const int funcIdx = lua_gettop(L);
     const int pc = ar.currentline > 0 ? firstPcOnLine(L, c, funcIdx, ar.currentline) : -1;
-    if (pc >= 0)
-      out.push_back({c.nameId(ar.source ? ar.source : ""), ar.linedefined, ar.currentline,
-                     continuationExtent(L, c, funcIdx, pc)});
+    if (pc >= 0) {
+      const StringId frameSource = c.nameId(ar.source ? ar.source : "");
+      std::pair<int, int> condition{0, 0};
+      out.push_back({frameSource, ar.linedefined, ar.currentline, continuationExtent(L, c, funcIdx, pc, &condition)});
+      if (condition.first > 0) out.push_back({frameSource, ar.linedefined, ar.currentline, condition});
+    }
     lua_pop(L, 1);
   }
   return out;
@@ -516,12 +541,16 @@ void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord
   ev.startFunctionLine = at->functionLine;
   ev.code = start.parent;  // the exit as -jv counts them: the parent trace and its exit
   ev.subject = start.exitno;
-  const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc);
+  std::pair<int, int> condition{0, 0};
+  const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc, &condition);
   ev.extentFirstLine = extent.first;
   ev.extentLastLine = extent.second;
   ev.zone = zoneNow(L, c);
   c.events.add(ev);
-  recordCallerFrames(c, ev, callerFramesOf(L, c, start.parent, ev.startSource, ev.startFunctionLine));
+  std::vector<TraceCapture::CallerFrame> frames =
+      callerFramesOf(L, c, start.parent, ev.startSource, ev.startFunctionLine);
+  if (condition.first > 0) frames.push_back({ev.startSource, ev.startFunctionLine, ev.startLine, condition});
+  recordCallerFrames(c, ev, frames);
 }
 
 void onStop(lua_State* L, TraceCapture& c) {

@@ -29,14 +29,17 @@ std::vector<bool> demotedOpcodes(const LiveProfile& profile) {
   return demoted;
 }
 
-// FORL and ITERL in their three forms end a loop; LOOP and ILOOP start a
-// while or repeat loop (JLOOP holds a trace number, not a jump, and no root
-// trace starts at it); JMP and UCLO may be a while loop's back edge.
+// FORL and ITERL in their three forms end a loop; LOOP, ILOOP and JLOOP
+// start a while or repeat loop (JLOOP holds a trace number, not a jump: no
+// root trace starts at it, but a continuation's extent finds the loop's
+// head by it once the loop has its trace); JMP and UCLO may be a while
+// loop's back edge.
 std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
   using Role = TraceCapture::LoopRole;
   static constexpr std::pair<std::string_view, Role> kRoles[] = {
       {"FORL", Role::End}, {"IFORL", Role::End}, {"JFORL", Role::End}, {"ITERL", Role::End},
       {"IITERL", Role::End}, {"JITERL", Role::End}, {"LOOP", Role::Head}, {"ILOOP", Role::Head},
+      {"JLOOP", Role::Head},
       {"JMP", Role::Jump}, {"UCLO", Role::Jump},
       {"ITERN", Role::Next}};
   const auto& names = profile.facts.bytecodeNames;

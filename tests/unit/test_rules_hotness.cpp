@@ -1072,3 +1072,25 @@ TEST_CASE("a helper's closure behind another helper's in the same loop blacklist
   CHECK(find(big, 5, "NYIBC:FNEW")->severity == Severity::Blacklist);
   CHECK(find(big, 5, "NYIBC:FNEW")->reasoning.find("second's entry is blacklisted") != std::string::npos);
 }
+
+TEST_CASE("a split behind a branch that can go around it is likely, not certain", "[rules][hotness]") {
+  // A hot loop is no evidence that the branch runs: `-jv` shows these loops
+  // compiled with no split at all, the branch never taken (audit 50).
+  auto ps = predict("local n = 0\nfor i = 1, 60000 do\n  local t = {i}\n"
+                    "  if i < 0 then t = { tostring(i):gsub('1', '') } end\n  n = n + #t\nend\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 4, "RETURN:string.gsub"));
+  CHECK(find(ps, 4, "RETURN:string.gsub")->confidence == Confidence::Likely);
+  auto tail = predict("local function pick(i)\n  if i < 0 then\n    return tostring(i):gsub('1', '')\n  end\n"
+                      "  return i\nend\nlocal n = 0\nfor i = 1, 60000 do\n  n = n + pick(i)\nend\n");
+  INFO(listed(tail));
+  REQUIRE(find(tail, 9, "STITCH:string.gsub"));
+  CHECK(find(tail, 9, "STITCH:string.gsub")->confidence == Confidence::Likely);
+  CHECK(find(tail, 9, "STITCH:string.gsub")->reasoning.find("a branch of pick can go around the tail call") !=
+        std::string::npos);
+  // On every pass it stays certain.
+  auto always = predict("local n = 0\nfor i = 1, 60000 do\n  local t = { tostring(i):gsub('1', '') }\n"
+                        "  n = n + #t\nend\n");
+  REQUIRE(find(always, 3, "RETURN:string.gsub"));
+  CHECK(find(always, 3, "RETURN:string.gsub")->confidence == Confidence::Certain);
+}

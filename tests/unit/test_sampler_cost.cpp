@@ -545,7 +545,7 @@ TEST_CASE("a side exit left to the interpreter inside an inlined function charge
   // The loop's trace inlines step(); the exit at step's branch (line 5) is
   // left to the interpreter after its side traces abort in slow(). Passes
   // that take it run step's rest interpreted, return into the loop body
-  // and run its lines 16-17 interpreted up to the back edge, where the
+  // and run its lines 16-18 interpreted up to the back edge, where the
   // loop's trace is entered again: both frames' lines are the site's cost
   // (audit 47's fb5, `-jv`: "(1/n) snippet.lua:6 -- fallback to interpreter").
   auto [report, samples] = runCosted("local function slow(x)\n"
@@ -564,7 +564,8 @@ TEST_CASE("a side exit left to the interpreter inside an inlined function charge
                                      "while now() < wall or os.clock() < cpu do\n"
                                      "  i = i + 1\n"
                                      "  t = step(i, t)\n"
-                                     "  t = t - 1\n"
+                                     "  local a, b, c = i % 3, i % 5, i % 7\n"
+                                     "  t = t - 1 + a * b - b * a + c - c\n"
                                      "end\n",
                                      false);
   INFO(runSummary(report, &samples, 10));
@@ -572,17 +573,25 @@ TEST_CASE("a side exit left to the interpreter inside an inlined function charge
   for (const AbortSite& site : report.sites)
     if (site.reasonId.str() == "NYIBC:FNEW" && site.location() == "snippet.lua:2" && site.fallback) closure = &site;
   REQUIRE(closure);
-  REQUIRE(closure->callerExtents.size() == 1);
+  // The caller's lines from the call to the back edge, and the while
+  // loop's condition the back edge jumps to, run before the LOOP enters
+  // the trace again (audit 50).
+  REQUIRE(closure->callerExtents.size() == 2);
   const AbortSite::CallerExtent& caller = closure->callerExtents[0];
   CHECK(caller.path == "snippet.lua");
   CHECK(caller.functionLine == 0);  // the main chunk
   CHECK(caller.firstLine == 16);
-  CHECK(caller.lastLine == 17);
-  std::uint64_t inStep = 0, inCaller = 0;  // interpreted samples on the two extents' lines
+  CHECK(caller.lastLine == 18);
+  const AbortSite::CallerExtent& condition = closure->callerExtents[1];
+  CHECK(condition.functionLine == 0);
+  CHECK(condition.firstLine == 14);
+  CHECK(condition.lastLine == 14);
+  std::uint64_t inStep = 0, inCaller = 0;  // interpreted samples on the extents' lines
   for (const LineSamples& line : samples.lines) {
     if (line.functionLine == 4 && line.line >= closure->extentFirstLine && line.line <= closure->extentLastLine)
       inStep += line.states[VmState::Interpreted];
-    if (line.functionLine == 0 && line.line >= 16 && line.line <= 17) inCaller += line.states[VmState::Interpreted];
+    if (line.functionLine == 0 && (line.line == 14 || (line.line >= 16 && line.line <= 18)))
+      inCaller += line.states[VmState::Interpreted];
   }
   INFO("step's lines " << inStep << ", the caller's " << inCaller);
   REQUIRE(inCaller > 0);
