@@ -173,6 +173,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
         project.imports && !project.imports->abortingMembers.empty() ? &project.imports->abortingMembers : nullptr;
     project.links->membersBeforeLoopCalls.clear();
     for (flow::ModuleCall& call : project.links->calls) {
+      call.entryCalls = call.steadyRuns;
       if (call.loopLine == 0 || blacklistingRuns <= 0 || call.steadyRuns < blacklistingRuns ||
           call.proto >= chunk.prototypes.size())
         continue;

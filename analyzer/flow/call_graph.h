@@ -114,6 +114,10 @@ struct ModuleCall {
   std::string shortfall = {};
   std::size_t proto = 0;  // where the call is, in the calling file
   int pc = 0;
+  // The calls it makes on every pass whether or not a loop's trace records
+  // them (steadyRuns before an aborting call ahead of it zeroed them): what
+  // the callee's own entry counts when it runs interpreted.
+  long entryCalls = 0;
 };
 
 // What other files say about how hot a function of this file runs: the
@@ -126,11 +130,13 @@ struct ExternalCaller {
   std::string shortfall = {};  // why steadyRuns < runs, naming the calling file (ModuleCall::shortfall)
   bool fromLoop = false;       // `why` names a loop around the call
   long namedRuns = 0;          // the runs of the loop `why` names, when known
+  long entryCalls = 0;         // ModuleCall::entryCalls of every such call, added up
 };
 
 inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
   return a.heat == b.heat && a.why == b.why && a.runs == b.runs && a.steadyRuns == b.steadyRuns &&
-         a.shortfall == b.shortfall && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns;
+         a.shortfall == b.shortfall && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns &&
+         a.entryCalls == b.entryCalls;
 }
 
 // Other files' module functions that run a loop, by "a.b:f" (CallGraph::runsLoop there).

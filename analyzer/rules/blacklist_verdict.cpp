@@ -60,11 +60,17 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
           ? loopAbortsBeforeEveryCall(fn, heatProto)
           : std::string();
   if (!abortsBefore.empty()) runs = 0;
-  long entryCalls = 0;
+  long entryCalls = 0, externalCalls = 0;
   if (!(needed.runs > 0 && runs >= needed.runs) && entryNeeded.runs > 0 &&
       heatProto + 1 < fn.chunk.prototypes.size() && !fn.chunk.prototypes[heatProto].isVararg() &&
-      fn.calls.onEveryCall(heatProto, heatPc))  // a vararg function's entry is never hot-counted
+      fn.calls.onEveryCall(heatProto, heatPc)) {  // a vararg function's entry is never hot-counted
     entryCalls = fn.calls.steadyCalls(heatProto);
+    // Calls from other files count too: each runs in the interpreter once
+    // the loop that makes it is blacklisted, or never traced (audit 50: two
+    // loops of another file, 50,000 and 45,000 calls, blacklist the entry).
+    if (const flow::ExternalCaller* external = fn.calls.externalCaller(heatProto)) externalCalls = external->entryCalls;
+    entryCalls += externalCalls;
+  }
   // A call before the blocker that ends or splits the root trace (a stitch,
   // a RETURN, a callee's loop) leaves the abort to a trace that resumes
   // after it (trace_splits_before.h): on the way from the function's
@@ -121,7 +127,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.clause = splitClause(split.call);
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
     out.blacklists = true;
-    out.clause = "; its calls in this file, all call sites added up, run at least " + std::to_string(entryCalls) +
+    out.clause = std::string("; its calls ") + (externalCalls > 0 ? "in this file and from other files" : "in this file") +
+                 ", all call sites added up, run at least " + std::to_string(entryCalls) +
                    " times on every pass, each in the interpreter since every trace that records a call aborts "
                    "here, and at " + std::to_string(entryNeeded.runs) + " calls or more the trace start at " +
                    functionName(fn, heatProto) + "'s entry is blacklisted (" + std::to_string(entryNeeded.runs) +

@@ -306,9 +306,12 @@ class CallSplitRule final : public Rule {
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
           // Behind a branch of the callee that can go around it, the data
-          // decides whether hot calls get there (audit 50). (After a stitch
-          // on every path to it, the RETURN rules below judge it.)
-          if (!via && !ends && !fn.calls.onEveryCall(fn.index, pc)) {
+          // decides whether hot calls get there (audit 50): no longer
+          // certain where the heat is known. (After a stitch on every path
+          // to it, the RETURN rules below judge it; where the heat is only
+          // inferred, it is likely already.)
+          if (!via && !ends && fn.calls.evidenceAt(site.proto, site.pc).heat == flow::Heat::Known &&
+              !fn.calls.onEveryCall(fn.index, pc)) {
             f.confidence = std::min(f.confidence, Confidence::Likely);
             f.reasoning += "; a branch of " + functionName(fn, fn.index) + " can go around the tail call";
           }

@@ -350,3 +350,33 @@ TEST_CASE("a return a root trace only reaches to leave its loop (LLEAVE) is unex
   CHECK(hasRow(joined.out, R"(^unexercised +lleave\.lua:7 +NYIBC:UCLO )"));
   CHECK(!hasRow(joined.out, R"(^latent +lleave\.lua:7 )"));
 }
+
+TEST_CASE("a function's entry adds up its calls from every loop of other files", "[cli][project]") {
+  // Two loops of main.lua call closures.second after closures.first, which
+  // aborts every trace: neither loop's trace records the call, and the
+  // entry counts all 95,000 calls, which blacklist it (audit 50: `-jv`, 11
+  // aborts at the entry in 5 of 5 runs). One loop of 50,000 does not.
+  std::string dir = ljcheck::testing::scratchDirectory("verify-entry-calls-across-files");
+  writeFile(dir + "/closures.lua",
+            "local M = {}\nfunction M.first(x)\n  return function() return x end\nend\n"
+            "function M.second(x)\n  return function() return x + 1 end\nend\nreturn M\n");
+  auto lintWith = [&](const std::string& main) {
+    writeFile(dir + "/main.lua", main);
+    ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "main.lua", "closures.lua"}, dir);
+    REQUIRE(lint.exitCode == 0);
+    const json report = json::parse(lint.out);
+    for (const auto& p : report.at("predictions"))
+      if (p.at("location") == "closures.lua:6" && p.at("reasonId") == "NYIBC:FNEW") return json(p);
+    FAIL("no FNEW at closures.lua:6");
+    return json();
+  };
+  const std::string loop = "for i = 1, 50000 do\n  local a = closures.first(i)\n  local b = closures.second(i)\n"
+                           "  n = n + a() + b()\nend\n";
+  const std::string head = "local closures = require(\"closures\")\nlocal n = 0\n";
+  CHECK(lintWith(head + loop).at("severity") == "warn");
+  const json both = lintWith(head + loop + loop.substr(0, loop.find("50000")) + "45000" +
+                             loop.substr(loop.find("50000") + 5));
+  CHECK(both.at("severity") == "blacklist");
+  CHECK(both.at("reasoning").get<std::string>().find("its calls in this file and from other files, all call sites "
+                                                     "added up, run at least 95000 times") != std::string::npos);
+}
