@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -40,6 +41,28 @@ std::pair<TraceReport, SampleReport> runCosted(const std::string& snippet, bool 
   addSiteCosts(report, samples);
   return {std::move(report), std::move(samples)};
 }
+
+// Interpreted samples on lines [first, last] of the function whose first
+// line is `functionLine` (0: the main chunk).
+std::uint64_t interpretedOn(const SampleReport& samples, int functionLine, int first = 0,
+                            int last = std::numeric_limits<int>::max()) {
+  std::uint64_t n = 0;
+  for (const LineSamples& line : samples.lines)
+    if (line.functionLine == functionLine && line.line >= first && line.line <= last)
+      n += line.states[VmState::Interpreted];
+  return n;
+}
+
+// A vararg helper on lines 2-6 of a snippet that starts with it: it starts
+// no trace of its own (LuaJIT never hot-counts a vararg function's entry),
+// so it runs interpreted whenever its caller does.
+constexpr const char* kVarargHelper =
+    "local n = 0\n"
+    "local function g(...)\n"
+    "  local a, b = ...\n"
+    "  local t = { a, b, a * b, a + b }\n"
+    "  return t[1] + t[2] * t[3] - t[4]\n"
+    "end\n";
 
 }  // namespace
 
@@ -471,12 +494,7 @@ TEST_CASE("a function entry's cost takes the interpreted samples of the callees 
   // blacklisted); g, a vararg function, starts no trace of its own and runs
   // interpreted whenever f does (`-jv`: no trace at g). With the closure
   // hoisted, f's trace records g inline: g's time is part of f's cost.
-  auto [report, samples] = runCosted("local n = 0\n"
-                                     "local function g(...)\n"
-                                     "  local a, b = ...\n"
-                                     "  local t = { a, b, a * b, a + b }\n"
-                                     "  return t[1] + t[2] * t[3] - t[4]\n"
-                                     "end\n"
+  auto [report, samples] = runCosted(std::string(kVarargHelper) +
                                      "local function f(x)\n"
                                      "  local s = g(x, 2)\n"
                                      "  local h = function() return s end\n"
@@ -490,11 +508,7 @@ TEST_CASE("a function entry's cost takes the interpreted samples of the callees 
   INFO(runSummary(report, &samples, 10));
   const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:9", "snippet.lua:7");
   REQUIRE(closure);
-  std::uint64_t own = 0, callee = 0;  // interpreted samples on f's lines, and in g
-  for (const LineSamples& line : samples.lines) {
-    if (line.functionLine == 7) own += line.states[VmState::Interpreted];
-    if (line.functionLine == 2) callee += line.states[VmState::Interpreted];
-  }
+  const std::uint64_t own = interpretedOn(samples, 7), callee = interpretedOn(samples, 2);  // f's lines, g's
   INFO("f's own " << own << ", g's " << callee);
   REQUIRE(callee > 0);
   CHECK(closure->interpretedSamples == own + callee);
@@ -508,12 +522,7 @@ TEST_CASE("a loop's cost takes the interpreted samples of the callees its trace 
   // records g inline: g's time is part of the loop's cost. The sampler
   // keeps the line each caller was on, so the call at line 11 is the inner
   // loop's, not the outer one's.
-  auto [report, samples] = runCosted("local n = 0\n"
-                                     "local function g(...)\n"
-                                     "  local a, b = ...\n"
-                                     "  local t = { a, b, a * b, a + b }\n"
-                                     "  return t[1] + t[2] * t[3] - t[4]\n"
-                                     "end\n"
+  auto [report, samples] = runCosted(std::string(kVarargHelper) +
                                      "local wall, cpu = deadline(0.4)\n"
                                      "while now() < wall or os.clock() < cpu do\n"
                                      "  for i = 1, 1000 do\n"
@@ -527,11 +536,7 @@ TEST_CASE("a loop's cost takes the interpreted samples of the callees its trace 
   REQUIRE(closure);
   REQUIRE(closure->extentFirstLine == 9);  // the inner loop, not the whole chunk
   const int last = closure->extentLastLine;
-  std::uint64_t own = 0, callee = 0;  // interpreted samples on the inner loop's lines, and in g
-  for (const LineSamples& line : samples.lines) {
-    if (line.functionLine == 0 && line.line >= 9 && line.line <= last) own += line.states[VmState::Interpreted];
-    if (line.functionLine == 2) callee += line.states[VmState::Interpreted];
-  }
+  const std::uint64_t own = interpretedOn(samples, 0, 9, last), callee = interpretedOn(samples, 2);  // the loop's, g's
   INFO("the loop's own " << own << ", g's " << callee);
   REQUIRE(callee > 0);
   CHECK(closure->interpretedSamples == own + callee);
@@ -586,13 +591,8 @@ TEST_CASE("a side exit left to the interpreter inside an inlined function charge
   CHECK(condition.functionLine == 0);
   CHECK(condition.firstLine == 14);
   CHECK(condition.lastLine == 14);
-  std::uint64_t inStep = 0, inCaller = 0;  // interpreted samples on the extents' lines
-  for (const LineSamples& line : samples.lines) {
-    if (line.functionLine == 4 && line.line >= closure->extentFirstLine && line.line <= closure->extentLastLine)
-      inStep += line.states[VmState::Interpreted];
-    if (line.functionLine == 0 && (line.line == 14 || (line.line >= 16 && line.line <= 18)))
-      inCaller += line.states[VmState::Interpreted];
-  }
+  const std::uint64_t inStep = interpretedOn(samples, 4, closure->extentFirstLine, closure->extentLastLine);
+  const std::uint64_t inCaller = interpretedOn(samples, 0, 14, 14) + interpretedOn(samples, 0, 16, 18);
   INFO("step's lines " << inStep << ", the caller's " << inCaller);
   REQUIRE(inCaller > 0);
   CHECK(closure->interpretedSamples >= inStep + inCaller);
@@ -626,9 +626,7 @@ TEST_CASE("a trace stitched inside a helper charges the caller's lines it return
   CHECK(caller.functionLine == 0);
   CHECK(caller.firstLine == 9);
   CHECK(caller.lastLine == 11);
-  std::uint64_t inCaller = 0;
-  for (const LineSamples& line : samples.lines)
-    if (line.functionLine == 0 && line.line >= 9 && line.line <= 11) inCaller += line.states[VmState::Interpreted];
+  const std::uint64_t inCaller = interpretedOn(samples, 0, 9, 11);
   INFO("the caller's lines " << inCaller);
   REQUIRE(inCaller > 0);
   CHECK(closure->interpretedSamples >= inCaller);
