@@ -121,7 +121,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
   // one pc share their extent. The frames such an exit, or a stitched
   // trace's start, returns into (CallerExtent) add theirs.
   std::map<std::tuple<std::string, int, int>, std::pair<int, int>> fallbackExits;
-  std::map<std::tuple<std::string, int, int>, std::vector<AbortSite::CallerExtent>> fallbackCallers;
+  std::map<std::tuple<std::string, int, int>, std::vector<AbortSite::CallerExtent>> callersByStart;
   std::uint64_t exitsLeft = 0;
   for (const auto& [ev, count] : events.records()) {
     const auto exit = std::make_tuple(pathOf(ev.startSource), ev.startLine, ev.startPc);
@@ -130,7 +130,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
       fallbackExits.emplace(exit, std::make_pair(ev.extentFirstLine, ev.extentLastLine));
     } else if (ev.kind == TraceEventKind::CallerExtent) {
       AbortSite::CallerExtent caller{pathOf(ev.source), ev.functionLine, ev.extentFirstLine, ev.extentLastLine};
-      auto& callers = fallbackCallers[exit];
+      auto& callers = callersByStart[exit];
       if (std::none_of(callers.begin(), callers.end(), [&](const AbortSite::CallerExtent& known) {
             return known.path == caller.path && known.functionLine == caller.functionLine &&
                    known.firstLine == caller.firstLine && known.lastLine == caller.lastLine;
@@ -167,8 +167,8 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
       }
     }
     if (ev.kind == TraceEventKind::Abort && ev.startSource && site.callerExtents.empty() && site.extentFirstLine > 0) {
-      auto callers = fallbackCallers.find(std::make_tuple(std::get<4>(it->first), ev.startLine, ev.startPc));
-      if (callers != fallbackCallers.end()) site.callerExtents = callers->second;
+      auto callers = callersByStart.find(std::make_tuple(std::get<4>(it->first), ev.startLine, ev.startPc));
+      if (callers != callersByStart.end()) site.callerExtents = callers->second;
     }
   }
   const EventOverflow& overflow = events.overflow();

@@ -40,6 +40,8 @@ struct TraceEvent {
   // Abort of a root trace whose start op is now demoted, or of a stitched
   // trace (its parent is then linked to itself: never stitched again there).
   bool blacklistedStart = false;
+  // Of an ExitFallback, the parent trace and its exit number, so that each
+  // exit is one record, as -jv counts them.
   std::int32_t code = -1;            // trace-error number; -1: the error was not a number
   std::int32_t subject = kNoSubject; // numeric info, or the ffid of a function info / callee
   StringId errorText = 0;            // a non-number error object, as text
