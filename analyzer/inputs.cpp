@@ -128,6 +128,25 @@ bool pathMatchesGlobs(const std::vector<std::string>& globs, const std::string& 
   return false;
 }
 
+std::string globProblem(const std::string& glob) {
+  for (std::size_t i = 0; i < glob.size(); ++i) {
+    if (glob[i] == '\\') {
+      ++i;  // an escaped character stands for itself
+      continue;
+    }
+    if (glob[i] != '[') continue;
+    std::size_t end = i + 1;
+    if (end < glob.size() && (glob[end] == '!' || glob[end] == '^')) ++end;
+    if (end < glob.size() && glob[end] == ']') ++end;  // a ']' first in a class is one of its characters
+    end = glob.find(']', end);
+    if (end == std::string::npos)
+      return "the glob '" + glob + "' opens a character class with '[' at column " + std::to_string(i + 1) +
+             " that no ']' closes (write \\[ for a literal '[')";
+    i = end;
+  }
+  return {};
+}
+
 namespace {
 
 // Drops the later paths of a file already listed under another (same device

@@ -56,27 +56,11 @@ std::vector<std::string> asStrings(const toml::value& v, const std::string& key)
   return out;
 }
 
-// Globs as fnmatch reads them, checked: a '[' that no ']' closes would
-// match itself and nothing else, silently (audit 49: exclude = ["[unclosed"]).
+// Globs as fnmatch reads them, checked (globProblem).
 std::vector<std::string> asGlobs(const toml::value& v, const std::string& key) {
   std::vector<std::string> globs = asStrings(v, key);
-  for (const std::string& glob : globs) {
-    for (std::size_t i = 0; i < glob.size(); ++i) {
-      if (glob[i] == '\\') {
-        ++i;  // an escaped character stands for itself
-        continue;
-      }
-      if (glob[i] != '[') continue;
-      std::size_t end = i + 1;
-      if (end < glob.size() && (glob[end] == '!' || glob[end] == '^')) ++end;
-      if (end < glob.size() && glob[end] == ']') ++end;  // a ']' first in a class is one of its characters
-      end = glob.find(']', end);
-      if (end == std::string::npos)
-        fail(v, "'" + key + "': the glob '" + glob + "' opens a character class with '[' at column " +
-                    std::to_string(i + 1) + " that no ']' closes (write \\[ for a literal '[')");
-      i = end;
-    }
-  }
+  for (const std::string& glob : globs)
+    if (std::string problem = globProblem(glob); !problem.empty()) fail(v, "'" + key + "': " + problem);
   return globs;
 }
 

@@ -296,6 +296,11 @@ int runLint(LintOptions& o) {
     std::cerr << "ljcheck lint: --root " << o.root << ": not a directory\n";
     return kUsage;
   }
+  for (const std::string& glob : o.exclude)
+    if (std::string problem = globProblem(glob); !problem.empty()) {
+      std::cerr << "ljcheck lint: --exclude: " << problem << "\n";
+      return kUsage;
+    }
   std::vector<std::string> paths;
   bool readsStdin = false;
   for (const auto& p : o.paths) {

@@ -126,6 +126,13 @@ TEST_CASE("exclude globs from the file and --exclude leave files out", "[cli][co
   CHECK(has(cli.out, "src/a.lua"));
   CHECK_FALSE(has(cli.out, "vendor"));
   CHECK_FALSE(has(cli.out, "g.lua"));
+  // A glob the config would refuse is refused on the command line too, not
+  // taken as a name that matches nothing.
+  ProcessResult unclosed = runLjcheck({"lint", "--brief", "--no-config", "--exclude", "src/[vendor", "src"}, dir);
+  CHECK(unclosed.exitCode == 2);
+  CHECK(unclosed.out.empty());
+  CHECK(has(unclosed.err, "--exclude: the glob 'src/[vendor' opens a character class with '[' at column 5 that no "
+                          "']' closes"));
   writeFile(dir + "/.ljcheck.toml", "exclude = [\"src/vendor/\"]\n");
   ProcessResult file = runLjcheck({"lint", "--brief", "src"}, dir);
   CHECK(has(file.out, "src/gen/g.lua"));

@@ -261,6 +261,8 @@ TEST_CASE("report: stacks left out past the cap are said, malformed stacks are n
   refusedWith("bad-duration.json", [](json& j) { j["durationSec"] = "fast"; },
               "'durationSec' must be a number, not \"fast\"");
   refusedWith("bad-sites.json", [](json& j) { j["sites"] = "x"; }, "'sites' must be a list, not \"x\"");
+  refusedWith("bad-benign.json", [](json& j) { j["includeBenign"] = "yes"; },
+              "'includeBenign' must be true or false, not \"yes\"");
 
   json old = json::parse(readFile(dir + "/run.json"));
   old["samples"].erase("stacks");

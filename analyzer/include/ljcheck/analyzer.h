@@ -62,6 +62,10 @@ InputList collectInputs(const std::vector<std::string>& paths, const InputFilter
 // Whether `path` (relative to the working directory, or absolute) matches
 // one of `globs`, as InputFilter matches them.
 bool pathMatchesGlobs(const std::vector<std::string>& globs, const std::string& base, const std::string& path);
+// What is wrong with a glob as fnmatch reads it, or empty: a '[' that no ']'
+// closes would match itself and nothing else, silently (audit 49:
+// exclude = ["[unclosed"]). Said for the config's globs and --exclude alike.
+std::string globProblem(const std::string& glob);
 
 // What analyzing the same document again after an edit (the language
 // server) takes over from its last analysis, so that an edit costs less
