@@ -125,7 +125,9 @@ TEST_CASE("report --format md: the summary first, cut at the size limit", "[cli]
   REQUIRE(md.exitCode == 0);
   CHECK(md.out.rfind("## ljcheck verification report\n\n**", 0) == 0);
   CHECK(md.out.find("| confirmed | `NYIBC:FNEW` | blocker |") != std::string::npos);
-  CHECK(md.out.find("### Zones") != std::string::npos);
+  CHECK(md.out.find("### Zones\n\n| zone | samples | compiled | interpreted | sites | observed | cost ms |") !=
+        std::string::npos);
+  CHECK(md.out.find("*observed*: the aborts and stitches seen in the zone") != std::string::npos);
   CHECK(md.out.find(">   5 |     local f = function() return i end") != std::string::npos);
   CHECK(md.out.find("Cut to stay under") == std::string::npos);
 

@@ -49,12 +49,18 @@ std::string siteRow(const JoinedSite& s) {
 
 std::string zoneTable(const VerificationReport& r) {
   if (r.zones.empty()) return "";
-  std::string out = "### Zones\n\n| zone | samples | compiled | interpreted | sites | cost ms |\n|---|---:|---:|---:|---:|---:|\n";
+  // The columns of the HTML page's table, its cost column's title said below.
+  std::string out =
+      "### Zones\n\n| zone | samples | compiled | interpreted | sites | observed | cost ms |\n"
+      "|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& z : r.zones)
-    out += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {} | {:.1f} |\n",
+    out += fmt::format("| {} | {} | {:.1f}% | {:.1f}% | {} | {} | {:.1f} |\n",
                        z.zonePath.empty() ? "(outside any zone)" : markdownEscape(z.zonePath), z.samples.total(),
-                       100 * compiledShare(z.samples), 100 * interpretedShare(z.samples), z.sites, z.costMs);
-  return out + "\n";
+                       100 * compiledShare(z.samples), 100 * interpretedShare(z.samples), z.sites, z.observations,
+                       z.costMs);
+  return out +
+         "\n*observed*: the aborts and stitches seen in the zone. *cost ms*: the interpreted time of the trace starts "
+         "that aborted in the zone, wherever they then ran (a blacklisted start runs interpreted in every zone).\n\n";
 }
 
 std::string detail(const VerificationReport& r, const JoinedSite& s) {
