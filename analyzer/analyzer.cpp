@@ -159,8 +159,10 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       if (calls.runsLoop(proto)) project.links->loopingExports.emplace(member);
     for (const auto& [member, proto] : indirect)
       if (calls.runsLoop(proto)) project.links->loopingExports.emplace(member);
+    // Nested members too (`M.source.string`, ltn12's shape): a loop that
+    // calls one first aborts there (audit 51).
     project.links->abortingExports.clear();
-    for (const auto& [member, proto] : values.exportedFunctions(false))
+    for (const auto& [member, proto] : exports)
       if (rules::certainAbortLine(chunk.prototypes[proto], profile) > 0) project.links->abortingExports.emplace(member);
     // A call from a loop behind a call whose callee aborts every trace
     // through it (this file's, or another module's): the loop's trace never
@@ -188,6 +190,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       const rules::AbortingCall before = rules::abortingCallBefore(caller, call.pc, aborting);
       if (before.pc == 0) continue;
       call.steadyRuns = 0;
+      call.behindAbort = true;
       call.shortfall = "the loop at line " + std::to_string(call.loopLine) + " aborts first in the call of " +
                        before.name + " at line " + std::to_string(before.line) +
                        " on every pass, so its trace never records the call at line " + std::to_string(call.line);

@@ -111,6 +111,8 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
   }
   caller.steadyRuns = std::max(caller.steadyRuns, call.steadyRuns);
   caller.entryCalls = std::min(caller.entryCalls + call.entryCalls, 1L << 40);
+  ++caller.calls;
+  if (call.behindAbort) ++caller.callsBehindAborts;
   // The hottest call is named; of equally hot ones, one in a loop (the
   // evidence is at the call), the one whose loops run most, then the
   // first. Whatever order the callers were analyzed in, the same call is

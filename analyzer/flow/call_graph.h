@@ -118,6 +118,9 @@ struct ModuleCall {
   // them (steadyRuns before an aborting call ahead of it zeroed them): what
   // the callee's own entry counts when it runs interpreted.
   long entryCalls = 0;
+  // In a loop whose trace aborts first in an aborting call ahead of it, on
+  // every pass (steadyRuns was zeroed for it): no loop trace records it.
+  bool behindAbort = false;
 };
 
 // What other files say about how hot a function of this file runs: the
@@ -131,12 +134,14 @@ struct ExternalCaller {
   bool fromLoop = false;       // `why` names a loop around the call
   long namedRuns = 0;          // the runs of the loop `why` names, when known
   long entryCalls = 0;         // ModuleCall::entryCalls of every such call, added up
+  long calls = 0;              // such calls (call sites), and of them those behind an
+  long callsBehindAborts = 0;  // aborting call in their loop (ModuleCall::behindAbort)
 };
 
 inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
   return a.heat == b.heat && a.why == b.why && a.runs == b.runs && a.steadyRuns == b.steadyRuns &&
          a.shortfall == b.shortfall && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns &&
-         a.entryCalls == b.entryCalls;
+         a.entryCalls == b.entryCalls && a.calls == b.calls && a.callsBehindAborts == b.callsBehindAborts;
 }
 
 // Other files' module functions that run a loop, by "a.b:f" (CallGraph::runsLoop there).

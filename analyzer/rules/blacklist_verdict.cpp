@@ -11,19 +11,46 @@ namespace {
 // The call of a function that certainly aborts, before every call of
 // function `proto` from a loop of this file (aborting_call_before.h): "the
 // call of first at line 4 (in main)"; empty when a loop's call of `proto`
-// is not behind one, or none is in a loop.
-std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto) {
+// is not behind one, or none is in a loop. `everyCall`: whether every call
+// of `proto` in this file is such a call (none outside loops either).
+std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto, bool* everyCall = nullptr) {
   std::string first;
+  bool outsideLoops = false;
   for (const flow::CallSite& site : fn.calls.callers(proto)) {
     const FunctionView caller = fn.of(site.proto);
-    if (!caller.loops.innermost(site.pc)) continue;
+    if (!caller.loops.innermost(site.pc)) {
+      outsideLoops = true;
+      continue;
+    }
     const AbortingCall before = abortingCallBefore(caller, site.pc, nullptr);
     if (before.pc == 0) return {};
     if (first.empty())
       first = "the call of " + before.name + " at line " + std::to_string(before.line) + " (in " +
               functionName(fn, site.proto) + ")";
   }
+  if (everyCall) *everyCall = !outsideLoops;
   return first;
+}
+
+// Whether no trace ever records code of vararg function `proto` outside
+// its loops: every call of it, in this file and from others, is in a loop
+// whose trace aborts first in an aborting call ahead of it, and the VM
+// never counts a vararg function's entry (its prototype starts with FUNCV,
+// whose handler in vm_x64.dasc, unlike FUNCF's, has no hotcall), so no
+// trace starts there either (audit 51: ltn12's `filter.chain(...)` behind
+// `source.string`).
+const char* const kVarargEntry =
+    " takes varargs, whose entry the VM never counts, so no trace of its own starts there either: no trace "
+    "records this site until the abort ahead of its calls is fixed";
+
+bool unreachedBehindAborts(const FunctionView& fn, std::size_t proto, const std::string& abortsBefore, bool everyCall) {
+  if (!fn.chunk.prototypes[proto].isVararg()) return false;
+  const flow::ExternalCaller* external = fn.calls.externalCaller(proto);
+  const bool externalBehind = external && external->calls > 0 && external->callsBehindAborts == external->calls;
+  const bool localCalls = !fn.calls.callers(proto).empty();
+  if (localCalls && (abortsBefore.empty() || !everyCall)) return false;
+  if (external && external->calls > 0 && !externalBehind) return false;
+  return localCalls || externalBehind;
 }
 
 }  // namespace
@@ -55,11 +82,13 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   // Runs counted through calls from a loop whose trace aborts earlier on
   // every pass, in another function of this file: that loop is blacklisted
   // by the other abort, and this one aborts only the function's own entry.
-  const std::string abortsBefore =
-      needed.runs > 0 && runs >= needed.runs && !fn.of(heatProto).loops.innermost(heatPc)
-          ? loopAbortsBeforeEveryCall(fn, heatProto)
-          : std::string();
+  const bool outsideLoops = !fn.of(heatProto).loops.innermost(heatPc);
+  bool everyCall = false;
+  const std::string abortsBefore = needed.runs > 0 && runs >= needed.runs && outsideLoops
+                                       ? loopAbortsBeforeEveryCall(fn, heatProto, &everyCall)
+                                       : std::string();
   if (!abortsBefore.empty()) runs = 0;
+  out.unreached = outsideLoops && unreachedBehindAborts(fn, heatProto, abortsBefore, everyCall);
   long entryCalls = 0, externalCalls = 0;
   if (!(needed.runs > 0 && runs >= needed.runs) && entryNeeded.runs > 0 &&
       heatProto + 1 < fn.chunk.prototypes.size() && !fn.chunk.prototypes[heatProto].isVararg() &&
@@ -134,6 +163,10 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    functionName(fn, heatProto) + "'s entry is blacklisted (" + std::to_string(entryNeeded.runs) +
                    " calls take " + std::to_string(entryNeeded.aborts) +
                    " aborts, each doubling the wait before the next try)";
+  } else if (!abortsBefore.empty() && out.unreached) {
+    out.clause = "; but the loops that make its calls abort first at " + abortsBefore +
+                 ", which aborts every trace through it, on every pass, so their traces never record these calls, "
+                 "and " + functionName(fn, heatProto) + kVarargEntry + ", so a warning, and likely";
   } else if (!abortsBefore.empty()) {
     out.clause = "; but the loops that make its calls abort first at " + abortsBefore +
                    ", which aborts every trace through it, on every pass, so their traces never record these calls, "
@@ -204,6 +237,10 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   } else if (needed.runs > 0) {
     out.clause = "; the bytecode shows at least " + std::to_string(allRuns) +
                    " runs, fewer than blacklisting the trace start needs (" + takes + "), so a warning";
+  }
+  if (out.unreached && abortsBefore.empty()) {
+    out.blacklists = false;
+    out.clause += "; and " + functionName(fn, heatProto) + kVarargEntry + ", so likely";
   }
   return out;
 }

@@ -18,6 +18,11 @@ struct BlacklistVerdict {
   // around it): the loop's heat is no evidence that it runs hot, so it is
   // `likely` at most.
   bool dependsOnData = false;
+  // No trace records it: every call of its function is in a loop whose
+  // trace aborts first ahead of the call, and the function's own entry is
+  // never hot-counted (it takes varargs). A latent abort, behind the first:
+  // `likely` at most.
+  bool unreached = false;
 };
 
 // For a finding in prototype `proto` (a blocker whose heat is known) whose

@@ -180,7 +180,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     BlacklistVerdict verdict = blacklistVerdict(fn, finding, proto, heatProto, heatPc, unknownAround);
     if (verdict.blacklists) p.severity = Severity::Blacklist;
     blacklisting = std::move(verdict.clause);
-    dependsOnData = verdict.dependsOnData;
+    dependsOnData = verdict.dependsOnData || verdict.unreached;
   }
   // Any other certain finding behind a branch that can go around it (a
   // split in `if i < 0 then return s:gsub(...) end`): the loop's heat is

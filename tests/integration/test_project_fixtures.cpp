@@ -30,7 +30,8 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/function_module",
                                          "fixtures/projects/hot_factory", "fixtures/projects/hot_method",
                                          "fixtures/projects/hot_module",     "fixtures/projects/looping_module",
-                                         "fixtures/projects/module_function", "fixtures/projects/registered_ctypes"};
+                                         "fixtures/projects/module_function", "fixtures/projects/nested_helpers",
+                                         "fixtures/projects/registered_ctypes"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
