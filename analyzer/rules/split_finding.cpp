@@ -68,13 +68,18 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
     const std::string& key = *field;
     Callee c;
     c.inferredReceiver = true;
-    c.patternWhy = literal ? "a pattern literal" : "a pattern: " + named.reasoning;
+    c.patternWhy = !literal                      ? "a pattern: " + named.reasoning
+                   : pattern.isConstantString() ? "a pattern literal"
+                                                : "a string built from literals that may be a pattern";
     if (!literal) c.patternEvidence = named.reasoning;
     if (key == "match") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
     if (key == "find") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
     // Certain with pattern characters, unless this file gives its own
-    // objects a method of that name (a likely string method then).
-    c.patternReceiver = specials && !fn.values.definesSelfMethod(key);
+    // objects a method of that name (a likely string method then). A
+    // string built with other pieces needs more than a '.' or a '-', which
+    // a subject has as often (audit 51: lpeg's `pair:match("12." .. i)`).
+    const bool strong = pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
+    c.patternReceiver = specials && strong && !fn.values.definesSelfMethod(key);
     return c.value.known() ? c : Callee{};
   }
   return {};

@@ -172,6 +172,28 @@ TEST_CASE("match and find with a pattern literal on a receiver of unknown type",
   REQUIRE_FALSE(find(ps, 6, "STITCH:string.find"));
 }
 
+TEST_CASE("a string built with other pieces is a sure pattern only with more than a dot", "[rules][variants]") {
+  // An lpeg pattern's match takes the subject: "12." .. i looks like one
+  // (audit 51), "^" .. prefix .. "(%d+)" does not.
+  auto ps = predict(
+      "local p = make_pattern()\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  local t = p:match('12.' .. i)\n"
+      "  local u = p:match('^' .. i .. '(%d+)')\n"
+      "  n = n + #t + #u\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* subject = find(ps, 4, "STITCH:string.match");
+  REQUIRE(subject);
+  CHECK(subject->confidence == Confidence::Likely);
+  CHECK(subject->reasoning.find("a string built from literals that may be a pattern") != std::string::npos);
+  const Prediction* pattern = find(ps, 5, "STITCH:string.match");
+  REQUIRE(pattern);
+  CHECK(pattern->confidence == Confidence::Certain);
+  CHECK(pattern->reasoning.find("gets a Lua pattern") != std::string::npos);
+}
+
 TEST_CASE("names given to pattern strings, and names that only look like one", "[rules][variants]") {
   for (const char* name : {"pattern", "pat", "patn", "patt", "trailing_ws_pattern", "Pattern", "pat_sep", "line_pat"})
     REQUIRE(rules::isPatternName(name));
