@@ -124,25 +124,49 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
     // Where the call runs hot: its loop, or the function around it (called from one).
     const std::string hot = e.loop ? ", in the loop at line " + std::to_string(e.loop->line) + loopEvidence(fn.calls, e)
                                    : ", in " + functionName(fn, site.proto) + ", which runs hot";
-    Finding f;
-    f.proto = site.proto;  // where the VM reports it: the call into C
-    f.pc = site.pc;
-    f.sideTrace = true;     // never the caller's loop that blacklists
-    f.calleeTraces = true;  // the callback's own traces abort, whatever the caller's do
-    f.reasonId = ReasonId::traceError("NYIRETL");
-    f.construct = "call";
-    f.callee = std::string(library.name);
-    f.confidence = Confidence::Likely;
-    f.message = "the traces of " + self + ", which " + f.callee + " calls back from here, cannot return into " +
-                f.callee + " (NYIRETL): its tail call to " + ff->name + " returns straight to this C frame";
-    f.reasoning = self + " tail-calls " + ff->name + " at line " + std::to_string(fn.proto.at(tailCall).line) +
-                  ", a fast function the recorder compiles, so the return comes from " + ff->name +
-                  ", which the recorder cannot return from into C code; " + f.callee + " calls " + self +
-                  " back from C at line " + std::to_string(caller.at(site.pc).line) + hot + ", so " + traces +
-                  "; the VM reports the abort at this call";
-    f.advice = "in " + self + ", assign the result to a local and return the local (local s = " + ff->name +
-               "(...) return s): a return from Lua code ends the trace cleanly";
-    sink.report(fn, std::move(f));
+    // A tail call into C (`return string.gsub(s, p, f)`) leaves no frame of
+    // its caller: the frame below the C function's is the caller's caller,
+    // and the VM reports the abort at each call of the function that makes
+    // it (audit 51: socket.url's protect_segment, reported at url.lua:319,
+    // not at the gsub). Callers that tail-call it in turn are left out.
+    std::vector<flow::CallSite> reportedAt{site};
+    if (flow::isTailCall(caller.at(site.pc).op)) {
+      reportedAt.clear();
+      for (const auto& outer : fn.calls.callers(site.proto))
+        if (!outer.protectedCall && !flow::isTailCall(fn.chunk.prototypes[outer.proto].at(outer.pc).op))
+          reportedAt.push_back(outer);
+    }
+    for (const auto& at : reportedAt) {
+      Finding f;
+      f.proto = at.proto;  // where the VM reports it: the call into C, or the call of the function that tail-calls it
+      f.pc = at.pc;
+      if (at.proto != site.proto) f.calledAs = functionName(fn, site.proto);
+      f.sideTrace = true;     // never the caller's loop that blacklists
+      f.calleeTraces = true;  // the callback's own traces abort, whatever the caller's do
+      f.reasonId = ReasonId::traceError("NYIRETL");
+      f.construct = "call";
+      f.callee = std::string(library.name);
+      f.confidence = Confidence::Likely;
+      f.message = at.proto == site.proto
+                      ? "the traces of " + self + ", which " + f.callee + " calls back from here, cannot return into " +
+                            f.callee + " (NYIRETL): its tail call to " + ff->name + " returns straight to this C frame"
+                      : "the traces of " + self + ", which " + f.callee + " calls back in " +
+                            functionName(fn, site.proto) + ", cannot return into " + f.callee + " (NYIRETL): its tail "
+                            "call to " + ff->name + " returns straight to that C frame, which " +
+                            functionName(fn, site.proto) + " tail-called, so the abort shows at this call";
+      f.reasoning = self + " tail-calls " + ff->name + " at line " + std::to_string(fn.proto.at(tailCall).line) +
+                    ", a fast function the recorder compiles, so the return comes from " + ff->name +
+                    ", which the recorder cannot return from into C code; " + f.callee + " calls " + self +
+                    " back from C at line " + std::to_string(caller.at(site.pc).line) + hot + ", so " + traces +
+                    (at.proto == site.proto
+                         ? "; the VM reports the abort at this call"
+                         : "; " + functionName(fn, site.proto) + " tail-calls " + f.callee +
+                               ", so no frame of it is left below the C frame, and the VM reports the abort at this "
+                               "call of " + functionName(fn, site.proto));
+      f.advice = "in " + self + ", assign the result to a local and return the local (local s = " + ff->name +
+                 "(...) return s): a return from Lua code ends the trace cleanly";
+      sink.report(fn, std::move(f));
+    }
   }
 }
 
