@@ -118,7 +118,9 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
   // the file, line and pc they name: the side traces that aborted there
   // kept the code from the exit on out of traces, which is their extent.
   // Each (parent trace, exit) is one record; exits of several parents at
-  // one pc share their extent. The frames such an exit, or a stitched
+  // one pc share their extent. An exit left without aborts of its own (its
+  // root had maxside side traces) is counted, but charges no abort site
+  // that other exits at its pc had. The frames such an exit, or a stitched
   // trace's start, returns into (CallerExtent) add theirs.
   std::map<std::tuple<std::string, int, int>, std::pair<int, int>> fallbackExits;
   std::map<std::tuple<std::string, int, int>, std::vector<AbortSite::CallerExtent>> callersByStart;
@@ -127,7 +129,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
     const auto exit = std::make_tuple(pathOf(ev.startSource), ev.startLine, ev.startPc);
     if (ev.kind == TraceEventKind::ExitFallback) {
       ++exitsLeft;
-      fallbackExits.emplace(exit, std::make_pair(ev.extentFirstLine, ev.extentLastLine));
+      if (ev.afterAborts) fallbackExits.emplace(exit, std::make_pair(ev.extentFirstLine, ev.extentLastLine));
     } else if (ev.kind == TraceEventKind::CallerExtent) {
       AbortSite::CallerExtent caller{pathOf(ev.source), ev.functionLine, ev.extentFirstLine, ev.extentLastLine};
       auto& callers = callersByStart[exit];

@@ -110,6 +110,11 @@ class TraceCapture {
   // A stitched trace's caller frames, read at its start (while the stack
   // holds them), by trace number; dropped when it stops or aborts.
   std::unordered_map<int, std::vector<CallerFrame>> stitchCallers;
+  // The side exits (parent trace, exit number) whose side traces aborted,
+  // so that an exit later left to the interpreter is told to have been
+  // left after those aborts, not for another reason (maxside side traces
+  // of its root: audit 51). Cleared when the traces are flushed.
+  std::set<std::pair<int, int>> abortedExits;
 
   bool paused = false;
   const ZoneStack* zoneStack = nullptr;  // the VM's, set with the handler

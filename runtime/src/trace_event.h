@@ -40,6 +40,10 @@ struct TraceEvent {
   // Abort of a root trace whose start op is now demoted, or of a stitched
   // trace (its parent is then linked to itself: never stitched again there).
   bool blacklistedStart = false;
+  // Of an ExitFallback: its exit's side traces aborted before it was left
+  // to the interpreter; without, it was left for another reason (the root
+  // already has maxside side traces), and no abort site is charged for it.
+  bool afterAborts = false;
   // Of an ExitFallback, the parent trace and its exit number, so that each
   // exit is one record, as -jv counts them.
   std::int32_t code = -1;            // trace-error number; -1: the error was not a number

@@ -397,6 +397,7 @@ void onAbort(lua_State* L, TraceCapture& c) {
     ev.source = where.source;
     ev.line = where.line;
     if (start) readStart(L, c, tr, *start, ev);
+    if (start && start->parent != 0 && start->exitno >= 0) c.abortedExits.emplace(start->parent, start->exitno);
     ev.zone = zoneNow(L, c);
     c.events.add(ev);
     recordTraceAbort(L, ev, c.strings);
@@ -541,6 +542,7 @@ void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord
   ev.startFunctionLine = at->functionLine;
   ev.code = start.parent;  // the exit as -jv counts them: the parent trace and its exit
   ev.subject = start.exitno;
+  ev.afterAborts = c.abortedExits.count({start.parent, start.exitno}) > 0;
   std::pair<int, int> condition{0, 0};
   const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc, &condition);
   ev.extentFirstLine = extent.first;
@@ -608,6 +610,7 @@ int traceHandler(lua_State* L) {
   bool start = length == 5 && what[0] == 's' && what[2] == 'a';
   bool abort = length == 5 && what[0] == 'a';
   bool stop = length == 4 && what[0] == 's';
+  bool flush = length == 5 && what[0] == 'f';
   // No lua_settop to the six arguments (a costly call, and a root trace's
   // start has four): an absent argument reads as none (type LUA_TNONE,
   // integer 0) just as nil would, and scratch values go above the arguments.
@@ -616,6 +619,7 @@ int traceHandler(lua_State* L) {
     if (start) onStart(L, *capture);
     else if (abort) onAbort(L, *capture);
     else if (stop) onStop(L, *capture);
+    else if (flush) capture->abortedExits.clear();  // trace numbers start over
   } catch (const std::exception&) {
     // Out of memory while recording an event: the event is lost, the VM goes on.
   }

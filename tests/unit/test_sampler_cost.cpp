@@ -452,6 +452,32 @@ TEST_CASE("a side exit left to the interpreter gives its side traces' abort an e
         std::string::npos);
 }
 
+TEST_CASE("an exit left to the interpreter without aborts of its own gives no abort site its extent",
+          "[runtime][cost]") {
+  // Each chunk loadstring makes is new code the loop's traces exit into:
+  // side traces pile up on the root, each aborting once at the closure
+  // (then compiled on the other path), until the root has maxside (100)
+  // side traces and the next exit is linked to the interpreter at once
+  // (-jv: "(103/0) ... fallback to interpreter", no abort from that exit).
+  // The aborts at the same pc are not "left to the interpreter" (audit 51).
+  auto [report, samples] = runCosted("local function mk(x) return function() return x end end\n"
+                                     "local n = 0\n"
+                                     "for i = 1, 3000 do\n"
+                                     "  local v = loadstring('return ' .. i)()\n"
+                                     "  if v % 3 == 0 then n = n + mk(v)() else n = n + 1 end\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  REQUIRE(report.fallbackExits >= 1);
+  const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:1", "snippet.lua:4");
+  REQUIRE(closure);
+  CHECK(closure->count > 10);  // one per side trace
+  CHECK_FALSE(closure->fallback);
+  CHECK(closure->extentFirstLine == 0);
+  CHECK(runSummary(report, &samples, 10).find("side traces from snippet.lua:4, left to the interpreter") ==
+        std::string::npos);
+}
+
 TEST_CASE("a trace that runs into blacklisted code names the site that blacklisted it", "[runtime][blacklist]") {
   // inner's entry is blacklisted by its closure (its own traces and the
   // first loop's abort there); the second loop's traces record outer, run
