@@ -81,6 +81,51 @@ bool reserveDump(std::atomic<std::size_t>* budget, std::size_t bytes) {
   return false;
 }
 
+// Whether a call of another module's function in `aborting` comes before
+// `call` in the innermost loop around it: a quick look before the question
+// abortingCallBefore answers for the paths.
+bool abortingMemberBefore(const std::vector<flow::ModuleCall>& moduleCalls, const flow::ModuleCall& call,
+                          const flow::CallGraph& calls, const flow::LoopingMembers& aborting) {
+  const flow::Loop* loop = calls.loopMap(call.proto).innermost(call.pc);
+  if (!loop) return false;
+  for (const flow::ModuleCall& before : moduleCalls)
+    if (before.proto == call.proto && before.pc >= loop->first && before.pc < call.pc &&
+        aborting.count(before.module + ":" + before.member) > 0)
+      return true;
+  return false;
+}
+
+// The other modules' functions this file calls in a loop body that the
+// import pass tells it about when they abort every trace (ModuleImports::
+// abortingMembers): those followed in that body by a site of this file's,
+// which their call masks then (CollectingSink), and those called before a
+// call of another module's function, which is then behind an abort
+// (ModuleCall::behindAbort: its runs do not count towards blacklisting, and
+// a vararg callee is reached by no trace): every one before a call with
+// runs enough to blacklist a start, else the one right before it. Others
+// need no second analysis to know.
+std::set<std::string> membersAskedAbout(const FileLinks& links, const flow::CallGraph& calls,
+                                        const rules::CollectingSink& sink, long blacklistingRuns) {
+  std::set<std::string> out;
+  for (const flow::ModuleCall& call : links.calls) {
+    if (call.loopLine == 0) continue;
+    const flow::Loop* loop = calls.loopMap(call.proto).innermost(call.pc);
+    if (!loop) continue;
+    if (sink.hasSiteBetween(call.proto, call.pc, loop->last)) out.emplace(call.module + ":" + call.member);
+    // Every module call before one with runs enough to blacklist a start
+    // (its runs before any zeroing), and the one right before any other.
+    const bool blacklisting = blacklistingRuns > 0 && call.entryCalls >= blacklistingRuns;
+    const flow::ModuleCall* previous = nullptr;
+    for (const flow::ModuleCall& before : links.calls) {
+      if (before.proto != call.proto || before.pc < loop->first || before.pc >= call.pc) continue;
+      if (blacklisting) out.emplace(before.module + ":" + before.member);
+      if (!previous || before.pc > previous->pc) previous = &before;
+    }
+    if (previous) out.emplace(previous->module + ":" + previous->member);
+  }
+  return out;
+}
+
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
                                  const std::string& path, Confidence minConfidence, const BuiltinAliases& aliases,
                                  const CModules* cModules, ProjectView project,
@@ -162,45 +207,44 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     // Nested members too (`M.source.string`, ltn12's shape): a loop that
     // calls one first aborts there (audit 51).
     project.links->abortingExports.clear();
-    for (const auto& [member, proto] : exports)
-      if (rules::certainAbortLine(chunk.prototypes[proto], profile) > 0) project.links->abortingExports.emplace(member);
+    for (const auto& [member, proto] : exports) {
+      bytecode::Op op = bytecode::Op::FNEW;
+      if (int line = rules::certainAbortLine(chunk.prototypes[proto], profile, &op); line > 0)
+        project.links->abortingExports.emplace(member,
+                                               MaskingSite{{}, line, ReasonId::refusedBytecode(bytecode::opName(op)), {}});
+    }
     // A call from a loop behind a call whose callee aborts every trace
     // through it (this file's, or another module's): the loop's trace never
-    // records this call, so its runs do not count towards blacklisting a
-    // start (rules/aborting_call_before.h). Asked only of calls with runs
-    // enough to blacklist one: for the others nothing changes, and knowing
-    // other modules' aborting functions costs this file a second analysis.
+    // records this call (ModuleCall::behindAbort), so its runs do not count
+    // towards blacklisting a start (rules/aborting_call_before.h). Without
+    // an aborting import, only a call with runs enough to blacklist a start
+    // looks for this file's aborting functions before it: for the others
+    // nothing changes.
     const long blacklistingRuns = profile.loopBlacklisting().runs;
     const flow::LoopingMembers* aborting =
         project.imports && !project.imports->abortingMembers.empty() ? &project.imports->abortingMembers : nullptr;
-    project.links->membersBeforeLoopCalls.clear();
     for (flow::ModuleCall& call : project.links->calls) {
       call.entryCalls = call.steadyRuns;
-      if (call.loopLine == 0 || blacklistingRuns <= 0 || call.steadyRuns < blacklistingRuns ||
-          call.proto >= chunk.prototypes.size())
-        continue;
-      const rules::FunctionView caller = viewOf(call.proto);
-      const flow::Loop* loop = caller.loops.innermost(call.pc);
-      for (int q = loop ? loop->first : call.pc; q < call.pc; ++q) {
-        const bytecode::Instruction& ins = caller.proto.at(q);
-        if (ins.op != bytecode::Op::CALL && ins.op != bytecode::Op::CALLM) continue;
-        if (flow::Value callee = values.at(call.proto, q, ins.a); callee.is(flow::Value::Kind::ModuleMember))
-          project.links->membersBeforeLoopCalls.emplace(callee.name);
-      }
-      const rules::AbortingCall before = rules::abortingCallBefore(caller, call.pc, aborting);
+      if (call.loopLine == 0 || call.proto >= chunk.prototypes.size()) continue;
+      const bool blacklisting = blacklistingRuns > 0 && call.steadyRuns >= blacklistingRuns;
+      if (!blacklisting && !(aborting && abortingMemberBefore(project.links->calls, call, calls, *aborting))) continue;
+      const rules::AbortingCall before = rules::abortingCallBefore(viewOf(call.proto), call.pc, aborting);
       if (before.pc == 0) continue;
-      call.steadyRuns = 0;
       call.behindAbort = true;
+      if (!blacklisting) continue;
+      call.steadyRuns = 0;
       call.shortfall = "the loop at line " + std::to_string(call.loopLine) + " aborts first in the call of " +
                        before.name + " at line " + std::to_string(before.line) +
                        " on every pass, so its trace never records the call at line " + std::to_string(call.line);
     }
   }
   rules::CollectingSink sink(path);
+  if (project.imports && !project.imports->abortSites.empty()) sink.maskBehindModuleCalls(&project.imports->abortSites);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
     rules::FunctionView view = viewOf(i);
     for (const auto& rule : rules::allRules()) rule->check(view, sink);
   }
+  if (project.links) project.links->membersBeforeLoopCalls = membersAskedAbout(*project.links, calls, sink, profile.loopBlacklisting().runs);
   auto found = sink.take(minConfidence);
   // Kept from the analysis that knew no looping members (members_behind_aborts.h).
   if (project.links && (!project.imports || project.imports->loopingMembers.empty()))

@@ -174,8 +174,13 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
     for (const auto& name : links[from].membersBeforeLoopCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);
-      if (to && *to != from && *to < links.size() && links[*to].abortingExports.count(std::string(member)))
-        out[from].abortingMembers.insert(name);
+      if (!to || *to == from || *to >= links.size()) continue;
+      auto aborting = links[*to].abortingExports.find(std::string(member));
+      if (aborting == links[*to].abortingExports.end()) continue;
+      out[from].abortingMembers.insert(name);
+      MaskingSite site = aborting->second;
+      site.path = paths_[*to];
+      out[from].abortSites.emplace(name, std::move(site));
     }
     for (const auto& name : links[from].membersBehindAborts) {
       auto [module, member] = flow::ModuleMemberName::parse(name);

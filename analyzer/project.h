@@ -21,6 +21,7 @@
 #include "flow/ctype_registrars.h"
 #include "flow/metatypes.h"
 #include "flow/tail_calls.h"
+#include "ljcheck/prediction.h"
 
 namespace ljcheck {
 
@@ -64,11 +65,12 @@ struct FileLinks {
   // Exported functions every trace through which aborts before it returns
   // (rules/aborting_call_before.h certainAbortLine), by member: a loop's
   // trace that calls one aborts in it, and never records a call after it.
-  std::set<std::string> abortingExports = {};
-  // The "module:member"s it calls in a loop body before a call of another
-  // module's function there that runs often enough to blacklist a start:
-  // when one of them is an aborting export, that later call's runs do not
-  // count (its imports: ModuleImports::abortingMembers).
+  // Each with where it aborts (the path left empty: the importer names it).
+  std::map<std::string, MaskingSite> abortingExports = {};
+  // The "module:member"s it calls in a loop body: when one of them is an
+  // aborting export, a later call of another module's function there does
+  // not count its runs towards blacklisting, and a site after it in the
+  // body is masked (its imports: ModuleImports::abortingMembers).
   std::set<std::string> membersBeforeLoopCalls = {};
   // A file whose dump is kept (none for a dump given as input) is mapped to
   // its source (ranges, allow comments) only after its last analysis, once,
@@ -92,8 +94,10 @@ struct ModuleImports {
   flow::ValueMap::ImportedReturns returnedBuiltins = {};
   flow::ImportedTailCalls tailCalls = {};
   flow::LoopingMembers loopingMembers = {};
-  // The "module:member"s it calls every trace through which aborts (FileLinks::abortingExports).
+  // The "module:member"s it calls every trace through which aborts (FileLinks::abortingExports),
+  // and where each aborts (for maskedBy).
   flow::LoopingMembers abortingMembers = {};
+  std::map<std::string, MaskingSite, std::less<>> abortSites = {};
 };
 
 class ProjectIndex {

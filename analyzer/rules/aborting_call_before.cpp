@@ -13,7 +13,7 @@ namespace ljcheck::rules {
 
 using bytecode::Op;
 
-int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile) {
+int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile, bytecode::Op* op) {
   const bool fnew = flow::refuses(profile, Op::FNEW), uclo = flow::refuses(profile, Op::UCLO);
   if (!fnew && !uclo) return 0;
   const int size = callee.size();
@@ -28,7 +28,10 @@ int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& p
     work.pop_back();
     const auto& ins = callee.at(q);
     if ((fnew && ins.op == Op::FNEW) || (uclo && ins.op == Op::UCLO)) {
-      if (abortLine == 0 || ins.line < abortLine) abortLine = ins.line;
+      if (abortLine == 0 || ins.line < abortLine) {
+        abortLine = ins.line;
+        if (op) *op = ins.op;
+      }
       continue;  // every trace that gets here aborts
     }
     if (ins.op == Op::RET0 || ins.op == Op::RET1 || ins.op == Op::RET || ins.op == Op::RETM ||

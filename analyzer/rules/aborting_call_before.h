@@ -17,8 +17,8 @@ namespace ljcheck::rules {
 // The line of the instruction every trace through `callee` aborts at before
 // it returns: an FNEW or a UCLO (when `profile` refuses them) that every
 // path from its entry to each of its returns runs through; 0 when a return
-// is reached around them.
-int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile);
+// is reached around them. `op`, when given, gets that instruction's opcode.
+int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile, bytecode::Op* op = nullptr);
 
 struct AbortingCall {
   int pc = 0;        // 0: none

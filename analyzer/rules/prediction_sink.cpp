@@ -270,16 +270,22 @@ void CollectingSink::markMasked() {
 }
 
 // Calls in a prototype to Lua functions of this file that abort every trace
-// before they return (closingReturnLine), each with the callee's UCLO.
+// before they return (closingReturnLine), each with the callee's UCLO; and
+// to other modules' functions that do (moduleAborts_), with their abort.
 std::vector<CollectingSink::Masker> CollectingSink::closingCalls(std::size_t proto) {
   std::vector<Masker> out;
-  if (!uclosAbort_) return out;
+  if (!uclosAbort_ && !moduleAborts_) return out;
   static const ReasonId uclo = ReasonId::refusedBytecode("UCLO");
   const bytecode::Prototype& code = chunk_->prototypes[proto];
   for (int pc = 1; pc <= code.size(); ++pc) {
     const auto& ins = code.at(pc);
     if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
     flow::Value callee = values_->at(proto, pc, ins.a);
+    if (moduleAborts_ && callee.is(flow::Value::Kind::ModuleMember)) {
+      if (auto it = moduleAborts_->find(callee.name); it != moduleAborts_->end()) out.push_back({pc, it->second});
+      continue;
+    }
+    if (!uclosAbort_) continue;
     if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= chunk_->prototypes.size()) continue;
     int& line = closingLine_[callee.proto];  // -1 until asked
     if (line < 0) line = closingReturnLine(chunk_->prototypes[callee.proto]);
@@ -305,6 +311,15 @@ void CollectingSink::markMaskedByCalls() {
     if (fresh) it->second = closingCalls(site.proto);
     const auto& list = it->second;
     if (list.empty() || list.front().pc >= site.tracePc) continue;  // nothing before the site (see markMasked)
+    // Only a call in the site's own innermost loop (or, outside loops, in
+    // the function body) can hide it (Masking::firstMasker): a function
+    // whose calls are elsewhere needs no Masking built.
+    const flow::LoopMap& loops = calls_->loopMap(site.proto);
+    const flow::Loop* around = loops.innermost(site.tracePc);
+    bool sameBody = false;
+    for (std::size_t k = 0; k < list.size() && list[k].pc < site.tracePc && !sameBody; ++k)
+      sameBody = loops.innermost(list[k].pc) == around;
+    if (!sameBody) continue;
     auto m = masking.find(site.proto);
     if (m == masking.end()) {
       std::vector<int> pcs;
@@ -325,7 +340,7 @@ void CollectingSink::markMaskedByCalls() {
 
 std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   markMasked();
-  if (chunk_ && values_ && calls_) markMaskedByCalls();
+  if (chunk_ && values_ && calls_) markMaskedByCalls();  // and by other modules' aborting functions
   // One prediction per (line, reasonId): an unmasked one over a masked one,
   // then the surest.
   auto better = [](const Prediction& a, const Prediction& b) {

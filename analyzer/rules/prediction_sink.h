@@ -21,10 +21,22 @@ namespace ljcheck::rules {
 class CollectingSink final : public PredictionSink {
  public:
   explicit CollectingSink(std::string path) : path_(std::move(path)) {}
+  // Other modules' functions ("module:member") every trace through which
+  // aborts, and where: a call of one masks the sites behind it as a call of
+  // this file's closure maker does (ModuleImports::abortSites). May be null.
+  using AbortSites = std::map<std::string, MaskingSite, std::less<>>;
+  void maskBehindModuleCalls(const AbortSites* sites) { moduleAborts_ = sites; }
   void report(const FunctionView& fn, Finding finding) override;
   // The predictions at or above `minConfidence`, one per (line, reasonId),
   // masked ones with maskedBy set.
   std::vector<Prediction> take(Confidence minConfidence);
+  // Before take(): whether a site a masking call could hide lies in
+  // prototype `proto` after pc `after`, up to pc `last`.
+  bool hasSiteBetween(std::size_t proto, int after, int last) const {
+    for (const Pending& p : pending_)
+      if (p.proto == proto && p.tracePc > after && p.tracePc <= last && !p.unmaskable) return true;
+    return false;
+  }
   // After take(): the other modules' functions called between a masked site
   // and the abort that masks it (members_behind_aborts.h).
   std::set<std::string> membersBehindAborts() const {
@@ -54,6 +66,7 @@ class CollectingSink final : public PredictionSink {
   const flow::ValueMap* values_ = nullptr;
   const flow::CallGraph* calls_ = nullptr;
   bool uclosAbort_ = false;  // the profile's recorder refuses UCLO
+  const AbortSites* moduleAborts_ = nullptr;
   std::vector<Pending> pending_;
   std::optional<MembersBehindAborts> behindAborts_;
   std::map<std::size_t, std::vector<bool>> reached_;  // by prototype: flow::reachablePcs, once asked
