@@ -617,10 +617,8 @@ long CallGraph::runsWith(std::size_t proto, int pc, const std::vector<long>& ent
 }
 
 // Each prototype gets the most runs of any one call site outside its own
-// cycle of recursion (a lower bound: the sites are not added up), and as
-// steady runs the most of one site or the sum of those that run on every
-// pass of their function, to a fixpoint; the graph without the cycles is
-// acyclic, so it settles. With
+// cycle of recursion (a lower bound: the sites are not added up), to a
+// fixpoint; the graph without the cycles is acyclic, so it settles. With
 // `external`, other files' calls count too (their runs as their files'
 // own loops show them).
 void CallGraph::countEntries(bool external, EntryCounts& out) const {
@@ -637,12 +635,7 @@ void CallGraph::countEntries(bool external, EntryCounts& out) const {
     }
   for (bool changed = true; changed;) {
     changed = false;
-    for (std::size_t p = 0; p < n; ++p) {
-      // Sites that run on every pass of their function add up: each is
-      // another entry, and a loop's hot counter counts its turns across
-      // entries (audit 50: `work(30000) + work(30000)` blacklists work's
-      // loop, 60,000 turns). A site with a stop counts on its own.
-      long everyPass = 0;
+    for (std::size_t p = 0; p < n; ++p)
       for (const auto& site : callers_[p]) {
         if (component_.at(site.proto) == component_.at(p)) continue;
         long runs = runsWith(site.proto, site.pc, out.runs);
@@ -655,17 +648,11 @@ void CallGraph::countEntries(bool external, EntryCounts& out) const {
           out.shortfall[p] = stop.kind != CountStop::Kind::None ? describeStop(stop, site.line, "")
                                                                 : out.shortfall[site.proto];
         }
-        if (stop.kind == CountStop::Kind::None) everyPass = std::min(everyPass + steady, kManyRuns);
         if (steady > out.steady[p]) {
           out.steady[p] = steady;
           changed = true;
         }
       }
-      if (everyPass > out.steady[p]) {
-        out.steady[p] = everyPass;
-        changed = true;
-      }
-    }
   }
 }
 

@@ -211,9 +211,6 @@ class CallGraph {
     // too (Branch::aborts): the line it leaves from; 0 for none.
     int abortingRoute = 0;
   };
-  // How often `proto` is entered at least, counted as steadyRunsAt counts
-  // (the calls on every pass of their functions added up).
-  long steadyEntries(std::size_t proto) const { return steadyEntries_.at(proto); }
   long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;
   // The calls this file makes of a function on every pass through them
   // (steadyRunsAt of each call site outside its cycle of recursion), all

@@ -199,16 +199,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                                 ? "; the path around it from line " + std::to_string(stop.abortingRoute) +
                                       " runs into another abort the recorder refuses, so every pass aborts"
                                 : std::string();
-    // Entered more than once on every pass: the loop's turns add up across
-    // its entries (the hot counter and the penalty belong to its start).
-    const long entries = fn.calls.steadyEntries(heatProto);
-    const std::string entered =
-        entries > 1 && !fn.of(heatProto).isMain()
-            ? " (" + functionName(fn, heatProto) + " is entered at least " + std::to_string(entries) +
-                  " times on every pass, its calls added up)"
-            : std::string();
-    out.clause = everyPass + "; at " + std::to_string(runs) + " runs or more" + entered +
-                 ", the trace start is blacklisted (" + takes + ")";
+    out.clause = everyPass + "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" +
+                   takes + ")";
   } else if (needed.runs > 0 && allRuns >= needed.runs && stop.kind == flow::CallGraph::CountStop::Kind::Branch) {
     out.clause = besides + "the branch at line " + std::to_string(stop.line) +
                    " can go around this abort: a trace that records the other path compiles, and the abort then "

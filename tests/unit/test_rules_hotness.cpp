@@ -209,26 +209,6 @@ TEST_CASE("a loop bounded by a parameter gets its trip count from the constants 
     CHECK(fnew->reasoning.find("which runs 50000 times (n is 50000 at its one call, at line 7)") !=
           std::string::npos);
   }
-  SECTION("calls on every pass add up: the loop's turns count across its entries") {
-    // Two calls of 30,000 turns blacklist the loop's start (60,000 turns;
-    // audit 50: `luajit -jv` shows 11 aborts); one alone does not.
-    auto twice = predict(fill + "local c = {}\nfill(c, 30000)\nfill(c, 30000)\n");
-    INFO(listed(twice));
-    const Prediction* fnew = find(twice, 3, "NYIBC:FNEW");
-    REQUIRE(fnew);
-    CHECK(fnew->severity == Severity::Blacklist);
-    CHECK(fnew->reasoning.find("at 60000 runs or more (fill is entered at least 2 times on every pass, its calls "
-                               "added up)") != std::string::npos);
-    auto once = predict(fill + "local c = {}\nfill(c, 30000)\n");
-    const Prediction* single = find(once, 3, "NYIBC:FNEW");
-    REQUIRE(single);
-    CHECK(single->severity == Severity::Warn);
-    // A call a branch can go around does not add up.
-    auto branch = predict(fill + "local c = {}\nfill(c, 30000)\nif #arg > 0 then fill(c, 30000) end\n");
-    const Prediction* behind = find(branch, 3, "NYIBC:FNEW");
-    REQUIRE(behind);
-    CHECK(behind->severity == Severity::Warn);
-  }
   SECTION("no call turns it hotloop times, in code that runs once: nothing") {
     auto ps = predict(fill + "local c = {}\nfill(c, 5)\nfill(c, 7)\n");
     INFO(listed(ps));
