@@ -294,6 +294,20 @@ std::vector<CollectingSink::Masker> CollectingSink::closingCalls(std::size_t pro
   return out;
 }
 
+// Whether the call at pc of `proto` can start no trace that returns into
+// its caller: a fast function other than pcall and xpcall, called directly.
+// It stitches (or is recorded) only in a trace that records the call, and
+// behind an abort on every path none does (audit 52: `string.gsub(...)` or
+// `io.write("")` between the aborting call and the site). A Lua callee's
+// own entry trace can stitch inside it and resume in the caller, and
+// pcall's callee can run a trace of its own: those still end the masking.
+bool CollectingSink::startsNoTrace(std::size_t proto, int pc) const {
+  const auto& ins = chunk_->prototypes[proto].at(pc);
+  if (ins.op != Op::CALL && ins.op != Op::CALLM) return false;
+  const flow::Value callee = values_->at(proto, pc, flow::calleeSlot(ins));
+  return callee.is(flow::Value::Kind::LibFunction) && callee.name != "pcall" && callee.name != "xpcall";
+}
+
 // Sites right behind a call whose callee aborts every trace before it
 // returns: every path to the site runs through the call (as for an abort),
 // and no other call lies between them. Another call may start a trace
@@ -331,7 +345,8 @@ void CollectingSink::markMaskedByCalls() {
     if (pc == 0) continue;
     const auto& code = chunk_->prototypes[site.proto];
     bool callBetween = false;
-    for (int q = pc + 1; q < site.tracePc && !callBetween; ++q) callBetween = flow::isCallOrIterator(code.at(q).op);
+    for (int q = pc + 1; q < site.tracePc && !callBetween; ++q)
+      callBetween = flow::isCallOrIterator(code.at(q).op) && !startsNoTrace(site.proto, q);
     if (callBetween) continue;
     auto masker = std::lower_bound(list.begin(), list.end(), pc, [](const Masker& c, int at) { return c.pc < at; });
     site.prediction.maskedBy = masker->site;

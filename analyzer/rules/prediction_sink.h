@@ -57,6 +57,7 @@ class CollectingSink final : public PredictionSink {
     MaskingSite site;
   };
   std::vector<Masker> closingCalls(std::size_t proto);
+  bool startsNoTrace(std::size_t proto, int pc) const;
   std::vector<int> closingLine_;  // by prototype: closingReturnLine, -1 until asked
   void markMasked();
   void markMaskedByCalls();

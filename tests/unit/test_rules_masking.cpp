@@ -318,6 +318,34 @@ TEST_CASE("a call to a function that closes upvalues at every return masks the s
   CHECK(maskedBy(*find(ps, 9, "STITCH:string.gsub")).empty());
 }
 
+TEST_CASE("a library call between the aborting call and the site starts no trace: still masked", "[rules][masking]") {
+  // A fast function stitches (or is recorded) only in a trace that records
+  // it, and every trace aborts in wrap first (audit 52: `-jv` shows no abort
+  // at the closure behind `string.gsub` or `io.write`). A Lua function's
+  // entry trace, or pcall's callee, can still resume in the body.
+  auto ps = predict(
+      "local function wrap(x) return function() return x end end\n"
+      "local function id(x) return x end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do\n"
+      "  local f = wrap(i)\n"
+      "  local a = string.gsub('abc', 'b', 'c')\n"
+      "  local g = function() return a end\n"  // 7: a library call between: masked
+      "  n = n + #a + f() + g()\n"
+      "end\n"
+      "for i = 1, 3000 do\n"
+      "  local h = wrap(i)\n"
+      "  local b = pcall(id, i)\n"
+      "  local k = function() return b end\n"  // 13: pcall between: not masked
+      "  n = n + k() + h()\n"
+      "end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 7, "NYIBC:FNEW"));
+  CHECK(maskedBy(*find(ps, 7, "NYIBC:FNEW")) == "snippet.lua:1 NYIBC:UCLO");
+  REQUIRE(find(ps, 13, "NYIBC:FNEW"));
+  CHECK(maskedBy(*find(ps, 13, "NYIBC:FNEW")).empty());
+}
+
 TEST_CASE("a call that can run a loop between the abort and the site unmasks it", "[rules][masking]") {
   // A trace that starts in the callee's loop leaves it through a side exit,
   // returns into this function and records the code after the call, past
