@@ -282,7 +282,7 @@ class CallSplitRule final : public Rule {
         if (closureArgumentAbortsFirst(fn, pc)) continue;
         const StitchBefore before = stitchBeforeTailCall(fn, pc);
         const auto own = before.line > 0 && !via ? ownTraceAfterStitch(fn) : std::nullopt;
-        for (const auto& site : fn.calls.callers(fn.index)) {
+        for (const auto& [site, called] : tailCallLandings(fn, fn.index)) {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;
           const auto& caller = fn.chunk.prototypes[site.proto];
           bool ends = neverStitches || site.protectedCall || nextFeedsVariableCount(caller, site.pc);
@@ -294,15 +294,18 @@ class CallSplitRule final : public Rule {
           }
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends, why);
           f.endsTrace = ends;  // the caller's trace ends at this call: what follows it there is not recorded
-          f.calledAs = calledAs(fn, site);
+          f.calledAs = site.protectedCall ? std::string("pcall") : functionName(fn, called);
+          // Through a helper that tail-calls this function in turn: named.
+          const std::string through =
+              called == fn.index ? std::string() : " (through " + functionName(fn, called) + ", which tail-calls it)";
           f.reasoning = via ? functionName(fn, fn.index) + " tail-calls " + memberAsWritten(member) + ", which " +
                                   tailCallsWhy(*via, subject) +
                                   "; neither tail call leaves a frame, so the split lands at this call; " +
                                   whyHot(fn.of(site.proto), site.pc)
                             : functionName(fn, fn.index) + " tail-calls " + std::string(callee.value.name) + ", " +
                                   unrecordedWhy(subject) +
-                                  "; the tail call leaves no frame, so the split lands at this call; " +
-                                  whyHot(fn.of(site.proto), site.pc);
+                                  "; the tail call leaves no frame, so the split lands at this call" + through +
+                                  "; " + whyHot(fn.of(site.proto), site.pc);
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
           // Behind a branch of the callee that can go around it, the data

@@ -22,6 +22,8 @@
 // - a function that loops and then tail-calls setmetatable: the side traces
 //   from the loop's exit return from it into the caller's frame without a
 //   snapshot (reportSideEffectTailCallAfterLoop), at each hot call site.
+#include <algorithm>
+
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
@@ -129,18 +131,20 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
     // and the VM reports the abort at each call of the function that makes
     // it (audit 51: socket.url's protect_segment, reported at url.lua:319,
     // not at the gsub). Callers that tail-call it in turn are left out.
-    std::vector<flow::CallSite> reportedAt{site};
+    // Through a chain of such helpers too (`outer(s)` that returns
+    // `protect(s)`: audit 52), each with the function written at the call.
+    std::vector<TailCallLanding> reportedAt{{site, site.proto}};
     if (flow::isTailCall(caller.at(site.pc).op)) {
-      reportedAt.clear();
-      for (const auto& outer : fn.calls.callers(site.proto))
-        if (!outer.protectedCall && !flow::isTailCall(fn.chunk.prototypes[outer.proto].at(outer.pc).op))
-          reportedAt.push_back(outer);
+      reportedAt = tailCallLandings(fn, site.proto);
+      reportedAt.erase(std::remove_if(reportedAt.begin(), reportedAt.end(),
+                                      [](const TailCallLanding& l) { return l.site.protectedCall; }),
+                       reportedAt.end());
     }
-    for (const auto& at : reportedAt) {
+    for (const auto& [at, called] : reportedAt) {
       Finding f;
       f.proto = at.proto;  // where the VM reports it: the call into C, or the call of the function that tail-calls it
       f.pc = at.pc;
-      if (at.proto != site.proto) f.calledAs = functionName(fn, site.proto);
+      if (at.proto != site.proto) f.calledAs = functionName(fn, called);
       f.sideTrace = true;     // never the caller's loop that blacklists
       f.calleeTraces = true;  // the callback's own traces abort, whatever the caller's do
       f.reasonId = ReasonId::traceError("NYIRETL");
@@ -153,7 +157,9 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
                       : "the traces of " + self + ", which " + f.callee + " calls back in " +
                             functionName(fn, site.proto) + ", cannot return into " + f.callee + " (NYIRETL): its tail "
                             "call to " + ff->name + " returns straight to that C frame, which " +
-                            functionName(fn, site.proto) + " tail-called, so the abort shows at this call";
+                            functionName(fn, site.proto) + " tail-called" +
+                            (called == site.proto ? std::string() : " (through " + functionName(fn, called) + ")") +
+                            ", so the abort shows at this call";
       f.reasoning = self + " tail-calls " + ff->name + " at line " + std::to_string(fn.proto.at(tailCall).line) +
                     ", a fast function the recorder compiles, so the return comes from " + ff->name +
                     ", which the recorder cannot return from into C code; " + f.callee + " calls " + self +
@@ -161,8 +167,10 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
                     (at.proto == site.proto
                          ? "; the VM reports the abort at this call"
                          : "; " + functionName(fn, site.proto) + " tail-calls " + f.callee +
-                               ", so no frame of it is left below the C frame, and the VM reports the abort at this "
-                               "call of " + functionName(fn, site.proto));
+                               (called == site.proto ? std::string() : ", and " + functionName(fn, called) +
+                                                                           " tail-calls it in turn") +
+                               ", so no frame of either is left below the C frame, and the VM reports the abort at "
+                               "this call of " + functionName(fn, called));
       f.advice = "in " + self + ", assign the result to a local and return the local (local s = " + ff->name +
                  "(...) return s): a return from Lua code ends the trace cleanly";
       sink.report(fn, std::move(f));

@@ -1,6 +1,8 @@
 // Shared helpers of the trace-split rules (see split_finding.h).
 #include "rules/split_finding.h"
 
+#include <set>
+
 #include "flow/instruction_effects.h"
 #include "flow/module_member.h"
 #include "flow/variables.h"
@@ -23,6 +25,23 @@ const FastFunctionDef* recordedCall(const FunctionView& fn, int pc) {
 
 std::string calledAs(const FunctionView& fn, const flow::CallSite& site) {
   return site.protectedCall ? "pcall" : functionName(fn, fn.index);
+}
+
+std::vector<TailCallLanding> tailCallLandings(const FunctionView& fn, std::size_t proto) {
+  std::vector<TailCallLanding> out;
+  std::vector<std::size_t> work{proto};
+  std::set<std::size_t> seen{proto};
+  while (!work.empty()) {
+    const std::size_t called = work.back();
+    work.pop_back();
+    for (const flow::CallSite& site : fn.calls.callers(called)) {
+      if (site.protectedCall || !flow::isTailCall(fn.chunk.prototypes[site.proto].at(site.pc).op))
+        out.push_back({site, called});
+      else if (seen.insert(site.proto).second)
+        work.push_back(site.proto);
+    }
+  }
+  return out;
 }
 
 flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, int parameter) {

@@ -44,6 +44,17 @@ int argumentSlot(const FunctionView& fn, int pc, int k);
 // with, as Finding::calledAs wants it: pcall's for a protected call.
 std::string calledAs(const FunctionView& fn, const flow::CallSite& site);
 
+// Where what the tail call of a function of this file ends in lands: each
+// call site of `proto`, and through a call site that tail-calls it in turn
+// (`outer(s)` that returns `protect(s)`), that function's call sites, and
+// so on; a tail call leaves no frame below it (audit 52). Each with the
+// function written at that call. A protected call (pcall) is a landing.
+struct TailCallLanding {
+  flow::CallSite site;
+  std::size_t called = 0;
+};
+std::vector<TailCallLanding> tailCallLandings(const FunctionView& fn, std::size_t proto);
+
 // What the call at `site` passes in the function's parameter `parameter`;
 // unknown when the call passes it in its variable part (f(a, g())) or not
 // at all.
