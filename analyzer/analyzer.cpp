@@ -189,9 +189,11 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   rules::FunctionNames names(chunk.prototypes.size());
   const flow::ImportedTailCalls* tailCalls =
       project.imports && !project.imports->tailCalls.empty() ? &project.imports->tailCalls : nullptr;
+  const flow::LoopingMembers* luaMethods =
+      project.imports && !project.imports->luaMethods.empty() ? &project.imports->luaMethods : nullptr;
   auto viewOf = [&](std::size_t i) {
     return rules::FunctionView{chunk,    i,     chunk.prototypes[i], calls.loopMap(i), values, calls, profile,
-                               ReasonCatalog::builtin(), constructors, &names, tailCalls};
+                               ReasonCatalog::builtin(), constructors, &names, tailCalls, luaMethods};
   };
   if (project.links) {
     project.links->tailCalls.clear();

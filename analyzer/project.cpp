@@ -182,6 +182,15 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
       site.path = paths_[*to];
       out[from].abortSites.emplace(name, std::move(site));
     }
+    for (const auto& name : links[from].memberCalls) {
+      auto [module, member] = flow::ModuleMemberName::parse(name);
+      if (!flow::ModuleMemberName{module, member}.isMethodOfResult()) continue;
+      const std::string_view method = member.substr(member.rfind(':') + 1);
+      if (method != "match" && method != "find") continue;  // what a pattern argument makes a string method
+      std::optional<std::size_t> to = resolve(module, from);
+      if (to && *to != from && *to < links.size() && links[*to].exports.count(std::string(member)))
+        out[from].luaMethods.insert(name);
+    }
     for (const auto& name : links[from].membersBehindAborts) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);

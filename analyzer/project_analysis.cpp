@@ -45,7 +45,7 @@ bool sameImports(const ModuleImports& a, const ModuleImports& b) {
   return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar) &&
          a.returnedBuiltins == b.returnedBuiltins &&
          sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall) && a.loopingMembers == b.loopingMembers &&
-         a.abortingMembers == b.abortingMembers;
+         a.abortingMembers == b.abortingMembers && a.luaMethods == b.luaMethods;
 }
 
 // What the rounds read of a file's links: its exports and calls, no dump.

@@ -39,11 +39,14 @@ struct FunctionView {
   // Other files' module functions that tail-call an unrecorded library
   // function, by "module:member"; null: none.
   const flow::ImportedTailCalls* tailCalls = nullptr;
+  // Methods of objects other files' functions return that those files
+  // define in Lua ("pat:new():match"), so not string methods; null: none.
+  const flow::LoopingMembers* luaMethods = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
   // The same analysis, seen from another prototype of the chunk.
   FunctionView of(std::size_t other) const {
     return {chunk, other, chunk.prototypes[other], calls.loopMap(other), values, calls, profile, catalog,
-            constructors, names,    tailCalls};
+            constructors, names,    tailCalls, luaMethods};
   }
 };
 

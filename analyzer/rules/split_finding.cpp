@@ -115,7 +115,10 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
   if (!c.value.known()) return stringMethodOfUnknown(fn, pc);
   // obj:find(pattern) on what another module's function returned: taken
   // for a string method by its pattern, as on a value of unknown type.
-  if (c.value.is(flow::Value::Kind::ModuleMember) && flow::ModuleMemberName::parse(c.value.name).isMethodOfResult())
+  // Not when that module defines the method in Lua (audit 52: pat.new()'s
+  // P:match, taken for string.match, certain).
+  if (c.value.is(flow::Value::Kind::ModuleMember) && flow::ModuleMemberName::parse(c.value.name).isMethodOfResult() &&
+      !(fn.luaMethods && fn.luaMethods->count(c.value.name)))
     if (Callee s = stringMethodOfUnknown(fn, pc); s.value.known()) return s;
   if (c.value.is(flow::Value::Kind::LibFunction) && (c.value.name == "pcall" || c.value.name == "xpcall") &&
       ins.op != Op::ITERC) {

@@ -29,7 +29,7 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/cold_module", "fixtures/projects/ctype_module",
                                          "fixtures/projects/function_module",
                                          "fixtures/projects/hot_factory", "fixtures/projects/hot_method",
-                                         "fixtures/projects/hot_module",     "fixtures/projects/looping_module",
+                                         "fixtures/projects/hot_module",     "fixtures/projects/looping_module", "fixtures/projects/lua_methods",
                                          "fixtures/projects/module_function", "fixtures/projects/nested_helpers",
                                          "fixtures/projects/registered_ctypes"};
 
