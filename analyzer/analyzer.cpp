@@ -211,9 +211,10 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->abortingExports.clear();
     for (const auto& [member, proto] : exports) {
       bytecode::Op op = bytecode::Op::FNEW;
-      if (int line = rules::certainAbortLine(chunk.prototypes[proto], profile, &op); line > 0)
-        project.links->abortingExports.emplace(member,
-                                               MaskingSite{{}, line, ReasonId::refusedBytecode(bytecode::opName(op)), {}});
+      if (int line = rules::certainAbortLine(chunk.prototypes[proto], profile, &op); line > 0) {
+        MaskingSite site{{}, line, ReasonId::refusedBytecode(bytecode::opName(op)), {}};
+        project.links->abortingExports.emplace(member, std::move(site));
+      }
     }
     // A call from a loop behind a call whose callee aborts every trace
     // through it (this file's, or another module's): the loop's trace never
@@ -246,7 +247,9 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     rules::FunctionView view = viewOf(i);
     for (const auto& rule : rules::allRules()) rule->check(view, sink);
   }
-  if (project.links) project.links->membersBeforeLoopCalls = membersAskedAbout(*project.links, calls, sink, profile.loopBlacklisting().runs);
+  if (project.links)
+    project.links->membersBeforeLoopCalls =
+        membersAskedAbout(*project.links, calls, sink, profile.loopBlacklisting().runs);
   auto found = sink.take(minConfidence);
   // Kept from the analysis that knew no looping members (members_behind_aborts.h).
   if (project.links && (!project.imports || project.imports->loopingMembers.empty()))

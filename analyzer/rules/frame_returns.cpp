@@ -130,9 +130,9 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
     // its caller: the frame below the C function's is the caller's caller,
     // and the VM reports the abort at each call of the function that makes
     // it (audit 51: socket.url's protect_segment, reported at url.lua:319,
-    // not at the gsub). Callers that tail-call it in turn are left out.
-    // Through a chain of such helpers too (`outer(s)` that returns
-    // `protect(s)`: audit 52), each with the function written at the call.
+    // not at the gsub); through a chain of such helpers too (`outer(s)`
+    // that returns `protect(s)`: audit 52), each with the function written
+    // at the call (tailCallLandings).
     std::vector<TailCallLanding> reportedAt{{site, site.proto}};
     if (flow::isTailCall(caller.at(site.pc).op)) {
       reportedAt = tailCallLandings(fn, site.proto);
@@ -167,10 +167,11 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
                     (at.proto == site.proto
                          ? "; the VM reports the abort at this call"
                          : "; " + functionName(fn, site.proto) + " tail-calls " + f.callee +
-                               (called == site.proto ? std::string() : ", and " + functionName(fn, called) +
-                                                                           " tail-calls it in turn") +
-                               ", so no frame of either is left below the C frame, and the VM reports the abort at "
-                               "this call of " + functionName(fn, called));
+                               (called == site.proto ? ", so no frame of it is left"
+                                                     : ", and " + functionName(fn, called) +
+                                                           " tail-calls it in turn, so no frame of either is left") +
+                               " below the C frame, and the VM reports the abort at this call of " +
+                               functionName(fn, called));
       f.advice = "in " + self + ", assign the result to a local and return the local (local s = " + ff->name +
                  "(...) return s): a return from Lua code ends the trace cleanly";
       sink.report(fn, std::move(f));

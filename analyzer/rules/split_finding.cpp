@@ -97,7 +97,8 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
     // objects a method of that name (a likely string method then). A
     // string built with other pieces needs more than a '.' or a '-', which
     // a subject has as often (audit 51: lpeg's `pair:match("12." .. i)`).
-    const bool strong = pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
+    const bool strong =
+        pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
     c.patternReceiver = specials && strong && !fn.values.definesSelfMethod(key);
     return c.value.known() ? c : Callee{};
   }

@@ -8,8 +8,8 @@ namespace ljcheck {
 namespace {
 
 auto fieldsOf(const TraceEvent& ev) {
-  return std::tie(ev.kind, ev.blacklistedStart, ev.afterAborts, ev.code, ev.subject, ev.errorText, ev.source, ev.line, ev.zone,
-                  ev.startSource, ev.startLine, ev.startPc, ev.startFunctionLine, ev.extentFirstLine,
+  return std::tie(ev.kind, ev.blacklistedStart, ev.afterAborts, ev.code, ev.subject, ev.errorText, ev.source, ev.line,
+                  ev.zone, ev.startSource, ev.startLine, ev.startPc, ev.startFunctionLine, ev.extentFirstLine,
                   ev.extentLastLine, ev.functionLine);
 }
 
