@@ -55,6 +55,10 @@ cd "$root"
 [[ -n $module ]] || module=$(dirname "$(dirname "$ljcheck")")/lib/ljcheck.so
 [[ -x $ljcheck ]] || die "ljcheck not found at $ljcheck (build it first, or pass --ljcheck)"
 [[ -f $module ]] || die "Lua module not found at $module (pass --module)"
+# The hosts load it with require("ljcheck") from its folder: another file name
+# would fail every workload with "module 'ljcheck' not found".
+[[ $(basename "$module") = ljcheck.so ]] ||
+  die "--module $module: the Lua module must be named ljcheck.so (require(\"ljcheck\") loads it by that name)" 2
 [[ -x $luajit ]] || die "Debian's luajit not found at $luajit (pass --luajit)"
 command -v python3 >/dev/null || die "python3 not found"
 
