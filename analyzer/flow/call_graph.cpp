@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <variant>
 
 #include "flow/argument_trips.h"
 #include "flow/ctype_registrars.h"
@@ -41,8 +42,12 @@ std::optional<double> numberLoaded(const bytecode::Prototype& proto, int pc, int
   return std::nullopt;
 }
 
-// Iterations of `for i = start, stop, step` over constants; -1 when the
-// values are not constants the tracker knows.
+long lengthOfReadOnlyLiteral(const bytecode::Chunk& chunk, std::size_t index, const ValueMap& values, int lenPc,
+                             int fori);
+
+// Iterations of `for i = start, stop, step` over constants, or up to the
+// length of a literal list nothing changes (`for i = 1, #names`); -1 when
+// the values are not constants the tracker knows.
 long numericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMap& values, const Loop& loop) {
   const auto& proto = chunk.prototypes[index];
   int fori = loop.first - 1;
@@ -52,6 +57,12 @@ long numericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMa
         step = values.at(index, fori, base + 2);
   if (start.isConstantNumber() && stop.isConstantNumber() && step.isConstantNumber() && step.integer != 0)
     return numericForTurns(start.integer, stop.integer, step.integer);
+  if (start.isConstantNumber() && step.isConstantNumber() && step.integer != 0) {
+    const int lenPc = lastWriteBefore(proto, fori, base + 1);
+    if (lenPc > 0 && proto.at(lenPc).op == Op::LEN)
+      if (long length = lengthOfReadOnlyLiteral(chunk, index, values, lenPc, fori); length >= 0)
+        return numericForTurns(start.integer, length, step.integer);
+  }
   // The tracker keeps integers only: a bound such as 0.5 is loaded by the
   // three instructions the parser puts right before the FORI.
   auto a = numberLoaded(proto, fori - 3, base), b = numberLoaded(proto, fori - 2, base + 1),
@@ -73,51 +84,84 @@ long literalLength(const bytecode::Chunk& chunk, const Value& table) {
   return positional + static_cast<long>(t.hash.size());
 }
 
+// Whether the instruction at pc names `slot`, or may reach what it holds:
+// instructions over a range of slots (calls, iterators, returns, TSETM,
+// CAT, VARG, KNIL) count when their range may hold it, and a closure that
+// captures it. Cautious: a slot a later local reuses counts too.
+bool mayReach(const bytecode::Chunk& chunk, const bytecode::Prototype& proto, int pc, int slot) {
+  const auto& ins = proto.at(pc);
+  // RET0 returns no value, and UCLO closes the upvalues of the slots from A
+  // up: neither reads one (a closure that captures it counts, below).
+  if (ins.op == Op::RET0 || ins.op == Op::UCLO) return false;
+  const bytecode::OperandModes modes = bytecode::operandModes(ins.op);
+  auto names = [&](bytecode::Operand mode, int value) {
+    return (mode == bytecode::Operand::Slot || mode == bytecode::Operand::SlotTop) && value == slot;
+  };
+  const int cd = modes.b == bytecode::Operand::None ? ins.d : ins.c;
+  if (names(modes.a, ins.a) || names(modes.b, ins.b) || names(modes.cd, cd)) return true;
+  switch (ins.op) {
+    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::RET: case Op::RETM: case Op::VARG:
+      return ins.a <= slot;  // the callee and arguments, results, returned values from A up
+    case Op::ITERC: case Op::ITERN:
+      return ins.a - 3 <= slot;  // the generator, state and control below A
+    case Op::TSETM:
+      return ins.a - 1 <= slot;
+    case Op::KNIL:
+      return ins.a <= slot && slot <= ins.d;
+    case Op::CAT:
+      return ins.b <= slot && slot <= ins.c;
+    case Op::FNEW:
+      if (ins.d < proto.gc.size() && proto.gc[ins.d].kind == bytecode::GcConstant::Kind::Child)
+        for (const auto& uv : chunk.prototypes[proto.gc[ins.d].child].upvalues)
+          if (uv.parentLocal && uv.index == slot) return true;
+      return false;
+    default:
+      return false;
+  }
+}
+
 // Whether `slot` is named by no instruction after `maker` (the constructor
 // that fills it) but `feed` (the MOV that hands it to the loop's
-// ipairs/pairs call), nor captured by a closure: then nothing can reach the
-// table to fill it. (A constructor in a loop body makes a fresh table on each
-// pass, which only what follows it on that pass can reach.) Instructions over a range of slots (calls,
-// iterators, returns, TSETM, CAT, VARG, KNIL) count when their range may
-// hold it; a slot a later local reuses counts too: cautious both ways.
+// ipairs/pairs call), nor reached otherwise (mayReach): then nothing can
+// reach the table to fill it. (A constructor in a loop body makes a fresh
+// table on each pass, which only what follows it on that pass can reach.)
 bool onlyIteratedHere(const bytecode::Chunk& chunk, const bytecode::Prototype& proto, int slot, int maker, int feed) {
   // Before the constructor the slot held something else (a local whose
   // scope ended, a temporary): only what follows it can reach this table.
-  for (int pc = maker + 1; pc <= proto.size(); ++pc) {
-    if (pc == feed) continue;
-    const auto& ins = proto.at(pc);
-    const bytecode::OperandModes modes = bytecode::operandModes(ins.op);
-    auto names = [&](bytecode::Operand mode, int value) {
-      return (mode == bytecode::Operand::Slot || mode == bytecode::Operand::SlotTop) && value == slot;
-    };
-    const int cd = modes.b == bytecode::Operand::None ? ins.d : ins.c;
-    if (names(modes.a, ins.a) || names(modes.b, ins.b) || names(modes.cd, cd)) return false;
-    switch (ins.op) {
-      case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::RET: case Op::RETM: case Op::VARG:
-        if (ins.a <= slot) return false;  // the callee and arguments, results, returned values from A up
-        break;
-      case Op::ITERC: case Op::ITERN:
-        if (ins.a - 3 <= slot) return false;  // the generator, state and control below A
-        break;
-      case Op::TSETM:
-        if (ins.a - 1 <= slot) return false;
-        break;
-      case Op::KNIL:
-        if (ins.a <= slot && slot <= ins.d) return false;
-        break;
-      case Op::CAT:
-        if (ins.b <= slot && slot <= ins.c) return false;
-        break;
-      case Op::FNEW:
-        if (ins.d < proto.gc.size() && proto.gc[ins.d].kind == bytecode::GcConstant::Kind::Child)
-          for (const auto& uv : chunk.prototypes[proto.gc[ins.d].child].upvalues)
-            if (uv.parentLocal && uv.index == slot) return false;
-        break;
-      default:
-        break;
-    }
-  }
+  for (int pc = maker + 1; pc <= proto.size(); ++pc)
+    if (pc != feed && mayReach(chunk, proto, pc, slot)) return false;
   return true;
+}
+
+// `#t` at lenPc (before the FORI at `fori`, where the tracker keeps the
+// registers), when t is a local that a constructor in this function
+// filled with constants only (`local names = {"get", "set"}`) and that
+// after it is only indexed or measured: no store, no call, return or
+// closure can reach it to change its length (audit 53: lua-resty-redis
+// makes its command methods in `for i = 1, #common_cmds` at load time);
+// -1 otherwise.
+long lengthOfReadOnlyLiteral(const bytecode::Chunk& chunk, std::size_t index, const ValueMap& values, int lenPc,
+                             int fori) {
+  const auto& proto = chunk.prototypes[index];
+  const int slot = proto.at(lenPc).d;
+  const Value table = values.at(index, fori, slot);
+  if (!table.is(Value::Kind::Table) || table.proto != index || table.pc <= 0 || table.pc >= lenPc) return -1;
+  const auto& maker = proto.at(table.pc);
+  if (maker.op != Op::TDUP || maker.a != slot || maker.d >= proto.gc.size() ||
+      proto.gc[maker.d].kind != bytecode::GcConstant::Kind::Table || !proto.gc[maker.d].table.hash.empty())
+    return -1;
+  const auto& array = proto.gc[maker.d].table.array;
+  for (std::size_t i = 1; i < array.size(); ++i)
+    if (std::holds_alternative<std::monostate>(array[i])) return -1;  // a hole, or an entry filled later
+  // Reads of t[k] and #t name the slot harmlessly.
+  for (int pc = table.pc + 1; pc <= proto.size(); ++pc) {
+    const auto& ins = proto.at(pc);
+    const bool read = ((ins.op == Op::TGETV || ins.op == Op::TGETS || ins.op == Op::TGETB) && ins.b == slot &&
+                       ins.a != slot && !(ins.op == Op::TGETV && ins.c == slot)) ||
+                      (ins.op == Op::LEN && ins.d == slot && ins.a != slot);
+    if (!read && mayReach(chunk, proto, pc, slot)) return -1;
+  }
+  return array.empty() ? 0 : static_cast<long>(array.size()) - 1;
 }
 
 // Iterations of `for ... in ipairs({...})` (or pairs, next) over a table

@@ -119,6 +119,49 @@ namespace {
 Confidence lowered(Confidence c) {
   return c == Confidence::Certain ? Confidence::Likely : Confidence::Possible;
 }
+
+// Why the passes that run pc of `proto` may be too few for a trace to
+// record it, though the code around it runs hot: a branch that can go
+// around it, a route around it that aborts elsewhere first, or calls of
+// its function (from this file only) that a branch can go around, leaving
+// fewer passes sure to run it than get a loop hot. A clause for the
+// reasoning; empty when every pass runs it.
+std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
+  using Stop = flow::CallGraph::CountStop;
+  Stop stop;
+  const long steady = fn.calls.steadyRunsAt(proto, pc, &stop);
+  const std::string data = ", so whether the passes a trace records run it depends on the data, and likely";
+  if (stop.kind == Stop::Kind::Branch)
+    return "; a branch at line " + std::to_string(stop.line) + " can go around it" + data;
+  if (stop.abortingRoute > 0)
+    return "; the path around it from line " + std::to_string(stop.abortingRoute) +
+           " runs into another abort, which the passes that take it report instead" + data;
+  const long hotloop = fn.profile.param("hotloop", 56);
+  if (stop.kind != Stop::Kind::None || steady >= hotloop || steady >= fn.calls.runsAt(proto, pc) ||
+      fn.calls.externalCaller(proto))
+    return {};
+  for (const flow::CallSite& site : fn.calls.callers(proto)) {
+    Stop at;
+    fn.calls.steadyRunsAt(site.proto, site.pc, &at);
+    if (at.kind != Stop::Kind::Branch) continue;
+    return "; " + flow::CallGraph::describeStop(at, site.line, "") + ", so the passes sure to run it number " +
+           std::to_string(steady) + ", fewer than the " + std::to_string(hotloop) + " that get a loop hot (hotloop)" +
+           data;
+  }
+  return {};
+}
+
+// When a call before pc in its loop (or from its function's entry) surely
+// stitches inside a Lua callee whose stitched trace may abort before it
+// returns (SplitBefore::resumedMayAbort): that clause, as a reason to be
+// less sure; empty otherwise.
+std::string resumedAbortBefore(const FunctionView& fn, std::size_t proto, int pc) {
+  const FunctionView view = fn.of(proto);
+  const flow::Loop* loop = view.loops.innermost(pc);
+  const SplitBefore split = splitBefore(view, loop ? loop->first : 1, pc);
+  if (split.resumedMayAbort.empty()) return {};
+  return "; " + split.resumedMayAbort + ", and no trace records what follows the call then, so likely";
+}
 }  // namespace
 
 void CollectingSink::report(const FunctionView& fn, Finding finding) {
@@ -185,12 +228,16 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // Any other certain finding behind a branch that can go around it (a
   // split in `if i < 0 then return s:gsub(...) end`): the loop's heat is
   // no evidence that the branch runs (audit 50), so it is likely at most.
+  // So with a route around it that aborts elsewhere (audit 53: the closure
+  // in `if i % 1000 == 0 then local f = function() ... end end` never
+  // aborts, the UCLO every pass runs does), and in a function whose calls
+  // run on fewer passes than get a loop hot: a helper a branch calls.
+  std::string aroundClause;
   if (!dependsOnData && heat == flow::Heat::Known && finding.confidence == Confidence::Certain &&
-      !finding.structural && p.severity != Severity::Blacklist) {
-    flow::CallGraph::CountStop stop;
-    fn.calls.steadyRunsAt(heatProto, heatPc, &stop);
-    dependsOnData = stop.kind == flow::CallGraph::CountStop::Kind::Branch && !stop.abortingRoute;
-  }
+      !finding.structural && p.severity != Severity::Blacklist)
+    if ((aroundClause = branchAround(fn, heatProto, heatPc)).empty())
+      aroundClause = resumedAbortBefore(fn, heatProto, heatPc);
+  dependsOnData = dependsOnData || !aroundClause.empty();
   if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
   // Recorded once, by the side trace that leaves a pairs() loop, in code
   // that runs once: right about the recorder, but it costs one attempt.
@@ -225,6 +272,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.message = std::move(finding.message);
   p.reasoning = std::move(finding.reasoning);
   if (p.severity != Severity::Info) p.reasoning += blacklisting;
+  p.reasoning += aroundClause;
   p.advice = finding.advice.empty() ? reason->advice : std::move(finding.advice);
   // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
   static const ReasonId jitOff = ReasonId::traceError("CJITOFF");

@@ -8,6 +8,7 @@
 
 #include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
+#include "flow/refused_bytecodes.h"
 #include "rules/prediction_sink.h"
 #include "rules/split_finding.h"
 
@@ -56,12 +57,33 @@ int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vect
 
 SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth);
 
+// Whether the trace stitched at pc of `fn`, which resumes in fn's frame
+// right after that call, may abort before it returns into the caller: an
+// instruction the recorder refuses comes after it (a closure, an upvalue
+// close), or a multi-value `...` of a vararg function, which that trace
+// finds off trace (varargs.cpp). Then nothing after the call in the caller
+// is recorded either (audit 53: `local s = string.gsub(...); return #s,
+// ...` in a vararg helper, called from a loop with a closure after it).
+// The line of the first such instruction, 0 when none.
+int abortsAfter(const FunctionView& fn, int pc) {
+  const std::vector<bool>& refused = flow::refusedBytecodes(fn.profile);
+  for (int q = pc + 1; q <= fn.proto.size(); ++q) {
+    const auto& ins = fn.proto.at(q);
+    const auto op = static_cast<std::size_t>(ins.op);
+    if ((op < refused.size() && refused[op]) || (ins.op == bytecode::Op::VARG && ins.b == 0 && fn.proto.isVararg()))
+      return ins.line;
+  }
+  return 0;
+}
+
 // Whether the call at pc, which the trace does not inline, surely stitches
 // it: a builtin it stitches around (stitchesAt), or a Lua function of this
 // file, without loops or tail calls, whose every call ends in such a stitch
 // (the trace stitched inside it returns into this frame, as stitched traces
-// may: lj_record_ret). `what` names it for the reasoning.
-bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what) {
+// may: lj_record_ret). `what` names it for the reasoning. When such a
+// callee's stitched trace may abort before it returns (abortsAfter), false,
+// with `abortsFirst` set to where, in the words of SplitBefore.
+bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what, std::string& abortsFirst) {
   if (stitchesAt(fn, pc, &what) == Confidence::Certain) return true;
   const Callee callee = resolveCallee(fn, pc);
   if (callee.protectedCall || !callee.value.is(flow::Value::Kind::LuaFunction) ||
@@ -72,6 +94,13 @@ bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what
     if (flow::isTailCall(body.proto.at(q).op)) return false;
   const SplitBefore inside = splitBeforeAt(body, 1, body.proto.size() + 1, depth + 1);
   if (inside.stitchLine == 0) return false;
+  if (const int line = abortsAfter(body, inside.stitchPc); line > 0) {
+    abortsFirst = "the trace that resumes after the call of " + functionName(fn, callee.value.proto) + " at line " +
+                  std::to_string(fn.proto.at(pc).line) + " (its call of " + inside.stitchCallee + " at line " +
+                  std::to_string(inside.stitchLine) + ") starts in its frame and may abort at line " +
+                  std::to_string(line) + " first";
+    return false;
+  }
   what = functionName(fn, callee.value.proto) + " (its call of " + inside.stitchCallee + " at line " +
          std::to_string(inside.stitchLine) + ")";
   return true;
@@ -101,10 +130,11 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   for (int pc : splits)
     if (pc != last && leavesTraceAt(fn, pc)) return out;
   std::string what;
-  if (!surelyStitches(fn, last, depth, what)) return out;
+  if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) return out;
   const flow::Routes around = flow::routesAround(flow::branchesOf(fn.proto), last, from, to, from <= 1);
   if (around.compiles || around.aborts) return out;
   out.stitchLine = fn.proto.at(last).line;
+  out.stitchPc = last;
   out.stitchCallee = what;
   return out;
 }

@@ -28,7 +28,14 @@ struct SplitBefore {
   // of the range, and no call before it ends the trace (a RETURN, a pcall):
   // its line and what it calls; 0 otherwise.
   int stitchLine = 0;
+  int stitchPc = 0;
   std::string stitchCallee;
+  // When that last call is of a Lua function that surely stitches, but
+  // whose stitched trace, resuming in its frame, may abort before it
+  // returns (a closure, or a multi-value `...` of a vararg function, after
+  // the stitch): a clause that says so, for the reasoning; empty otherwise.
+  // Then no trace may ever record what follows the call.
+  std::string resumedMayAbort;
 };
 
 // The calls in [from, to) of the function `fn` views.

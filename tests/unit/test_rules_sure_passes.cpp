@@ -1,0 +1,93 @@
+// A certain prediction needs the passes that surely run its site to be
+// enough for a trace to record it (audit 53): a hot loop around a branch,
+// a route around the site that aborts elsewhere, a helper only a branch
+// calls, or a stitched call whose trace aborts in the callee before it
+// returns, each leave that to the data: likely. And a loop up to the length
+// of a constant list turns that many times.
+#include <catch2/catch.hpp>
+
+#include "test_rules_support.h"
+
+using namespace ljcheck;
+using ljcheck::testing::find;
+using ljcheck::testing::listed;
+using ljcheck::testing::predict;
+
+TEST_CASE("a blocker in a helper that only a branch of a hot loop calls is likely", "[rules][hotness]") {
+  // `-jv`: one trace of the loop, no abort anywhere: hex runs 5 times.
+  auto rare = predict("local function hex(s)\n  local f = function() return s end\n  return f()\nend\n"
+                      "local acc = 0\nfor i = 1, 5000 do\n  if i % 1000 == 0 then acc = acc + #hex('ab') end\nend\n");
+  INFO(listed(rare));
+  const Prediction* fnew = find(rare, 2, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->reasoning.find("a branch at line 7 can go around the call at line 7, so the passes sure to run it "
+                             "number 1, fewer than the 56 that get a loop hot") != std::string::npos);
+  // Called on every pass it stays certain.
+  auto always = predict("local function hex(s)\n  local f = function() return s end\n  return f()\nend\n"
+                        "local acc = 0\nfor i = 1, 5000 do\n  acc = acc + #hex('ab')\nend\n");
+  REQUIRE(find(always, 2, "NYIBC:FNEW"));
+  CHECK(find(always, 2, "NYIBC:FNEW")->confidence == Confidence::Certain);
+}
+
+TEST_CASE("a closure behind a branch whose other route aborts elsewhere is likely", "[rules][hotness]") {
+  // Every pass runs the UCLO at the end of the `if` block; only 5 run the
+  // closure (`-jv`: 7 aborts, all at the UCLO).
+  auto ps = predict("local acc = 0\nfor i = 1, 5000 do\n  acc = acc + i\n  if i % 1000 == 0 then\n"
+                    "    local f = function() return i end\n    acc = acc + f()\n  end\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 5, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->reasoning.find("runs into another abort, which the passes that take it report instead") !=
+        std::string::npos);
+  const Prediction* uclo = find(ps, 7, "NYIBC:UCLO");
+  REQUIRE(uclo);
+  CHECK(uclo->confidence == Confidence::Certain);
+}
+
+TEST_CASE("no error behind a stitched call whose trace aborts in the callee first", "[rules][hotness]") {
+  // wrap's stitched trace resumes in its vararg frame and aborts at the
+  // multi-value `...`; `-jv` never shows the closure's abort.
+  for (const char* turns : {"5000", "100000"}) {
+    INFO(turns);
+    auto ps = predict(std::string("local function wrap(...)\n  local s = string.gsub('ab', 'a', 'c')\n"
+                                  "  return #s, ...\nend\nlocal n = 0\nfor i = 1, ") +
+                      turns + " do\n  n = n + wrap(i)\n  local f = function() return i end\n  n = n + f()\nend\n");
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 8, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Warn);
+    CHECK(fnew->confidence == Confidence::Likely);
+    CHECK(fnew->reasoning.find("starts in its frame and may abort at line 3 first") != std::string::npos);
+  }
+  // Without the `...` the stitched trace gets back and aborts at the
+  // closure: the stitching trace links to itself, a blacklisted link.
+  auto back = predict("local function wrap(x)\n  local s = string.gsub('ab', 'a', 'c')\n"
+                      "  return #s + x\nend\nlocal n = 0\nfor i = 1, 5000 do\n  n = n + wrap(i)\n"
+                      "  local f = function() return i end\n  n = n + f()\nend\n");
+  INFO(listed(back));
+  REQUIRE(find(back, 8, "NYIBC:FNEW"));
+  CHECK(find(back, 8, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  CHECK(find(back, 8, "NYIBC:FNEW")->confidence == Confidence::Certain);
+}
+
+TEST_CASE("a loop up to the length of a constant list turns that many times", "[rules][hotness]") {
+  auto few = predict("local names = { 'get', 'set', 'del', 'incr' }\nlocal M = {}\nfor i = 1, #names do\n"
+                     "  local name = names[i]\n  M[name] = function(x) return name .. x end\nend\nreturn M\n");
+  INFO(listed(few));
+  CHECK_FALSE(find(few, 5, "NYIBC:FNEW"));
+  // A list the code changes afterwards may be longer: unknown turns.
+  auto grown = predict("local names = { 'get', 'set', 'del', 'incr' }\nlocal M = {}\nfor i = 1, #names do\n"
+                       "  local name = names[i]\n  M[name] = function(x) return name .. x end\nend\n"
+                       "names[5] = 'x'\nreturn M\n");
+  INFO(listed(grown));
+  REQUIRE(find(grown, 5, "NYIBC:FNEW"));
+  CHECK(find(grown, 5, "NYIBC:FNEW")->confidence == Confidence::Likely);
+  // So may one a called function can reach.
+  auto passed = predict("local names = { 'get', 'set', 'del', 'incr' }\nlocal M = {}\nlocal grow = ...\n"
+                        "grow(names)\nfor i = 1, #names do\n  local name = names[i]\n"
+                        "  M[name] = function(x) return name .. x end\nend\nreturn M\n");
+  INFO(listed(passed));
+  REQUIRE(find(passed, 7, "NYIBC:FNEW"));
+}
