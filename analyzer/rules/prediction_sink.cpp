@@ -122,10 +122,12 @@ Confidence lowered(Confidence c) {
 
 // Why the passes that run pc of `proto` may be too few for a trace to
 // record it, though the code around it runs hot: a branch that can go
-// around it, a route around it that aborts elsewhere first, or calls of
-// its function (from this file only) that a branch can go around, leaving
-// fewer passes sure to run it than get a loop hot. A clause for the
-// reasoning; empty when every pass runs it.
+// around it, a route around it that aborts elsewhere first, or the one
+// call of its function (from this file only) that a branch can go around,
+// leaving fewer passes sure to run it than get a loop hot. (Two calls may
+// each be behind a branch and together run on every pass: `if c then
+// helper(i) else helper(-i) end`, audit 54.) A clause for the reasoning;
+// empty when every pass runs it.
 std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
   using Stop = flow::CallGraph::CountStop;
   Stop stop;
@@ -137,18 +139,16 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
     return "; the path around it from line " + std::to_string(stop.abortingRoute) +
            " runs into another abort, which the passes that take it report instead" + data;
   const long hotloop = fn.profile.param("hotloop", 56);
+  const auto& callers = fn.calls.callers(proto);
   if (stop.kind != Stop::Kind::None || steady >= hotloop || steady >= fn.calls.runsAt(proto, pc) ||
-      fn.calls.externalCaller(proto))
+      fn.calls.externalCaller(proto) || callers.size() != 1)
     return {};
-  for (const flow::CallSite& site : fn.calls.callers(proto)) {
-    Stop at;
-    fn.calls.steadyRunsAt(site.proto, site.pc, &at);
-    if (at.kind != Stop::Kind::Branch) continue;
-    return "; " + flow::CallGraph::describeStop(at, site.line, "") + ", so the passes sure to run it number " +
-           std::to_string(steady) + ", fewer than the " + std::to_string(hotloop) + " that get a loop hot (hotloop)" +
-           data;
-  }
-  return {};
+  Stop at;
+  fn.calls.steadyRunsAt(callers.front().proto, callers.front().pc, &at);
+  if (at.kind != Stop::Kind::Branch) return {};
+  return "; " + flow::CallGraph::describeStop(at, callers.front().line, "") + ", so the passes sure to run it number " +
+         std::to_string(steady) + ", fewer than the " + std::to_string(hotloop) + " that get a loop hot (hotloop)" +
+         data;
 }
 
 // When a call before pc in its loop (or from its function's entry) surely

@@ -16,6 +16,14 @@ using Kind = flow::Value::Kind;
 
 int argumentSlot(const FunctionView& fn, int pc, int k) { return flow::argumentSlot(fn.chunk, fn.proto.at(pc), k); }
 
+bool isSelectIdiom(const FunctionView& fn, int pc) {
+  if (pc + 1 > fn.proto.size()) return false;
+  const auto& call = fn.proto.at(pc + 1);
+  if (call.op != bytecode::Op::CALLM || call.b != 2 || call.c != 1) return false;
+  flow::Value callee = calleeAt(fn, pc + 1);
+  return callee.is(flow::Value::Kind::LibFunction) && callee.name == "select";
+}
+
 const FastFunctionDef* recordedCall(const FunctionView& fn, int pc) {
   const flow::Value callee = resolveCallee(fn, pc).value;
   if (!callee.is(flow::Value::Kind::LibFunction)) return nullptr;

@@ -86,6 +86,11 @@ std::optional<Confidence> refusedVariantCall(const FunctionView& fn, int pc);
 // recorder compiles the call (no refused form); null otherwise.
 const FastFunctionDef* recordedCall(const FunctionView& fn, int pc);
 
+// The VARG at pc feeds `select('#', ...)` or `select(k, ...)`: the next
+// instruction is a CALLM of select with one result and one fixed argument,
+// which the recorder takes off trace too (rec_varg).
+bool isSelectIdiom(const FunctionView& fn, int pc);
+
 // What the recorder does at the call at pc when it does not compile the
 // callee: a fast function without a recorder, a refused form of one, or a
 // C function, called directly (not through pcall). It stitches the trace

@@ -9,6 +9,7 @@
 #include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
 #include "flow/refused_bytecodes.h"
+#include "rules/aborting_call_before.h"
 #include "rules/prediction_sink.h"
 #include "rules/split_finding.h"
 
@@ -60,20 +61,28 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth);
 // Whether the trace stitched at pc of `fn`, which resumes in fn's frame
 // right after that call, may abort before it returns into the caller: an
 // instruction the recorder refuses comes after it (a closure, an upvalue
-// close), or a multi-value `...` of a vararg function, which that trace
-// finds off trace (varargs.cpp). Then nothing after the call in the caller
-// is recorded either (audit 53: `local s = string.gsub(...); return #s,
-// ...` in a vararg helper, called from a loop with a closure after it).
-// The line of the first such instruction, 0 when none.
-int abortsAfter(const FunctionView& fn, int pc) {
+// close), a multi-value `...` of a vararg function, which that trace finds
+// off trace (varargs.cpp), or a call of a function of this file that
+// aborts every trace through it (audit 54: `return #s + other(x)`, other
+// making a closure). Then nothing after the call in the caller is recorded
+// either (audit 53: `local s = string.gsub(...); return #s, ...` in a
+// vararg helper, called from a loop with a closure after it). Where the
+// first such instruction is ("line 3", "line 1 in other"), empty when none.
+std::string abortsAfter(const FunctionView& fn, int pc) {
   const std::vector<bool>& refused = flow::refusedBytecodes(fn.profile);
   for (int q = pc + 1; q <= fn.proto.size(); ++q) {
     const auto& ins = fn.proto.at(q);
     const auto op = static_cast<std::size_t>(ins.op);
-    if ((op < refused.size() && refused[op]) || (ins.op == bytecode::Op::VARG && ins.b == 0 && fn.proto.isVararg()))
-      return ins.line;
+    if ((op < refused.size() && refused[op]) ||
+        (ins.op == bytecode::Op::VARG && ins.b == 0 && fn.proto.isVararg() && !isSelectIdiom(fn, q)))
+      return "line " + std::to_string(ins.line);
+    if (!flow::isCall(ins.op)) continue;
+    const flow::Value callee = resolveCallee(fn, q).value;
+    if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size())
+      if (const int line = certainAbortLine(fn.chunk.prototypes[callee.proto], fn.profile); line > 0)
+        return "line " + std::to_string(line) + " in " + functionName(fn, callee.proto);
   }
-  return 0;
+  return {};
 }
 
 // Whether the call at pc, which the trace does not inline, surely stitches
@@ -94,11 +103,19 @@ bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what
     if (flow::isTailCall(body.proto.at(q).op)) return false;
   const SplitBefore inside = splitBeforeAt(body, 1, body.proto.size() + 1, depth + 1);
   if (inside.stitchLine == 0) return false;
-  if (const int line = abortsAfter(body, inside.stitchPc); line > 0) {
-    abortsFirst = "the trace that resumes after the call of " + functionName(fn, callee.value.proto) + " at line " +
-                  std::to_string(fn.proto.at(pc).line) + " (its call of " + inside.stitchCallee + " at line " +
-                  std::to_string(inside.stitchLine) + ") starts in its frame and may abort at line " +
-                  std::to_string(line) + " first";
+  const std::string call = "the call of " + functionName(fn, callee.value.proto) + " at line " +
+                           std::to_string(fn.proto.at(pc).line) + " (its call of " + inside.stitchCallee +
+                           " at line " + std::to_string(inside.stitchLine) + ")";
+  if (const std::string where = abortsAfter(body, inside.stitchPc); !where.empty()) {
+    abortsFirst = "the trace that resumes after " + call + " starts in its frame and may abort at " + where + " first";
+    return false;
+  }
+  // A trace that starts in a vararg frame stops at its return with a
+  // return link: lj_record_ret returns to a lower frame that is not a Lua
+  // frame via the interpreter (audit 54: `TRACE 2 (1/stitch) ... return`).
+  if (body.proto.isVararg()) {
+    abortsFirst = "the trace that resumes after " + call + " starts in its vararg frame and stops at its return, "
+                  "as a trace does that starts in one (lj_record.c, lj_record_ret)";
     return false;
   }
   what = functionName(fn, callee.value.proto) + " (its call of " + inside.stitchCallee + " at line " +

@@ -109,16 +109,6 @@ class VarargRule final : public Rule {
     return false;
   }
 
-  // select('#', ...) or select(k, ...): the next instruction is a CALLM of
-  // select with one result and one fixed argument.
-  static bool isSelectIdiom(const FunctionView& fn, int pc) {
-    if (pc + 1 > fn.proto.size()) return false;
-    const auto& call = fn.proto.at(pc + 1);
-    if (call.op != Op::CALLM || call.b != 2 || call.c != 1) return false;
-    flow::Value callee = calleeAt(fn, pc + 1);
-    return callee.is(flow::Value::Kind::LibFunction) && callee.name == "select";
-  }
-
   // The line of the last loop that ends before pc; 0 for none.
   static int lastLoopBefore(const FunctionView& fn, int pc) {
     int line = 0;

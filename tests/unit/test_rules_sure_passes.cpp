@@ -23,6 +23,15 @@ TEST_CASE("a blocker in a helper that only a branch of a hot loop calls is likel
   CHECK(fnew->confidence == Confidence::Likely);
   CHECK(fnew->reasoning.find("a branch at line 7 can go around the call at line 7, so the passes sure to run it "
                              "number 1, fewer than the 56 that get a loop hot") != std::string::npos);
+  // Called in both arms of a branch it runs on every pass: no sure-pass
+  // clause (audit 54: `-jv` blacklists the loop and the helper's entry).
+  auto arms = predict("local function helper(x)\n  local f = function() return x end\n  return f()\nend\n"
+                      "local acc = 0\nfor i = 1, 200000 do\n  if i % 2 == 0 then acc = acc + helper(i) else "
+                      "acc = acc + helper(-i) end\nend\n");
+  INFO(listed(arms));
+  REQUIRE(find(arms, 2, "NYIBC:FNEW"));
+  CHECK(find(arms, 2, "NYIBC:FNEW")->confidence == Confidence::Certain);
+  CHECK(find(arms, 2, "NYIBC:FNEW")->reasoning.find("passes sure to run it") == std::string::npos);
   // Called on every pass it stays certain.
   auto always = predict("local function hex(s)\n  local f = function() return s end\n  return f()\nend\n"
                         "local acc = 0\nfor i = 1, 5000 do\n  acc = acc + #hex('ab')\nend\n");
@@ -44,6 +53,26 @@ TEST_CASE("a closure behind a branch whose other route aborts elsewhere is likel
   const Prediction* uclo = find(ps, 7, "NYIBC:UCLO");
   REQUIRE(uclo);
   CHECK(uclo->confidence == Confidence::Certain);
+  // Enough turns to blacklist: the start is blacklisted either way, and
+  // the closure, which the UCLO is there for, is the site to fix, but
+  // only likely the abort the VM names (audit 54: 11 aborts at the UCLO).
+  auto many = predict("local acc = 0\nfor i = 1, 100000 do\n  acc = acc + i\n  if i % 1000 == 0 then\n"
+                      "    local f = function() return i end\n    acc = acc + f()\n  end\nend\n");
+  INFO(listed(many));
+  REQUIRE(find(many, 5, "NYIBC:FNEW"));
+  CHECK(find(many, 5, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  CHECK(find(many, 5, "NYIBC:FNEW")->confidence == Confidence::Likely);
+  REQUIRE(find(many, 7, "NYIBC:UCLO"));
+  CHECK(find(many, 7, "NYIBC:UCLO")->severity == Severity::Blacklist);
+  CHECK(find(many, 7, "NYIBC:UCLO")->confidence == Confidence::Certain);
+  // Two closures on either path: neither causes the other's abort.
+  auto either = predict("local acc = 0\nfor i = 1, 100000 do\n  local f\n  if i % 1000 == 0 then\n"
+                        "    f = function() return 1 end\n  else\n    f = function() return 2 end\n  end\n"
+                        "  acc = acc + f()\nend\n");
+  INFO(listed(either));
+  REQUIRE(find(either, 5, "NYIBC:FNEW"));
+  CHECK(find(either, 5, "NYIBC:FNEW")->severity == Severity::Warn);
+  CHECK(find(either, 5, "NYIBC:FNEW")->confidence == Confidence::Likely);
 }
 
 TEST_CASE("no error behind a stitched call whose trace aborts in the callee first", "[rules][hotness]") {
@@ -61,6 +90,26 @@ TEST_CASE("no error behind a stitched call whose trace aborts in the callee firs
     CHECK(fnew->confidence == Confidence::Likely);
     CHECK(fnew->reasoning.find("starts in its frame and may abort at line 3 first") != std::string::npos);
   }
+  // Any vararg helper: its stitched trace stops at its return (`-jv`:
+  // `TRACE 2 (1/stitch) ... return`), and a call after the stitch of a
+  // function that makes a closure aborts it (audit 54).
+  auto varargReturn = predict("local function wrap(x, ...)\n  local s = string.gsub('ab', 'a', 'c')\n"
+                              "  return #s + x\nend\nlocal n = 0\nfor i = 1, 100000 do\n  n = n + wrap(i)\n"
+                              "  local f = function() return i end\n  n = n + f()\nend\n");
+  INFO(listed(varargReturn));
+  REQUIRE(find(varargReturn, 8, "NYIBC:FNEW"));
+  CHECK(find(varargReturn, 8, "NYIBC:FNEW")->confidence == Confidence::Likely);
+  CHECK(find(varargReturn, 8, "NYIBC:FNEW")->reasoning.find("starts in its vararg frame and stops at its return") !=
+        std::string::npos);
+  auto callsMaker = predict("local function other(x)\n  local f = function() return x end\n  return f()\nend\n"
+                            "local function wrap(x)\n  local s = string.gsub('ab', 'a', 'c')\n"
+                            "  return #s + other(x)\nend\nlocal n = 0\nfor i = 1, 100000 do\n  n = n + wrap(i)\n"
+                            "  local f = function() return i end\n  n = n + f()\nend\n");
+  INFO(listed(callsMaker));
+  REQUIRE(find(callsMaker, 12, "NYIBC:FNEW"));
+  CHECK(find(callsMaker, 12, "NYIBC:FNEW")->severity == Severity::Warn);
+  CHECK(find(callsMaker, 12, "NYIBC:FNEW")->reasoning.find("may abort at line 2 in other first") !=
+        std::string::npos);
   // Without the `...` the stitched trace gets back and aborts at the
   // closure: the stitching trace links to itself, a blacklisted link.
   auto back = predict("local function wrap(x)\n  local s = string.gsub('ab', 'a', 'c')\n"
