@@ -95,6 +95,9 @@ struct HeatEvidence {
   // once, and an abort costs one attempt.
   const LoopTrips* iterExit = nullptr;
   bool once = false;
+  // The known trips reach hotloop but leave no sure try at recording this
+  // code (CallGraph::evidence): Likely, not Known.
+  bool barelyHot = false;
 };
 
 // A call from this file into another module of the project:
@@ -303,6 +306,7 @@ class CallGraph {
   // evidenceAt, with or without the code a side trace records once
   // (HeatEvidence::iterExit in a function entered fewer than hotexit times).
   HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;
+  bool barelyHot(const HeatEvidence& e) const;
   void findCycles();
   void dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk);
   void findProtected();

@@ -57,9 +57,13 @@ std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence&
     std::string n = std::to_string(e.iterations);
     bool nested = e.loop && e.loop->count != e.iterations;
     std::string from = e.loop && !e.loop->countFrom.empty() ? " (" + e.loop->countFrom + ")" : "";
+    const std::string hotloop = std::to_string(calls.hotloop());
     return (nested ? ", which runs " + n + " times with the loops around it" : ", which runs " + n + " times") +
            from +
-           (e.iterations >= calls.hotloop() ? "" : " (fewer than hotloop, " + std::to_string(calls.hotloop()) + ")");
+           (e.iterations < calls.hotloop() ? " (fewer than hotloop, " + hotloop + ")"
+            : e.barelyHot ? " (just enough for hotloop, " + hotloop + ": the try its hot counter starts may leave "
+                            "the loop, or find no turn left, before it records this, so likely)"
+                          : "");
   }
   if (e.iterations >= calls.hotloop())
     return ", inside loops that run " + std::to_string(e.iterations) + " times";

@@ -6,6 +6,8 @@
 // of a constant list turns that many times.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "test_rules_support.h"
 
 using namespace ljcheck;
@@ -139,4 +141,26 @@ TEST_CASE("a loop up to the length of a constant list turns that many times", "[
                         "  M[name] = function(x) return name .. x end\nend\nreturn M\n");
   INFO(listed(passed));
   REQUIRE(find(passed, 7, "NYIBC:FNEW"));
+}
+
+TEST_CASE("trips just enough for hotloop leave no sure try at recording: likely", "[rules][hotness]") {
+  // The loop's hot counter fires on its 56th run of FORL, and the trace
+  // records from there: that run must loop back. In 8x8 it is the inner
+  // loop's exit, and the try aborts on leaving the loop (`-jv`: no abort
+  // at the closure); in 4x16 and a single loop of 57 it is not (one abort).
+  auto nested = [](const char* outer, const char* inner) {
+    return predict(std::string("local s = 0\nfor i = 1, ") + outer + " do\n  for j = 1, " + inner +
+                   " do\n    local f = function() return j end\n    s = s + f()\n  end\nend\n");
+  };
+  for (auto [outer, inner, sure] : {std::tuple{"1", "56", false}, std::tuple{"1", "57", true},
+                                    std::tuple{"8", "8", false}, std::tuple{"7", "8", false},
+                                    std::tuple{"4", "16", true}, std::tuple{"2", "100", true}}) {
+    INFO(outer << " x " << inner);
+    auto ps = nested(outer, inner);
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->confidence == (sure ? Confidence::Certain : Confidence::Likely));
+    if (!sure) CHECK(fnew->reasoning.find("just enough for hotloop, 56") != std::string::npos);
+  }
 }
