@@ -884,20 +884,32 @@ void CallGraph::markCallees(std::vector<char>& marked, std::vector<std::size_t> 
 }
 
 // Whether known trips that reach hotloop leave no sure try at recording a
-// pass through the innermost loop: its hot counter fires on the hotloop-th
-// run of its loop instruction, and the trace records from there, so that
-// run must loop back (a single loop of exactly hotloop turns never records
-// its body). When it is the inner loop's last run (its turns divide
-// hotloop: 8 inside 8, 7 inside 8), the try aborts on leaving the loop and
-// waits a penalty (PENALTY_MIN, 36 turns, and random bits) before the
-// next: audit 54 saw no abort at a closure in 8x8, 7x8, 2x28 and 28x2
-// loops, and one in 4x16 and in any single loop of 57 turns or more.
-bool CallGraph::barelyHot(const HeatEvidence& e) const {
-  if (e.iterations <= hotloop_) return true;
-  const long turns = e.loop && e.loop->known ? e.loop->count : 0;
-  constexpr long kPenaltyTurns = 36 + 8;  // lj_trace.c PENALTY_MIN (in turns) and the largest random bits
-  return turns > 0 && turns < e.iterations && hotloop_ % turns == 0 &&
-         e.iterations < hotloop_ + kPenaltyTurns + turns;
+// pass through the innermost loop. A numeric for counts at its end (FORL):
+// its hot counter fires on the hotloop-th run of it, and the trace records
+// from there, so that run must loop back. When it is the inner loop's last
+// run (its turns divide hotloop: 8 inside 8), the try aborts on leaving the
+// loop and the counter fires again after the first penalty, 36 turns with
+// no random bits (lj_trace.c penalty_pc), on the 93rd run. The counter
+// lives on across calls, so the runs of every call of the function count
+// (audit 55: 56 turns called twice abort). Audit 54 saw no abort at a
+// closure in 8x8, 7x8, 2x28 and 28x2 loops, one in 4x16 and in any single
+// loop of 57 turns or more; audit 55 one in 12x8 and 50x2. A `while`,
+// `repeat` or iterator loop counts before its body, so its count never
+// falls on an exit (audit 55: 56 turns of each abort).
+bool CallGraph::barelyHot(std::size_t proto, const HeatEvidence& e) const {
+  if (!e.loop || !e.loop->known) return false;
+  const std::size_t index = static_cast<std::size_t>(e.loop - loops_.at(proto).data());
+  if (loopMaps_.at(proto).loops().at(index).kind != Loop::Kind::NumericFor) return false;
+  const long calls = std::max({entries_.at(proto), static_cast<long>(callers_.at(proto).size()), 1L});
+  const long total = timesSaturating(e.iterations, calls);
+  const long turns = std::max(e.loop->count, 1L);
+  constexpr long kPenaltyTurns = 37;  // PENALTY_MIN, 72 counts at 2 a turn, and the turn it fires on
+  long fires = hotloop_;
+  for (int tries = 0; tries < 2; ++tries, fires += kPenaltyTurns) {
+    if (fires >= total) return true;    // no turn left to record
+    if (fires % turns != 0) return false;  // it fires inside the loop: that try records a pass
+  }
+  return true;
 }
 
 HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces) const {
@@ -934,7 +946,7 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
   if (inLoop) {
     e.iterations = iterations;
     if (iterations >= hotloop_) {
-      e.barelyHot = !e.unknownTrips && barelyHot(e);
+      e.barelyHot = !e.unknownTrips && barelyHot(proto, e);
       loopHeat = e.barelyHot ? Heat::Likely : Heat::Known;
     } else if (e.unknownTrips && iterations > 0) {
       loopHeat = Heat::Likely;

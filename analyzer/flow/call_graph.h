@@ -306,7 +306,7 @@ class CallGraph {
   // evidenceAt, with or without the code a side trace records once
   // (HeatEvidence::iterExit in a function entered fewer than hotexit times).
   HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;
-  bool barelyHot(const HeatEvidence& e) const;
+  bool barelyHot(std::size_t proto, const HeatEvidence& e) const;
   void findCycles();
   void dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk);
   void findProtected();

@@ -150,6 +150,15 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    "link, lj_trace.c trace_abort) and never records after the call again, so from the first "
                    "abort on what follows the call runs interpreted on every pass (" + std::to_string(runs) +
                    " runs)";
+    // Counted through a route around it that aborts elsewhere: the
+    // resumed trace aborts on whichever path its pass takes (audit 55: the
+    // UCLO of `return r` when the closure's branch is never taken).
+    if (stop.abortingRoute) {
+      out.dependsOnData = true;
+      out.clause += "; but the path around it from line " + std::to_string(stop.abortingRoute) +
+                    " runs into another abort, and which of the two the resumed trace reaches depends on the data, "
+                    "so likely";
+    }
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBeforeHere(true)).call.empty()) {
     out.clause = splitClause(split.call);
   } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty()) {
@@ -193,29 +202,18 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.dependsOnData = true;
   } else if (needed.runs > 0 && runs >= needed.runs && stop.abortingRoute) {
     // Any other site the passes that take a branch around it skip, into
-    // another abort: the start is blacklisted either way, but by whichever
-    // abort the passes its traces record run into, which the data decides
-    // (audit 54: a closure in `if i % 100 == 0 then ... end`, whose block's
-    // UCLO every pass runs: `-jv` shows 11 aborts at the UCLO, none at the
-    // closure; with `i % 2 == 0`, 6 at the closure and 5 at the UCLO). A
-    // closure in a function that closes upvalues is still what blacklists
-    // it: those upvalue closes are there because closures capture locals,
-    // so it is the site to fix, an error, though only likely the one the
-    // VM names.
+    // another abort: every pass aborts, so the start is blacklisted either
+    // way, but by whichever abort the passes its traces record run into,
+    // which the data decides (audit 54: a closure in `if i % 100 == 0 then
+    // ... end`, whose block's UCLO every pass runs: `-jv` shows 11 aborts
+    // at the UCLO, none at the closure; with `i % 2 == 0`, 6 at the closure
+    // and 5 at the UCLO; audit 55: closures in both arms, 7 and 4).
+    out.blacklists = true;
     out.dependsOnData = true;
-    const std::string around = "; the path around it from line " + std::to_string(stop.abortingRoute) +
-                               " runs into another abort the recorder refuses, so every pass aborts and the trace "
-                               "start is blacklisted either way (" + std::to_string(runs) + " runs), by whichever "
-                               "abort the passes its traces record run into, which the data decides";
-    bool closesUpvalues = false;
-    for (int q = 1; q <= code.size() && !closesUpvalues; ++q) closesUpvalues = code.at(q).op == bytecode::Op::UCLO;
-    if (finding.pc > 0 && code.at(finding.pc).op == bytecode::Op::FNEW && closesUpvalues) {
-      out.blacklists = true;
-      out.clause = around + "; this function closes upvalues only because it creates closures such as this one, "
-                            "so this closure is what blacklists the start, the site to fix";
-    } else {
-      out.clause = around + ": whether any of them runs this site depends on the data, so a warning";
-    }
+    out.clause = "; the path around it from line " + std::to_string(stop.abortingRoute) +
+                 " runs into another abort the recorder refuses, so every pass aborts and the trace start is "
+                 "blacklisted either way (" + std::to_string(runs) + " runs), by whichever abort the passes its "
+                 "traces record run into, which the data decides: an error, and likely the one the VM names";
   } else if (needed.runs > 0 && runs >= needed.runs) {
     out.blacklists = true;
     out.clause = "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" + takes + ")";

@@ -2,6 +2,7 @@
 #include "rules/trace_splits_before.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,10 +69,15 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth);
 // either (audit 53: `local s = string.gsub(...); return #s, ...` in a
 // vararg helper, called from a loop with a closure after it). Where the
 // first such instruction is ("line 3", "line 1 in other"), empty when none.
+// Only what runs on every path from the stitch counts: a closure maker
+// called behind a branch the passes skip is no sure abort (audit 55).
 std::string abortsAfter(const FunctionView& fn, int pc) {
   const std::vector<bool>& refused = flow::refusedBytecodes(fn.profile);
+  const std::vector<flow::Branch> branches = flow::branchesOf(fn.proto);
   for (int q = pc + 1; q <= fn.proto.size(); ++q) {
     const auto& ins = fn.proto.at(q);
+    const flow::Routes around = flow::routesAround(branches, q, pc, std::numeric_limits<int>::max(), true);
+    if (around.compiles || around.aborts) continue;
     const auto op = static_cast<std::size_t>(ins.op);
     if ((op < refused.size() && refused[op]) ||
         (ins.op == bytecode::Op::VARG && ins.b == 0 && fn.proto.isVararg() && !isSelectIdiom(fn, q)))
@@ -92,30 +98,62 @@ std::string abortsAfter(const FunctionView& fn, int pc) {
 // may: lj_record_ret). `what` names it for the reasoning. When such a
 // callee's stitched trace may abort before it returns (abortsAfter), false,
 // with `abortsFirst` set to where, in the words of SplitBefore.
+// "the call of h at line 8 (its call of string.gsub at line 2)": a call of
+// a Lua function whose call at `stitchPc` stitches the trace.
+std::string stitchingCall(const FunctionView& fn, int pc, const FunctionView& body, int stitchPc,
+                          const std::string& stitchCallee) {
+  return "the call of " + functionName(fn, body.index) + " at line " + std::to_string(fn.proto.at(pc).line) +
+         " (its call of " + stitchCallee + " at line " + std::to_string(body.proto.at(stitchPc).line) + ")";
+}
+
+// The first call in `body` that surely stitches, on any path; 0 for none.
+int anyStitch(const FunctionView& body, std::string* callee) {
+  for (int q = 1; q <= body.proto.size(); ++q)
+    if (flow::isCall(body.proto.at(q).op) && stitchesAt(body, q, callee) == Confidence::Certain) return q;
+  return 0;
+}
+
 bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what, std::string& abortsFirst) {
   if (stitchesAt(fn, pc, &what) == Confidence::Certain) return true;
   const Callee callee = resolveCallee(fn, pc);
-  if (callee.protectedCall || !callee.value.is(flow::Value::Kind::LuaFunction) ||
-      callee.value.proto >= fn.chunk.prototypes.size() || depth >= kDepth || fn.calls.runsLoop(callee.value.proto))
+  if (!callee.value.is(flow::Value::Kind::LuaFunction) || callee.value.proto >= fn.chunk.prototypes.size() ||
+      depth >= kDepth || fn.calls.runsLoop(callee.value.proto))
     return false;
   const FunctionView body = fn.of(callee.value.proto);
+  std::string stitched;
+  // A trace stitched inside a function called through pcall resumes above
+  // the pcall frame and cannot return into it (audit 55: `NYI: return to
+  // lower frame`); one that starts in a vararg frame stops at its return
+  // with a return link, since lj_record_ret returns to a lower frame that
+  // is not a Lua frame via the interpreter (audit 54: `TRACE 2 (1/stitch)
+  // ... return`). Either way, on any path that stitches.
+  if (callee.protectedCall || body.proto.isVararg()) {
+    const int q = anyStitch(body, &stitched);
+    if (q == 0) return false;
+    const std::string call = stitchingCall(fn, pc, body, q, stitched);
+    if (const std::string where = abortsAfter(body, q); !where.empty())
+      abortsFirst = "the trace that resumes after " + call + " starts in its frame and may abort at " + where + " first";
+    else
+      abortsFirst = "the trace that resumes after " + call +
+                    (callee.protectedCall
+                         ? " starts in its frame above the pcall frame and aborts when it returns into it (NYIRETL)"
+                         : " starts in its vararg frame and stops at its return, as a trace does that starts in one "
+                           "(lj_record.c, lj_record_ret)");
+    return false;
+  }
   for (int q = 1; q <= body.proto.size(); ++q)
     if (flow::isTailCall(body.proto.at(q).op)) return false;
   const SplitBefore inside = splitBeforeAt(body, 1, body.proto.size() + 1, depth + 1);
-  if (inside.stitchLine == 0) return false;
-  const std::string call = "the call of " + functionName(fn, callee.value.proto) + " at line " +
-                           std::to_string(fn.proto.at(pc).line) + " (its call of " + inside.stitchCallee +
-                           " at line " + std::to_string(inside.stitchLine) + ")";
-  if (const std::string where = abortsAfter(body, inside.stitchPc); !where.empty()) {
-    abortsFirst = "the trace that resumes after " + call + " starts in its frame and may abort at " + where + " first";
+  if (inside.stitchLine == 0) {
+    // A helper of the helper may stitch and not get back (audit 55).
+    if (!inside.resumedMayAbort.empty())
+      abortsFirst = "in " + functionName(fn, body.index) + " (called at line " + std::to_string(fn.proto.at(pc).line) +
+                    "), " + inside.resumedMayAbort;
     return false;
   }
-  // A trace that starts in a vararg frame stops at its return with a
-  // return link: lj_record_ret returns to a lower frame that is not a Lua
-  // frame via the interpreter (audit 54: `TRACE 2 (1/stitch) ... return`).
-  if (body.proto.isVararg()) {
-    abortsFirst = "the trace that resumes after " + call + " starts in its vararg frame and stops at its return, "
-                  "as a trace does that starts in one (lj_record.c, lj_record_ret)";
+  const std::string call = stitchingCall(fn, pc, body, inside.stitchPc, inside.stitchCallee);
+  if (const std::string where = abortsAfter(body, inside.stitchPc); !where.empty()) {
+    abortsFirst = "the trace that resumes after " + call + " starts in its frame and may abort at " + where + " first";
     return false;
   }
   what = functionName(fn, callee.value.proto) + " (its call of " + inside.stitchCallee + " at line " +

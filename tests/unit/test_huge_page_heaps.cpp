@@ -24,8 +24,10 @@ bool kernelOffersHugePages() {
   return std::getline(in, modes) && modes.find("[never]") == std::string::npos;
 }
 
-// AnonHugePages of the mapping holding `address`, in kB; -1 when none holds it.
-long hugePagesKbAt(std::uintptr_t address) {
+// The value of field `field` ("AnonHugePages:", "VmFlags:") in the
+// /proc/self/smaps entry of the mapping holding `address`; empty when none
+// holds it.
+std::string smapsFieldAt(std::uintptr_t address, const std::string& field) {
   std::ifstream smaps("/proc/self/smaps");
   std::string line;
   bool inside = false;
@@ -37,9 +39,9 @@ long hugePagesKbAt(std::uintptr_t address) {
       if (head >> std::hex >> from >> dash >> to && dash == '-') inside = address >= from && address < to;
       continue;
     }
-    if (inside && line.rfind("AnonHugePages:", 0) == 0) return std::stol(line.substr(14));
+    if (inside && line.rfind(field, 0) == 0) return line.substr(field.size());
   }
-  return -1;
+  return {};
 }
 
 }  // namespace
@@ -65,9 +67,15 @@ TEST_CASE("huge pages: a lint worker's heap is backed by 2 MiB pages", "[lint][m
   });
   CHECK(ranOn != caller);  // -j 1 runs on a thread of its own, whose heap was advised
   const auto middle = reinterpret_cast<std::uintptr_t>(blocks[128].get());
-  const long kb = hugePagesKbAt(middle);
-  INFO("AnonHugePages of the worker's heap: " << kb << " kB");
-  CHECK(kb >= 2048);
+  // What lint does is ask (madvise MADV_HUGEPAGE: "hg" among the mapping's
+  // VmFlags); whether the kernel finds free 2 MiB pages at that moment
+  // depends on the machine's memory (a busy CI host may have none), so the
+  // pages themselves are reported, not required.
+  const std::string flags = smapsFieldAt(middle, "VmFlags:");
+  INFO("VmFlags of the worker's heap:" << flags);
+  CHECK(flags.find(" hg") != std::string::npos);
+  const std::string pages = smapsFieldAt(middle, "AnonHugePages:");
+  if (pages.empty() || std::stol(pages) < 2048) WARN("the kernel gave no huge page to the worker's heap just now:" << pages);
 }
 
 TEST_CASE("huge pages are asked for only with LJCHECK_HUGE_PAGES=1", "[lint][memory]") {
