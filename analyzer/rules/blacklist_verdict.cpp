@@ -124,7 +124,15 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     for (const auto& site : fn.calls.callers(heatProto)) {
       const FunctionView caller = fn.of(site.proto);
       const flow::Loop* around = caller.loops.innermost(site.pc);
-      if (!around) continue;
+      // A caller without a loop around the call (a helper the loop calls):
+      // a sure stitch on its way there is what the resumed trace reaches
+      // this abort after (audit 55: `s:gsub(...)` then `mk()` in h; `-jv`
+      // shows the stitched trace's one abort, then mk's own entry's).
+      if (!around) {
+        if (SplitBefore found = splitBefore(caller, 1, site.pc); found.stitchLine > 0)
+          return described(found, " in " + functionName(fn, site.proto));
+        continue;
+      }
       if (SplitBefore found = splitBefore(caller, around->first, site.pc); found.line > 0)
         return described(found, " in " + functionName(fn, site.proto));
     }
@@ -132,8 +140,9 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   };
   auto splitClause = [](const std::string& call) {
     return "; " + call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
-           "own), so the abort comes in a trace that resumes after it, not in the root trace: the loop's or "
-           "the function's own start is not blacklisted, so a warning";
+           "own); then the abort comes in a trace that resumes after it, not in the root trace, and the loop's "
+           "or the function's own start is not what gets blacklisted, so a warning (whether that call splits "
+           "the trace the bytecode does not show)";
   };
   // A stitch on every pass before it: the root trace ends at that call,
   // and the stitched trace that resumes after it aborts here the first

@@ -43,12 +43,16 @@ bool inlined(const FunctionView& fn, int pc, int depth) {
 
 // The line of the first call in [from, to) that is not inlined, 0 when
 // none; with `splits`, the pcs of all of them. A call no path reaches (a
-// test of a value of known truth skips it) splits nothing.
+// test of a value of known truth skips it) splits nothing. A tail call
+// leaves the body, so nothing after it runs: it counts only over a whole
+// body, where it splits the trace of whatever called the function
+// (audit 56: `local function now() return os.time() end`).
 int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits) {
   int first = 0;
+  const bool wholeBody = from <= 1 && to > fn.proto.size();
   for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
     const bytecode::Op op = fn.proto.at(pc).op;
-    if (!flow::isCall(op) || flow::isTailCall(op)) continue;  // a tail call leaves the body: nothing after it runs
+    if (!flow::isCall(op) || (flow::isTailCall(op) && !wholeBody)) continue;
     if (!fn.values.reached(fn.index, pc) || inlined(fn, pc, depth)) continue;
     if (first == 0) first = fn.proto.at(pc).line;
     if (!splits) return first;
@@ -98,6 +102,20 @@ std::string abortsAfter(const FunctionView& fn, int pc) {
 // may: lj_record_ret). `what` names it for the reasoning. When such a
 // callee's stitched trace may abort before it returns (abortsAfter), false,
 // with `abortsFirst` set to where, in the words of SplitBefore.
+// The tail call at pc of a builtin without a recorder that stitches (not
+// error and its kind, with a fixed argument count: CALLMT cannot start a
+// stitched trace), written as a library function, not a method of a value
+// taken for a string: `return os.time()`. `name` gets its name.
+bool tailCallStitches(const FunctionView& fn, int pc, std::string& name) {
+  if (fn.proto.at(pc).op != bytecode::Op::CALLT) return false;
+  const Callee callee = resolveCallee(fn, pc);
+  if (callee.protectedCall || callee.inferredReceiver || !callee.value.is(flow::Value::Kind::LibFunction)) return false;
+  const FastFunctionDef* ff = fn.profile.fastFunction(callee.value.name);
+  if (!ff || ff->recorded() || fn.profile.neverStitch.count(std::string(callee.value.name))) return false;
+  name = std::string(callee.value.name);
+  return true;
+}
+
 // "the call of h at line 8 (its call of string.gsub at line 2)": a call of
 // a Lua function whose call at `stitchPc` stitches the trace.
 std::string stitchingCall(const FunctionView& fn, int pc, const FunctionView& body, int stitchPc,
@@ -141,8 +159,26 @@ bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what
                            "(lj_record.c, lj_record_ret)");
     return false;
   }
-  for (int q = 1; q <= body.proto.size(); ++q)
-    if (flow::isTailCall(body.proto.at(q).op)) return false;
+  // Tail calls: one of a builtin the recorder compiles returns to this
+  // frame as a return would (audit 56: `return clean(s):lower()`); one of
+  // a builtin that stitches, on every path and after no other call that
+  // splits, leaves no frame of the helper, so the stitched trace resumes
+  // here right after the call (`return os.time()`). Any other may start
+  // a trace of its own.
+  int tailStitch = 0;
+  for (int q = 1; q <= body.proto.size(); ++q) {
+    if (!flow::isTailCall(body.proto.at(q).op) || recordedCall(body, q)) continue;
+    if (tailStitch != 0 || !tailCallStitches(body, q, stitched)) return false;
+    tailStitch = q;
+  }
+  if (tailStitch != 0) {
+    const flow::Routes around =
+        flow::routesAround(flow::branchesOf(body.proto), tailStitch, 1, std::numeric_limits<int>::max(), true);
+    if (splittingCall(body, 1, tailStitch, depth + 1) != 0 || around.compiles || around.aborts) return false;
+    what = functionName(fn, callee.value.proto) + " (its tail call of " + stitched + " at line " +
+           std::to_string(body.proto.at(tailStitch).line) + ")";
+    return true;
+  }
   const SplitBefore inside = splitBeforeAt(body, 1, body.proto.size() + 1, depth + 1);
   if (inside.stitchLine == 0) {
     // A helper of the helper may stitch and not get back (audit 55).

@@ -225,3 +225,44 @@ TEST_CASE("a closure maker called behind a branch after the stitch does not stop
   CHECK(find(ps, 10, "NYIBC:FNEW")->severity == Severity::Blacklist);
   CHECK(find(ps, 10, "NYIBC:FNEW")->confidence == Confidence::Certain);
 }
+
+TEST_CASE("a blocker a stitching helper calls is an error by the stitch, and says so", "[rules][hotness]") {
+  // Audit 55: `-jv` shows one abort of the stitched trace (`(1/stitch)`),
+  // which links the stitching trace to itself, then mk's own entry's
+  // aborts, never blacklisted: the start is not what blacklists.
+  auto ps = predict("local function mk() return function() end end\nlocal function h(s)\n"
+                    "  local r = string.gsub(s, 'a', 'b')\n  mk()\n  return r\nend\n"
+                    "for i = 1, 50000 do\n  h('abc')\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 1, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+  CHECK(fnew->reasoning.find("the call of string.gsub at line 3 in h stitches the trace on every pass before it") !=
+        std::string::npos);
+  CHECK(fnew->reasoning.find("the trace start is blacklisted") == std::string::npos);
+}
+
+TEST_CASE("a helper that tail-calls a stitching builtin stitches its caller's trace", "[rules][hotness]") {
+  // Audit 56, `-jv`: `stitch os.time`, then one abort of `(1/stitch)` at the
+  // closure: the stitching trace links to itself, and its own trace compiles.
+  for (const char* turns : {"5000", "50000"}) {
+    INFO(turns);
+    auto ps = predict(std::string("local function now() return os.time() end\nlocal t = {}\nfor i = 1, ") + turns +
+                      " do\n  local ts = now()\n  t[1] = function() return ts end\nend\n");
+    INFO(listed(ps));
+    const Prediction* fnew = find(ps, 5, "NYIBC:FNEW");
+    REQUIRE(fnew);
+    CHECK(fnew->severity == Severity::Blacklist);
+    CHECK(fnew->reasoning.find("the call of now (its tail call of os.time at line 1) at line 4 stitches the trace") !=
+          std::string::npos);
+  }
+  // A tail call of a builtin the recorder compiles returns as a return
+  // does: the stitch inside clean still reaches the closure.
+  auto lower = predict("local function clean(s) local r = string.gsub(s, 'a', 'b') return r end\n"
+                       "local function norm(s) return clean(s):lower() end\nlocal t = {}\nfor i = 1, 50000 do\n"
+                       "  norm('abc')\n  t[1] = function() return 1 end\nend\n");
+  INFO(listed(lower));
+  REQUIRE(find(lower, 6, "NYIBC:FNEW"));
+  CHECK(find(lower, 6, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  CHECK(find(lower, 6, "NYIBC:FNEW")->reasoning.find("stitches the trace on every pass before it") != std::string::npos);
+}
