@@ -214,6 +214,18 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   std::vector<int> splits;
   out.line = splittingCall(fn, from, to, depth, &splits);
   if (splits.empty()) return out;
+  // A pass that goes around every one of them reaches `to` in the root
+  // trace (audit 56: `if debug_on then print(...) end` before a closure).
+  const std::vector<flow::Branch> branches = flow::branchesOf(fn.proto);
+  const bool skippable = std::all_of(splits.begin(), splits.end(), [&](int pc) {
+    const flow::Routes around = flow::routesAround(branches, pc, from, to, false);
+    return around.compiles || around.aborts;
+  });
+  if (skippable) {
+    out.skippableLine = out.line;
+    out.line = 0;
+    return out;
+  }
   // The last such call surely stitches and runs on every path from `from`
   // to `to` (no branch goes around it: every_pass.h), and none before it
   // leaves what follows to the interpreter, so some trace gets to it.
@@ -222,7 +234,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     if (pc != last && leavesTraceAt(fn, pc)) return out;
   std::string what;
   if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) return out;
-  const flow::Routes around = flow::routesAround(flow::branchesOf(fn.proto), last, from, to, from <= 1);
+  const flow::Routes around = flow::routesAround(branches, last, from, to, from <= 1);
   if (around.compiles || around.aborts) return out;
   out.stitchLine = fn.proto.at(last).line;
   out.stitchPc = last;

@@ -23,6 +23,10 @@ struct SplitBefore {
   // loop and makes only such calls (looked into three levels deep). A callee
   // the file does not resolve counts as one that may.
   int line = 0;
+  // When a branch can go around every such call (`if debug then print(x)
+  // end`), `line` is 0 and this is the first one's line: the passes that
+  // skip them reach the end of the range in the root trace.
+  int skippableLine = 0;
   // When the last such call surely stitches (stitchesAt, or a Lua function
   // whose every call ends in such a stitch), runs on every path to the end
   // of the range, and no call before it ends the trace (a RETURN, a pcall):

@@ -266,3 +266,23 @@ TEST_CASE("a helper that tail-calls a stitching builtin stitches its caller's tr
   CHECK(find(lower, 6, "NYIBC:FNEW")->severity == Severity::Blacklist);
   CHECK(find(lower, 6, "NYIBC:FNEW")->reasoning.find("stitches the trace on every pass before it") != std::string::npos);
 }
+
+TEST_CASE("a call behind a branch before a blocker splits only the passes that take it", "[rules][hotness]") {
+  // Audit 56: `if debug_on then print(...) end` before a closure in a loop
+  // of 50,000: `-jv` shows 11 aborts at the loop's start, blacklisted.
+  auto ps = predict("local debug_on = os.getenv('DEBUG')\nlocal t = {}\nfor i = 1, 50000 do\n"
+                    "  if debug_on then print('frame', i) end\n  t[1] = function() return i end\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 5, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->reasoning.find("the call at line 4 may split the trace, but a branch can go around it") !=
+        std::string::npos);
+  // On every pass print stitches, and the trace resumed after it aborts here:
+  // the self-linked stitch, an error as well.
+  auto always = predict("local t = {}\nfor i = 1, 50000 do\n  print('frame', i)\n  t[1] = function() return i end\nend\n");
+  INFO(listed(always));
+  REQUIRE(find(always, 4, "NYIBC:FNEW"));
+  CHECK(find(always, 4, "NYIBC:FNEW")->severity == Severity::Blacklist);
+}
