@@ -95,13 +95,6 @@ std::string abortsAfter(const FunctionView& fn, int pc) {
   return {};
 }
 
-// Whether the call at pc, which the trace does not inline, surely stitches
-// it: a builtin it stitches around (stitchesAt), or a Lua function of this
-// file, without loops or tail calls, whose every call ends in such a stitch
-// (the trace stitched inside it returns into this frame, as stitched traces
-// may: lj_record_ret). `what` names it for the reasoning. When such a
-// callee's stitched trace may abort before it returns (abortsAfter), false,
-// with `abortsFirst` set to where, in the words of SplitBefore.
 // The tail call at pc of a builtin without a recorder that stitches (not
 // error and its kind, with a fixed argument count: CALLMT cannot start a
 // stitched trace), written as a library function, not a method of a value
@@ -131,6 +124,15 @@ int anyStitch(const FunctionView& body, std::string* callee) {
   return 0;
 }
 
+// Whether the call at pc, which the trace does not inline, surely stitches
+// it: a builtin it stitches around (stitchesAt), or a Lua function of this
+// file, without loops, whose every call ends in such a stitch (the trace
+// stitched inside it returns into this frame, as stitched traces may:
+// lj_record_ret), or that tail-calls such a builtin. `what` names it for
+// the reasoning. When such a callee's stitched trace may not get back here
+// (it aborts first, abortsAfter; or it starts in a vararg frame, or above
+// a pcall frame), false, with `abortsFirst` saying so in the words of
+// SplitBefore::resumedMayAbort.
 bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what, std::string& abortsFirst) {
   if (stitchesAt(fn, pc, &what) == Confidence::Certain) return true;
   const Callee callee = resolveCallee(fn, pc);
