@@ -25,6 +25,12 @@ namespace {
 // The most turns of a loop that a root trace runs through (see evidence()).
 constexpr long kUnrolledTurns = 2;
 
+// Whether a trace runs through the loop `trips` instead of stopping at it: one or two known turns of a loop whose own
+// trace keeps leaving it. A pairs/next loop (ITERN) detects its own loop at
+// its start and forms a trace of its own even over two keys (audit 57: a
+// stitched trace linked to such a loop's trace, `-> 1`).
+bool unrolled(const LoopTrips& trips) { return trips.known && trips.count <= kUnrolledTurns && !trips.pairsLoop; }
+
 // The `for`/`while` line of a loop: a for loop's FORI, JMP or ISNEXT sits
 // just before the body; a while loop starts with its condition.
 int loopLine(const bytecode::Prototype& proto, const Loop& loop) {
@@ -425,6 +431,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       LoopTrips& t =
           loops_[q].emplace_back(LoopTrips{loop.first, loop.last, loopLine(proto, loop), trips >= 0, std::max(trips, 0L)});
       t.exitReach = iterExitReach(proto, t, hotloop);
+      t.numericFor = loop.kind == Loop::Kind::NumericFor;
+      t.pairsLoop = loop.kind == Loop::Kind::GenericFor && loop.last >= 2 && proto.at(loop.last - 1).op == Op::ITERN;
       if (t.known && loop.kind != Loop::Kind::While)
         if (const Branch* exit = earlyExit(branches_.back(), loop.first, loop.last)) t.leavesAt = exit->line;
     }
@@ -804,11 +812,11 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
     // that comes first (lj_record.c: LINNER, or a link to that loop's own
     // trace), unless that loop turns so few times that it is unrolled (see
     // evidence()): what comes after it is recorded by side traces only.
-    if (innermost && !(loop.known && loop.count <= kUnrolledTurns)) {
+    if (innermost && !unrolled(loop)) {
       for (std::size_t j = k + 1; j < loops.size(); ++j) {
         const LoopTrips& inner = loops[j];
         if (inner.last >= pc || inner.first < loop.first || inner.last > loop.last) continue;
-        if (inner.known && inner.count <= kUnrolledTurns) continue;
+        if (unrolled(inner)) continue;
         why = {CountStop::Kind::InnerLoop, inner.line};
         return runs;
       }
@@ -897,9 +905,7 @@ void CallGraph::markCallees(std::vector<char>& marked, std::vector<std::size_t> 
 // `repeat` or iterator loop counts before its body, so its count never
 // falls on an exit (audit 55: 56 turns of each abort).
 bool CallGraph::barelyHot(std::size_t proto, const HeatEvidence& e) const {
-  if (!e.loop || !e.loop->known) return false;
-  const std::size_t index = static_cast<std::size_t>(e.loop - loops_.at(proto).data());
-  if (loopMaps_.at(proto).loops().at(index).kind != Loop::Kind::NumericFor) return false;
+  if (!e.loop || !e.loop->known || !e.loop->numericFor) return false;
   const long calls = std::max({entries_.at(proto), static_cast<long>(callers_.at(proto).size()), 1L});
   const long total = timesSaturating(e.iterations, calls);
   const long turns = std::max(e.loop->count, 1L);
@@ -963,7 +969,7 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
       // makes a closure after `for i = 1, T`, called 60,000 times from a
       // loop: T = 1, 2 blacklist the caller's loop; T = 3 aborts in root
       // traces without blacklisting; T = 5, 10, 30 only in side traces.
-      if (pc <= loop.last || (loop.known && loop.count <= kUnrolledTurns)) continue;
+      if (pc <= loop.last || unrolled(loop)) continue;
       e.pastLoop = &loop;  // it still runs as often: its callees' heat is unchanged
       break;
     }

@@ -59,6 +59,11 @@ struct LoopTrips {
   // after it that a side trace from its exit records at once (see
   // HeatEvidence::iterExit); 0 when none.
   int exitReach = 0;
+  // A numeric for, which counts its turns at its end (FORL).
+  bool numericFor = false;
+  // A pairs()/next loop (ITERN), which detects its own loop at its start
+  // and forms a trace of its own even over one or two keys.
+  bool pairsLoop = false;
 };
 
 // The evidence for the heat at one instruction, for the reasoning sentence.
