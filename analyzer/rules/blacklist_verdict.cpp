@@ -1,8 +1,10 @@
 // Whether a hot blocker blacklists its trace start (see blacklist_verdict.h).
 #include "rules/blacklist_verdict.h"
 
+#include "flow/instruction_effects.h"
 #include "rules/aborting_call_before.h"
 #include "rules/prediction_sink.h"
+#include "rules/split_finding.h"
 #include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
@@ -143,6 +145,17 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     }
     return {};
   };
+  // Whether the body of the innermost loop around the site (or its
+  // function, outside loops) calls a builtin the recorder does not compile
+  // there, which splits the trace (splitAt: a stitch or a RETURN).
+  auto splitInBody = [&]() {
+    const FunctionView view = fn.of(heatProto);
+    const flow::Loop* loop = view.loops.innermost(heatPc);
+    const int first = loop ? loop->first : 1, last = loop ? loop->last : view.proto.size();
+    for (int q = first; q <= last; ++q)
+      if (flow::isCall(view.proto.at(q).op) && splitAt(view, q)) return true;
+    return false;
+  };
   auto splitClause = [](const std::string& call) {
     return "; " + call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
            "own); then the abort comes in a trace that resumes after it, not in the root trace, and the loop's "
@@ -213,6 +226,15 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    "upvalues here depends on the data, and the function closes them only because it creates " +
                    (closure ? "the closure at line " + std::to_string(closure) : std::string("closures")) +
                    ": that is the site to fix, so a warning";
+    out.dependsOnData = true;
+  } else if (needed.runs > 0 && runs >= needed.runs && stop.abortingRoute && splitInBody()) {
+    // The way around it runs into another abort, but a call on the way
+    // may split the trace first (audit 58: `#tostring(acc)` in the other
+    // arm stitches, the root trace compiles, and this closure aborts only
+    // side traces): not every pass aborts in the root trace.
+    out.clause = "; the path around it from line " + std::to_string(stop.abortingRoute) +
+                 " runs into another abort, but a call in the loop body may split the trace before it, so the "
+                 "root trace may compile and this abort come in side traces only, so a warning, and likely";
     out.dependsOnData = true;
   } else if (needed.runs > 0 && runs >= needed.runs && stop.abortingRoute) {
     // Any other site the passes that take a branch around it skip, into

@@ -23,9 +23,15 @@ int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vect
 
 // The call at pc is inlined into the trace that records it.
 bool inlined(const FunctionView& fn, int pc, int depth) {
-  const flow::Value callee = resolveCallee(fn, pc).value;
+  const Callee resolved = resolveCallee(fn, pc);
+  const flow::Value& callee = resolved.value;
   if (callee.is(flow::Value::Kind::LibFunction)) {
     if (!recordedCall(fn, pc)) return false;
+    // A builtin called through pcall is recorded only in the forms its
+    // recorder takes, which the arguments decide and which are not checked
+    // through pcall: `pcall(tostring, t)` over a table stops the trace
+    // there (audit 58: `TRACE 1 ... return`, nothing after it recorded).
+    if (resolved.protectedCall) return false;
     if (callee.name != "pcall" && callee.name != "xpcall") return true;
     // pcall(f, ...): f's body is recorded inline.
     const auto& call = fn.proto.at(pc);
@@ -235,7 +241,17 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   for (int pc : splits)
     if (pc != last && leavesTraceAt(fn, pc)) return out;
   std::string what;
-  if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) return out;
+  if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) {
+    // The last one may end the trace there and return to the interpreter
+    // (a RETURN, a call through pcall): then no trace resumes after it,
+    // and what follows may never be recorded (audit 58: `pcall(tostring,
+    // t)`, `TRACE 1 ... return`, no abort at the closure after it).
+    if (out.resumedMayAbort.empty() && leavesTraceAt(fn, last))
+      out.resumedMayAbort = "the call at line " + std::to_string(fn.proto.at(last).line) +
+                            " may end the trace there (a RETURN, or a call through pcall), and then no trace "
+                            "resumes after it";
+    return out;
+  }
   const flow::Routes around = flow::routesAround(branches, last, from, to, from <= 1);
   if (around.compiles || around.aborts) return out;
   out.stitchLine = fn.proto.at(last).line;

@@ -308,3 +308,26 @@ TEST_CASE("a pairs loop over two keys forms a trace of its own: no error after i
   REQUIRE(find(two, 7, "NYIBC:FNEW"));
   CHECK(find(two, 7, "NYIBC:FNEW")->severity == Severity::Blacklist);
 }
+
+TEST_CASE("no error where a stitch on the way around ends the root trace, or a pcall of a builtin does",
+          "[rules][hotness]") {
+  // Audit 58, `-jv`: the other arm's `tostring(acc)` stitches and the root
+  // trace compiles; the closure aborts only side traces (4, then the exit
+  // is left to the interpreter).
+  auto arm = predict("local acc = {}\nlocal n = 0\nfor i = 1, 50000 do\n  if i % 10 == 0 then\n"
+                     "    local f = function() return i end\n    n = n + f()\n  else\n"
+                     "    n = n + #tostring(acc)\n  end\nend\n");
+  INFO(listed(arm));
+  REQUIRE(find(arm, 5, "NYIBC:FNEW"));
+  CHECK(find(arm, 5, "NYIBC:FNEW")->severity == Severity::Warn);
+  CHECK(find(arm, 5, "NYIBC:FNEW")->reasoning.find("a call in the loop body may split the trace before it") !=
+        std::string::npos);
+  // `pcall(tostring, t)` over a table ends the trace there (`TRACE 1 ...
+  // return`): nothing after it is recorded.
+  auto protectedCall = predict("local t = {}\nlocal n = 0\nfor i = 1, 50000 do\n  local ok, s = pcall(tostring, t)\n"
+                               "  local f = function() return s end\n  n = n + #f()\nend\n");
+  INFO(listed(protectedCall));
+  REQUIRE(find(protectedCall, 5, "NYIBC:FNEW"));
+  CHECK(find(protectedCall, 5, "NYIBC:FNEW")->severity == Severity::Warn);
+  CHECK(find(protectedCall, 5, "NYIBC:FNEW")->confidence == Confidence::Likely);
+}
