@@ -25,10 +25,11 @@ namespace {
 // The most turns of a loop that a root trace runs through (see evidence()).
 constexpr long kUnrolledTurns = 2;
 
-// Whether a trace runs through the loop `trips` instead of stopping at it: one or two known turns of a loop whose own
-// trace keeps leaving it. A pairs/next loop (ITERN) detects its own loop at
-// its start and forms a trace of its own even over two keys (audit 57: a
-// stitched trace linked to such a loop's trace, `-> 1`).
+// Whether a trace runs through the loop `trips` instead of stopping at it:
+// one or two known turns of a loop whose own trace keeps leaving it. A
+// pairs/next loop (ITERN) detects its own loop at its start and forms a
+// trace of its own even over two keys (audit 57: a stitched trace linked
+// to such a loop's trace, `-> 1`).
 bool unrolled(const LoopTrips& trips) { return trips.known && trips.count <= kUnrolledTurns && !trips.pairsLoop; }
 
 // The `for`/`while` line of a loop: a for loop's FORI, JMP or ISNEXT sits

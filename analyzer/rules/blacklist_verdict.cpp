@@ -125,8 +125,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     };
     const FunctionView view = fn.of(heatProto);
     const flow::Loop* loop = fromEntry ? nullptr : view.loops.innermost(heatPc);
-    if (SplitBefore found = splitBefore(view, loop ? loop->first : 1, heatPc); found.line > 0 || found.skippableLine > 0)
-      return described(found, "");
+    const SplitBefore here = splitBefore(view, loop ? loop->first : 1, heatPc);
+    if (here.line > 0 || here.skippableLine > 0) return described(here, "");
     if (fromEntry || loop) return {};
     for (const auto& site : fn.calls.callers(heatProto)) {
       const FunctionView caller = fn.of(site.proto);

@@ -158,7 +158,8 @@ bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what
     if (q == 0) return false;
     const std::string call = stitchingCall(fn, pc, body, q, stitched);
     if (const std::string where = abortsAfter(body, q); !where.empty())
-      abortsFirst = "the trace that resumes after " + call + " starts in its frame and may abort at " + where + " first";
+      abortsFirst =
+          "the trace that resumes after " + call + " starts in its frame and may abort at " + where + " first";
     else
       abortsFirst = "the trace that resumes after " + call +
                     (callee.protectedCall

@@ -75,7 +75,8 @@ TEST_CASE("huge pages: a lint worker's heap is backed by 2 MiB pages", "[lint][m
   INFO("VmFlags of the worker's heap:" << flags);
   CHECK(flags.find(" hg") != std::string::npos);
   const std::string pages = smapsFieldAt(middle, "AnonHugePages:");
-  if (pages.empty() || std::stol(pages) < 2048) WARN("the kernel gave no huge page to the worker's heap just now:" << pages);
+  if (pages.empty() || std::stol(pages) < 2048)
+    WARN("the kernel gave no huge page to the worker's heap just now:" << pages);
 }
 
 TEST_CASE("huge pages are asked for only with LJCHECK_HUGE_PAGES=1", "[lint][memory]") {

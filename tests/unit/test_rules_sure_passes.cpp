@@ -264,7 +264,8 @@ TEST_CASE("a helper that tail-calls a stitching builtin stitches its caller's tr
   INFO(listed(lower));
   REQUIRE(find(lower, 6, "NYIBC:FNEW"));
   CHECK(find(lower, 6, "NYIBC:FNEW")->severity == Severity::Blacklist);
-  CHECK(find(lower, 6, "NYIBC:FNEW")->reasoning.find("stitches the trace on every pass before it") != std::string::npos);
+  CHECK(find(lower, 6, "NYIBC:FNEW")->reasoning.find("stitches the trace on every pass before it") !=
+        std::string::npos);
 }
 
 TEST_CASE("a call behind a branch before a blocker splits only the passes that take it", "[rules][hotness]") {
@@ -283,7 +284,8 @@ TEST_CASE("a call behind a branch before a blocker splits only the passes that t
         std::string::npos);
   // On every pass print stitches, and the trace resumed after it aborts here:
   // the self-linked stitch, an error as well.
-  auto always = predict("local t = {}\nfor i = 1, 50000 do\n  print('frame', i)\n  t[1] = function() return i end\nend\n");
+  auto always =
+      predict("local t = {}\nfor i = 1, 50000 do\n  print('frame', i)\n  t[1] = function() return i end\nend\n");
   INFO(listed(always));
   REQUIRE(find(always, 4, "NYIBC:FNEW"));
   CHECK(find(always, 4, "NYIBC:FNEW")->severity == Severity::Blacklist);
