@@ -138,7 +138,7 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
   if (stop.abortingRoute > 0)
     return "; the path around it from line " + std::to_string(stop.abortingRoute) +
            " runs into another abort, which the passes that take it report instead" + data;
-  const long hotloop = fn.profile.param("hotloop", 56);
+  const long hotloop = fn.calls.hotloop();
   const auto& callers = fn.calls.callers(proto);
   if (stop.kind != Stop::Kind::None || steady >= hotloop || steady >= fn.calls.runsAt(proto, pc) ||
       fn.calls.externalCaller(proto) || callers.size() != 1)
