@@ -35,6 +35,7 @@
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
+#include "rules/trace_splits_before.h"
 #include "worker_threads.h"
 
 namespace fs = std::filesystem;
@@ -187,13 +188,14 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
         project.links->returnedBuiltins.emplace(std::string(member), std::string(fn.name));
   }
   rules::FunctionNames names(chunk.prototypes.size());
+  rules::SplittingCalls splitting(chunk.prototypes.size());
   const flow::ImportedTailCalls* tailCalls =
       project.imports && !project.imports->tailCalls.empty() ? &project.imports->tailCalls : nullptr;
   const flow::LoopingMembers* luaMethods =
       project.imports && !project.imports->luaMethods.empty() ? &project.imports->luaMethods : nullptr;
   auto viewOf = [&](std::size_t i) {
     return rules::FunctionView{chunk,    i,     chunk.prototypes[i], calls.loopMap(i), values, calls, profile,
-                               ReasonCatalog::builtin(), constructors, &names, tailCalls, luaMethods};
+                               ReasonCatalog::builtin(), constructors, &names, tailCalls, luaMethods, &splitting};
   };
   if (project.links) {
     project.links->tailCalls.clear();

@@ -179,6 +179,8 @@ class CallGraph {
             const std::vector<CtypeConstructor>* constructors = nullptr,
             const LoopingMembers* loopingMembers = nullptr);
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
+  // The prototype's branches (every_pass.h), with the routes that abort marked.
+  const std::vector<Branch>& branches(std::size_t proto) const { return branches_.at(proto); }
   // It escapes (ValueMap::escapingFunctions): code elsewhere may call it.
   bool escapes(std::size_t proto) const { return escapes_.at(proto); }
   // It runs at all: the main chunk, or called by code that runs, or it escapes.

@@ -72,6 +72,21 @@ Routes routesAround(const std::vector<Branch>& branches, int pc, int first, int 
   return routes;
 }
 
+RouteSweep::RouteSweep(const std::vector<Branch>& branches, int first, int last, bool wholeFunction)
+    : branches_(branches), next_(firstFrom(branches, first)), first_(first), last_(last), wholeFunction_(wholeFunction) {}
+
+bool RouteSweep::around(int pc) {
+  // The branches from before pc, as routesAround takes them: a return over
+  // a whole function, a jump back to the loop's head, or a target past pc
+  // within the region.
+  for (; next_ != branches_.end() && next_->from < pc; ++next_) {
+    if (next_->to == 0) returnOrHead_ = returnOrHead_ || wholeFunction_;
+    else if (!wholeFunction_ && next_->to <= first_) returnOrHead_ = true;
+    if (next_->to <= last_) farthest_ = std::max(farthest_, next_->to);
+  }
+  return returnOrHead_ || farthest_ > pc;
+}
+
 const Branch* earlyExit(const std::vector<Branch>& branches, int first, int last) {
   auto it = firstFrom(branches, first);
   for (; it != branches.end() && it->from < last; ++it)

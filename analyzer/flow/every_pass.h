@@ -40,6 +40,23 @@ struct Routes {
 };
 Routes routesAround(const std::vector<Branch>& branches, int pc, int first, int last, bool wholeFunction);
 
+// Whether any route goes around pc (routesAround's `compiles` or `aborts`),
+// for many pcs in ascending order: one sweep over the branches instead of
+// one per pc, so a loop body with thousands of calls stays linear.
+class RouteSweep {
+ public:
+  RouteSweep(const std::vector<Branch>& branches, int first, int last, bool wholeFunction);
+  bool around(int pc);  // pc at least the last one asked about
+
+ private:
+  const std::vector<Branch>& branches_;
+  std::vector<Branch>::const_iterator next_;
+  int first_, last_;
+  bool wholeFunction_;
+  bool returnOrHead_ = false;  // a return (whole function) or a jump back to the loop's head seen
+  int farthest_ = 0;           // the farthest target seen within [.., last]
+};
+
 // A branch in [first, last) that leaves the loop those pcs make up before
 // its own exit: a break or goto past its end, a return or tail call; null
 // when there is none. (A while loop's condition leaves it this way too.)

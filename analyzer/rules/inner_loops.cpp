@@ -105,7 +105,7 @@ std::string traceEndingCallOnEveryPass(const FunctionView& fn, const Loop& loop)
     callees.push_back(split->callee);
   }
   if (ends.empty()) return {};
-  const std::vector<flow::Branch> branches = flow::branchesOf(fn.proto);
+  const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
   for (std::size_t k = 0; k < ends.size(); ++k) {
     const flow::Routes around = flow::routesAround(branches, ends[k], loop.first, loop.last, false);
     if (!around.compiles && !around.aborts)

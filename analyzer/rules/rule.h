@@ -20,7 +20,8 @@
 
 namespace ljcheck::rules {
 
-struct FunctionNames;  // prediction_sink.h
+struct FunctionNames;   // prediction_sink.h
+struct SplittingCalls;  // trace_splits_before.h
 
 struct FunctionView {
   const bytecode::Chunk& chunk;
@@ -42,11 +43,14 @@ struct FunctionView {
   // Methods of objects other files' functions return that those files
   // define in Lua ("pat:new():match"), so not string methods; null: none.
   const flow::LoopingMembers* luaMethods = nullptr;
+  // The calls of each prototype a trace does not inline, kept for the
+  // analysis once looked for; null: looked for at each question.
+  SplittingCalls* splitting = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
   // The same analysis, seen from another prototype of the chunk.
   FunctionView of(std::size_t other) const {
     return {chunk, other, chunk.prototypes[other], calls.loopMap(other), values, calls, profile, catalog,
-            constructors, names,    tailCalls, luaMethods};
+            constructors, names,    tailCalls, luaMethods, splitting};
   }
 };
 

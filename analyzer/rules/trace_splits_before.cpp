@@ -47,24 +47,58 @@ bool inlined(const FunctionView& fn, int pc, int depth) {
   return false;
 }
 
-// The line of the first call in [from, to) that is not inlined, 0 when
-// none; with `splits`, the pcs of all of them. A call no path reaches (a
-// test of a value of known truth skips it) splits nothing. A tail call
-// leaves the body, so nothing after it runs: it counts only over a whole
-// body, where it splits the trace of whatever called the function
-// (audit 56: `local function now() return os.time() end`).
-int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits) {
-  int first = 0;
-  const bool wholeBody = from <= 1 && to > fn.proto.size();
+// The pcs of the calls in [from, to) that are not inlined, in pc order;
+// tail calls among them with `tailCalls`. A call no path reaches (a test
+// of a value of known truth skips it) splits nothing.
+void scanSplittingCalls(const FunctionView& fn, int from, int to, int depth, bool tailCalls, std::vector<int>* splits,
+                        bool firstOnly) {
   for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
     const bytecode::Op op = fn.proto.at(pc).op;
-    if (!flow::isCall(op) || (flow::isTailCall(op) && !wholeBody)) continue;
+    if (!flow::isCall(op) || (flow::isTailCall(op) && !tailCalls)) continue;
     if (!fn.values.reached(fn.index, pc) || inlined(fn, pc, depth)) continue;
-    if (first == 0) first = fn.proto.at(pc).line;
-    if (!splits) return first;
     splits->push_back(pc);
+    if (firstOnly) return;
   }
-  return first;
+}
+
+bool leavesTraceAt(const FunctionView& fn, int pc);
+
+// fn's calls that are not inlined, from fn.splitting (filled on the first
+// question), when they answer for [from, to) at `depth`: in the function
+// looked at itself, over part of its body (a whole body counts its tail
+// calls too); null otherwise.
+const SplittingCalls::Calls* keptSplittingCalls(const FunctionView& fn, int from, int to, int depth) {
+  if (!fn.splitting || depth != 0 || (from <= 1 && to > fn.proto.size())) return nullptr;
+  std::optional<SplittingCalls::Calls>& kept = fn.splitting->byProto.at(fn.index);
+  if (!kept) {
+    SplittingCalls::Calls calls;
+    scanSplittingCalls(fn, 1, fn.proto.size() + 1, 0, false, &calls.pcs, false);
+    for (int pc : calls.pcs) calls.leavesTrace.push_back(leavesTraceAt(fn, pc) ? 1 : 0);
+    kept = std::move(calls);
+  }
+  return &*kept;
+}
+
+// The line of the first call in [from, to) that is not inlined, 0 when
+// none; with `splits`, the pcs of all of them. A tail call leaves the
+// body, so nothing after it runs: it counts only over a whole body, where
+// it splits the trace of whatever called the function (audit 56: `local
+// function now() return os.time() end`).
+int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits) {
+  const bool wholeBody = from <= 1 && to > fn.proto.size();
+  std::vector<int> found;
+  std::vector<int>& out = splits ? *splits : found;
+  const std::size_t before = out.size();
+  if (const SplittingCalls::Calls* kept = keptSplittingCalls(fn, from, to, depth)) {
+    for (auto it = std::lower_bound(kept->pcs.begin(), kept->pcs.end(), from); it != kept->pcs.end() && *it < to;
+         ++it) {
+      out.push_back(*it);
+      if (!splits) break;
+    }
+  } else {
+    scanSplittingCalls(fn, from, to, depth, wholeBody, &out, !splits);
+  }
+  return out.size() > before ? fn.proto.at(out[before]).line : 0;
 }
 
 SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth);
@@ -83,11 +117,10 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth);
 // called behind a branch the passes skip is no sure abort (audit 55).
 std::string abortsAfter(const FunctionView& fn, int pc) {
   const std::vector<bool>& refused = flow::refusedBytecodes(fn.profile);
-  const std::vector<flow::Branch> branches = flow::branchesOf(fn.proto);
+  flow::RouteSweep routes(fn.calls.branches(fn.index), pc, std::numeric_limits<int>::max(), true);
   for (int q = pc + 1; q <= fn.proto.size(); ++q) {
     const auto& ins = fn.proto.at(q);
-    const flow::Routes around = flow::routesAround(branches, q, pc, std::numeric_limits<int>::max(), true);
-    if (around.compiles || around.aborts) continue;
+    if (routes.around(q)) continue;
     const auto op = static_cast<std::size_t>(ins.op);
     if ((op < refused.size() && refused[op]) ||
         (ins.op == bytecode::Op::VARG && ins.b == 0 && fn.proto.isVararg() && !isSelectIdiom(fn, q)))
@@ -182,7 +215,7 @@ bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what
   }
   if (tailStitch != 0) {
     const flow::Routes around =
-        flow::routesAround(flow::branchesOf(body.proto), tailStitch, 1, std::numeric_limits<int>::max(), true);
+        flow::routesAround(body.calls.branches(body.index), tailStitch, 1, std::numeric_limits<int>::max(), true);
     if (splittingCall(body, 1, tailStitch, depth + 1) != 0 || around.compiles || around.aborts) return false;
     what = functionName(fn, callee.value.proto) + " (its tail call of " + stitched + " at line " +
            std::to_string(body.proto.at(tailStitch).line) + ")";
@@ -225,11 +258,9 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   if (splits.empty()) return out;
   // A pass that goes around every one of them reaches `to` in the root
   // trace (audit 56: `if debug_on then print(...) end` before a closure).
-  const std::vector<flow::Branch> branches = flow::branchesOf(fn.proto);
-  const bool skippable = std::all_of(splits.begin(), splits.end(), [&](int pc) {
-    const flow::Routes around = flow::routesAround(branches, pc, from, to, false);
-    return around.compiles || around.aborts;
-  });
+  const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
+  flow::RouteSweep routes(branches, from, to, false);
+  const bool skippable = std::all_of(splits.begin(), splits.end(), [&](int pc) { return routes.around(pc); });
   if (skippable) {
     out.skippableLine = out.line;
     out.line = 0;
@@ -239,8 +270,16 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   // to `to` (no branch goes around it: every_pass.h), and none before it
   // leaves what follows to the interpreter, so some trace gets to it.
   const int last = splits.back();
-  for (int pc : splits)
-    if (pc != last && leavesTraceAt(fn, pc)) return out;
+  if (const SplittingCalls::Calls* kept = keptSplittingCalls(fn, from, to, depth)) {
+    // The kept calls hold these, in order, with leavesTraceAt worked out.
+    auto k = static_cast<std::size_t>(std::lower_bound(kept->pcs.begin(), kept->pcs.end(), splits.front()) -
+                                      kept->pcs.begin());
+    for (std::size_t j = 0; j + 1 < splits.size(); ++j)
+      if (kept->leavesTrace.at(k + j)) return out;
+  } else {
+    for (int pc : splits)
+      if (pc != last && leavesTraceAt(fn, pc)) return out;
+  }
   std::string what;
   if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) {
     // The last one may end the trace there and return to the interpreter
