@@ -182,6 +182,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->constructors = flow::exportedConstructors(chunk, values, constructors.own);
     project.links->registrars = flow::exportedRegistrars(values, registrars);
     project.links->memberCalls = calls.calledMembers();
+    project.links->assignedMembers.assign(values.assignedModuleMembers().begin(), values.assignedModuleMembers().end());
     project.links->returnedBuiltins.clear();
     for (const auto& [member, proto] : exports)
       if (flow::Value fn = values.returned(proto); fn.is(flow::Value::Kind::LibFunction))

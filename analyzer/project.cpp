@@ -127,14 +127,27 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
   caller.namedRuns = runs;
 }
 
+std::map<std::size_t, std::set<std::string>> ProjectIndex::replacedMembers(const std::vector<FileLinks>& links) const {
+  std::map<std::size_t, std::set<std::string>> out;
+  for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from)
+    for (const auto& name : links[from].assignedMembers) {
+      auto [module, member] = flow::ModuleMemberName::parse(name);
+      std::optional<std::size_t> to = resolve(module, from);
+      if (to && *to != from) out[*to].emplace(member);
+    }
+  return out;
+}
+
 std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, IncomingHeat> out;
+  const std::map<std::size_t, std::set<std::string>> replaced = replacedMembers(links);
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& call : links[from].calls) {
       std::optional<std::size_t> to = resolve(call.module, from);
       if (!to || *to == from || *to >= links.size()) continue;
       auto exported = links[*to].exports.find(call.member);
       if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
+      if (auto r = replaced.find(*to); r != replaced.end() && r->second.count(call.member)) continue;
       addCall(call, from, out[*to]);
     }
   }
@@ -144,10 +157,13 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
 IncomingHeat ProjectIndex::incomingFrom(const std::vector<std::size_t>& callers, const std::vector<FileLinks>& links,
                                         std::size_t to, const std::map<std::string, flow::Heat>* own) const {
   IncomingHeat out;
+  const std::map<std::size_t, std::set<std::string>> replaced = replacedMembers(links);
+  const auto replacedHere = replaced.find(to);
   for (std::size_t from : callers) {
     if (from >= links.size() || from >= paths_.size()) continue;
     for (const auto& call : links[from].calls) {
       if (resolve(call.module, from) != to) continue;
+      if (replacedHere != replaced.end() && replacedHere->second.count(call.member)) continue;
       if (own) {
         auto exported = own->find(call.member);
         if (exported == own->end() || call.heat <= exported->second) continue;

@@ -78,6 +78,9 @@ struct FileLinks {
   // not held in memory meanwhile. How the first read found the file, so that
   // one changed in between is told apart.
   std::optional<FileStamp> mapLater = std::nullopt;
+  // Every "module:member" it assigns (`codec.encode = function ... end`):
+  // what the module defines under that name may never run.
+  std::vector<std::string> assignedMembers = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -146,6 +149,10 @@ class ProjectIndex {
   std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> ranges_;
   std::string_view nameOf(const Entry& e) const;
   void addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to) const;
+  // By file: the members of its module table other files assign
+  // (FileLinks::assignedMembers). Calls of them may call the replacement,
+  // and give the file's own function no heat.
+  std::map<std::size_t, std::set<std::string>> replacedMembers(const std::vector<FileLinks>& links) const;
 };
 
 }  // namespace ljcheck

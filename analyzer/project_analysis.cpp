@@ -53,7 +53,7 @@ FileLinks withoutDump(const FileLinks& links) {
   return FileLinks{links.exports,     links.calls, links.constructors, links.registrars,
                    links.memberCalls, {},          links.returnedBuiltins, links.tailCalls,
                    links.loopingExports,    links.membersBehindAborts, links.abortingExports,
-                   links.membersBeforeLoopCalls};
+                   links.membersBeforeLoopCalls, std::nullopt,       links.assignedMembers};
 }
 
 }  // namespace

@@ -129,6 +129,9 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
   switch (ins.op) {
     case Op::TSETS: case Op::TSETV: {
       Value table = valueAt(ins.b);
+      if (table.is(Kind::Module) || table.is(Kind::ModuleMember))
+        if (const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr)
+          tables.moduleFieldWrites.emplace_back(table.name, *key);
       if (table.is(Kind::Table) && table.pc != 0) {
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});

@@ -218,6 +218,9 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
     escapingTables_.insert(p.escapingTables.begin(), p.escapingTables.end());
     unresolvedSetmetatable_ |= p.unresolvedSetmetatable;
     jitOff_.insert(p.jitOff.begin(), p.jitOff.end());
+    for (const auto& [table, key] : p.moduleFieldWrites)
+      assignedModuleMembers_.insert(std::string(table) + (table.find(':') == std::string_view::npos ? ":" : ".") +
+                                    std::string(key));
   }
 }
 
@@ -572,7 +575,7 @@ Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv)
 ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
   return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
           fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), cModuleOperations.size(),
-          unresolvedSetmetatable};
+          moduleFieldWrites.size(), unresolvedSetmetatable};
 }
 
 void ValueMap::TableUses::cutBackTo(const Mark& m) {
@@ -584,6 +587,7 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   dynamicKeys.resize(m.dynamicKeys);
   metatables.resize(m.metatables);
   cModuleOperations.resize(m.cModuleOperations);
+  moduleFieldWrites.resize(m.moduleFieldWrites);
   unresolvedSetmetatable = m.unresolvedSetmetatable;
 }
 

@@ -261,6 +261,10 @@ class ValueMap {
   // abort with CJITOFF, and their own code is never traced.
   bool jitDisabled(std::size_t proto) const { return jitOff_.count(proto) > 0; }
   bool anyJitDisabled() const { return !jitOff_.empty(); }
+  // "module:member" (or "module:T.f") for each field of a required
+  // module's table, or a table it holds, that this chunk assigns: `codec.encode
+  // = function(x) ... end` replaces what codec.lua defines for every caller.
+  const std::set<std::string>& assignedModuleMembers() const { return assignedModuleMembers_; }
   // The pc of the FNEW in its parent that creates a prototype (the first,
   // if several do); 0 for the main chunk or when none does.
   int creatingPc(std::size_t proto) const { return proto < creatingPc_.size() ? creatingPc_[proto] : 0; }
@@ -385,13 +389,16 @@ class ValueMap {
     // setmetatable(T, M) with both from constructors: {T, M}.
     std::vector<std::pair<TableOrigin, TableOrigin>> metatables;
     std::vector<CModuleOperation> cModuleOperations;
+    // Constant-key stores into another module's table, or a table it holds:
+    // {"a.b" or "a.b:T", key} (assignedModuleMembers).
+    std::vector<std::pair<std::string_view, std::string_view>> moduleFieldWrites;
     // How far a pass had got: every list's length, and the flag (a field
     // added above needs its place here). A pass only appends (and sets the
     // flag), so cutting back to a mark undoes what it found after it
     // (ValueMap::forwardPass starts a round from a loop head).
     struct Mark {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
-                  metatables = 0, cModuleOperations = 0;
+                  metatables = 0, cModuleOperations = 0, moduleFieldWrites = 0;
       bool unresolvedSetmetatable = false;
     };
     Mark mark() const;
@@ -473,6 +480,7 @@ class ValueMap {
   std::set<TableOrigin> metatableTargets_, escapingTables_;
   bool unresolvedSetmetatable_ = false;
   std::set<std::size_t> jitOff_;
+  std::set<std::string> assignedModuleMembers_;
   // Fields of tables from constructors that this chunk stores exactly one
   // known value into (module functions: M.f = function ...).
   std::map<std::pair<TableOrigin, std::string_view>, Value> fields_;

@@ -31,7 +31,7 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/hot_factory", "fixtures/projects/hot_method",
                                          "fixtures/projects/hot_module",     "fixtures/projects/looping_module", "fixtures/projects/lua_methods",
                                          "fixtures/projects/module_function", "fixtures/projects/nested_helpers",
-                                         "fixtures/projects/registered_ctypes"};
+                                         "fixtures/projects/registered_ctypes", "fixtures/projects/replaced_member"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
@@ -138,4 +138,25 @@ TEST_CASE("the collector observes exactly the sites annotated in a fixture proje
       }
     }
   }
+}
+
+TEST_CASE("a module function another file replaces gets no heat from that file's calls", "[fixtures][project]") {
+  // main.lua assigns codec.encode before its loop (audit 60: an `error`
+  // for a closure `-jv` never sees); codec.decode, called as defined, keeps
+  // the heat of its loop.
+  testing::ProcessResult lint = testing::runLjcheck(
+      {"lint", "--format", "json", "--confidence", "possible", "--fail-on", "none", "fixtures/projects/replaced_member"});
+  REQUIRE(lint.exitCode == 0);
+  const json report = json::parse(lint.out);
+  std::map<int, json> fnew;
+  for (const auto& p : report.at("predictions"))
+    if (p.at("path").get<std::string>().find("codec.lua") != std::string::npos && p.at("reasonId") == "NYIBC:FNEW")
+      fnew[p.at("line").get<int>()] = p;
+  REQUIRE(fnew.count(4) == 1);
+  REQUIRE(fnew.count(8) == 1);
+  INFO(fnew[4].dump() << "\n" << fnew[8].dump());
+  CHECK(fnew[4].at("severity") != "blacklist");
+  CHECK(fnew[4].at("confidence") != "certain");
+  CHECK(fnew[8].at("severity") == "blacklist");
+  CHECK(fnew[8].at("confidence") == "certain");
 }
