@@ -250,6 +250,17 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
       ((pastLoop || here.iterExit || unknownAround) && !finding.structural))
     p.confidence = std::min(p.confidence, Confidence::Likely);
   if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
+  // jit.off() or jit.opt.start(...) in this file: the VM does not run with
+  // the JIT the profile describes (audit 59: no trace at all after a
+  // jit.off(), no stitch under minstitch=100, no blacklisting at
+  // hotloop=20000).
+  if (!jitSettings_) jitSettings_ = jitSettingsOf(fn.chunk, fn.values);
+  std::string jitClause;
+  if (jitSettings_->changed()) {
+    jitClause = jitSettings_->clause();
+    p.confidence = std::min(p.confidence, jitSettings_->compilerOff() ? Confidence::Possible : Confidence::Likely);
+    if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
+  }
   // A possible prediction is a note, whatever made it possible (a cold
   // heat above, or a rule that cannot resolve what it needs, such as an
   // FFI ctype from another file): warn and blacklist claim more.
@@ -273,6 +284,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.reasoning = std::move(finding.reasoning);
   if (p.severity != Severity::Info) p.reasoning += blacklisting;
   p.reasoning += aroundClause;
+  p.reasoning += jitClause;
   p.advice = finding.advice.empty() ? reason->advice : std::move(finding.advice);
   // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
   static const ReasonId jitOff = ReasonId::traceError("CJITOFF");

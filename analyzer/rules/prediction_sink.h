@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "rules/jit_settings.h"
 #include "rules/members_behind_aborts.h"
 #include "rules/rule.h"
 
@@ -71,6 +72,7 @@ class CollectingSink final : public PredictionSink {
   std::vector<Pending> pending_;
   std::optional<MembersBehindAborts> behindAborts_;
   std::map<std::size_t, std::vector<bool>> reached_;  // by prototype: flow::reachablePcs, once asked
+  std::optional<JitSettings> jitSettings_;             // the file's, once asked
 };
 
 // What becomes of an abort that only side traces record, for reasoning
