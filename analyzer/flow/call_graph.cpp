@@ -818,17 +818,17 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
         const LoopTrips& inner = loops[j];
         if (inner.last >= pc || inner.first < loop.first || inner.last > loop.last) continue;
         if (unrolled(inner)) continue;
-        why = {CountStop::Kind::InnerLoop, inner.line};
+        why = {CountStop::Kind::InnerLoop, inner.line, why.abortingRoute, !inner.known};
         return runs;
       }
     }
     innermost = false;
     if (!loop.known) {
-      why = {CountStop::Kind::UnknownTurns, loop.line};
+      why = {CountStop::Kind::UnknownTurns, loop.line, why.abortingRoute};
       return runs;
     }
     if (loop.leavesAt) {
-      why = {CountStop::Kind::LeavesEarly, loop.leavesAt};
+      why = {CountStop::Kind::LeavesEarly, loop.leavesAt, why.abortingRoute};
       return runs;
     }
     runs = timesSaturating(runs, std::max(loop.count, 1L));

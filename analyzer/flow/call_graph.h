@@ -220,6 +220,11 @@ class CallGraph {
     // The first route around it that was counted through because it aborts
     // too (Branch::aborts): the line it leaves from; 0 for none.
     int abortingRoute = 0;
+    // InnerLoop: that loop turns a number of times the bytecode does not
+    // show. Once or twice (an empty or short list) a root trace runs
+    // through it (audit 59: the outer loop blacklisted), more and it stops
+    // there.
+    bool innerTurnsUnknown = false;
   };
   long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;
   // The calls this file makes of a function on every pass through them

@@ -1,7 +1,9 @@
 // Whether a hot blocker blacklists its trace start (see blacklist_verdict.h).
 #include "rules/blacklist_verdict.h"
 
+#include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
+#include "flow/refused_bytecodes.h"
 #include "rules/aborting_call_before.h"
 #include "rules/prediction_sink.h"
 #include "rules/split_finding.h"
@@ -53,6 +55,25 @@ bool unreachedBehindAborts(const FunctionView& fn, std::size_t proto, const std:
   if (localCalls && (abortsBefore.empty() || !everyCall)) return false;
   if (external && external->calls > 0 && !externalBehind) return false;
   return localCalls || externalBehind;
+}
+
+// The line of an instruction the recorder refuses that every turn of the
+// loop of `fn` whose `for`/`while` line is `loopLine` runs, no branch going
+// around it; 0 for none. No trace gets past such a loop: its own aborts
+// there, and so does any trace that runs through it (audit 59: a UCLO
+// after `for j = 1, 3 do fs[j] = function() ... end end`, never recorded).
+int abortsEveryTurn(const FunctionView& fn, int loopLine) {
+  for (const flow::Loop& loop : fn.loops.loops()) {
+    const int head = loop.kind == flow::Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;
+    if (fn.proto.at(head).line != loopLine) continue;
+    const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
+    for (int pc = loop.first; pc <= loop.last && pc <= fn.proto.size(); ++pc)
+      if (flow::refuses(fn.profile, fn.proto.at(pc).op) &&
+          !flow::routesAround(branches, pc, loop.first, loop.last, false).compiles)
+        return fn.proto.at(pc).line;
+    return 0;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -270,6 +291,23 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.clause = besides + "the branch at line " + std::to_string(stop.line) +
                    " can go around this abort: a trace that records the other path compiles, and the abort then "
                    "comes in side traces, " + sideTraceFate(fn.profile) + ", so a warning";
+    out.dependsOnData = true;
+  } else if (const int abortLine = stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop
+                                        ? abortsEveryTurn(fn.of(heatProto), stop.line)
+                                        : 0;
+             abortLine > 0) {
+    out.clause = "; the loop at line " + std::to_string(stop.line) + " comes first in each turn, and every turn of "
+                 "it aborts at line " + std::to_string(abortLine) + " first: no trace gets past it to this abort" +
+                 (stop.innerTurnsUnknown ? " while it turns" : "") + ", so a warning, and likely";
+    out.dependsOnData = true;
+  } else if (needed.runs > 0 && allRuns >= needed.runs &&
+             stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerTurnsUnknown) {
+    out.clause = besides + "the loop at line " + std::to_string(stop.line) +
+                   " comes first in each turn and turns a number of times the bytecode does not show: often enough "
+                   "for a trace of its own, a root trace stops at it and only side traces record this abort, " +
+                   sideTraceFate(fn.profile) + "; once or twice (an empty or short list), the root trace runs "
+                   "through it, aborts here, and at " + std::to_string(allRuns) + " runs the start is blacklisted (" +
+                   takes + "). Which, the data decides, so a warning, and likely";
     out.dependsOnData = true;
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop) {

@@ -333,3 +333,40 @@ TEST_CASE("no error where a stitch on the way around ends the root trace, or a p
   CHECK(find(protectedCall, 5, "NYIBC:FNEW")->severity == Severity::Warn);
   CHECK(find(protectedCall, 5, "NYIBC:FNEW")->confidence == Confidence::Likely);
 }
+
+TEST_CASE("an inner loop before a site: a route around the site, a short or unknown inner loop, one that always aborts",
+          "[rules][hotness]") {
+  // The closure behind `if x < 0`, the UCLO after it on every pass: `-jv`
+  // shows 4 side-trace aborts at the UCLO, none at the closure (audit 59).
+  auto around = predict("local s = 0\nlocal keep\nfor i = 1, 100000 do\n  for j = 1, 100 do s = s + j end\n"
+                        "  local x = i\n  if x < 0 then keep = function() return x end end\n  s = s + x\nend\n");
+  INFO(listed(around));
+  REQUIRE(find(around, 6, "NYIBC:FNEW"));
+  CHECK(find(around, 6, "NYIBC:FNEW")->confidence == Confidence::Likely);
+  CHECK(find(around, 6, "NYIBC:FNEW")->reasoning.find("runs into another abort") != std::string::npos);
+  // An inner loop over a list of two: the root trace of the outer loop
+  // runs through it and the UCLO blacklists it (`-jv`: 10 aborts, then
+  // "blacklisted"); over a longer list it stops there. Not a sure
+  // warning, nor a sure error.
+  auto shortList = predict("local handlers = {1, 2}\nlocal s = 0\nfor i = 1, 100000 do\n"
+                           "  for j = 1, #handlers do s = s + handlers[j] end\n  local x = i\n"
+                           "  if x < 0 then handlers[1] = function() return x end end\n  s = s + x\nend\n");
+  INFO(listed(shortList));
+  const Prediction* uclo = find(shortList, 7, "NYIBC:UCLO");
+  REQUIRE(uclo);
+  CHECK(uclo->confidence == Confidence::Likely);
+  CHECK(uclo->severity == Severity::Warn);
+  CHECK(uclo->reasoning.find("once or twice (an empty or short list), the root trace runs through it") !=
+        std::string::npos);
+  // Every turn of the inner loop makes a closure: no trace gets past it,
+  // and the UCLO after it is never recorded (`-jv`: aborts at line 6 only).
+  auto inner = predict("local fs = {}\nlocal s = 0\nfor i = 1, 60000 do\n  local x = i\n  for j = 1, 3 do\n"
+                       "    fs[j] = function() return x end\n  end\n  s = s + x\nend\nprint(s)\n");
+  INFO(listed(inner));
+  REQUIRE(find(inner, 6, "NYIBC:FNEW"));
+  CHECK(find(inner, 6, "NYIBC:FNEW")->confidence == Confidence::Certain);
+  const Prediction* after = find(inner, 8, "NYIBC:UCLO");
+  REQUIRE(after);
+  CHECK(after->confidence == Confidence::Likely);
+  CHECK(after->reasoning.find("every turn of it aborts at line 6 first") != std::string::npos);
+}
