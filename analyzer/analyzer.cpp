@@ -135,7 +135,9 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   // kept from the last edit does not know it, so none is used then.
   const flow::ValueMap::ImportedReturns* returns =
       project.imports && !project.imports->returnedBuiltins.empty() ? &project.imports->returnedBuiltins : nullptr;
-  flow::ValueMap values(chunk, profile, &aliases, cModules, returns ? nullptr : history, returns);
+  const flow::ValueMap::LuaMethods* methods =
+      project.imports && !project.imports->luaMethods.empty() ? &project.imports->luaMethods : nullptr;
+  flow::ValueMap values(chunk, profile, &aliases, cModules, returns || methods ? nullptr : history, returns, methods);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
   const auto indirect = values.indirectExports();

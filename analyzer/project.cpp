@@ -108,6 +108,7 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
   if (!call.unknownTrips && call.loopLine > 0 && call.iterations > caller.runs) {
     caller.runs = call.iterations;
     caller.shortfall = call.shortfall.empty() ? std::string() : call.shortfall + ", in " + paths_[from];
+    caller.shortfallByBranch = call.shortfallByBranch;
   }
   caller.steadyRuns = std::max(caller.steadyRuns, call.steadyRuns);
   caller.entryCalls = std::min(caller.entryCalls + call.entryCalls, 1L << 40);
@@ -200,12 +201,28 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
     }
     for (const auto& name : links[from].memberCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
+      // Any method name a pattern argument can make a string method of:
+      // match and find, gsub and gmatch (audit 60: Matcher.new()'s gsub).
       if (!flow::ModuleMemberName{module, member}.isMethodOfResult()) continue;
-      const std::string_view method = member.substr(member.rfind(':') + 1);
-      if (method != "match" && method != "find") continue;  // what a pattern argument makes a string method
       std::optional<std::size_t> to = resolve(module, from);
       if (to && *to != from && *to < links.size() && links[*to].exports.count(std::string(member)))
         out[from].luaMethods.insert(name);
+    }
+    // The methods of what a module function this file calls returns, as
+    // that module defines them ("new():gsub" for Matcher.new()): the values
+    // this file reads take `obj:gsub(...)` on such an object for a string
+    // method otherwise (audit 60), and the call is then never one of its
+    // "module:new():gsub" calls above.
+    for (const auto& name : links[from].memberCalls) {
+      auto [module, member] = flow::ModuleMemberName::parse(name);
+      if (member.find('(') != std::string_view::npos) continue;
+      std::optional<std::size_t> to = resolve(module, from);
+      if (!to || *to == from || *to >= links.size()) continue;
+      const std::string prefix = std::string(member) + "():";
+      const auto& exports = links[*to].exports;
+      for (auto it = exports.lower_bound(prefix); it != exports.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+           ++it)
+        out[from].luaMethods.insert(std::string(module) + ":" + it->first);
     }
     for (const auto& name : links[from].membersBehindAborts) {
       auto [module, member] = flow::ModuleMemberName::parse(name);

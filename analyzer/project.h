@@ -101,9 +101,9 @@ struct ModuleImports {
   // and where each aborts (for maskedBy).
   flow::LoopingMembers abortingMembers = {};
   std::map<std::string, MaskingSite, std::less<>> abortSites = {};
-  // The "module:f():match"s and "module:f():find"s it calls whose module
-  // defines them in Lua (FileLinks::exports): not the string methods a
-  // pattern argument would otherwise make them (rules/split_finding.h).
+  // The "module:f():m"s it calls whose module defines them in Lua
+  // (FileLinks::exports): not the string methods a pattern argument would
+  // otherwise make `match`, `find`, `gsub` or `gmatch` (rules/split_finding.h).
   flow::LoopingMembers luaMethods = {};
 };
 

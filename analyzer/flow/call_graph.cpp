@@ -548,12 +548,13 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   entries_ = std::move(counts.runs);
   steadyEntries_ = std::move(counts.steady);
   entryShortfall_ = std::move(counts.shortfall);
+  entryShortfallByBranch_ = std::move(counts.byBranch);
   // What other files are told of this file's calls into them counts only
   // this file's own loops and calls: counts other files' calls gave would
   // go round a cycle of files and grow with every round of the project.
   EntryCounts own;
   if (!moduleSites.empty()) {
-    if (external_.empty()) own = EntryCounts{entries_, steadyEntries_, entryShortfall_};
+    if (external_.empty()) own = EntryCounts{entries_, steadyEntries_, entryShortfall_, entryShortfallByBranch_};
     else countEntries(false, own);
   }
   settled_ = true;
@@ -575,8 +576,10 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     int line = chunk.prototypes[q].at(pc).line;
     moduleCalls_.push_back({std::string(called.module), std::string(called.member), e.heat, line,
                             e.loop ? e.loop->line : 0, e.iterations, e.unknownTrips, steady,
-                            stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : own.shortfall[q], q,
-                            pc});
+                            stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : own.shortfall[q],
+                            stop.kind != CountStop::Kind::None ? stop.kind == CountStop::Kind::Branch
+                                                               : own.byBranch.at(q) != 0,
+                            q, pc});
   }
   std::sort(calledMembers_.begin(), calledMembers_.end());
   calledMembers_.erase(std::unique(calledMembers_.begin(), calledMembers_.end()), calledMembers_.end());
@@ -679,10 +682,14 @@ void CallGraph::countEntries(bool external, EntryCounts& out) const {
   out.runs.assign(n, 1);
   out.steady.assign(n, 1);
   out.shortfall.assign(n, std::string());
+  out.byBranch.assign(n, 0);
   if (external)
     for (const auto& [p, caller] : external_) {
       if (p >= n) continue;
-      if (caller.runs > out.runs[p]) out.shortfall[p] = caller.shortfall;
+      if (caller.runs > out.runs[p]) {
+        out.shortfall[p] = caller.shortfall;
+        out.byBranch[p] = caller.shortfallByBranch ? 1 : 0;
+      }
       out.runs[p] = std::max(out.runs[p], std::min(std::max(caller.runs, 1L), kManyRuns));
       out.steady[p] = std::max(out.steady[p], std::min(std::max(caller.steadyRuns, 1L), kManyRuns));
     }
@@ -700,6 +707,10 @@ void CallGraph::countEntries(bool external, EntryCounts& out) const {
           // What keeps this site, the one with the most calls, from running on every pass.
           out.shortfall[p] = stop.kind != CountStop::Kind::None ? describeStop(stop, site.line, "")
                                                                 : out.shortfall[site.proto];
+          // This file's own branches are weighed call by call (calls in
+          // both arms of one run on every pass: prediction_sink.cpp,
+          // branchAround); another file's come as its calls say.
+          out.byBranch[p] = stop.kind != CountStop::Kind::None ? 0 : out.byBranch[site.proto];
         }
         if (steady > out.steady[p]) {
           out.steady[p] = steady;

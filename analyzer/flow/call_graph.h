@@ -120,6 +120,9 @@ struct ModuleCall {
   // lines of the calling file ("a branch at line 11 can go around the call
   // at line 12"), or empty.
   std::string shortfall = {};
+  // That clause is a branch that can go around the call (or a call that
+  // one goes around): whether the call is made at all, the data decides.
+  bool shortfallByBranch = false;
   std::size_t proto = 0;  // where the call is, in the calling file
   int pc = 0;
   // The calls it makes on every pass whether or not a loop's trace records
@@ -139,6 +142,7 @@ struct ExternalCaller {
   long runs = 0;    // the most calls one such site makes whenever its function runs, when known
   long steadyRuns = 0;  // the same, counted as CallGraph::steadyRunsAt counts
   std::string shortfall = {};  // why steadyRuns < runs, naming the calling file (ModuleCall::shortfall)
+  bool shortfallByBranch = false;  // ModuleCall::shortfallByBranch of that call
   bool fromLoop = false;       // `why` names a loop around the call
   long namedRuns = 0;          // the runs of the loop `why` names, when known
   long entryCalls = 0;         // ModuleCall::entryCalls of every such call, added up
@@ -148,7 +152,7 @@ struct ExternalCaller {
 
 inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
   return a.heat == b.heat && a.why == b.why && a.runs == b.runs && a.steadyRuns == b.steadyRuns &&
-         a.shortfall == b.shortfall && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns &&
+         a.shortfall == b.shortfall && a.shortfallByBranch == b.shortfallByBranch && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns &&
          a.entryCalls == b.entryCalls && a.calls == b.calls && a.callsBehindAborts == b.callsBehindAborts;
 }
 
@@ -241,6 +245,9 @@ class CallGraph {
   // gives it the most calls and what stops that site's count ("a branch at
   // line 11 can go around the call at line 12"); empty when nothing does.
   const std::string& entryShortfall(std::size_t proto) const { return entryShortfall_.at(proto); }
+  // That shortfall is a branch that can go around a call on the way: the
+  // data decides whether the function runs hot at all.
+  bool entryShortfallByBranch(std::size_t proto) const { return entryShortfallByBranch_.at(proto) != 0; }
   // The clause for a call at `callLine` whose count `stop` ended; `where`
   // follows each line number (" of main.lua", or empty in the same file).
   static std::string describeStop(const CountStop& stop, int callLine, const std::string& where);
@@ -308,6 +315,7 @@ class CallGraph {
   // The same, from call sites that run on every pass of their loops (steadyRunsAt).
   std::vector<long> steadyEntries_;
   std::vector<std::string> entryShortfall_;  // per proto: entryShortfall
+  std::vector<char> entryShortfallByBranch_;  // per proto: entryShortfallByBranch
   std::vector<bool> runsLoop_;               // per proto: runsLoop
   const LoopingMembers* loopingMembers_ = nullptr;
   std::vector<std::vector<Branch>> branches_;  // per proto (every_pass.h)
@@ -326,6 +334,7 @@ class CallGraph {
   struct EntryCounts {
     std::vector<long> runs, steady;
     std::vector<std::string> shortfall;
+    std::vector<char> byBranch;  // per proto: the shortfall is a branch (entryShortfallByBranch)
   };
   void countEntries(bool external, EntryCounts& out) const;
   long runsWith(std::size_t proto, int pc, const std::vector<long>& entries) const;

@@ -130,8 +130,11 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + "." + key));
     case Kind::ModuleResult:
       // obj:m() on what M.f() returned: a method its module may export, or
-      // a string method when the result is a string.
-      if (!base.reassignable && onlyStringsHave(key)) return library("string." + key);
+      // a string method when the result is a string, unless its module
+      // defines that method in Lua (audit 60: Matcher.new()'s gsub).
+      if (!base.reassignable && onlyStringsHave(key) &&
+          !(luaMethods_ && luaMethods_->count(std::string(base.name) + ":" + key)))
+        return library("string." + key);
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
     case Kind::CModule:
       // luaopen_* fills a C module's table with C functions.

@@ -147,9 +147,10 @@ Flow truthyEdges(const Prototype& p, const Instruction& ins, Flow flow, const st
 }  // namespace
 
 ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases,
-                   const CModules* cModules, History* history, const ImportedReturns* importedReturns)
+                   const CModules* cModules, History* history, const ImportedReturns* importedReturns,
+                   const LuaMethods* luaMethods)
     : history_(history), chunk_(chunk), profile_(profile), aliases_(aliases), cModules_(cModules),
-      importedReturns_(importedReturns), protos_(chunk.prototypes.size()) {
+      importedReturns_(importedReturns), luaMethods_(luaMethods), protos_(chunk.prototypes.size()) {
   // Which upvalues each closure assigns, its nested closures included
   // (children come first in a dump).
   assignedUpvalues_.resize(chunk.prototypes.size());

@@ -203,9 +203,13 @@ class ValueMap {
   // return, by "module:member" ("iter:lines" -> "string.gmatch_aux"): what
   // a call of require("iter").lines(...) yields. Null for none.
   using ImportedReturns = std::map<std::string, std::string, std::less<>>;
+  // `luaMethods`: methods of objects other modules' functions return that
+  // those modules define in Lua, by "module:f():m": obj:gsub(...) on one is
+  // that method, not string.gsub. Null for none.
+  using LuaMethods = std::set<std::string, std::less<>>;
   ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr,
            const CModules* cModules = nullptr, History* history = nullptr,
-           const ImportedReturns* importedReturns = nullptr);
+           const ImportedReturns* importedReturns = nullptr, const LuaMethods* luaMethods = nullptr);
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
@@ -471,6 +475,7 @@ class ValueMap {
   const BuiltinAliases* aliases_;
   const CModules* cModules_;
   const ImportedReturns* importedReturns_;
+  const LuaMethods* luaMethods_ = nullptr;
   std::vector<ProtoValues> protos_;
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string_view, Value> libraryCache_;

@@ -325,6 +325,12 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   } else if (needed.runs > 0 && allRuns >= needed.runs && !fn.calls.entryShortfall(heatProto).empty()) {
     out.clause = "; the bytecode shows " + std::to_string(allRuns) + " runs, but not on every pass: " +
                    fn.calls.entryShortfall(heatProto) + ", so a warning";
+    // Behind a branch the calls may never be made (audit 60: `if debug_on
+    // then lib.slow(i) end`, no abort at all).
+    if (fn.calls.entryShortfallByBranch(heatProto)) {
+      out.clause += ", and whether the passes a trace records make the call depends on the data, so likely";
+      out.dependsOnData = true;
+    }
   } else if (needed.runs > 0 && allRuns >= needed.runs) {
     out.clause = "; the bytecode shows " + std::to_string(allRuns) +
                    " runs, but not on every pass of the loops that make the calls (a branch can go around a call, "

@@ -31,7 +31,8 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/hot_factory", "fixtures/projects/hot_method",
                                          "fixtures/projects/hot_module",     "fixtures/projects/looping_module", "fixtures/projects/lua_methods",
                                          "fixtures/projects/module_function", "fixtures/projects/nested_helpers",
-                                         "fixtures/projects/registered_ctypes", "fixtures/projects/replaced_member"};
+                                         "fixtures/projects/registered_ctypes", "fixtures/projects/replaced_member",
+                                         "fixtures/projects/guarded_module_call"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
@@ -159,4 +160,24 @@ TEST_CASE("a module function another file replaces gets no heat from that file's
   CHECK(fnew[4].at("confidence") != "certain");
   CHECK(fnew[8].at("severity") == "blacklist");
   CHECK(fnew[8].at("confidence") == "certain");
+}
+
+TEST_CASE("a call of another module's function behind a branch makes its abort likely", "[fixtures][project]") {
+  // `if debug_on then lib.slow(i) end` never calls it (audit 60: certain,
+  // and `-jv` shows no abort); lib.each, on every pass, stays certain.
+  testing::ProcessResult lint = testing::runLjcheck({"lint", "--format", "json", "--confidence", "possible",
+                                                     "--fail-on", "none", "fixtures/projects/guarded_module_call"});
+  REQUIRE(lint.exitCode == 0);
+  const json report = json::parse(lint.out);
+  std::map<int, json> fnew;
+  for (const auto& p : report.at("predictions"))
+    if (p.at("path").get<std::string>().find("lib.lua") != std::string::npos && p.at("reasonId") == "NYIBC:FNEW")
+      fnew[p.at("line").get<int>()] = p;
+  REQUIRE(fnew.count(4) == 1);
+  REQUIRE(fnew.count(8) == 1);
+  INFO(fnew[4].dump() << "\n" << fnew[8].dump());
+  CHECK(fnew[4].at("confidence") == "likely");
+  CHECK(fnew[4].at("severity") == "warn");
+  CHECK(fnew[8].at("confidence") == "certain");
+  CHECK(fnew[8].at("severity") == "blacklist");
 }
