@@ -102,6 +102,19 @@ std::optional<std::size_t> ProjectIndex::resolve(std::string_view module, std::s
   return tie ? std::nullopt : best;
 }
 
+namespace {
+
+// A method name a call on a value the analysis does not know (or on what
+// another module's function returns) can be taken for a string method by:
+// the name alone (gsub, rep, ...) or a pattern argument (match, find).
+bool takenForStringMethod(std::string_view method) {
+  static const std::set<std::string_view> names = {"byte", "find",    "format", "gmatch", "gsub", "len",
+                                                   "lower", "match", "rep",    "reverse", "sub",  "upper"};
+  return names.count(method) > 0;
+}
+
+}  // namespace
+
 // Adds the call `call` of file `from` to what `to`'s function gets.
 void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to) const {
   flow::ExternalCaller& caller = to[call.member];
@@ -158,13 +171,19 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
 IncomingHeat ProjectIndex::incomingFrom(const std::vector<std::size_t>& callers, const std::vector<FileLinks>& links,
                                         std::size_t to, const std::map<std::string, flow::Heat>* own) const {
   IncomingHeat out;
-  const std::map<std::size_t, std::set<std::string>> replaced = replacedMembers(links);
-  const auto replacedHere = replaced.find(to);
+  // A file that assigns a member of `to`'s module table requires it: one of the callers.
+  std::set<std::string> replaced;
+  for (std::size_t from : callers)
+    if (from < links.size() && from < paths_.size())
+      for (const auto& name : links[from].assignedMembers) {
+        auto [module, member] = flow::ModuleMemberName::parse(name);
+        if (resolve(module, from) == to) replaced.emplace(member);
+      }
   for (std::size_t from : callers) {
     if (from >= links.size() || from >= paths_.size()) continue;
     for (const auto& call : links[from].calls) {
       if (resolve(call.module, from) != to) continue;
-      if (replacedHere != replaced.end() && replacedHere->second.count(call.member)) continue;
+      if (replaced.count(call.member)) continue;
       if (own) {
         auto exported = own->find(call.member);
         if (exported == own->end() || call.heat <= exported->second) continue;
@@ -201,18 +220,17 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
     }
     for (const auto& name : links[from].memberCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
-      // Any method name a pattern argument can make a string method of:
-      // match and find, gsub and gmatch (audit 60: Matcher.new()'s gsub).
       if (!flow::ModuleMemberName{module, member}.isMethodOfResult()) continue;
+      if (!takenForStringMethod(member.substr(member.rfind(':') + 1))) continue;
       std::optional<std::size_t> to = resolve(module, from);
       if (to && *to != from && *to < links.size() && links[*to].exports.count(std::string(member)))
         out[from].luaMethods.insert(name);
     }
     // The methods of what a module function this file calls returns, as
-    // that module defines them ("new():gsub" for Matcher.new()): the values
-    // this file reads take `obj:gsub(...)` on such an object for a string
-    // method otherwise (audit 60), and the call is then never one of its
-    // "module:new():gsub" calls above.
+    // that module defines them ("new():gsub" for Matcher.new()), among the
+    // names the values this file reads take for string methods by the name
+    // alone (audit 60): such a call is never one of its "module:new():gsub"
+    // calls above.
     for (const auto& name : links[from].memberCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       if (member.find('(') != std::string_view::npos) continue;
@@ -222,7 +240,8 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
       const auto& exports = links[*to].exports;
       for (auto it = exports.lower_bound(prefix); it != exports.end() && it->first.compare(0, prefix.size(), prefix) == 0;
            ++it)
-        out[from].luaMethods.insert(std::string(module) + ":" + it->first);
+        if (flow::onlyStringsHave(std::string_view(it->first).substr(prefix.size())))
+          out[from].luaMethods.insert(std::string(module) + ":" + it->first);
     }
     for (const auto& name : links[from].membersBehindAborts) {
       auto [module, member] = flow::ModuleMemberName::parse(name);

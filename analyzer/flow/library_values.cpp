@@ -23,12 +23,6 @@ bool returnsString(std::string_view ff) {
   return names.count(ff) > 0;
 }
 
-// Methods only strings have: other objects rarely define these names, so
-// obj:gsub(...) on a value of unknown type is taken for string.gsub.
-bool onlyStringsHave(std::string_view key) {
-  return key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" || key == "lower" || key == "reverse" ||
-         key == "rep";
-}
 
 bool returnsNumber(std::string_view ff) {
   if (ff.substr(0, 5) == "math." && ff != "math.randomseed") return true;
@@ -39,6 +33,11 @@ bool returnsNumber(std::string_view ff) {
 }
 
 }  // namespace
+
+bool onlyStringsHave(std::string_view key) {
+  return key == "gmatch" || key == "gsub" || key == "byte" || key == "upper" || key == "lower" || key == "reverse" ||
+         key == "rep";
+}
 
 bool keepsNoTable(std::string_view ff) {
   static const std::unordered_set<std::string_view> names = {

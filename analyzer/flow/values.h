@@ -186,6 +186,11 @@ std::string_view operatorOf(bytecode::Op op);
 // giving it a metatable (library_values.cpp).
 bool keepsNoTable(std::string_view ff);
 
+// Methods only strings have: other objects rarely define these names, so
+// obj:gsub(...) on a value of unknown type is taken for string.gsub
+// (library_values.cpp).
+bool onlyStringsHave(std::string_view key);
+
 // Values of every prototype of a chunk; prototypes are resolved parent first
 // so that upvalues see the values their parent's locals were given.
 class ValueMap {

@@ -5,8 +5,23 @@
 
 namespace ljcheck::rules {
 
+namespace {
+
+// Some prototype of the chunk names a field "off" or "start": a file that
+// does not cannot reach jit.off or jit.opt.start (most files), and its
+// calls need no look.
+bool namesSwitch(const bytecode::Chunk& chunk) {
+  for (const auto& proto : chunk.prototypes)
+    for (const auto& k : proto.gc)
+      if (k.kind == bytecode::GcConstant::Kind::String && (k.str == "off" || k.str == "start")) return true;
+  return false;
+}
+
+}  // namespace
+
 JitSettings jitSettingsOf(const bytecode::Chunk& chunk, const flow::ValueMap& values) {
   JitSettings out;
+  if (!namesSwitch(chunk)) return out;
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     for (int pc = 1; pc <= proto.size(); ++pc) {

@@ -47,58 +47,46 @@ bool inlined(const FunctionView& fn, int pc, int depth) {
   return false;
 }
 
-// The pcs of the calls in [from, to) that are not inlined, in pc order;
-// tail calls among them with `tailCalls`. A call no path reaches (a test
-// of a value of known truth skips it) splits nothing.
-void scanSplittingCalls(const FunctionView& fn, int from, int to, int depth, bool tailCalls, std::vector<int>* splits,
-                        bool firstOnly) {
-  for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
-    const bytecode::Op op = fn.proto.at(pc).op;
-    if (!flow::isCall(op) || (flow::isTailCall(op) && !tailCalls)) continue;
-    if (!fn.values.reached(fn.index, pc) || inlined(fn, pc, depth)) continue;
-    splits->push_back(pc);
-    if (firstOnly) return;
+// fn.splitting's answers for fn's own prototype, sized on first use;
+// null without fn.splitting, or for a callee looked into (`depth` > 0:
+// whether it inlines a call depends on how deep it is).
+SplittingCalls::Calls* kept(const FunctionView& fn, int depth) {
+  if (!fn.splitting || depth != 0) return nullptr;
+  SplittingCalls::Calls& calls = fn.splitting->byProto.at(fn.index);
+  if (calls.inlined.empty()) {
+    calls.inlined.assign(static_cast<std::size_t>(fn.proto.size()) + 1, -1);
+    calls.leavesTrace.assign(static_cast<std::size_t>(fn.proto.size()) + 1, -1);
   }
+  return &calls;
 }
 
-bool leavesTraceAt(const FunctionView& fn, int pc);
-
-// fn's calls that are not inlined, from fn.splitting (filled on the first
-// question), when they answer for [from, to) at `depth`: in the function
-// looked at itself, over part of its body (a whole body counts its tail
-// calls too); null otherwise.
-const SplittingCalls::Calls* keptSplittingCalls(const FunctionView& fn, int from, int to, int depth) {
-  if (!fn.splitting || depth != 0 || (from <= 1 && to > fn.proto.size())) return nullptr;
-  std::optional<SplittingCalls::Calls>& kept = fn.splitting->byProto.at(fn.index);
-  if (!kept) {
-    SplittingCalls::Calls calls;
-    scanSplittingCalls(fn, 1, fn.proto.size() + 1, 0, false, &calls.pcs, false);
-    for (int pc : calls.pcs) calls.leavesTrace.push_back(leavesTraceAt(fn, pc) ? 1 : 0);
-    kept = std::move(calls);
-  }
-  return &*kept;
+// inlined(fn, pc, depth), kept in fn.splitting at depth 0.
+bool inlinedAt(const FunctionView& fn, int pc, int depth) {
+  SplittingCalls::Calls* calls = kept(fn, depth);
+  if (!calls) return inlined(fn, pc, depth);
+  signed char& known = calls->inlined.at(static_cast<std::size_t>(pc));
+  if (known < 0) known = inlined(fn, pc, depth) ? 1 : 0;
+  return known != 0;
 }
 
 // The line of the first call in [from, to) that is not inlined, 0 when
-// none; with `splits`, the pcs of all of them. A tail call leaves the
-// body, so nothing after it runs: it counts only over a whole body, where
-// it splits the trace of whatever called the function (audit 56: `local
-// function now() return os.time() end`).
+// none; with `splits`, the pcs of all of them. A call no path reaches (a
+// test of a value of known truth skips it) splits nothing. A tail call
+// leaves the body, so nothing after it runs: it counts only over a whole
+// body, where it splits the trace of whatever called the function
+// (audit 56: `local function now() return os.time() end`).
 int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits) {
+  int first = 0;
   const bool wholeBody = from <= 1 && to > fn.proto.size();
-  std::vector<int> found;
-  std::vector<int>& out = splits ? *splits : found;
-  const std::size_t before = out.size();
-  if (const SplittingCalls::Calls* kept = keptSplittingCalls(fn, from, to, depth)) {
-    for (auto it = std::lower_bound(kept->pcs.begin(), kept->pcs.end(), from); it != kept->pcs.end() && *it < to;
-         ++it) {
-      out.push_back(*it);
-      if (!splits) break;
-    }
-  } else {
-    scanSplittingCalls(fn, from, to, depth, wholeBody, &out, !splits);
+  for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
+    const bytecode::Op op = fn.proto.at(pc).op;
+    if (!flow::isCall(op) || (flow::isTailCall(op) && !wholeBody)) continue;
+    if (!fn.values.reached(fn.index, pc) || inlinedAt(fn, pc, depth)) continue;
+    if (first == 0) first = fn.proto.at(pc).line;
+    if (!splits) return first;
+    splits->push_back(pc);
   }
-  return out.size() > before ? fn.proto.at(out[before]).line : 0;
+  return first;
 }
 
 SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth);
@@ -251,6 +239,15 @@ bool leavesTraceAt(const FunctionView& fn, int pc) {
   return !callee.value.known() && nextFeedsVariableCount(fn.proto, pc);
 }
 
+// leavesTraceAt, kept in fn.splitting at depth 0.
+bool leavesTraceKept(const FunctionView& fn, int pc, int depth) {
+  SplittingCalls::Calls* calls = kept(fn, depth);
+  if (!calls) return leavesTraceAt(fn, pc);
+  signed char& known = calls->leavesTrace.at(static_cast<std::size_t>(pc));
+  if (known < 0) known = leavesTraceAt(fn, pc) ? 1 : 0;
+  return known != 0;
+}
+
 SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   SplitBefore out;
   std::vector<int> splits;
@@ -270,16 +267,8 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   // to `to` (no branch goes around it: every_pass.h), and none before it
   // leaves what follows to the interpreter, so some trace gets to it.
   const int last = splits.back();
-  if (const SplittingCalls::Calls* kept = keptSplittingCalls(fn, from, to, depth)) {
-    // The kept calls hold these, in order, with leavesTraceAt worked out.
-    auto k = static_cast<std::size_t>(std::lower_bound(kept->pcs.begin(), kept->pcs.end(), splits.front()) -
-                                      kept->pcs.begin());
-    for (std::size_t j = 0; j + 1 < splits.size(); ++j)
-      if (kept->leavesTrace.at(k + j)) return out;
-  } else {
-    for (int pc : splits)
-      if (pc != last && leavesTraceAt(fn, pc)) return out;
-  }
+  for (int pc : splits)
+    if (pc != last && leavesTraceKept(fn, pc, depth)) return out;
   std::string what;
   if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) {
     // The last one may end the trace there and return to the interpreter

@@ -10,7 +10,6 @@
 // string.match`, then one abort of `(1/stitch)`, never retried).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,18 +46,18 @@ struct SplitBefore {
 // The calls in [from, to) of the function `fn` views.
 SplitBefore splitBefore(const FunctionView& fn, int from, int to);
 
-// Per prototype, once asked for: the calls (not tail calls) that a trace
-// does not inline, in pc order, and whether each leaves what follows it to
-// the interpreter (a RETURN, a pcall). splitBefore asks about a range of
-// them for every finding of a loop; kept, a loop body with thousands of
-// calls costs one scan instead of one per finding.
+// Per prototype and call, once asked: whether a trace inlines the call,
+// and whether it leaves what follows it to the interpreter (a RETURN, a
+// pcall). splitBefore asks about the calls before a site for every
+// finding of a loop; kept, a loop body with thousands of calls resolves
+// each callee once instead of once per finding.
 struct SplittingCalls {
   explicit SplittingCalls(std::size_t prototypes) : byProto(prototypes) {}
   struct Calls {
-    std::vector<int> pcs;
-    std::vector<char> leavesTrace;
+    // By pc: -1 not asked yet, else 0 or 1.
+    std::vector<signed char> inlined, leavesTrace;
   };
-  std::vector<std::optional<Calls>> byProto;
+  std::vector<Calls> byProto;
 };
 
 }  // namespace ljcheck::rules
