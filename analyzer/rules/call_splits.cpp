@@ -308,6 +308,7 @@ class CallSplitRule final : public Rule {
                                   "; " + whyHot(fn.of(site.proto), site.pc);
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
+          f.receiverGuessed = callee.receiverGuessed();
           // Behind a branch of the callee that can go around it, the data
           // decides whether hot calls get there (audit 50): no longer
           // certain where the heat is known. (After a stitch on every path
@@ -346,6 +347,7 @@ class CallSplitRule final : public Rule {
       Finding f = splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends || afterStitch,
                                afterStitch ? kAfterStitchEnds : whyEnds(neverStitches, callee.protectedCall));
       f.endsTrace = ends;
+      f.receiverGuessed = !via && callee.receiverGuessed();
       f.reasoning = via ? memberAsWritten(member) + " " + tailCallsWhy(*via, subject) + "; the tail call leaves no frame of " +
                               memberAsWritten(member) + ", so the split lands at this call; " + whyHot(fn, pc)
                         : "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
@@ -363,6 +365,11 @@ class CallSplitRule final : public Rule {
       } else if (callee.inferredReceiver) {
         f.confidence = Confidence::Likely;
         f.reasoning += "; the receiver is taken for a string because the method gets " + callee.patternWhy;
+      } else if (callee.receiverByName) {
+        f.reasoning += "; the receiver, whose type the bytecode does not show, is taken for a string by the "
+                       "method's name";
+      } else if (!callee.receiverEvidence.empty()) {
+        f.reasoning += "; " + callee.receiverEvidence;
       }
       if (!via)
             if (std::string bound = boundCalleeWhy(fn, pc, callee); !bound.empty()) f.reasoning += "; " + bound;
@@ -391,7 +398,7 @@ std::optional<CallSplit> splitAt(const FunctionView& fn, int pc) {
   if (!unrecordedName(fn, resolved.value).empty()) {
     if (afterTraceEndingCall(fn, pc)) return {};
     split.confidence =
-        resolved.inferredReceiver && !resolved.patternReceiver ? Confidence::Likely : Confidence::Certain;
+        resolved.inferredReceiver || resolved.receiverByName ? Confidence::Likely : Confidence::Certain;
     if (fromCModule(resolved.value)) split.confidence = Confidence::Likely;
     split.callee = resolved.value.is(Value::Kind::LibFunction) ? name : "a C function";
   } else if (std::optional<Confidence> sure = refusedVariantCall(fn, pc)) {
@@ -439,7 +446,7 @@ std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn
     if (callee.protectedCall || !callee.value.is(Value::Kind::LibFunction)) continue;
     if (unrecordedName(fn, callee.value).empty()) continue;
     if (afterTraceEndingCall(fn, pc) || closureArgumentAbortsFirst(fn, pc)) continue;
-    flow::TailCalledBuiltin out{std::string(callee.value.name), callee.inferredReceiver && !callee.patternReceiver,
+    flow::TailCalledBuiltin out{std::string(callee.value.name), callee.inferredReceiver || callee.receiverByName,
                                 ins.line};
     // Sure enough to carry to another file: a likely stitch stays behind.
     if (StitchBefore before = stitchBeforeTailCall(fn, pc); before.line > 0 && before.confidence == Confidence::Certain) {

@@ -385,6 +385,7 @@ class RecordedVariantRule final : public Rule {
       bool ends = nextFeedsVariableCount(fn.proto, pc);
       Finding f = splitFinding(pc, SIZE_MAX, ff->name, ff->name, ends, whyEnds(false, false));
       f.message = refusal.why + " is not compiled: " + (ends ? "the trace ends here" : "the trace is stitched around it");
+      f.receiverGuessed = callee.receiverGuessed();
       f.confidence = refusal.confidence;
       f.reasoning = refusal.reasoning + "; " + whyHot(fn, pc);
       if (callee.patternReceiver) {
@@ -394,6 +395,11 @@ class RecordedVariantRule final : public Rule {
         bool named = !callee.patternEvidence.empty() && refusal.reasoning.find(callee.patternEvidence) != std::string::npos;
         f.reasoning += "; the receiver is taken for a string because the method gets " +
                        (named ? std::string("that pattern") : callee.patternWhy);
+      } else if (callee.receiverByName) {
+        f.reasoning += "; the receiver, whose type the bytecode does not show, is taken for a string by the "
+                       "method's name";
+      } else if (!callee.receiverEvidence.empty()) {
+        f.reasoning += "; " + callee.receiverEvidence;
       }
       sink.report(fn, std::move(f));
     }

@@ -95,6 +95,10 @@ struct Finding {
   // (a callback C code calls from the call at pc): no abort of this
   // function's traces hides it.
   bool calleeTraces = false;
+  // The callee is a string method of a receiver whose type is a guess (by
+  // a pattern argument or the method's name, Callee::receiverGuessed): the
+  // prediction is likely at most, however hot the code (audit 62).
+  bool receiverGuessed = false;
   // What to do about this site, where the reason's advice in the catalog
   // does not fit its cause (a RETURN split at error or through pcall);
   // empty: the catalog's.

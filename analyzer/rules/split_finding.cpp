@@ -1,6 +1,7 @@
 // Shared helpers of the trace-split rules (see split_finding.h).
 #include "rules/split_finding.h"
 
+#include <algorithm>
 #include <set>
 
 #include "flow/instruction_effects.h"
@@ -61,6 +62,51 @@ flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, i
 
 namespace {
 
+// Register `slot` at pc holds parameter `slot` as the function got it (no
+// instruction before pc writes it), the function does not escape, and every
+// call of it, all in this file, passes a string there.
+bool stringParameter(const FunctionView& fn, int pc, int slot) {
+  if (slot >= fn.proto.numparams || fn.calls.escapes(fn.index) || fn.calls.externalCaller(fn.index)) return false;
+  for (int q = 1; q < pc; ++q) {
+    flow::Writes w = flow::writesOf(fn.proto.at(q));
+    if (slot >= w.first && slot <= w.last) return false;
+  }
+  const auto& sites = fn.calls.callers(fn.index);
+  return !sites.empty() && std::all_of(sites.begin(), sites.end(), [&](const flow::CallSite& site) {
+    return callerArgument(fn, site, slot).is(flow::Value::Kind::String);
+  });
+}
+
+// The clause for a receiver stringParameter found.
+std::string parameterEvidence(const FunctionView& fn) {
+  return "the receiver is a parameter of " + functionName(fn, fn.index) +
+         " that every call of it, all in this file, passes a string in";
+}
+
+// The call at pc is `obj:name(...)`, the callee read from the receiver in
+// the first argument slot (a MOV of the object there, a TGETS of it into
+// the callee slot), and the value tracker does not know that object for a
+// string, nor do the calls of a parameter it is: a string method it names
+// is a guess by the name.
+bool methodOfUnknownString(const FunctionView& fn, int pc, std::string* evidence) {
+  const auto& call = fn.proto.at(pc);
+  if (!flow::isCall(call.op) || flow::fixedArgs(call) < 1) return false;
+  const int self = argumentSlot(fn, pc, 0);
+  if (fn.values.at(fn.index, pc, self).is(flow::Value::Kind::String)) return false;
+  for (int q = pc - 1; q >= 2; --q) {
+    const auto& ins = fn.proto.at(q);
+    flow::Writes w = flow::writesOf(ins);
+    if (w.last >= w.first && w.first < call.a) return false;
+    if (call.a < w.first || call.a > w.last) continue;
+    const auto& copy = fn.proto.at(q - 1);
+    if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return false;
+    if (!stringParameter(fn, q - 1, copy.d)) return true;
+    *evidence = parameterEvidence(fn);
+    return false;
+  }
+  return false;
+}
+
 // `obj:match(<string>, ...)` or `obj:find(<string>, ...)` on an object of
 // unknown type: names only strings have with a pattern string (a literal,
 // or a string built from literals: other objects' match or find methods
@@ -101,13 +147,18 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
     if (!literal) c.patternEvidence = named.reasoning;
     if (key == "match") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
     if (key == "find") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
-    // Certain with pattern characters, unless this file gives its own
-    // objects a method of that name (a likely string method then). A
-    // string built with other pieces needs more than a '.' or a '-', which
-    // a subject has as often (audit 51: lpeg's `pair:match("12." .. i)`).
+    // A stronger guess with pattern characters, unless this file gives its
+    // own objects a method of that name. A string built with other pieces
+    // needs more than a '.' or a '-', which a subject has as often (audit
+    // 51: lpeg's `pair:match("12." .. i)`). Still a guess: likely.
     const bool strong =
         pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
     c.patternReceiver = specials && strong && !fn.values.definesSelfMethod(key);
+    // A parameter every call passes a string in: no guess.
+    if (stringParameter(fn, q - 1, copy.d)) {
+      c.inferredReceiver = c.patternReceiver = false;
+      c.receiverEvidence = parameterEvidence(fn);
+    }
     return c.value.known() ? c : Callee{};
   }
   return {};
@@ -122,6 +173,12 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
   Callee c;
   c.value = calleeAt(fn, pc);
   if (!c.value.known()) return stringMethodOfUnknown(fn, pc);
+  // `o:gsub(...)` on a value the tracker does not know, which it takes for
+  // a string by the name alone (flow::onlyStringsHave): an object may have
+  // a gsub method of its own (audit 62: a parameter, `self.buf:find`).
+  if (c.value.is(flow::Value::Kind::LibFunction) && c.value.name.substr(0, 7) == "string." &&
+      methodOfUnknownString(fn, pc, &c.receiverEvidence))
+    c.receiverByName = true;
   // obj:find(pattern) on what another module's function returned: taken
   // for a string method by its pattern, as on a value of unknown type.
   // Not when that module defines the method in Lua (audit 52: pat.new()'s

@@ -17,9 +17,19 @@ struct Callee {
   // its pattern literal (s:match("^%d+")): likely, not certain.
   bool inferredReceiver = false;
   // ... by a find whose argument is a string with pattern special
-  // characters: other objects' find methods do not take Lua patterns, so
-  // the guess is as sure as a known string receiver.
+  // characters: a better guess, other objects' find methods rarely take
+  // Lua patterns, but a guess (audit 62: `self.buf:find("%s+")` on a
+  // buffer object with its own find): as sure as a string where the code
+  // is possibly hot, likely at most where it is hot for sure
+  // (Finding::receiverGuessed).
   bool patternReceiver = false;
+  // ... by the method's name alone, which only strings' methods have here
+  // (o:gsub(...), flow::onlyStringsHave): the same.
+  bool receiverByName = false;
+  bool receiverGuessed() const { return patternReceiver || receiverByName; }
+  // A receiver known to be a string from the calls of the function whose
+  // parameter it is (no guess): the clause that says so; empty otherwise.
+  std::string receiverEvidence;
   // What the method gets, for the reasoning: "a pattern literal", or the
   // evidence that a variable holds a pattern (pattern_arguments.h).
   std::string patternWhy;
