@@ -255,11 +255,10 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // the JIT the profile describes (audit 59: no trace at all after a
   // jit.off(), no stitch under minstitch=100, no blacklisting at
   // hotloop=20000).
-  if (!jitSettings_) jitSettings_ = jitSettingsOf(fn.chunk, fn.values);
-  std::string jitClause;
-  if (jitSettings_->changed()) {
-    jitClause = jitSettings_->clause();
-    p.confidence = std::min(p.confidence, jitSettings_->compilerOff() ? Confidence::Possible : Confidence::Likely);
+  if (!jitSettings_) jitSettings_.emplace(fn.chunk, fn.values, fn.calls);
+  JitSettings::Effect jit = jitSettings_->effectAt(proto, finding.pc > 0 ? finding.pc : 0);
+  if (!jit.clause.empty()) {
+    p.confidence = std::min(p.confidence, jit.most);
     if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
   }
   // A possible prediction is a note, whatever made it possible (a cold
@@ -285,7 +284,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.reasoning = std::move(finding.reasoning);
   if (p.severity != Severity::Info) p.reasoning += blacklisting;
   p.reasoning += aroundClause;
-  p.reasoning += jitClause;
+  p.reasoning += jit.clause;
   p.advice = finding.advice.empty() ? reason->advice : std::move(finding.advice);
   // jit.off(f) keeps every trace out of f: nothing in it is ever recorded.
   static const ReasonId jitOff = ReasonId::traceError("CJITOFF");

@@ -62,3 +62,29 @@ TEST_CASE("jit.opt.start makes the profile's counts likely at most", "[rules][ji
   CHECK(find(plain, 3, "NYIBC:FNEW")->confidence == Confidence::Certain);
   CHECK(find(plain, 3, "NYIBC:FNEW")->severity == Severity::Blacklist);
 }
+
+TEST_CASE("jit.off(true), jit.off(f, true) and pcall(jit.off) turn the JIT off too; after the loop it changes nothing",
+          "[rules][jit-settings]") {
+  // Audit 61, `-jv` on both builds: no trace line at all in the first
+  // three; the fourth blacklists the loop (11 aborts) before jit.off() runs.
+  for (const char* head : {"jit.off(true)\n", "pcall(jit.off)\n"}) {
+    auto ps = predict(std::string(head) + kLoop);
+    INFO(head << listed(ps));
+    REQUIRE(find(ps, 4, "NYIBC:FNEW"));
+    CHECK(find(ps, 4, "NYIBC:FNEW")->confidence == Confidence::Possible);
+    CHECK(find(ps, 4, "NYIBC:FNEW")->severity == Severity::Info);
+  }
+  auto inside = predict("local function outer()\n  return function()\n    local cbs = {}\n"
+                        "    for i = 1, 100000 do\n      cbs[i % 8 + 1] = function() return i end\n    end\n"
+                        "    return #cbs\n  end\nend\njit.off(outer, true)\nprint(outer()())\n");
+  INFO(listed(inside));
+  REQUIRE(find(inside, 5, "NYIBC:FNEW"));
+  CHECK(find(inside, 5, "NYIBC:FNEW")->confidence == Confidence::Possible);
+  CHECK(find(inside, 5, "NYIBC:FNEW")->reasoning.find("jit.off at line 10 turns the JIT compiler off for this "
+                                                      "function") != std::string::npos);
+  auto after = predict(std::string(kLoop) + "jit.off()\n");
+  INFO(listed(after));
+  REQUIRE(find(after, 3, "NYIBC:FNEW"));
+  CHECK(find(after, 3, "NYIBC:FNEW")->confidence == Confidence::Certain);
+  CHECK(find(after, 3, "NYIBC:FNEW")->severity == Severity::Blacklist);
+}
