@@ -63,7 +63,7 @@ TEST_CASE("jit.opt.start makes the profile's counts likely at most", "[rules][ji
   CHECK(find(plain, 3, "NYIBC:FNEW")->severity == Severity::Blacklist);
 }
 
-TEST_CASE("jit.off(true), jit.off(f, true) and pcall(jit.off) turn the JIT off too; after the loop it changes nothing",
+TEST_CASE("jit.off(true), jit.off(f, true) and pcall(jit.off) turn the JIT off too, and after the loop change nothing",
           "[rules][jit-settings]") {
   // Audit 61, `-jv` on both builds: no trace line at all in the first
   // three; the fourth blacklists the loop (11 aborts) before jit.off() runs.
