@@ -161,7 +161,8 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
       if (!to || *to == from || *to >= links.size()) continue;
       auto exported = links[*to].exports.find(call.member);
       if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
-      if (auto r = replaced.find(*to); r != replaced.end() && r->second.count(call.member)) continue;
+      if (auto r = replaced.find(*to); r != replaced.end() && (r->second.count(call.member) || r->second.count("*")))
+        continue;
       addCall(call, from, out[*to]);
     }
   }
@@ -183,7 +184,7 @@ IncomingHeat ProjectIndex::incomingFrom(const std::vector<std::size_t>& callers,
     if (from >= links.size() || from >= paths_.size()) continue;
     for (const auto& call : links[from].calls) {
       if (resolve(call.module, from) != to) continue;
-      if (replaced.count(call.member)) continue;
+      if (replaced.count(call.member) || replaced.count("*")) continue;
       if (own) {
         auto exported = own->find(call.member);
         if (exported == own->end() || call.heat <= exported->second) continue;

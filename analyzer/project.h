@@ -78,7 +78,8 @@ struct FileLinks {
   // not held in memory meanwhile. How the first read found the file, so that
   // one changed in between is told apart.
   std::optional<FileStamp> mapLater = std::nullopt;
-  // Every "module:member" it assigns (`codec.encode = function ... end`):
+  // Every "module:member" it assigns (`codec.encode = function ... end`,
+  // rawset(codec, "encode", f); "module:*" for a key it does not name):
   // what the module defines under that name may never run.
   std::vector<std::string> assignedMembers = {};
 };

@@ -129,9 +129,11 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
   switch (ins.op) {
     case Op::TSETS: case Op::TSETV: {
       Value table = valueAt(ins.b);
-      if (table.is(Kind::Module) || table.is(Kind::ModuleMember))
-        if (const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr)
-          tables.moduleFieldWrites.emplace_back(table.name, *key);
+      if (table.is(Kind::Module) || table.is(Kind::ModuleMember)) {
+        // A key the bytecode does not name may be any member: "*".
+        const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
+        tables.moduleFieldWrites.emplace_back(table.name, key ? std::string_view(*key) : std::string_view("*"));
+      }
       if (table.is(Kind::Table) && table.pc != 0) {
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});
@@ -173,6 +175,20 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       }
       if (callee.is(Kind::LibFunction) && callee.name == "ffi.cdef" && count >= 1 && valueAt(first).isConstantString())
         tables.cdefs.push_back(valueAt(first).text());
+      // rawset(M, "f", v) stores as M.f = v does (audit 62): into another
+      // module's table, or into one of this file's.
+      if (callee.is(Kind::LibFunction) && callee.name == "rawset" && count >= 2) {
+        const Value table = valueAt(first), key = valueAt(first + 1);
+        if (table.is(Kind::Module) || table.is(Kind::ModuleMember))
+          tables.moduleFieldWrites.emplace_back(table.name,
+                                                key.isConstantString() ? key.text() : std::string_view("*"));
+        if (table.is(Kind::Table) && table.pc != 0) {
+          if (key.isConstantString())
+            tables.fieldWrites.push_back({{table.proto, table.pc}, key.text(), count >= 3 ? valueAt(first + 2) : Value{}});
+          else if (!key.is(Kind::Number))
+            tables.dynamicKeys.push_back({table.proto, table.pc});
+        }
+      }
       if (callee.is(Kind::LibFunction) && callee.name == "jit.off" && count >= 1 && valueAt(first).is(Kind::LuaFunction))
         tables.jitOff.push_back(valueAt(first).proto);
       bool libraryCall = callee.is(Kind::LibFunction) && keepsNoTable(callee.name);
