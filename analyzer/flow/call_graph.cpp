@@ -829,7 +829,7 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
         const LoopTrips& inner = loops[j];
         if (inner.last >= pc || inner.first < loop.first || inner.last > loop.last) continue;
         if (unrolled(inner)) continue;
-        why = {CountStop::Kind::InnerLoop, inner.line, why.abortingRoute, !inner.known};
+        why = {CountStop::Kind::InnerLoop, inner.line, why.abortingRoute, !inner.known || inner.leavesAt != 0};
         return runs;
       }
     }

@@ -224,10 +224,11 @@ class CallGraph {
     // The first route around it that was counted through because it aborts
     // too (Branch::aborts): the line it leaves from; 0 for none.
     int abortingRoute = 0;
-    // InnerLoop: that loop turns a number of times the bytecode does not
-    // show. Once or twice (an empty or short list) a root trace runs
-    // through it (audit 59: the outer loop blacklisted), more and it stops
-    // there.
+    // InnerLoop: how many times that loop turns the bytecode does not show
+    // (an unknown trip count, or a break out of it). Once or twice (an
+    // empty or short list, a break on the second turn) a root trace runs
+    // through it (audits 59, 61: the outer loop blacklisted), more and it
+    // stops there.
     bool innerTurnsUnknown = false;
   };
   long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;

@@ -303,8 +303,9 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerTurnsUnknown) {
     out.clause = besides + "the loop at line " + std::to_string(stop.line) +
-                   " comes first in each turn and turns a number of times the bytecode does not show: often enough "
-                   "for a trace of its own, a root trace stops at it and only side traces record this abort, " +
+                   " comes first in each turn, and how many times it turns the bytecode does not show (a trip count "
+                   "it does not know, or a way out of it early): often enough for a trace of its own, a root trace "
+                   "stops at it and only side traces record this abort, " +
                    sideTraceFate(fn.profile) + "; once or twice (an empty or short list), the root trace runs "
                    "through it, aborts here, and at " + std::to_string(allRuns) + " runs the start is blacklisted (" +
                    takes + "). Which, the data decides, so a warning, and likely";

@@ -358,6 +358,16 @@ TEST_CASE("an inner loop before a site: a route around the site, a short or unkn
   CHECK(uclo->severity == Severity::Warn);
   CHECK(uclo->reasoning.find("once or twice (an empty or short list), the root trace runs through it") !=
         std::string::npos);
+  // A break on the inner loop's second turn: the same (audit 61, `-jv`:
+  // 10 UCLO aborts, the outer start blacklisted on both builds).
+  auto early = predict("local s = 0\nlocal keep\nfor i = 1, 100000 do\n  for j = 1, 100 do\n"
+                       "    if j > 1 then break end\n    s = s + j\n  end\n  local x = i\n"
+                       "  if x < 0 then keep = function() return x end end\n  s = s + x\nend\nprint(s)\n");
+  INFO(listed(early));
+  const Prediction* closeEarly = find(early, 10, "NYIBC:UCLO");
+  REQUIRE(closeEarly);
+  CHECK(closeEarly->confidence == Confidence::Likely);
+  CHECK(closeEarly->reasoning.find("a way out of it early") != std::string::npos);
   // Every turn of the inner loop makes a closure: no trace gets past it,
   // and the UCLO after it is never recorded (`-jv`: aborts at line 6 only).
   auto inner = predict("local fs = {}\nlocal s = 0\nfor i = 1, 60000 do\n  local x = i\n  for j = 1, 3 do\n"
