@@ -725,7 +725,7 @@ std::string CallGraph::describeStop(const CountStop& stop, int callLine, const s
   std::string at = std::to_string(stop.line) + where;
   switch (stop.kind) {
     case CountStop::Kind::Branch:
-      return "a branch at line " + at + " can go around " + call;
+      return (stop.byReturn ? "a path that returns at line " : "a branch at line ") + at + " can go around " + call;
     case CountStop::Kind::InnerLoop:
       return call + " comes after the loop at line " + at + " in the same turn, where a root trace stops";
     case CountStop::Kind::UnknownTurns:
@@ -816,7 +816,7 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
     if (pc < loop.first || pc > loop.last) continue;
     Routes routes = routesAround(branches, at, loop.first, loop.last, false);
     if (routes.compiles) {
-      why = {CountStop::Kind::Branch, routes.compiles->line, why.abortingRoute};
+      why = {CountStop::Kind::Branch, routes.compiles->line, why.abortingRoute, false, routes.compiles->to == 0};
       return runs;
     }
     if (routes.aborts && !why.abortingRoute) why.abortingRoute = routes.aborts->line;
@@ -849,7 +849,7 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
   }
   Routes routes = routesAround(branches, at, 1, std::numeric_limits<int>::max(), true);
   if (routes.compiles) {
-    why = {CountStop::Kind::Branch, routes.compiles->line, why.abortingRoute};
+    why = {CountStop::Kind::Branch, routes.compiles->line, why.abortingRoute, false, routes.compiles->to == 0};
     return runs;
   }
   if (routes.aborts && !why.abortingRoute) why.abortingRoute = routes.aborts->line;

@@ -230,6 +230,15 @@ class CallGraph {
     // through it (audits 59, 61: the outer loop blacklisted), more and it
     // stops there.
     bool innerTurnsUnknown = false;
+    // Branch: the route around it found first is a return that comes
+    // before it in the bytecode (LuaJIT puts `return f(x)` after the
+    // function's last return when it closes upvalues), not the test that
+    // leads there.
+    bool byReturn = false;
+    // "a branch at line 8", or "a path that returns at line 12".
+    std::string route() const {
+      return (byReturn ? "a path that returns at line " : "a branch at line ") + std::to_string(line);
+    }
   };
   long steadyRunsAt(std::size_t proto, int pc, CountStop* stop = nullptr) const;
   // The calls this file makes of a function on every pass through them

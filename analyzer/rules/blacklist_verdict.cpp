@@ -288,8 +288,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.blacklists = true;
     out.clause = "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" + takes + ")";
   } else if (needed.runs > 0 && allRuns >= needed.runs && stop.kind == flow::CallGraph::CountStop::Kind::Branch) {
-    out.clause = besides + "the branch at line " + std::to_string(stop.line) +
-                   " can go around this abort: a trace that records the other path compiles, and the abort then "
+    out.clause = besides + (stop.byReturn ? stop.route() : "the branch at line " + std::to_string(stop.line)) +
+                 " can go around this abort: a trace that records the other path compiles, and the abort then "
                    "comes in side traces, " + sideTraceFate(fn.profile) + ", so a warning";
     out.dependsOnData = true;
   } else if (const int abortLine = stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop

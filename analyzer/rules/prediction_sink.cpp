@@ -134,7 +134,7 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
   const long steady = fn.calls.steadyRunsAt(proto, pc, &stop);
   const std::string data = ", so whether the passes a trace records run it depends on the data, and likely";
   if (stop.kind == Stop::Kind::Branch)
-    return "; a branch at line " + std::to_string(stop.line) + " can go around it" + data;
+    return "; " + stop.route() + " can go around it" + data;
   if (stop.abortingRoute > 0)
     return "; the path around it from line " + std::to_string(stop.abortingRoute) +
            " runs into another abort, which the passes that take it report instead" + data;

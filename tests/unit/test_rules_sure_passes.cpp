@@ -380,3 +380,18 @@ TEST_CASE("an inner loop before a site: a route around the site, a short or unkn
   CHECK(after->confidence == Confidence::Likely);
   CHECK(after->reasoning.find("every turn of it aborts at line 6 first") != std::string::npos);
 }
+
+TEST_CASE("a route around a tail call through a return placed before it names the return", "[rules][hotness]") {
+  // LuaJIT closes upvalues before returns, and puts `return slow(x)` after
+  // the function's last return: the route around the call found first is
+  // that return (audit 62: the reasoning named line 12 "a branch").
+  auto ps = predict("local flag = os.getenv('LJCHECK_NEVER_SET')\nlocal function slow(x)\n"
+                    "  local f = function() return x end\n  return f()\nend\nlocal function step(x)\n"
+                    "  if flag then\n    return slow(x)\n  end\n  local t = function() end\n  return x\nend\n"
+                    "local s = 0\nfor i = 1, 200000 do s = s + step(i) end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->reasoning.find("a path that returns at line 11 can go around the call at line 8") != std::string::npos);
+}
