@@ -143,6 +143,7 @@ void reportOwnTraceReturn(const FunctionView& fn, const std::string& subject, co
                           PredictionSink& sink) {
   std::optional<Finding> f = ownTraceReturn(fn, subject, std::string(callee.value.name), unrecordedWhy(subject));
   if (!f) return;
+  f->receiverGuessed = callee.receiverGuessed();
   addCModuleEvidence(fn, callee.value, *f);
   sink.report(fn, std::move(*f));
 }

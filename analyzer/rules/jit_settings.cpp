@@ -51,7 +51,9 @@ JitSettings::JitSettings(const bytecode::Chunk& chunk, const flow::ValueMap& val
       const bool fixed = ins.op == bytecode::Op::CALL || ins.op == bytecode::Op::CALLT;
       const int args = fixed ? flow::fixedArgs(ins) - first : -1;
       const flow::Value arg = args >= 1 ? values.at(q, pc, flow::argumentSlot(chunk, ins, first)) : flow::Value{};
-      if (callee.name == "jit.off" && args == 0 && offLine_ == 0) {
+      // jit.off(nil) is jit.off() (lib_jit.c: setjitmode takes nil for the whole VM).
+      const bool wholeVm = args == 0 || (args >= 1 && arg.is(flow::Value::Kind::Nil));
+      if (callee.name == "jit.off" && wholeVm && offLine_ == 0) {
         offLine_ = ins.line;
         offProto_ = q;
         offPc_ = pc;
@@ -61,7 +63,7 @@ JitSettings::JitSettings(const bytecode::Chunk& chunk, const flow::ValueMap& val
         turnOff(chunk, q, args >= 2, ins.line, offFor_);  // jit.off(true[, true]): the calling function
       } else if (callee.name == "jit.off" && args >= 2 && arg.is(flow::Value::Kind::LuaFunction)) {
         turnOff(chunk, arg.proto, true, ins.line, offFor_);  // jit.off(f, true); jit.off(f) is values.h's jitDisabled
-      } else if (callee.name == "jit.on" && args == 0) {
+      } else if (callee.name == "jit.on" && wholeVm) {
         turnedOn_ = true;
       } else if (callee.name == "jit.opt.start" && startLine_ == 0) {
         startLine_ = ins.line;

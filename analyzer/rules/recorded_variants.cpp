@@ -431,6 +431,7 @@ class RecordedVariantRule final : public Rule {
       f.message = refusal.why + " is not compiled: " +
                   (ends || afterStitch ? "the trace ends here" : "the trace is stitched around it");
       f.confidence = refusal.confidence;
+      f.receiverGuessed = callee.receiverGuessed();
       f.reasoning = self + " tail-calls " + ff->name + ": " + refusal.reasoning +
                     "; the tail call leaves no frame, so the split lands at this call; " +
                     whyHot(fn.of(site.proto), site.pc);
@@ -445,6 +446,7 @@ class RecordedVariantRule final : public Rule {
     std::optional<Finding> own = ownTraceReturn(fn, ff->name, ff->name, refusal.reasoning);
     if (!own) return;
     own->confidence = std::min(own->confidence, refusal.confidence);
+    own->receiverGuessed = callee.receiverGuessed();
     own->message = refusal.why + " is not compiled: the trace ends here";
     sink.report(fn, std::move(*own));
   }

@@ -67,7 +67,7 @@ TEST_CASE("jit.off(true), jit.off(f, true) and pcall(jit.off) turn the JIT off t
           "[rules][jit-settings]") {
   // Audit 61, `-jv` on both builds: no trace line at all in the first
   // three; the fourth blacklists the loop (11 aborts) before jit.off() runs.
-  for (const char* head : {"jit.off(true)\n", "pcall(jit.off)\n"}) {
+  for (const char* head : {"jit.off(true)\n", "pcall(jit.off)\n", "jit.off(nil)\n"}) {
     auto ps = predict(std::string(head) + kLoop);
     INFO(head << listed(ps));
     REQUIRE(find(ps, 4, "NYIBC:FNEW"));

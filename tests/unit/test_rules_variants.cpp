@@ -290,3 +290,14 @@ TEST_CASE("a string method on an object the value tracker does not know is likel
   REQUIRE(find(strings, 3, "STITCH:string.gsub"));
   CHECK(find(strings, 3, "STITCH:string.gsub")->confidence == Confidence::Certain);
 }
+
+TEST_CASE("a tail call of a string method on a receiver whose type is a guess is likely at most", "[rules][variants]") {
+  // Audit 63, `-jv` on both builds: no stitch (the object's own find).
+  auto ps = predict("local function f(o) return o:find('%s+') end\n"
+                    "local obj = setmetatable({}, { __index = { find = function() return 1 end } })\n"
+                    "local function get() return obj end\nlocal s = 0\n"
+                    "for i = 1, 100000 do s = s + f(get()) end\nprint(s)\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 5, "STITCH:string.find"));
+  CHECK(find(ps, 5, "STITCH:string.find")->confidence == Confidence::Likely);
+}
