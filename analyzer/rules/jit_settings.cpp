@@ -55,7 +55,6 @@ JitSettings::JitSettings(const bytecode::Chunk& chunk, const flow::ValueMap& val
       const bool wholeVm = args == 0 || (args >= 1 && arg.is(flow::Value::Kind::Nil));
       if (callee.name == "jit.off" && wholeVm && offLine_ == 0) {
         offLine_ = ins.line;
-        offProto_ = q;
         offPc_ = pc;
         offOnLoad_ = q == main_ && calls.onEveryCall(q, pc);
         offFirst_ = offOnLoad_ && !lateCall;

@@ -38,7 +38,6 @@ class JitSettings {
   // every run of the main chunk (no loop, no branch around it) with no call
   // of this file's functions before it.
   int offLine_ = 0, offPc_ = 0;
-  std::size_t offProto_ = 0;
   bool offOnLoad_ = false, offFirst_ = false;
   bool turnedOn_ = false;  // some jit.on() without arguments
   int startLine_ = 0;      // the first jit.opt.start(...)

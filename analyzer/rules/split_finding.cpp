@@ -62,12 +62,13 @@ flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, i
 
 namespace {
 
-// Register `slot` at pc holds parameter `slot` as the function got it (no
-// instruction before pc writes it), the function does not escape, and every
-// call of it, all in this file, passes a string there.
-bool stringParameter(const FunctionView& fn, int pc, int slot) {
+// Register `slot` holds parameter `slot` as the function got it (no
+// instruction of the function writes it: one after the read may reach it
+// round a loop), the function does not escape, and every call of it, all in
+// this file, passes a string there.
+bool stringParameter(const FunctionView& fn, int slot) {
   if (slot >= fn.proto.numparams || fn.calls.escapes(fn.index) || fn.calls.externalCaller(fn.index)) return false;
-  for (int q = 1; q < pc; ++q) {
+  for (int q = 1; q <= fn.proto.size(); ++q) {
     flow::Writes w = flow::writesOf(fn.proto.at(q));
     if (slot >= w.first && slot <= w.last) return false;
   }
@@ -100,7 +101,7 @@ bool methodOfUnknownString(const FunctionView& fn, int pc, std::string* evidence
     if (call.a < w.first || call.a > w.last) continue;
     const auto& copy = fn.proto.at(q - 1);
     if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return false;
-    if (!stringParameter(fn, q - 1, copy.d)) return true;
+    if (!stringParameter(fn, copy.d)) return true;
     *evidence = parameterEvidence(fn);
     return false;
   }
@@ -155,7 +156,7 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
         pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
     c.patternReceiver = specials && strong && !fn.values.definesSelfMethod(key);
     // A parameter every call passes a string in: no guess.
-    if (stringParameter(fn, q - 1, copy.d)) {
+    if (stringParameter(fn, copy.d)) {
       c.inferredReceiver = c.patternReceiver = false;
       c.receiverEvidence = parameterEvidence(fn);
     }
