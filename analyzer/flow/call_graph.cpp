@@ -34,10 +34,7 @@ bool unrolled(const LoopTrips& trips) { return trips.known && trips.count <= kUn
 
 // The `for`/`while` line of a loop: a for loop's FORI, JMP or ISNEXT sits
 // just before the body; a while loop starts with its condition.
-int loopLine(const bytecode::Prototype& proto, const Loop& loop) {
-  int at = loop.kind == Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;
-  return proto.at(at).line;
-}
+int loopLine(const bytecode::Prototype& proto, const Loop& loop) { return proto.at(loop.entry()).line; }
 
 // The number the instruction at pc loads into `slot` (KSHORT, KNUM), if it does.
 std::optional<double> numberLoaded(const bytecode::Prototype& proto, int pc, int slot) {
@@ -843,9 +840,8 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
       return runs;
     }
     runs = timesSaturating(runs, std::max(loop.count, 1L));
-    // The loop itself runs from where it is entered: the FORI or JMP (ISNEXT)
-    // before a for loop's body, a while loop's condition.
-    at = shapes[k].kind == Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;
+    // The loop itself runs from where it is entered.
+    at = shapes[k].entry();
   }
   Routes routes = routesAround(branches, at, 1, std::numeric_limits<int>::max(), true);
   if (routes.compiles) {

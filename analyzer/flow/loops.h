@@ -15,6 +15,9 @@ struct Loop {
   int first = 0;  // first pc of the loop (body start, or condition start for while)
   int last = 0;   // the back-edge instruction
   bool contains(int pc) const { return pc >= first && pc <= last; }
+  // Where it is entered: the FORI, JMP or ISNEXT just before a for loop's
+  // body, a while loop's condition. Its line is the `for`/`while` line.
+  int entry() const { return kind == Kind::While || first <= 1 ? first : first - 1; }
 };
 
 // The pcs control can reach from the entry, by pc (index 0 and past the end

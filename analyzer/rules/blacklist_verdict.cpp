@@ -64,8 +64,7 @@ bool unreachedBehindAborts(const FunctionView& fn, std::size_t proto, const std:
 // after `for j = 1, 3 do fs[j] = function() ... end end`, never recorded).
 int abortsEveryTurn(const FunctionView& fn, int loopLine) {
   for (const flow::Loop& loop : fn.loops.loops()) {
-    const int head = loop.kind == flow::Loop::Kind::While || loop.first <= 1 ? loop.first : loop.first - 1;
-    if (fn.proto.at(head).line != loopLine) continue;
+    if (fn.proto.at(loop.entry()).line != loopLine) continue;
     const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
     for (int pc = loop.first; pc <= loop.last && pc <= fn.proto.size(); ++pc)
       if (flow::refuses(fn.profile, fn.proto.at(pc).op) &&
