@@ -137,7 +137,10 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       project.imports && !project.imports->returnedBuiltins.empty() ? &project.imports->returnedBuiltins : nullptr;
   const flow::ValueMap::LuaMethods* methods =
       project.imports && !project.imports->luaMethods.empty() ? &project.imports->luaMethods : nullptr;
-  flow::ValueMap values(chunk, profile, &aliases, cModules, returns || methods ? nullptr : history, returns, methods);
+  const flow::ValueMap::LuaMethods* overridden =
+      project.imports && !project.imports->overriddenMethods.empty() ? &project.imports->overriddenMethods : nullptr;
+  flow::ValueMap values(chunk, profile, &aliases, cModules, returns || methods || overridden ? nullptr : history,
+                        returns, methods, overridden);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
   const auto indirect = values.indirectExports();
@@ -185,6 +188,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->registrars = flow::exportedRegistrars(values, registrars);
     project.links->memberCalls = calls.calledMembers();
     project.links->assignedMembers.assign(values.assignedModuleMembers().begin(), values.assignedModuleMembers().end());
+    project.links->overridingMembers = values.overridesOfOtherModules();
     project.links->returnedBuiltins.clear();
     for (const auto& [member, proto] : exports)
       if (flow::Value fn = values.returned(proto); fn.is(flow::Value::Kind::LibFunction))

@@ -141,6 +141,22 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
   caller.namedRuns = runs;
 }
 
+namespace {
+
+// Whether a call of `member` may call what another file stored in its place
+// (`replaced`: the members assigned, "*" for any): the member itself, or,
+// for a method of an object a function returns ("new():render"), the
+// module table's own member of that name (`function Widget:render()` in
+// another file, audit 65: the objects' class is most often that table).
+bool replacedCall(const std::set<std::string>& replaced, std::string_view member) {
+  if (replaced.empty()) return false;
+  if (replaced.count(std::string(member)) || replaced.count("*")) return true;
+  const std::size_t object = member.rfind("():");
+  return object != std::string_view::npos && replaced.count(std::string(member.substr(object + 3)));
+}
+
+}  // namespace
+
 std::map<std::size_t, std::set<std::string>> ProjectIndex::replacedMembers(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, std::set<std::string>> out;
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from)
@@ -161,8 +177,7 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
       if (!to || *to == from || *to >= links.size()) continue;
       auto exported = links[*to].exports.find(call.member);
       if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
-      if (auto r = replaced.find(*to); r != replaced.end() && (r->second.count(call.member) || r->second.count("*")))
-        continue;
+      if (auto r = replaced.find(*to); r != replaced.end() && replacedCall(r->second, call.member)) continue;
       addCall(call, from, out[*to]);
     }
   }
@@ -184,7 +199,7 @@ IncomingHeat ProjectIndex::incomingFrom(const std::vector<std::size_t>& callers,
     if (from >= links.size() || from >= paths_.size()) continue;
     for (const auto& call : links[from].calls) {
       if (resolve(call.module, from) != to) continue;
-      if (replaced.count(call.member) || replaced.count("*")) continue;
+      if (replacedCall(replaced, call.member)) continue;
       if (own) {
         auto exported = own->find(call.member);
         if (exported == own->end() || call.heat <= exported->second) continue;
@@ -243,6 +258,11 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
            ++it)
         if (flow::onlyStringsHave(std::string_view(it->first).substr(prefix.size())))
           out[from].luaMethods.insert(std::string(module) + ":" + it->first);
+    }
+    for (const auto& name : links[from].overridingMembers) {
+      auto [module, member] = flow::ModuleMemberName::parse(name);
+      std::optional<std::size_t> to = resolve(module, from);
+      if (to && *to != from && *to < links.size()) out[*to].overriddenMethods.emplace(member);
     }
     for (const auto& name : links[from].membersBehindAborts) {
       auto [module, member] = flow::ModuleMemberName::parse(name);

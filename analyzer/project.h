@@ -82,6 +82,9 @@ struct FileLinks {
   // rawset(codec, "encode", f); "module:*" for a key it does not name):
   // what the module defines under that name may never run.
   std::vector<std::string> assignedMembers = {};
+  // Every "module:member" its classes define again over that module's
+  // class they inherit from (ValueMap::overridesOfOtherModules).
+  std::vector<std::string> overridingMembers = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -106,6 +109,10 @@ struct ModuleImports {
   // (FileLinks::exports): not the string methods a pattern argument would
   // otherwise make `match`, `find`, `gsub` or `gmatch` (rules/split_finding.h).
   flow::LoopingMembers luaMethods = {};
+  // The members of its own module table that other files' classes which
+  // inherit from it define again (FileLinks::overridingMembers): `self:m()`
+  // in its methods may call theirs.
+  flow::LoopingMembers overriddenMethods = {};
 };
 
 class ProjectIndex {

@@ -45,7 +45,8 @@ bool sameImports(const ModuleImports& a, const ModuleImports& b) {
   return sameMaps(a.constructors, b.constructors, sameConstructor) && sameMaps(a.registrars, b.registrars, sameRegistrar) &&
          a.returnedBuiltins == b.returnedBuiltins &&
          sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall) && a.loopingMembers == b.loopingMembers &&
-         a.abortingMembers == b.abortingMembers && a.luaMethods == b.luaMethods;
+         a.abortingMembers == b.abortingMembers && a.luaMethods == b.luaMethods &&
+         a.overriddenMethods == b.overriddenMethods;
 }
 
 // What the rounds read of a file's links: its exports and calls, no dump.
@@ -53,7 +54,8 @@ FileLinks withoutDump(const FileLinks& links) {
   return FileLinks{links.exports,     links.calls, links.constructors, links.registrars,
                    links.memberCalls, {},          links.returnedBuiltins, links.tailCalls,
                    links.loopingExports,    links.membersBehindAborts, links.abortingExports,
-                   links.membersBeforeLoopCalls, std::nullopt,       links.assignedMembers};
+                   links.membersBeforeLoopCalls, std::nullopt,       links.assignedMembers,
+                   links.overridingMembers};
 }
 
 }  // namespace

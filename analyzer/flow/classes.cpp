@@ -13,7 +13,9 @@
 // tracker cannot name, the result is an Instance of M. A Receiver is `self`
 // in a function stored into exactly one table T: its methods are T's, unless
 // a table that inherits from T defines the same name (the object may be of
-// that subclass), in which case the call stays unresolved.
+// that subclass), in which case the call stays unresolved. So do the
+// methods of objects some code gives another metatable after they were
+// made (`return setmetatable(self, Chasing)` in a state's method).
 #include "flow/values.h"
 
 namespace ljcheck::flow {
@@ -34,6 +36,16 @@ void ValueMap::addClassFacts(const TableUses& uses) {
     auto [it, inserted] = metatables_.emplace(table, metatable);
     if (!inserted && it->second != metatable) metatableInDoubt_.insert(table);
   }
+  reclassed_.insert(uses.reclassed.begin(), uses.reclassed.end());
+}
+
+// Whether objects whose metatable is `metatable` may be given another one
+// (TableUses::reclassed): by the metatable, or by the class its __index names.
+bool ValueMap::reclassed(TableOrigin metatable) const {
+  if (reclassed_.empty()) return false;
+  if (reclassed_.count(metatable)) return true;
+  auto cls = classOf(metatable);
+  return cls && reclassed_.count(*cls);
 }
 
 // The table a metatable's __index names, when it is a table from a constructor.
@@ -51,7 +63,7 @@ Value ValueMap::lookup(TableOrigin table, std::string_view key, int depth) const
   if (own != fields_.end()) return own->second;
   if (metatableInDoubt_.count(table)) return {};
   auto meta = metatables_.find(table);
-  if (meta == metatables_.end()) return {};
+  if (meta == metatables_.end() || reclassed(meta->second)) return {};
   auto base = classOf(meta->second);
   return base ? lookup(*base, key, depth + 1) : Value{};
 }
@@ -75,17 +87,42 @@ bool ValueMap::overridden(TableOrigin base, std::string_view key) const {
   return false;
 }
 
+// Whether a table of another file that inherits from `cls`, the table
+// this module returns, defines `key` itself (audit 65: Shape:sweep's
+// `self:outline()` when Circle and Rect, each in its own file, define
+// outline: Shape's never runs).
+bool ValueMap::overriddenElsewhere(TableOrigin cls, std::string_view key) const {
+  if (!overriddenElsewhere_ || !overriddenElsewhere_->count(key) || protos_.empty()) return false;
+  const Value& module = protos_.back().returns;  // the main function is the last prototype
+  return module.is(Kind::Table) && module.pc != 0 && TableOrigin{module.proto, module.pc} == cls;
+}
+
+std::vector<std::string> ValueMap::overridesOfOtherModules() const {
+  std::vector<std::string> out;
+  for (const auto& [table, metatable] : metatables_) {
+    const Value base = field(Value::table(metatable.first, metatable.second), "__index");
+    if (!base.is(Kind::Module)) continue;
+    for (auto it = fields_.lower_bound(std::make_pair(table, std::string_view())); it != fields_.end(); ++it) {
+      if (it->first.first != table) break;
+      if (it->second.is(Kind::LuaFunction)) out.push_back(std::string(base.name) + ":" + std::string(it->first.second));
+    }
+  }
+  return out;
+}
+
 Value ValueMap::resolveMethod(const Value& method) const {
   if (method.kind != Kind::Method || method.reassignable) return method;
   TableOrigin origin{method.proto, method.pc};
   switch (method.integer) {
     case Value::kMethodOfReceiver:  // self: the table the method was defined on
-      return overridden(origin, method.name) ? Value{} : lookup(origin, method.name, 0);
+      return overridden(origin, method.name) || overriddenElsewhere(origin, method.name) || reclassed_.count(origin)
+                 ? Value{}
+                 : lookup(origin, method.name, 0);
     case Value::kMethodOfTable:
       return lookup(origin, method.name, 0);
     default: {
       auto cls = classOf(origin);  // an Instance: its metatable's __index
-      return cls ? lookup(*cls, method.name, 0) : Value{};
+      return cls && !reclassed(origin) ? lookup(*cls, method.name, 0) : Value{};
     }
   }
 }

@@ -29,6 +29,7 @@ void ValueMap::collectFields() {
   ownerInDoubt_.clear();
   metatables_.clear();
   metatableInDoubt_.clear();
+  reclassed_.clear();
   for (const auto& p : protos_) addFields(p);
 }
 
@@ -129,7 +130,10 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
   switch (ins.op) {
     case Op::TSETS: case Op::TSETV: {
       Value table = valueAt(ins.b);
-      if (table.is(Kind::Module) || table.is(Kind::ModuleMember)) {
+      // Into another module's table, or into an object one of its functions
+      // returned (`mode.render = fn` on Widget.new()'s object, audit 65): a
+      // call of that member, or method, may call what is stored.
+      if (table.is(Kind::Module) || table.is(Kind::ModuleMember) || table.is(Kind::ModuleResult)) {
         // A key the bytecode does not name may be any member: "*".
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         tables.moduleFieldWrites.emplace_back(table.name, key ? std::string_view(*key) : std::string_view("*"));
@@ -172,6 +176,8 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         Value metatable = count >= 2 ? valueAt(first + 1) : Value{};
         if (target.is(Kind::Table) && target.pc != 0 && metatable.is(Kind::Table) && metatable.pc != 0)
           tables.metatables.push_back({{target.proto, target.pc}, {metatable.proto, metatable.pc}});
+        if ((target.is(Kind::Receiver) || target.is(Kind::Instance)) && target.pc != 0)
+          tables.reclassed.push_back({target.proto, target.pc});
       }
       if (callee.is(Kind::LibFunction) && callee.name == "ffi.cdef" && count >= 1 && valueAt(first).isConstantString())
         tables.cdefs.push_back(valueAt(first).text());
@@ -179,7 +185,7 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       // module's table, or into one of this file's.
       if (callee.is(Kind::LibFunction) && callee.name == "rawset" && count >= 2) {
         const Value table = valueAt(first), key = valueAt(first + 1);
-        if (table.is(Kind::Module) || table.is(Kind::ModuleMember))
+        if (table.is(Kind::Module) || table.is(Kind::ModuleMember) || table.is(Kind::ModuleResult))
           tables.moduleFieldWrites.emplace_back(table.name,
                                                 key.isConstantString() ? key.text() : std::string_view("*"));
         if (table.is(Kind::Table) && table.pc != 0) {

@@ -148,9 +148,10 @@ Flow truthyEdges(const Prototype& p, const Instruction& ins, Flow flow, const st
 
 ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases,
                    const CModules* cModules, History* history, const ImportedReturns* importedReturns,
-                   const LuaMethods* luaMethods)
+                   const LuaMethods* luaMethods, const LuaMethods* overriddenElsewhere)
     : history_(history), chunk_(chunk), profile_(profile), aliases_(aliases), cModules_(cModules),
-      importedReturns_(importedReturns), luaMethods_(luaMethods), protos_(chunk.prototypes.size()) {
+      importedReturns_(importedReturns), luaMethods_(luaMethods), overriddenElsewhere_(overriddenElsewhere),
+      protos_(chunk.prototypes.size()) {
   // Which upvalues each closure assigns, its nested closures included
   // (children come first in a dump).
   assignedUpvalues_.resize(chunk.prototypes.size());
@@ -219,9 +220,12 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
     escapingTables_.insert(p.escapingTables.begin(), p.escapingTables.end());
     unresolvedSetmetatable_ |= p.unresolvedSetmetatable;
     jitOff_.insert(p.jitOff.begin(), p.jitOff.end());
-    for (const auto& [table, key] : p.moduleFieldWrites)
-      assignedModuleMembers_.insert(std::string(table) + (table.find(':') == std::string_view::npos ? ":" : ".") +
-                                    std::string(key));
+    for (const auto& [table, key] : p.moduleFieldWrites) {
+      // "a.b:f" (the module's table), "a.b:T.f" (a table it holds), "a.b:new():f" (an object new returns).
+      const bool object = table.size() > 2 && table.substr(table.size() - 2) == "()";
+      const char* joint = table.find(':') == std::string_view::npos || object ? ":" : ".";
+      assignedModuleMembers_.insert(std::string(table) + joint + std::string(key));
+    }
   }
 }
 
@@ -575,8 +579,8 @@ Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv)
 
 ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
   return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
-          fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), cModuleOperations.size(),
-          moduleFieldWrites.size(), unresolvedSetmetatable};
+          fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), reclassed.size(),
+          cModuleOperations.size(), moduleFieldWrites.size(), unresolvedSetmetatable};
 }
 
 void ValueMap::TableUses::cutBackTo(const Mark& m) {
@@ -587,6 +591,7 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   fieldWrites.resize(m.fieldWrites);
   dynamicKeys.resize(m.dynamicKeys);
   metatables.resize(m.metatables);
+  reclassed.resize(m.reclassed);
   cModuleOperations.resize(m.cModuleOperations);
   moduleFieldWrites.resize(m.moduleFieldWrites);
   unresolvedSetmetatable = m.unresolvedSetmetatable;

@@ -212,9 +212,14 @@ class ValueMap {
   // those modules define in Lua, by "module:f():m": obj:gsub(...) on one is
   // that method, not string.gsub. Null for none.
   using LuaMethods = std::set<std::string, std::less<>>;
+  // `overriddenElsewhere`: the members of the table this module returns
+  // that tables of other files which inherit from it define again
+  // (overridesOfOtherModules there): `self:m()` in a method of this table
+  // may call theirs. Null for none.
   ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr,
            const CModules* cModules = nullptr, History* history = nullptr,
-           const ImportedReturns* importedReturns = nullptr, const LuaMethods* luaMethods = nullptr);
+           const ImportedReturns* importedReturns = nullptr, const LuaMethods* luaMethods = nullptr,
+           const LuaMethods* overriddenElsewhere = nullptr);
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
@@ -274,6 +279,11 @@ class ValueMap {
   // module's table, or a table it holds, that this chunk assigns: `codec.encode
   // = function(x) ... end` replaces what codec.lua defines for every caller.
   const std::set<std::string>& assignedModuleMembers() const { return assignedModuleMembers_; }
+  // The methods this file's classes define again over another module's
+  // class they inherit from (`setmetatable(Circle, {__index = Shape})` with
+  // Shape = require("shapes.base"), then `function Circle:outline()`), as
+  // "module:member" ("shapes.base:outline"); classes.cpp.
+  std::vector<std::string> overridesOfOtherModules() const;
   // The pc of the FNEW in its parent that creates a prototype (the first,
   // if several do); 0 for the main chunk or when none does.
   int creatingPc(std::size_t proto) const { return proto < creatingPc_.size() ? creatingPc_[proto] : 0; }
@@ -397,6 +407,11 @@ class ValueMap {
     std::vector<TableOrigin> dynamicKeys;
     // setmetatable(T, M) with both from constructors: {T, M}.
     std::vector<std::pair<TableOrigin, TableOrigin>> metatables;
+    // setmetatable(self, M) in a method of T, or setmetatable(o, M) of an
+    // Instance: T, or the Instance's metatable. Objects of that class may
+    // change class (an enemy's state machine, audit 65): their methods are
+    // in doubt.
+    std::vector<TableOrigin> reclassed;
     std::vector<CModuleOperation> cModuleOperations;
     // Constant-key stores into another module's table, or a table it holds:
     // {"a.b" or "a.b:T", key} (assignedModuleMembers).
@@ -407,7 +422,7 @@ class ValueMap {
     // (ValueMap::forwardPass starts a round from a loop head).
     struct Mark {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
-                  metatables = 0, cModuleOperations = 0, moduleFieldWrites = 0;
+                  metatables = 0, reclassed = 0, cModuleOperations = 0, moduleFieldWrites = 0;
       bool unresolvedSetmetatable = false;
     };
     Mark mark() const;
@@ -481,6 +496,7 @@ class ValueMap {
   const CModules* cModules_;
   const ImportedReturns* importedReturns_;
   const LuaMethods* luaMethods_ = nullptr;
+  const LuaMethods* overriddenElsewhere_ = nullptr;
   std::vector<ProtoValues> protos_;
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string_view, Value> libraryCache_;
@@ -502,10 +518,13 @@ class ValueMap {
   std::set<std::size_t> ownerInDoubt_;
   std::map<TableOrigin, TableOrigin> metatables_;
   std::set<TableOrigin> metatableInDoubt_;
+  std::set<TableOrigin> reclassed_;  // TableUses::reclassed, of every prototype
   void addClassFacts(const TableUses& uses);
   std::optional<TableOrigin> classOf(TableOrigin metatable) const;
   Value lookup(TableOrigin table, std::string_view key, int depth) const;
   bool overridden(TableOrigin base, std::string_view key) const;
+  bool reclassed(TableOrigin metatable) const;
+  bool overriddenElsewhere(TableOrigin cls, std::string_view key) const;
   Value receiverOf(std::size_t proto) const;
   // Per prototype, its parameters from its calls (BoundParameters; no
   // values for none). Set after the first passes, read by every later pass

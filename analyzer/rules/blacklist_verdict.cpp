@@ -75,6 +75,31 @@ int abortsEveryTurn(const FunctionView& fn, int loopLine) {
   return 0;
 }
 
+// A multi-value `...` in the one loop around it of a vararg function
+// that other code calls, a loop of a known count of at most loopunroll
+// turns: the loop's own traces start in the vararg frame and abort there,
+// but those that record its last turn leave it (LLEAVE), and a trace of a
+// caller that enters the frame then unrolls the loop (lj_record.c
+// rec_loop_interp, innerloopleft; at most loopunroll turns) and records
+// the `...` where the varargs are known. Whether the loop's own start is
+// blacklisted first is timing (audit 64: `for rep = 1, 3` in a vararg
+// function called 50,000 times never was, on either build; with 5 to 15
+// turns in about three runs of four; with 16, always). The loop; null
+// when this is not such a site.
+const flow::LoopTrips* unrolledVarargLoop(const FunctionView& fn, const Finding& finding, std::size_t proto) {
+  const auto& code = fn.chunk.prototypes[proto];
+  if (finding.pc <= 0 || !code.isVararg() || code.at(finding.pc).op != bytecode::Op::VARG) return nullptr;
+  if (proto + 1 >= fn.chunk.prototypes.size()) return nullptr;  // the main chunk: nothing calls it
+  const flow::ExternalCaller* external = fn.calls.externalCaller(proto);
+  if (fn.calls.callers(proto).empty() && !(external && external->calls > 0)) return nullptr;
+  const flow::LoopTrips* loop = fn.calls.evidenceAt(proto, finding.pc).loop;
+  if (!loop || !loop->known || loop->count > fn.profile.param("loopunroll", 15)) return nullptr;
+  int around = 0;
+  for (const flow::Loop& l : fn.of(proto).loops.loops())
+    if (l.first <= finding.pc && finding.pc <= l.last) ++around;
+  return around == 1 ? loop : nullptr;
+}
+
 }  // namespace
 
 BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding, std::size_t proto,
@@ -282,6 +307,15 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                  "skip it, the root trace aborts here and at " + std::to_string(runs) + " runs the start is "
                  "blacklisted (" + takes + "); if most make it, the trace splits there first. Which, the data "
                  "decides, so a warning, and likely";
+    out.dependsOnData = true;
+  } else if (const flow::LoopTrips* unrolled =
+                 needed.runs > 0 && runs >= needed.runs ? unrolledVarargLoop(fn, finding, proto) : nullptr) {
+    out.clause = "; but that loop turns " + std::to_string(unrolled->count) + " times, few enough for a trace of " +
+                 functionName(fn, proto) + "'s caller to unroll it (at most " +
+                 std::to_string(fn.profile.param("loopunroll", 15)) + " turns) once the loop's own traces keep "
+                 "leaving it (LLEAVE), and that trace enters the vararg frame and records the '...': whether the "
+                 "loop's start is blacklisted first (" + std::to_string(runs) + " runs) depends on timing, so a "
+                 "warning, and likely";
     out.dependsOnData = true;
   } else if (needed.runs > 0 && runs >= needed.runs) {
     out.blacklists = true;

@@ -312,12 +312,16 @@ class CallSplitRule final : public Rule {
           f.receiverGuessed = callee.receiverGuessed();
           // Behind a branch of the callee that can go around it, the data
           // decides whether hot calls get there (audit 50): no longer
-          // certain where the heat is known. (After a stitch on every path
-          // to it, the RETURN rules below judge it; where the heat is only
-          // inferred, it is likely already.)
-          if (!via && !ends && fn.calls.evidenceAt(site.proto, site.pc).heat == flow::Heat::Known &&
+          // certain where the heat is known, whether the tail call stitches
+          // or ends a trace that started after a stitch (audit 64: a
+          // `return print(...)` behind `if st.verbose`, never taken). Where
+          // the heat is only inferred, it is likely already. A tail call that
+          // ends the trace still masks what follows its calling site on the
+          // passes that reach it (Finding::most).
+          if (!via && fn.calls.evidenceAt(site.proto, site.pc).heat == flow::Heat::Known &&
               !fn.calls.onEveryCall(fn.index, pc)) {
-            f.confidence = std::min(f.confidence, Confidence::Likely);
+            if (ends) f.most = Confidence::Likely;
+            else f.confidence = std::min(f.confidence, Confidence::Likely);
             f.reasoning += "; a branch of " + functionName(fn, fn.index) + " can go around the tail call";
           }
           if (ends && !neverStitches && !site.protectedCall && !nextFeedsVariableCount(caller, site.pc)) {

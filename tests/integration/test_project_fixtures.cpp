@@ -32,7 +32,8 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/hot_module",     "fixtures/projects/looping_module", "fixtures/projects/lua_methods",
                                          "fixtures/projects/module_function", "fixtures/projects/nested_helpers",
                                          "fixtures/projects/registered_ctypes", "fixtures/projects/replaced_member",
-                                         "fixtures/projects/guarded_module_call"};
+                                         "fixtures/projects/guarded_module_call", "fixtures/projects/overridden_methods",
+                                         "fixtures/projects/replaced_methods"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
@@ -187,4 +188,35 @@ TEST_CASE("a call of another module's function behind a branch makes its abort l
   CHECK(fnew[4].at("severity") == "warn");
   CHECK(fnew[8].at("confidence") == "certain");
   CHECK(fnew[8].at("severity") == "blacklist");
+}
+
+TEST_CASE("methods another file defines again give the module's own no heat", "[fixtures][project]") {
+  // patches.lua defines Widget:render again, main.lua stores a paint
+  // function in its object (audit 65: errors for closures `-jv` never
+  // sees); layout, called as defined, keeps the heat of its loop.
+  std::map<int, json> fnew = closuresIn("fixtures/projects/replaced_methods", "widget.lua");
+  REQUIRE(fnew.count(8) == 1);
+  REQUIRE(fnew.count(12) == 1);
+  REQUIRE(fnew.count(16) == 1);
+  INFO(fnew[8].dump() << "\n" << fnew[12].dump() << "\n" << fnew[16].dump());
+  for (int line : {8, 12}) {
+    CHECK(fnew[line].at("severity") != "blacklist");
+    CHECK(fnew[line].at("confidence") != "certain");
+  }
+  CHECK(fnew[16].at("severity") == "blacklist");
+  CHECK(fnew[16].at("confidence") == "certain");
+}
+
+TEST_CASE("a method subclasses in other files define again is not resolved through self", "[fixtures][project]") {
+  // circle.lua and rect.lua inherit from shape.lua's Shape and define
+  // outline again: Shape:sweep's self:outline() never runs Shape's (audit
+  // 65: an error `-jv` never shows); self:tally(), Shape's alone, does.
+  std::map<int, json> fnew = closuresIn("fixtures/projects/overridden_methods", "shape.lua");
+  REQUIRE(fnew.count(8) == 1);
+  REQUIRE(fnew.count(12) == 1);
+  INFO(fnew[8].dump() << "\n" << fnew[12].dump());
+  CHECK(fnew[8].at("severity") != "blacklist");
+  CHECK(fnew[8].at("confidence") != "certain");
+  CHECK(fnew[12].at("severity") == "blacklist");
+  CHECK(fnew[12].at("confidence") == "certain");
 }

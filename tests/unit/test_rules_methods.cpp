@@ -84,3 +84,33 @@ TEST_CASE("a module function called from a loop in the main chunk that defines i
   CHECK(fnew->confidence == Confidence::Certain);
   CHECK(fnew->reasoning.find("f is called from the loop at line 5, which runs 100 times") != std::string::npos);
 }
+
+TEST_CASE("an object a method gives another metatable has no resolved methods", "[rules][methods]") {
+  // Audit 65: a state machine, `return setmetatable(self, Chasing)` in
+  // Spawning:update, which then runs once: `-jv` shows no abort at its
+  // closure. Timer's objects keep their class: its method stays certain.
+  auto ps = predict("local Spawning, Chasing = {}, {}\n"                                 // 1
+                    "Spawning.__index = Spawning\n"                                      // 2
+                    "Chasing.__index = Chasing\n"                                        // 3
+                    "function Spawning:update(w)\n"                                      // 4
+                    "  self.hook = function() return w end\n"                            // 5
+                    "  return setmetatable(self, Chasing)\n"                             // 6
+                    "end\n"                                                              // 7
+                    "function Chasing:update(w) return self end\n"                       // 8
+                    "local Timer = {}\n"                                                 // 9
+                    "Timer.__index = Timer\n"                                            // 10
+                    "function Timer:tick(dt) local f = function() return dt end end\n"   // 11
+                    "local e = setmetatable({}, Spawning)\n"                             // 12
+                    "for i = 1, 50000 do e:update(1) end\n"                              // 13
+                    "local t = setmetatable({}, Timer)\n"                                // 14
+                    "for i = 1, 50000 do t:tick(1) end\n");                              // 15
+  INFO(listed(ps));
+  const Prediction* swapped = find(ps, 5, "NYIBC:FNEW");
+  REQUIRE(swapped);
+  CHECK(swapped->confidence != Confidence::Certain);
+  CHECK(swapped->severity == Severity::Info);
+  const Prediction* kept = find(ps, 11, "NYIBC:FNEW");
+  REQUIRE(kept);
+  CHECK(kept->confidence == Confidence::Certain);
+  CHECK(kept->severity == Severity::Blacklist);
+}

@@ -395,3 +395,63 @@ TEST_CASE("a route around a tail call through a return placed before it names th
   CHECK(fnew->confidence == Confidence::Likely);
   CHECK(fnew->reasoning.find("a path that returns at line 11 can go around the call at line 8") != std::string::npos);
 }
+
+TEST_CASE("a tail call behind a branch after a stitch is likely", "[rules][hotness]") {
+  // Audit 64: `return print(...)` behind `if st.verbose`, never true, after
+  // os.clock() on every path: `-jv` shows the stitch and no RETURN at all.
+  auto ps = predict("local state = { verbose = false, ticks = 0 }\n"      // 1
+                    "local function tick(st)\n"                           // 2
+                    "  local now = os.clock()\n"                          // 3
+                    "  st.ticks = st.ticks + 1\n"                         // 4
+                    "  if st.verbose then\n"                              // 5
+                    "    return print('tick', st.ticks, now)\n"           // 6
+                    "  end\n"                                             // 7
+                    "end\n"                                               // 8
+                    "for frame = 1, 100000 do tick(state) end\n");        // 9
+  INFO(listed(ps));
+  const Prediction* ret = find(ps, 9, "RETURN:print");
+  REQUIRE(ret);
+  CHECK(ret->confidence == Confidence::Likely);
+  CHECK(ret->reasoning.find("a branch of tick can go around the tail call") != std::string::npos);
+  // On every path, the same RETURN stays certain.
+  auto every = predict("local function tick(st)\n  local now = os.clock()\n  return print('tick', now)\nend\n"
+                       "for frame = 1, 100000 do tick(1) end\n");
+  INFO(listed(every));
+  const Prediction* sure = find(every, 5, "RETURN:print");
+  REQUIRE(sure);
+  CHECK(sure->confidence == Confidence::Certain);
+}
+
+TEST_CASE("a multi-value ... in a short loop of a called vararg function does not surely blacklist", "[rules][hotness]") {
+  // Audit 64: `for rep = 1, 3 do local args = { ... } end` in a function a
+  // loop calls 50,000 times: the loop's own traces abort at the VARG, but
+  // once they leave it (LLEAVE) the caller's trace unrolls it and records
+  // the `...`: `-jv` shows 2 to 5 aborts and no blacklisting on either
+  // build. With 16 turns, more than loopunroll, the start is blacklisted
+  // in every run.
+  auto source = [](int turns) {
+    return "local function build(fmt, ...)\n"                              // 1
+           "  local out = {}\n"                                            // 2
+           "  for rep = 1, " + std::to_string(turns) + " do\n"             // 3
+           "    local args = { ... }\n"                                    // 4
+           "    out[rep] = args[1]\n"                                      // 5
+           "  end\n"                                                       // 6
+           "  return out\n"                                                // 7
+           "end\n"                                                         // 8
+           "for i = 1, 50000 do build('%d', i, i + 1) end\n";             // 9
+  };
+  auto shortLoop = predict(source(3));
+  INFO(listed(shortLoop));
+  const Prediction* varg = find(shortLoop, 4, "NYIBC:VARG");
+  REQUIRE(varg);
+  CHECK(varg->severity == Severity::Warn);
+  CHECK(varg->confidence == Confidence::Likely);
+  CHECK(varg->reasoning.find("that loop turns 3 times, few enough for a trace of build's caller to unroll it") !=
+        std::string::npos);
+  auto longLoop = predict(source(16));
+  INFO(listed(longLoop));
+  const Prediction* sure = find(longLoop, 4, "NYIBC:VARG");
+  REQUIRE(sure);
+  CHECK(sure->severity == Severity::Blacklist);
+  CHECK(sure->confidence == Confidence::Certain);
+}
