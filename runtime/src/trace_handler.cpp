@@ -328,7 +328,18 @@ std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcId
     }
     to = at;
   }
-  return linesBetween(L, funcIdx, pc, to);
+  // From the exit's own line on: code LuaJIT placed after it that runs
+  // before it in the source (the UCLO and RET of an early `return 0`, moved
+  // to the function's end) is not reached from here (audit 66: an extent of
+  // lines 7-11 for an exit at line 11 took the samples of the function's
+  // blacklisted entry).
+  std::pair<int, int> lines = linesBetween(L, funcIdx, pc, to);
+  const int exitLine = linesBetween(L, funcIdx, pc, pc).first;
+  if (exitLine > 0 && lines.first < exitLine) {
+    lines.first = exitLine;
+    lines.second = std::max(lines.second, exitLine);
+  }
+  return lines;
 }
 
 // The start site of trace tr (which loop or function died: -jv's "start"

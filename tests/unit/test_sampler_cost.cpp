@@ -657,3 +657,34 @@ TEST_CASE("a trace stitched inside a helper charges the caller's lines it return
   REQUIRE(inCaller > 0);
   CHECK(closure->interpretedSamples >= inCaller);
 }
+
+TEST_CASE("a side exit's extent starts at the exit, whatever early return LuaJIT placed after it",
+          "[runtime][sampler][cost]") {
+  // Audit 66: score's `return 0` closes the closure's upvalue, and LuaJIT
+  // puts that UCLO and RET last in the function, with line 4. The inner
+  // loop's exit at line 8 gets side traces that abort at the UCLO before
+  // `return s` and is left to the interpreter: the code it runs is line 8,
+  // not lines 4-8, whose samples belong to the function's own entry.
+  auto [report, samples] = runCosted("local items = {}\n"
+                                     "for i = 1, 4000 do items[i] = (i % 97 ~= 0) and { w = i % 50 } or false end\n"
+                                     "local function score(item, k)\n"
+                                     "  if not item then return 0 end\n"
+                                     "  local weigh = function(x) return x * k end\n"
+                                     "  local s = weigh(item.w)\n"
+                                     "  for j = 1, 12 do s = s + (item.w * j) % 7 end\n"
+                                     "  return s\n"
+                                     "end\n"
+                                     "local total = 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  for i = 1, #items do total = total + score(items[i], 2) end\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* exit = nullptr;
+  for (const AbortSite& site : report.sites)
+    if (site.reasonId.str() == "NYIBC:UCLO" && site.fallback) exit = &site;
+  REQUIRE(exit);
+  CHECK(exit->extentFirstLine == 8);
+  CHECK(exit->extentLastLine == 8);
+}
