@@ -12,6 +12,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "../support/cli.h"
 #include "../support/fixtures.h"
@@ -158,23 +160,32 @@ std::map<int, json> closuresIn(const std::string& project, const std::string& fi
   return fnew;
 }
 
+// The closures lint reports in `file` of `project`: those on the lines
+// `unsure` claim neither certain nor an error (the code the project's calls
+// reach is another), those on the lines `sure` both.
+void checkClaims(const std::string& project, const std::string& file, const std::vector<int>& unsure,
+                 const std::vector<int>& sure) {
+  std::map<int, json> fnew = closuresIn(project, file);
+  for (const auto& [line, prediction] : fnew) UNSCOPED_INFO(line << ": " << prediction.dump());
+  for (int line : unsure) {
+    REQUIRE(fnew.count(line) == 1);
+    CHECK(fnew[line].at("severity") != "blacklist");
+    CHECK(fnew[line].at("confidence") != "certain");
+  }
+  for (int line : sure) {
+    REQUIRE(fnew.count(line) == 1);
+    CHECK(fnew[line].at("severity") == "blacklist");
+    CHECK(fnew[line].at("confidence") == "certain");
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a module function another file replaces gets no heat from that file's calls", "[fixtures][project]") {
   // main.lua assigns codec.encode and rawsets codec.check before its loops
   // (audits 60, 62: an `error` for a closure `-jv` never sees);
   // codec.decode, called as defined, keeps the heat of its loop.
-  std::map<int, json> fnew = closuresIn("fixtures/projects/replaced_member", "codec.lua");
-  REQUIRE(fnew.count(4) == 1);
-  REQUIRE(fnew.count(8) == 1);
-  REQUIRE(fnew.count(12) == 1);
-  INFO(fnew[4].dump() << "\n" << fnew[8].dump() << "\n" << fnew[12].dump());
-  for (int line : {4, 12}) {
-    CHECK(fnew[line].at("severity") != "blacklist");
-    CHECK(fnew[line].at("confidence") != "certain");
-  }
-  CHECK(fnew[8].at("severity") == "blacklist");
-  CHECK(fnew[8].at("confidence") == "certain");
+  checkClaims("fixtures/projects/replaced_member", "codec.lua", {4, 12}, {8});
 }
 
 TEST_CASE("a call of another module's function behind a branch makes its abort likely", "[fixtures][project]") {
@@ -194,29 +205,12 @@ TEST_CASE("methods another file defines again give the module's own no heat", "[
   // patches.lua defines Widget:render again, main.lua stores a paint
   // function in its object (audit 65: errors for closures `-jv` never
   // sees); layout, called as defined, keeps the heat of its loop.
-  std::map<int, json> fnew = closuresIn("fixtures/projects/replaced_methods", "widget.lua");
-  REQUIRE(fnew.count(8) == 1);
-  REQUIRE(fnew.count(12) == 1);
-  REQUIRE(fnew.count(16) == 1);
-  INFO(fnew[8].dump() << "\n" << fnew[12].dump() << "\n" << fnew[16].dump());
-  for (int line : {8, 12}) {
-    CHECK(fnew[line].at("severity") != "blacklist");
-    CHECK(fnew[line].at("confidence") != "certain");
-  }
-  CHECK(fnew[16].at("severity") == "blacklist");
-  CHECK(fnew[16].at("confidence") == "certain");
+  checkClaims("fixtures/projects/replaced_methods", "widget.lua", {8, 12}, {16});
 }
 
 TEST_CASE("a method subclasses in other files define again is not resolved through self", "[fixtures][project]") {
   // circle.lua and rect.lua inherit from shape.lua's Shape and define
   // outline again: Shape:sweep's self:outline() never runs Shape's (audit
   // 65: an error `-jv` never shows); self:tally(), Shape's alone, does.
-  std::map<int, json> fnew = closuresIn("fixtures/projects/overridden_methods", "shape.lua");
-  REQUIRE(fnew.count(8) == 1);
-  REQUIRE(fnew.count(12) == 1);
-  INFO(fnew[8].dump() << "\n" << fnew[12].dump());
-  CHECK(fnew[8].at("severity") != "blacklist");
-  CHECK(fnew[8].at("confidence") != "certain");
-  CHECK(fnew[12].at("severity") == "blacklist");
-  CHECK(fnew[12].at("confidence") == "certain");
+  checkClaims("fixtures/projects/overridden_methods", "shape.lua", {8}, {12});
 }

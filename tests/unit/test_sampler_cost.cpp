@@ -681,10 +681,9 @@ TEST_CASE("a side exit's extent starts at the exit, whatever early return LuaJIT
                                      "end\n",
                                      false);
   INFO(runSummary(report, &samples, 10));
-  const AbortSite* exit = nullptr;
-  for (const AbortSite& site : report.sites)
-    if (site.reasonId.str() == "NYIBC:UCLO" && site.fallback) exit = &site;
+  const AbortSite* exit = findSite(report, "NYIBC:UCLO", "snippet.lua:8", "snippet.lua:8");
   REQUIRE(exit);
+  CHECK(exit->fallback);
   CHECK(exit->extentFirstLine == 8);
   CHECK(exit->extentLastLine == 8);
 }
