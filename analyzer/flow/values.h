@@ -413,8 +413,9 @@ class ValueMap {
     // in doubt.
     std::vector<TableOrigin> reclassed;
     std::vector<CModuleOperation> cModuleOperations;
-    // Constant-key stores into another module's table, or a table it holds:
-    // {"a.b" or "a.b:T", key} (assignedModuleMembers).
+    // Constant-key stores into another module's table, a table it holds, or
+    // an object one of its functions returned: {"a.b", "a.b:T" or
+    // "a.b:new()", key} (assignedModuleMembers).
     std::vector<std::pair<std::string_view, std::string_view>> moduleFieldWrites;
     // How far a pass had got: every list's length, and the flag (a field
     // added above needs its place here). A pass only appends (and sets the
