@@ -152,7 +152,25 @@ bool replacedCall(const std::set<std::string>& replaced, std::string_view member
   if (replaced.empty()) return false;
   if (replaced.count(std::string(member)) || replaced.count("*")) return true;
   const std::size_t object = member.rfind("():");
-  return object != std::string_view::npos && replaced.count(std::string(member.substr(object + 3)));
+  if (object == std::string_view::npos) return false;
+  const std::string_view maker = member.substr(0, object), key = member.substr(object + 3);
+  // A class the module table holds: "Button.new():draw" is Button's draw
+  // (`function ui.Button:draw()` in another file, audit 67).
+  const std::size_t dot = maker.rfind('.');
+  const std::string cls = dot == std::string_view::npos ? std::string() : std::string(maker.substr(0, dot + 1));
+  return replaced.count(cls + std::string(key)) > 0;
+}
+
+// Whether the file that makes `call` gave objects of that maker another
+// class, or stored under keys it does not name in one (setmetatable(m,
+// Chasing) on m = spawning.new(), audit 67): "spawning:new():*" among its
+// assigned members. Its calls of their methods may run another class's;
+// other files' objects of the same maker are theirs.
+bool reclassedBy(const FileLinks& caller, const flow::ModuleCall& call) {
+  const std::size_t object = call.member.rfind("():");
+  if (object == std::string::npos || caller.assignedMembers.empty()) return false;
+  const std::string name = call.module + ":" + call.member.substr(0, object) + "():*";
+  return std::find(caller.assignedMembers.begin(), caller.assignedMembers.end(), name) != caller.assignedMembers.end();
 }
 
 }  // namespace
@@ -178,6 +196,7 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
       auto exported = links[*to].exports.find(call.member);
       if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
       if (auto r = replaced.find(*to); r != replaced.end() && replacedCall(r->second, call.member)) continue;
+      if (reclassedBy(links[from], call)) continue;
       addCall(call, from, out[*to]);
     }
   }
@@ -199,7 +218,7 @@ IncomingHeat ProjectIndex::incomingFrom(const std::vector<std::size_t>& callers,
     if (from >= links.size() || from >= paths_.size()) continue;
     for (const auto& call : links[from].calls) {
       if (resolve(call.module, from) != to) continue;
-      if (replacedCall(replaced, call.member)) continue;
+      if (replacedCall(replaced, call.member) || reclassedBy(links[from], call)) continue;
       if (own) {
         auto exported = own->find(call.member);
         if (exported == own->end() || call.heat <= exported->second) continue;

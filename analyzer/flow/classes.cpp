@@ -37,6 +37,7 @@ void ValueMap::addClassFacts(const TableUses& uses) {
     if (!inserted && it->second != metatable) metatableInDoubt_.insert(table);
   }
   reclassed_.insert(uses.reclassed.begin(), uses.reclassed.end());
+  moduleClasses_.insert(uses.moduleClasses.begin(), uses.moduleClasses.end());
 }
 
 // Whether objects whose metatable is `metatable` may be given another one
@@ -92,21 +93,38 @@ bool ValueMap::overridden(TableOrigin base, std::string_view key) const {
 // `self:outline()` when Circle and Rect, each in its own file, define
 // outline: Shape's never runs).
 bool ValueMap::overriddenElsewhere(TableOrigin cls, std::string_view key) const {
-  if (!overriddenElsewhere_ || !overriddenElsewhere_->count(key) || protos_.empty()) return false;
+  if (!overriddenElsewhere_ || protos_.empty()) return false;
   const Value& module = protos_.back().returns;  // the main function is the last prototype
-  return module.is(Kind::Table) && module.pc != 0 && TableOrigin{module.proto, module.pc} == cls;
+  if (!module.is(Kind::Table) || module.pc == 0) return false;
+  const TableOrigin origin{module.proto, module.pc};
+  if (origin == cls) return overriddenElsewhere_->count(key) > 0;
+  // A class the module table holds (`return {Shape = Shape}`): "Shape.outline".
+  for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
+    if (it->first.first != origin) break;
+    const Value& held = it->second;
+    if (held.is(Kind::Table) && TableOrigin{held.proto, held.pc} == cls &&
+        overriddenElsewhere_->count(std::string(it->first.second) + "." + std::string(key)))
+      return true;
+  }
+  return false;
 }
 
 std::vector<std::string> ValueMap::overridesOfOtherModules() const {
   std::vector<std::string> out;
-  for (const auto& [table, metatable] : metatables_) {
-    const Value base = field(Value::table(metatable.first, metatable.second), "__index");
-    if (!base.is(Kind::Module)) continue;
+  // "a.b:key" for a class of module a.b itself, "a.b:Shape.key" for one it holds.
+  auto methodsOf = [&](TableOrigin table, const Value& base) {
+    const std::string prefix = std::string(base.name) + (base.is(Kind::Module) ? ":" : ".");
     for (auto it = fields_.lower_bound(std::make_pair(table, std::string_view())); it != fields_.end(); ++it) {
       if (it->first.first != table) break;
-      if (it->second.is(Kind::LuaFunction)) out.push_back(std::string(base.name) + ":" + std::string(it->first.second));
+      if (it->second.is(Kind::LuaFunction)) out.push_back(prefix + std::string(it->first.second));
     }
+  };
+  for (const auto& [table, metatable] : metatables_) {  // setmetatable(Circle, {__index = Shape})
+    const Value base = field(Value::table(metatable.first, metatable.second), "__index");
+    if (base.is(Kind::Module) || base.is(Kind::ModuleMember)) methodsOf(table, base);
   }
+  for (const auto& [table, name] : moduleClasses_)  // setmetatable(Circle, Shape)
+    methodsOf(table, Value::of(name.find(':') == std::string_view::npos ? Kind::Module : Kind::ModuleMember, name));
   return out;
 }
 

@@ -20,11 +20,16 @@ struct TailCalledBuiltin {
   // (rules::stitchBeforeTailCall): the tail call then ends the trace (RETURN).
   int stitchLine = 0;
   std::string stitchCallee = {};
+  // A branch of the defining function can go around the tail call: the
+  // data decides whether hot calls get there (audit 67: `if M.level >= 3
+  // then return print(...) end`, never taken).
+  bool behindBranch = false;
 };
 
 inline bool sameTailCall(const TailCalledBuiltin& a, const TailCalledBuiltin& b) {
   return a.builtin == b.builtin && a.receiverInferred == b.receiverInferred && a.line == b.line &&
-         a.definedIn == b.definedIn && a.stitchLine == b.stitchLine && a.stitchCallee == b.stitchCallee;
+         a.definedIn == b.definedIn && a.stitchLine == b.stitchLine && a.stitchCallee == b.stitchCallee &&
+         a.behindBranch == b.behindBranch;
 }
 
 using ImportedTailCalls = std::map<std::string, TailCalledBuiltin, std::less<>>;

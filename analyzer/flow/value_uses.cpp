@@ -30,6 +30,7 @@ void ValueMap::collectFields() {
   metatables_.clear();
   metatableInDoubt_.clear();
   reclassed_.clear();
+  moduleClasses_.clear();
   for (const auto& p : protos_) addFields(p);
 }
 
@@ -133,8 +134,10 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       // Into another module's table, or into an object one of its functions
       // returned (`mode.render = fn` on Widget.new()'s object, audit 65): a
       // call of that member, or method, may call what is stored.
-      if (table.is(Kind::Module) || table.is(Kind::ModuleMember) || table.is(Kind::ModuleResult)) {
-        // A key the bytecode does not name may be any member: "*".
+      // A key the bytecode does not name may be any member: "*"; a number
+      // key names an array slot of an object, no method.
+      if (table.is(Kind::Module) || table.is(Kind::ModuleMember) ||
+          (table.is(Kind::ModuleResult) && !(ins.op == Op::TSETV && valueAt(ins.c).is(Kind::Number)))) {
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         tables.moduleFieldWrites.emplace_back(table.name, key ? std::string_view(*key) : std::string_view("*"));
       }
@@ -176,8 +179,16 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         Value metatable = count >= 2 ? valueAt(first + 1) : Value{};
         if (target.is(Kind::Table) && target.pc != 0 && metatable.is(Kind::Table) && metatable.pc != 0)
           tables.metatables.push_back({{target.proto, target.pc}, {metatable.proto, metatable.pc}});
-        if ((target.is(Kind::Receiver) || target.is(Kind::Instance)) && target.pc != 0)
+        // A nil metatable takes the methods away (an object pool's release): no other class's run.
+        const bool toClass = count >= 2 && !metatable.is(Kind::Nil);
+        if ((target.is(Kind::Receiver) || target.is(Kind::Instance)) && target.pc != 0 && toClass)
           tables.reclassed.push_back({target.proto, target.pc});
+        // Another module's object given a class of this file (audit 67): any of its methods may be another.
+        if (target.is(Kind::ModuleResult) && toClass) tables.moduleFieldWrites.emplace_back(target.name, "*");
+        // This file's class inheriting from another module's, `setmetatable(Circle, Shape)`
+        // with Shape = require("shape") (audit 67): its methods may stand in for Shape's.
+        if (target.is(Kind::Table) && target.pc != 0 && (metatable.is(Kind::Module) || metatable.is(Kind::ModuleMember)))
+          tables.moduleClasses.push_back({{target.proto, target.pc}, metatable.name});
       }
       if (callee.is(Kind::LibFunction) && callee.name == "ffi.cdef" && count >= 1 && valueAt(first).isConstantString())
         tables.cdefs.push_back(valueAt(first).text());

@@ -580,7 +580,7 @@ Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv)
 ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
   return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
           fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), reclassed.size(),
-          cModuleOperations.size(), moduleFieldWrites.size(), unresolvedSetmetatable};
+          moduleClasses.size(),    cModuleOperations.size(), moduleFieldWrites.size(), unresolvedSetmetatable};
 }
 
 void ValueMap::TableUses::cutBackTo(const Mark& m) {
@@ -592,6 +592,7 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   dynamicKeys.resize(m.dynamicKeys);
   metatables.resize(m.metatables);
   reclassed.resize(m.reclassed);
+  moduleClasses.resize(m.moduleClasses);
   cModuleOperations.resize(m.cModuleOperations);
   moduleFieldWrites.resize(m.moduleFieldWrites);
   unresolvedSetmetatable = m.unresolvedSetmetatable;

@@ -412,6 +412,9 @@ class ValueMap {
     // change class (an enemy's state machine, audit 65): their methods are
     // in doubt.
     std::vector<TableOrigin> reclassed;
+    // setmetatable(T, M) of a table from a constructor, with M another
+    // module's table or one it holds: {T, "a.b" or "a.b:M"}.
+    std::vector<std::pair<TableOrigin, std::string_view>> moduleClasses;
     std::vector<CModuleOperation> cModuleOperations;
     // Constant-key stores into another module's table, a table it holds, or
     // an object one of its functions returned: {"a.b", "a.b:T" or
@@ -423,7 +426,7 @@ class ValueMap {
     // (ValueMap::forwardPass starts a round from a loop head).
     struct Mark {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
-                  metatables = 0, reclassed = 0, cModuleOperations = 0, moduleFieldWrites = 0;
+                  metatables = 0, reclassed = 0, moduleClasses = 0, cModuleOperations = 0, moduleFieldWrites = 0;
       bool unresolvedSetmetatable = false;
     };
     Mark mark() const;
@@ -520,6 +523,7 @@ class ValueMap {
   std::map<TableOrigin, TableOrigin> metatables_;
   std::set<TableOrigin> metatableInDoubt_;
   std::set<TableOrigin> reclassed_;  // TableUses::reclassed, of every prototype
+  std::set<std::pair<TableOrigin, std::string_view>> moduleClasses_;  // TableUses::moduleClasses, of every prototype
   void addClassFacts(const TableUses& uses);
   std::optional<TableOrigin> classOf(TableOrigin metatable) const;
   Value lookup(TableOrigin table, std::string_view key, int depth) const;

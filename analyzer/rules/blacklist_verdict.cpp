@@ -62,16 +62,20 @@ bool unreachedBehindAborts(const FunctionView& fn, std::size_t proto, const std:
 // around it; 0 for none. No trace gets past such a loop: its own aborts
 // there, and so does any trace that runs through it (audit 59: a UCLO
 // after `for j = 1, 3 do fs[j] = function() ... end end`, never recorded).
+// The line of the first instruction the recorder refuses in [first, upTo)
+// of the region [first, last] (a loop body, or the whole function) that
+// every pass through it runs; 0 for none.
+int refusedOnEveryPass(const FunctionView& fn, int first, int last, int upTo) {
+  const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
+  for (int pc = first; pc < upTo && pc <= last && pc <= fn.proto.size(); ++pc)
+    if (flow::refuses(fn.profile, fn.proto.at(pc).op) && !flow::routesAround(branches, pc, first, last, false).compiles)
+      return fn.proto.at(pc).line;
+  return 0;
+}
+
 int abortsEveryTurn(const FunctionView& fn, int loopLine) {
-  for (const flow::Loop& loop : fn.loops.loops()) {
-    if (fn.proto.at(loop.entry()).line != loopLine) continue;
-    const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
-    for (int pc = loop.first; pc <= loop.last && pc <= fn.proto.size(); ++pc)
-      if (flow::refuses(fn.profile, fn.proto.at(pc).op) &&
-          !flow::routesAround(branches, pc, loop.first, loop.last, false).compiles)
-        return fn.proto.at(pc).line;
-    return 0;
-  }
+  for (const flow::Loop& loop : fn.loops.loops())
+    if (fn.proto.at(loop.entry()).line == loopLine) return refusedOnEveryPass(fn, loop.first, loop.last, loop.last + 1);
   return 0;
 }
 
@@ -84,8 +88,9 @@ int abortsEveryTurn(const FunctionView& fn, int loopLine) {
 // the `...` where the varargs are known. Whether the loop's own start is
 // blacklisted first is timing (audit 64: `for rep = 1, 3` in a vararg
 // function called 50,000 times never was, on either build; with 5 to 15
-// turns in about three runs of four; with 16, always). The loop; null
-// when this is not such a site.
+// turns in about three runs of four; audit 67: with 16, in about two runs
+// of three; with 17, 20 and 30, always). The loop; null when this is not
+// such a site.
 const flow::LoopTrips* unrolledVarargLoop(const FunctionView& fn, const Finding& finding, std::size_t proto) {
   const auto& code = fn.chunk.prototypes[proto];
   if (finding.pc <= 0 || !code.isVararg() || code.at(finding.pc).op != bytecode::Op::VARG) return nullptr;
@@ -93,11 +98,24 @@ const flow::LoopTrips* unrolledVarargLoop(const FunctionView& fn, const Finding&
   const flow::ExternalCaller* external = fn.calls.externalCaller(proto);
   if (fn.calls.callers(proto).empty() && !(external && external->calls > 0)) return nullptr;
   const flow::LoopTrips* loop = fn.calls.evidenceAt(proto, finding.pc).loop;
-  if (!loop || !loop->known || loop->count > fn.profile.param("loopunroll", 15)) return nullptr;
+  // loopunroll counts back edges: a loop of loopunroll + 1 turns still unrolls (audit 67: 16 turns).
+  if (!loop || !loop->known || loop->count > fn.profile.param("loopunroll", 15) + 1) return nullptr;
   int around = 0;
   for (const flow::Loop& l : fn.of(proto).loops.loops())
     if (l.first <= finding.pc && finding.pc <= l.last) ++around;
-  return around == 1 ? loop : nullptr;
+  if (around != 1) return nullptr;
+  // Only a caller's trace that gets to the call unrolls the loop: one that
+  // aborts before it on every pass never does (audit 67: a closure made
+  // ahead of the call in the caller's loop; the VARG start is blacklisted
+  // in every run).
+  bool reached = external && external->calls > 0;
+  for (const flow::CallSite& site : fn.calls.callers(proto)) {
+    const FunctionView caller = fn.of(site.proto);
+    const flow::Loop* body = caller.loops.innermost(site.pc);
+    if (!refusedOnEveryPass(caller, body ? body->first : 1, body ? body->last : caller.proto.size(), site.pc))
+      reached = true;
+  }
+  return reached ? loop : nullptr;
 }
 
 }  // namespace
@@ -312,7 +330,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                  needed.runs > 0 && runs >= needed.runs ? unrolledVarargLoop(fn, finding, proto) : nullptr) {
     out.clause = "; but that loop turns " + std::to_string(unrolled->count) + " times, few enough for a trace of " +
                  functionName(fn, proto) + "'s caller to unroll it (at most " +
-                 std::to_string(fn.profile.param("loopunroll", 15)) + " turns) once the loop's own traces keep "
+                 std::to_string(fn.profile.param("loopunroll", 15) + 1) + " turns) once the loop's own traces keep "
                  "leaving it (LLEAVE), and that trace enters the vararg frame and records the '...': whether the "
                  "loop's start is blacklisted first (" + std::to_string(runs) + " runs) depends on timing, so a "
                  "warning, and likely";

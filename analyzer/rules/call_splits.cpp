@@ -318,11 +318,12 @@ class CallSplitRule final : public Rule {
           // the heat is only inferred, it is likely already. A tail call that
           // ends the trace still masks what follows its calling site on the
           // passes that reach it (Finding::most).
-          if (!via && fn.calls.evidenceAt(site.proto, site.pc).heat == flow::Heat::Known &&
-              !fn.calls.onEveryCall(fn.index, pc)) {
+          if (fn.calls.evidenceAt(site.proto, site.pc).heat == flow::Heat::Known &&
+              (via ? via->behindBranch : !fn.calls.onEveryCall(fn.index, pc))) {
             if (ends) f.most = Confidence::Likely;
             else f.confidence = std::min(f.confidence, Confidence::Likely);
-            f.reasoning += "; a branch of " + functionName(fn, fn.index) + " can go around the tail call";
+            f.reasoning += "; a branch of " + (via ? memberAsWritten(member) : functionName(fn, fn.index)) +
+                           " can go around the tail call";
           }
           if (ends && !neverStitches && !site.protectedCall && !nextFeedsVariableCount(caller, site.pc)) {
             if (before.line > 0) {
@@ -364,6 +365,13 @@ class CallSplitRule final : public Rule {
         if (via->receiverInferred) {
           f.confidence = Confidence::Likely;
           f.reasoning += "; in " + via->definedIn + " the receiver is taken for a string by what its method gets";
+        }
+        // As for a tail call behind a branch in this file (audit 67: `if
+        // M.level >= 3 then return print(...) end` in another file).
+        if (via->behindBranch) {
+          if (ends || afterStitch) f.most = Confidence::Likely;
+          else f.confidence = std::min(f.confidence, Confidence::Likely);
+          f.reasoning += "; a branch of " + memberAsWritten(member) + " can go around its tail call";
         }
       } else if (callee.patternReceiver) {
         f.reasoning += "; the receiver is taken for a string because its method gets a Lua pattern";
@@ -453,6 +461,7 @@ std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn
     if (afterTraceEndingCall(fn, pc) || closureArgumentAbortsFirst(fn, pc)) continue;
     flow::TailCalledBuiltin out{std::string(callee.value.name), callee.inferredReceiver || callee.receiverByName,
                                 ins.line};
+    out.behindBranch = !fn.calls.onEveryCall(fn.index, pc);
     // Sure enough to carry to another file: a likely stitch stays behind.
     if (StitchBefore before = stitchBeforeTailCall(fn, pc); before.line > 0 && before.confidence == Confidence::Certain) {
       out.stitchLine = before.line;

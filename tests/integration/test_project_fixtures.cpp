@@ -146,16 +146,17 @@ TEST_CASE("the collector observes exactly the sites annotated in a fixture proje
 
 namespace {
 
-// The NYIBC:FNEW predictions lint makes in `file` of fixture project
+// The `reasonId` predictions (closures unless named) lint makes in `file` of fixture project
 // `project`, by line.
-std::map<int, json> closuresIn(const std::string& project, const std::string& file) {
+std::map<int, json> predictionsIn(const std::string& project, const std::string& file,
+                               const std::string& reasonId = "NYIBC:FNEW") {
   testing::ProcessResult lint =
       testing::runLjcheck({"lint", "--format", "json", "--confidence", "possible", "--fail-on", "none", project});
   REQUIRE(lint.exitCode == 0);
   const json report = json::parse(lint.out);
   std::map<int, json> fnew;
   for (const auto& p : report.at("predictions"))
-    if (p.at("path").get<std::string>() == project + "/" + file && p.at("reasonId") == "NYIBC:FNEW")
+    if (p.at("path").get<std::string>() == project + "/" + file && p.at("reasonId") == reasonId)
       fnew[p.at("line").get<int>()] = p;
   return fnew;
 }
@@ -165,7 +166,7 @@ std::map<int, json> closuresIn(const std::string& project, const std::string& fi
 // reach is another), those on the lines `sure` both.
 void checkClaims(const std::string& project, const std::string& file, const std::vector<int>& unsure,
                  const std::vector<int>& sure) {
-  std::map<int, json> fnew = closuresIn(project, file);
+  std::map<int, json> fnew = predictionsIn(project, file);
   for (const auto& [line, prediction] : fnew) UNSCOPED_INFO(line << ": " << prediction.dump());
   for (int line : unsure) {
     REQUIRE(fnew.count(line) == 1);
@@ -191,7 +192,7 @@ TEST_CASE("a module function another file replaces gets no heat from that file's
 TEST_CASE("a call of another module's function behind a branch makes its abort likely", "[fixtures][project]") {
   // `if debug_on then lib.slow(i) end` never calls it (audit 60: certain,
   // and `-jv` shows no abort); lib.each, on every pass, stays certain.
-  std::map<int, json> fnew = closuresIn("fixtures/projects/guarded_module_call", "lib.lua");
+  std::map<int, json> fnew = predictionsIn("fixtures/projects/guarded_module_call", "lib.lua");
   REQUIRE(fnew.count(4) == 1);
   REQUIRE(fnew.count(8) == 1);
   INFO(fnew[4].dump() << "\n" << fnew[8].dump());
@@ -203,9 +204,15 @@ TEST_CASE("a call of another module's function behind a branch makes its abort l
 
 TEST_CASE("methods another file defines again give the module's own no heat", "[fixtures][project]") {
   // patches.lua defines Widget:render again, main.lua stores a paint
-  // function in its object (audit 65: errors for closures `-jv` never
-  // sees); layout, called as defined, keeps the heat of its loop.
-  checkClaims("fixtures/projects/replaced_methods", "widget.lua", {8, 12}, {16});
+  // function in its object, fast.lua gives its object another class
+  // (audits 65, 67: errors for closures `-jv` never sees); layout, called
+  // as defined, keeps the heat of its loop.
+  checkClaims("fixtures/projects/replaced_methods", "widget.lua", {8, 12, 20}, {16});
+  // trace's `return print(...)` behind `if on`, never true: likely across
+  // files as in one (audit 67: certain, and `-jv` shows no stitch).
+  std::map<int, json> print = predictionsIn("fixtures/projects/replaced_methods", "main.lua", "STITCH:print");
+  REQUIRE(print.count(12) == 1);
+  CHECK(print[12].at("confidence") == "likely");
 }
 
 TEST_CASE("a method subclasses in other files define again is not resolved through self", "[fixtures][project]") {

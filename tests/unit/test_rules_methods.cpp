@@ -114,3 +114,20 @@ TEST_CASE("an object a method gives another metatable has no resolved methods", 
   CHECK(kept->confidence == Confidence::Certain);
   CHECK(kept->severity == Severity::Blacklist);
 }
+
+TEST_CASE("a nil metatable is no other class", "[rules][methods]") {
+  // Audit 67: an object pool's release() does setmetatable(self, nil)
+  // after the loop; the loop's method runs Pooled's: `-jv` blacklists it.
+  auto ps = predict("local Pooled = {}\n"                                                 // 1
+                    "Pooled.__index = Pooled\n"                                           // 2
+                    "function Pooled:step(dt) local f = function() return dt end end\n"   // 3
+                    "function Pooled:release() return setmetatable(self, nil) end\n"      // 4
+                    "local o = setmetatable({}, Pooled)\n"                                // 5
+                    "for i = 1, 50000 do o:step(1) end\n"                                 // 6
+                    "o:release()\n");                                                     // 7
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->confidence == Confidence::Certain);
+  CHECK(fnew->severity == Severity::Blacklist);
+}
