@@ -106,7 +106,7 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       return member.known() ? member : Value::missingMember(intern(std::move(name)));
     }
     case Kind::String:
-      return library("string." + key);
+      return base.takenByName() ? Value::takenByName(library("string." + key)) : library("string." + key);
     case Kind::Unknown: case Kind::Method:
       // A field of a table of this file read through another field
       // (`types.t.point` with `local t = types.t` captured by a closure):
@@ -115,7 +115,7 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
         if (Value inner = resolveMethod(base); inner.is(Kind::Table) && inner.pc != 0) return indexResult(inner, key);
       // On a value of unknown type (text:gmatch(...)) or a field of an
       // object the file does not resolve (self.name:gsub(...)).
-      if (!base.reassignable && onlyStringsHave(key)) return library("string." + key);
+      if (!base.reassignable && onlyStringsHave(key)) return Value::takenByName(library("string." + key));
       return {};
     case Kind::FfiLibrary:
       return Value::of(Kind::FfiSymbol, intern(key));
@@ -133,7 +133,7 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
       // defines that method in Lua (audit 60: Matcher.new()'s gsub).
       if (!base.reassignable && onlyStringsHave(key) &&
           !(luaMethods_ && luaMethods_->count(std::string(base.name) + ":" + key)))
-        return library("string." + key);
+        return Value::takenByName(library("string." + key));
       return Value::of(Kind::ModuleMember, intern(std::string(base.name) + ":" + key));
     case Kind::CModule:
       // luaopen_* fills a C module's table with C functions.
@@ -207,7 +207,8 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
         Value methods = library("io.method");
         if (methods.is(Kind::LibTable)) return methods;
       }
-      if (returnsString(callee.name)) return Value::of(Kind::String);
+      if (returnsString(callee.name))
+        return callee.takenByName() ? Value::takenByName(Value::of(Kind::String)) : Value::of(Kind::String);
       if (returnsNumber(callee.name)) return Value::of(Kind::Number);
       return {};
     }

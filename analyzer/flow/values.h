@@ -152,6 +152,17 @@ struct Value {
   // obj.key, self.key or T.key before the file's stores are all known:
   // `integer` keeps what it was read from (kMethodOf...).
   static constexpr std::int32_t kMethodOfInstance = 0, kMethodOfReceiver = 1, kMethodOfTable = 2;
+  // The `integer` of a LibFunction, a string method taken by its name alone
+  // on a receiver of unknown type (o:gsub(...)), and of the String it
+  // returns: o may be an object with a gsub of its own, so what it returns
+  // is a string only as far as that guess goes (audit 68: `doc =
+  // doc:gsub(...)` on a Lua object, then doc:match(...) certain).
+  static constexpr std::int32_t kTakenByName = 1;
+  static Value takenByName(Value v) {
+    if (v.kind == Kind::LibFunction || v.kind == Kind::String) v.integer = kTakenByName;
+    return v;
+  }
+  bool takenByName() const { return (kind == Kind::LibFunction || kind == Kind::String) && integer == kTakenByName; }
   static Value method(const Value& object, std::string_view key) {
     Value v = of(Kind::Method, key);
     v.proto = object.proto;

@@ -367,8 +367,9 @@ class CallSplitRule final : public Rule {
           f.reasoning += "; in " + via->definedIn + " the receiver is taken for a string by what its method gets";
         }
         // As for a tail call behind a branch in this file (audit 67: `if
-        // M.level >= 3 then return print(...) end` in another file).
-        if (via->behindBranch) {
+        // M.level >= 3 then return print(...) end` in another file); where
+        // the heat is only inferred, it is likely already.
+        if (via->behindBranch && fn.calls.evidenceAt(fn.index, pc).heat == flow::Heat::Known) {
           if (ends || afterStitch) f.most = Confidence::Likely;
           else f.confidence = std::min(f.confidence, Confidence::Likely);
           f.reasoning += "; a branch of " + memberAsWritten(member) + " can go around its tail call";

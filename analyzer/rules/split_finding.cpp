@@ -93,7 +93,8 @@ bool methodOfUnknownString(const FunctionView& fn, int pc, std::string* evidence
   const auto& call = fn.proto.at(pc);
   if (!flow::isCall(call.op) || flow::fixedArgs(call) < 1) return false;
   const int self = argumentSlot(fn, pc, 0);
-  if (fn.values.at(fn.index, pc, self).is(flow::Value::Kind::String)) return false;
+  const flow::Value receiver = fn.values.at(fn.index, pc, self);
+  if (receiver.is(flow::Value::Kind::String) && !receiver.takenByName()) return false;
   for (int q = pc - 1; q >= 2; --q) {
     const auto& ins = fn.proto.at(q);
     flow::Writes w = flow::writesOf(ins);

@@ -312,3 +312,26 @@ TEST_CASE("a parameter the function assigns is no proof of a string receiver", "
   REQUIRE(find(ps, 4, "STITCH:string.find"));
   CHECK(find(ps, 4, "STITCH:string.find")->confidence == Confidence::Likely);
 }
+
+TEST_CASE("what a string method taken by its name returns is a guessed string too", "[rules][variants]") {
+  // Audit 68: `doc = doc:gsub(...)` on a Lua object whose gsub and match
+  // are its own: the gsub was likely, and the match after it, on what the
+  // guessed gsub returned, was certain. `-jv` shows no stitch at all.
+  auto ps = predict("local doc = load_document()\n"             // 1
+                    "local n = 0\n"                               // 2
+                    "for i = 1, 5000 do\n"                        // 3
+                    "  doc = doc:gsub('\\t', '    ')\n"           // 4
+                    "  if doc:match('# ') then n = i end\n"       // 5
+                    "end\n");                                     // 6
+  INFO(listed(ps));
+  const Prediction* match = find(ps, 5, "STITCH:string.match");
+  REQUIRE(match);
+  CHECK(match->confidence == Confidence::Likely);
+  // On a string the code makes itself, the same chain stays certain.
+  auto sure = predict("local s = ''\nfor i = 1, 5000 do\n  local t = ('a' .. i):gsub('a', 'b')\n"
+                      "  if t:match('# ') then s = t end\nend\n");
+  INFO(listed(sure));
+  const Prediction* known = find(sure, 4, "STITCH:string.match");
+  REQUIRE(known);
+  CHECK(known->confidence == Confidence::Certain);
+}
