@@ -293,6 +293,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   entry.proto = finding.tracePc > 0 ? fn.index : proto;
   entry.tracePc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
   entry.certainAbort = (finding.aborts || finding.endsTrace) && finding.confidence == Confidence::Certain;
+  entry.mayEndTrace = finding.endsTrace && p.callee == "error" && finding.confidence == Confidence::Likely;
   entry.unmaskable = finding.calleeTraces;
 }
 
@@ -414,9 +415,46 @@ void CollectingSink::markMaskedByCalls() {
   }
 }
 
+// Certain sites behind a call, in the same loop body (or function body),
+// of a function that raises an error a pcall catches (RETURN:error,
+// likely): on the passes that raise it the trace ends there, and when
+// every pass does, no trace records the site (audit 68: `pcall(must,
+// nil, "missing")`, raising on every pass, then a certain RETURN:error
+// `-jv` never shows). Whether the error is raised, the data decides: likely.
+void CollectingSink::markAfterErrorPaths() {
+  std::map<std::size_t, const Prediction*> raising;  // by prototype: its first such error
+  for (const auto& m : pending_)
+    if (m.mayEndTrace) raising.emplace(m.proto, &m.prediction);
+  if (raising.empty()) return;
+  for (auto& site : pending_) {
+    Prediction& p = site.prediction;
+    if (p.confidence != Confidence::Certain || p.masked() || site.proto >= chunk_->prototypes.size()) continue;
+    const auto& code = chunk_->prototypes[site.proto];
+    const flow::Loop* loop = calls_->loopMap(site.proto).innermost(site.tracePc);
+    for (int q = loop ? loop->first : 1; q < site.tracePc && q <= code.size(); ++q) {
+      const auto& ins = code.at(q);
+      if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+      flow::Value callee = values_->at(site.proto, q, flow::calleeSlot(ins));
+      if (callee.is(flow::Value::Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall"))
+        callee = values_->at(site.proto, q, flow::argumentSlot(*chunk_, ins, 0));
+      if (!callee.is(flow::Value::Kind::LuaFunction)) continue;
+      auto raised = raising.find(callee.proto);
+      if (raised == raising.end()) continue;
+      p.confidence = Confidence::Likely;
+      if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
+      p.reasoning += "; the call at line " + std::to_string(ins.line) + " comes first, and an error raised at line " +
+                     std::to_string(raised->second->line) + " in " + raised->second->function +
+                     " ends the trace there on the passes that raise it, so whether a trace records this site the "
+                     "data decides";
+      break;
+    }
+  }
+}
+
 std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   markMasked();
   if (chunk_ && values_ && calls_) markMaskedByCalls();  // and by other modules' aborting functions
+  if (chunk_ && values_ && calls_) markAfterErrorPaths();
   // One prediction per (line, reasonId): an unmasked one over a masked one,
   // then the surest.
   auto better = [](const Prediction& a, const Prediction& b) {

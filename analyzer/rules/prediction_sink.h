@@ -51,6 +51,9 @@ class CollectingSink final : public PredictionSink {
     int tracePc = 0;
     bool certainAbort = false;
     bool unmaskable = false;  // Finding::calleeTraces
+    // It ends the trace on the passes the data sends there (an error
+    // raised under a pcall, likely): a site after it may never be recorded.
+    bool mayEndTrace = false;
   };
   // A pc that hides the sites behind it, and the abort that does.
   struct Masker {
@@ -62,6 +65,7 @@ class CollectingSink final : public PredictionSink {
   std::vector<int> closingLine_;  // by prototype: closingReturnLine, -1 until asked
   void markMasked();
   void markMaskedByCalls();
+  void markAfterErrorPaths();
 
   std::string path_;
   const bytecode::Chunk* chunk_ = nullptr;

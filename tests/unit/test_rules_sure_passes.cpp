@@ -482,3 +482,34 @@ TEST_CASE("a multi-value ... in a short loop of a called vararg function does no
   CHECK(sure->severity == Severity::Blacklist);
   CHECK(sure->confidence == Confidence::Certain);
 }
+
+TEST_CASE("a certain site behind a pcall of a function that raises an error is likely", "[rules][hotness]") {
+  // Audit 68: `pcall(must, nil, "missing")` raises on every pass, so the
+  // trace ends in must and never records the `pcall(error, ...)` after it:
+  // `-jv` shows only the loop's trace ending at must's error.
+  auto ps = predict("local function parse_int(s)\n"                              // 1
+                    "  local n = tonumber(s)\n"                                   // 2
+                    "  if not n then error('not a number: ' .. s) end\n"         // 3
+                    "  return n\n"                                                // 4
+                    "end\n"                                                       // 5
+                    "local function must(v, msg)\n"                               // 6
+                    "  if v == nil then error(msg, 2) end\n"                      // 7
+                    "  return v\n"                                                // 8
+                    "end\n"                                                       // 9
+                    "local cases = { '12', '7', '40' }\n"                         // 10
+                    "local passed, failed = 0, 0\n"                               // 11
+                    "for i = 1, 60000 do\n"                                       // 12
+                    "  local ok, n = pcall(parse_int, cases[i % 3 + 1])\n"        // 13
+                    "  if ok then passed = passed + n end\n"                      // 14
+                    "  local ok3 = pcall(must, nil, 'missing')\n"                 // 15
+                    "  if not ok3 then failed = failed + 1 end\n"                 // 16
+                    "  local ok4, msg = pcall(error, { code = i })\n"             // 17
+                    "  if not ok4 then passed = passed + 1 end\n"                 // 18
+                    "end\n");                                                     // 19
+  INFO(listed(ps));
+  const Prediction* after = find(ps, 17, "RETURN:error");
+  REQUIRE(after);
+  CHECK(after->confidence == Confidence::Likely);
+  CHECK(after->reasoning.find("an error raised at line 3 in parse_int ends the trace there on the passes that "
+                              "raise it") != std::string::npos);
+}
