@@ -115,6 +115,21 @@ std::string tailCallsWhy(const flow::TailCalledBuiltin& via, const std::string& 
          unrecordedWhy(subject);
 }
 
+// Whether every return of the function that a path reaches is a tail call
+// of `builtin` (`if utc then return os.time(t) else return os.time() end`):
+// each call makes one of them, so no branch goes around the split (audit
+// 67: "a branch can go around" there was false; `-jv` stitches on every call).
+bool everyReturnTailCalls(const FunctionView& fn, std::string_view builtin) {
+  for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+    const bytecode::Op op = fn.proto.at(pc).op;
+    const bool plainReturn =
+        op == bytecode::Op::RET || op == bytecode::Op::RET0 || op == bytecode::Op::RET1 || op == bytecode::Op::RETM;
+    if (plainReturn && fn.values.reached(fn.index, pc)) return false;
+    if (flow::isTailCall(op) && resolveCallee(fn, pc).value.name != builtin) return false;
+  }
+  return true;
+}
+
 // Raising an error leaves the loop (and usually the program): the split
 // shows only when an error path runs hot, which needs a pcall to catch it.
 Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
@@ -319,7 +334,8 @@ class CallSplitRule final : public Rule {
           // ends the trace still masks what follows its calling site on the
           // passes that reach it (Finding::most).
           if (fn.calls.evidenceAt(site.proto, site.pc).heat == flow::Heat::Known &&
-              (via ? via->behindBranch : !fn.calls.onEveryCall(fn.index, pc))) {
+              (via ? via->behindBranch
+                   : !fn.calls.onEveryCall(fn.index, pc) && !everyReturnTailCalls(fn, callee.value.name))) {
             if (ends) f.most = Confidence::Likely;
             else f.confidence = std::min(f.confidence, Confidence::Likely);
             f.reasoning += "; a branch of " + (via ? memberAsWritten(member) : functionName(fn, fn.index)) +
@@ -462,7 +478,7 @@ std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn
     if (afterTraceEndingCall(fn, pc) || closureArgumentAbortsFirst(fn, pc)) continue;
     flow::TailCalledBuiltin out{std::string(callee.value.name), callee.inferredReceiver || callee.receiverByName,
                                 ins.line};
-    out.behindBranch = !fn.calls.onEveryCall(fn.index, pc);
+    out.behindBranch = !fn.calls.onEveryCall(fn.index, pc) && !everyReturnTailCalls(fn, callee.value.name);
     // Sure enough to carry to another file: a likely stitch stays behind.
     if (StitchBefore before = stitchBeforeTailCall(fn, pc); before.line > 0 && before.confidence == Confidence::Certain) {
       out.stitchLine = before.line;

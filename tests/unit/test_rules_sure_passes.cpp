@@ -413,6 +413,18 @@ TEST_CASE("a tail call behind a branch after a stitch is likely", "[rules][hotne
   REQUIRE(ret);
   CHECK(ret->confidence == Confidence::Likely);
   CHECK(ret->reasoning.find("a branch of tick can go around the tail call") != std::string::npos);
+  // Both arms of the branch tail-call it: every call makes one (audit 67:
+  // `-jv` stitches on every call; "a branch can go around" was false).
+  auto arms = predict("local function now(utc)\n"                          // 1
+                      "  if utc then return os.time() else return os.time() end\n"  // 2
+                      "end\n"                                               // 3
+                      "local t = 0\n"                                       // 4
+                      "for frame = 1, 60000 do t = now(false) end\n");      // 5
+  INFO(listed(arms));
+  const Prediction* both = find(arms, 5, "STITCH:os.time");
+  REQUIRE(both);
+  CHECK(both->confidence == Confidence::Certain);
+  CHECK(both->reasoning.find("can go around") == std::string::npos);
   // On every path, the same RETURN stays certain.
   auto every = predict("local function tick(st)\n  local now = os.clock()\n  return print('tick', now)\nend\n"
                        "for frame = 1, 100000 do tick(1) end\n");
