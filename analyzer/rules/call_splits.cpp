@@ -130,6 +130,17 @@ bool everyReturnTailCalls(const FunctionView& fn, std::string_view builtin) {
   return true;
 }
 
+// A tail call a branch of its function can go around, where the heat is
+// known: the data decides whether hot calls get there (audits 50, 64, 67),
+// so likely at most. One that ends the trace still masks what follows its
+// calling site on the passes that reach it: only the claim is capped
+// (Finding::most). `clause` names the branch for the reasoning.
+void capBehindBranch(Finding& f, bool ends, const std::string& clause) {
+  if (ends) f.most = Confidence::Likely;
+  else f.confidence = std::min(f.confidence, Confidence::Likely);
+  f.reasoning += "; " + clause;
+}
+
 // Raising an error leaves the loop (and usually the program): the split
 // shows only when an error path runs hot, which needs a pcall to catch it.
 Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
@@ -158,7 +169,7 @@ void reportOwnTraceReturn(const FunctionView& fn, const std::string& subject, co
                           PredictionSink& sink) {
   std::optional<Finding> f = ownTraceReturn(fn, subject, std::string(callee.value.name), unrecordedWhy(subject));
   if (!f) return;
-  f->receiverGuessed = callee.receiverGuessed();
+  f->most = callee.mostClaimed();
   addCModuleEvidence(fn, callee.value, *f);
   sink.report(fn, std::move(*f));
 }
@@ -324,23 +335,16 @@ class CallSplitRule final : public Rule {
                                   "; " + whyHot(fn.of(site.proto), site.pc);
           if (callee.value.name == "error") f.confidence = errorConfidence(fn, site.proto);
           else if (callee.inferredReceiver && !callee.patternReceiver) f.confidence = Confidence::Likely;
-          f.receiverGuessed = callee.receiverGuessed();
-          // Behind a branch of the callee that can go around it, the data
-          // decides whether hot calls get there (audit 50): no longer
-          // certain where the heat is known, whether the tail call stitches
-          // or ends a trace that started after a stitch (audit 64: a
-          // `return print(...)` behind `if st.verbose`, never taken). Where
-          // the heat is only inferred, it is likely already. A tail call that
-          // ends the trace still masks what follows its calling site on the
-          // passes that reach it (Finding::most).
+          f.most = callee.mostClaimed();
+          // Behind a branch of the callee that can go around it, whether the
+          // tail call stitches or ends a trace that started after a stitch
+          // (audit 64: a `return print(...)` behind `if st.verbose`, never
+          // taken). Where the heat is only inferred, it is likely already.
           if (fn.calls.evidenceAt(site.proto, site.pc).heat == flow::Heat::Known &&
               (via ? via->behindBranch
-                   : !fn.calls.onEveryCall(fn.index, pc) && !everyReturnTailCalls(fn, callee.value.name))) {
-            if (ends) f.most = Confidence::Likely;
-            else f.confidence = std::min(f.confidence, Confidence::Likely);
-            f.reasoning += "; a branch of " + (via ? memberAsWritten(member) : functionName(fn, fn.index)) +
-                           " can go around the tail call";
-          }
+                   : !fn.calls.onEveryCall(fn.index, pc) && !everyReturnTailCalls(fn, callee.value.name)))
+            capBehindBranch(f, ends, "a branch of " + (via ? memberAsWritten(member) : functionName(fn, fn.index)) +
+                                         " can go around the tail call");
           if (ends && !neverStitches && !site.protectedCall && !nextFeedsVariableCount(caller, site.pc)) {
             if (before.line > 0) {
               f.reasoning += "; " + stitchBeforeWhy(functionName(fn, fn.index), before.callee, before.line, "");
@@ -369,7 +373,7 @@ class CallSplitRule final : public Rule {
       Finding f = splitFinding(pc, SIZE_MAX, subject, std::string(callee.value.name), ends || afterStitch,
                                afterStitch ? kAfterStitchEnds : whyEnds(neverStitches, callee.protectedCall));
       f.endsTrace = ends;
-      f.receiverGuessed = !via && callee.receiverGuessed();
+      if (!via) f.most = callee.mostClaimed();
       f.reasoning = via ? memberAsWritten(member) + " " + tailCallsWhy(*via, subject) + "; the tail call leaves no frame of " +
                               memberAsWritten(member) + ", so the split lands at this call; " + whyHot(fn, pc)
                         : "the callee resolves to " + std::string(callee.value.name) + ", " + unrecordedWhy(subject) +
@@ -385,11 +389,9 @@ class CallSplitRule final : public Rule {
         // As for a tail call behind a branch in this file (audit 67: `if
         // M.level >= 3 then return print(...) end` in another file); where
         // the heat is only inferred, it is likely already.
-        if (via->behindBranch && fn.calls.evidenceAt(fn.index, pc).heat == flow::Heat::Known) {
-          if (ends || afterStitch) f.most = Confidence::Likely;
-          else f.confidence = std::min(f.confidence, Confidence::Likely);
-          f.reasoning += "; a branch of " + memberAsWritten(member) + " can go around its tail call";
-        }
+        if (via->behindBranch && fn.calls.evidenceAt(fn.index, pc).heat == flow::Heat::Known)
+          capBehindBranch(f, ends || afterStitch,
+                          "a branch of " + memberAsWritten(member) + " can go around its tail call");
       } else if (callee.patternReceiver) {
         f.reasoning += "; the receiver is taken for a string because its method gets a Lua pattern";
       } else if (callee.inferredReceiver) {

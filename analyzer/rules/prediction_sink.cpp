@@ -250,7 +250,6 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
       ((pastLoop || here.iterExit || unknownAround) && !finding.structural))
     p.confidence = std::min(p.confidence, Confidence::Likely);
   if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
-  if (finding.receiverGuessed) p.confidence = std::min(p.confidence, Confidence::Likely);
   p.confidence = std::min(p.confidence, finding.most);
   // jit.off() or jit.opt.start(...) in this file: the VM does not run with
   // the JIT the profile describes (audit 59: no trace at all after a

@@ -385,7 +385,7 @@ class RecordedVariantRule final : public Rule {
       bool ends = nextFeedsVariableCount(fn.proto, pc);
       Finding f = splitFinding(pc, SIZE_MAX, ff->name, ff->name, ends, whyEnds(false, false));
       f.message = refusal.why + " is not compiled: " + (ends ? "the trace ends here" : "the trace is stitched around it");
-      f.receiverGuessed = callee.receiverGuessed();
+      f.most = callee.mostClaimed();
       f.confidence = refusal.confidence;
       f.reasoning = refusal.reasoning + "; " + whyHot(fn, pc);
       if (callee.patternReceiver) {
@@ -431,7 +431,7 @@ class RecordedVariantRule final : public Rule {
       f.message = refusal.why + " is not compiled: " +
                   (ends || afterStitch ? "the trace ends here" : "the trace is stitched around it");
       f.confidence = refusal.confidence;
-      f.receiverGuessed = callee.receiverGuessed();
+      f.most = callee.mostClaimed();
       f.reasoning = self + " tail-calls " + ff->name + ": " + refusal.reasoning +
                     "; the tail call leaves no frame, so the split lands at this call; " +
                     whyHot(fn.of(site.proto), site.pc);
@@ -446,7 +446,7 @@ class RecordedVariantRule final : public Rule {
     std::optional<Finding> own = ownTraceReturn(fn, ff->name, ff->name, refusal.reasoning);
     if (!own) return;
     own->confidence = std::min(own->confidence, refusal.confidence);
-    own->receiverGuessed = callee.receiverGuessed();
+    own->most = callee.mostClaimed();
     own->message = refusal.why + " is not compiled: the trace ends here";
     sink.report(fn, std::move(*own));
   }

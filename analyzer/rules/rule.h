@@ -95,15 +95,13 @@ struct Finding {
   // (a callback C code calls from the call at pc): no abort of this
   // function's traces hides it.
   bool calleeTraces = false;
-  // The callee is a string method of a receiver whose type is a guess (by
-  // a pattern argument or the method's name, Callee::receiverGuessed): the
-  // prediction is likely at most, however hot the code (audit 62).
-  bool receiverGuessed = false;
   // The most the prediction may claim, however hot the code: where the
   // data decides whether hot passes reach the site (a tail call a branch of
-  // its function can go around). `confidence` stays what the site is when
-  // reached, which is what masking weighs: a RETURN that ends the trace
-  // there still hides what follows it.
+  // its function can go around), or the callee is a string method of a
+  // receiver whose type is a guess (by a pattern argument or the method's
+  // name, Callee::mostClaimed; audit 62). `confidence` stays what the site
+  // is when reached, which is what masking weighs: a RETURN that ends the
+  // trace there still hides what follows it.
   Confidence most = Confidence::Certain;
   // What to do about this site, where the reason's advice in the catalog
   // does not fit its cause (a RETURN split at error or through pcall);

@@ -21,12 +21,15 @@ struct Callee {
   // Lua patterns, but a guess (audit 62: `self.buf:find("%s+")` on a
   // buffer object with its own find): as sure as a string where the code
   // is possibly hot, likely at most where it is hot for sure
-  // (Finding::receiverGuessed).
+  // (Finding::most).
   bool patternReceiver = false;
   // ... by the method's name alone, which only strings' methods have here
   // (o:gsub(...), flow::onlyStringsHave): the same.
   bool receiverByName = false;
   bool receiverGuessed() const { return patternReceiver || receiverByName; }
+  // What a split at this call may claim (Finding::most): likely at most on
+  // a guessed receiver.
+  Confidence mostClaimed() const { return receiverGuessed() ? Confidence::Likely : Confidence::Certain; }
   // A receiver known to be a string from the calls of the function whose
   // parameter it is (no guess): the clause that says so; empty otherwise.
   std::string receiverEvidence;
