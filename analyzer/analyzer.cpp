@@ -127,6 +127,15 @@ std::set<std::string> membersAskedAbout(const FileLinks& links, const flow::Call
   return out;
 }
 
+// Whether another file's call of the method `member` of an object a
+// function here returns ("new():paint") may run a function some file
+// stored into that object instead (ModuleImports::methodsStoredElsewhere,
+// audit 67: `s.paint = function ... end` in a helper given the sprite).
+bool storedOnCallersObjects(std::string_view member, const flow::ValueMap::LuaMethods* stored) {
+  const std::size_t object = member.rfind("():");
+  return stored && object != std::string_view::npos && stored->count(member.substr(object + 3)) > 0;
+}
+
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
                                  const std::string& path, Confidence minConfidence, const BuiltinAliases& aliases,
                                  const CModules* cModules, ProjectView project,
@@ -139,15 +148,20 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       project.imports && !project.imports->luaMethods.empty() ? &project.imports->luaMethods : nullptr;
   const flow::ValueMap::LuaMethods* overridden =
       project.imports && !project.imports->overriddenMethods.empty() ? &project.imports->overriddenMethods : nullptr;
-  flow::ValueMap values(chunk, profile, &aliases, cModules, returns || methods || overridden ? nullptr : history,
-                        returns, methods, overridden);
+  const flow::ValueMap::LuaMethods* stored =
+      project.imports && !project.imports->methodsStoredElsewhere.empty() ? &project.imports->methodsStoredElsewhere
+                                                                          : nullptr;
+  flow::ValueMap values(chunk, profile, &aliases, cModules,
+                        returns || methods || overridden || stored ? nullptr : history, returns, methods, overridden,
+                        stored);
   std::map<std::size_t, flow::ExternalCaller> external;
   auto exports = values.exportedFunctions();
   const auto indirect = values.indirectExports();
   for (const auto& [name, proto] : indirect) exports.emplace_back(name, proto);  // views into `indirect`
   if (project.incoming)
     for (const auto& [member, proto] : exports)
-      if (auto it = project.incoming->find(std::string(member)); it != project.incoming->end())
+      if (auto it = project.incoming->find(std::string(member));
+          it != project.incoming->end() && !storedOnCallersObjects(member, stored))
         external[proto] = it->second;
   flow::CtypeConstructors constructors{flow::findCtypeConstructors(chunk, values), {}};
   auto registrars = flow::findCtypeRegistrars(chunk, values);
@@ -170,7 +184,9 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     own = ownHeats();
     *project.given = (*project.seedsFor)(*own);
     for (const auto& [member, proto] : exports)
-      if (auto it = project.given->find(std::string(member)); it != project.given->end()) external[proto] = it->second;
+      if (auto it = project.given->find(std::string(member));
+          it != project.given->end() && !storedOnCallersObjects(member, stored))
+        external[proto] = it->second;
   }
   flow::CallGraph calls(chunk, values, hotloop, hotexit, external, &constructors.own, loopingMembers);
   if (project.links) {
@@ -189,6 +205,8 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->memberCalls = calls.calledMembers();
     project.links->assignedMembers.assign(values.assignedModuleMembers().begin(), values.assignedModuleMembers().end());
     project.links->overridingMembers = values.overridesOfOtherModules();
+    project.links->methodsStoredOnObjects = values.methodsStoredOnObjects();
+    project.links->selfMethods = values.selfMethodNames();
     project.links->returnedBuiltins.clear();
     for (const auto& [member, proto] : exports)
       if (flow::Value fn = values.returned(proto); fn.is(flow::Value::Kind::LibFunction))

@@ -241,6 +241,10 @@ std::vector<std::vector<std::size_t>> ProjectIndex::callersOf(const std::vector<
 
 std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, ModuleImports> out;
+  // By key, the files that store functions under it into objects they cannot name.
+  std::map<std::string_view, std::vector<std::size_t>> storers;
+  for (std::size_t from = 0; from < links.size(); ++from)
+    for (const auto& key : links[from].methodsStoredOnObjects) storers[key].push_back(from);
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& name : links[from].membersBeforeLoopCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
@@ -278,6 +282,9 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
         if (flow::onlyStringsHave(std::string_view(it->first).substr(prefix.size())))
           out[from].luaMethods.insert(std::string(module) + ":" + it->first);
     }
+    for (const auto& key : links[from].selfMethods)
+      if (auto it = storers.find(key); it != storers.end() && (it->second.size() > 1 || it->second.front() != from))
+        out[from].methodsStoredElsewhere.insert(key);
     for (const auto& name : links[from].overridingMembers) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);

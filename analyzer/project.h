@@ -85,6 +85,12 @@ struct FileLinks {
   // Every "module:member" its classes define again over that module's
   // class they inherit from (ValueMap::overridesOfOtherModules).
   std::vector<std::string> overridingMembers = {};
+  // The keys it stores functions under into objects it cannot name
+  // (ValueMap::methodsStoredOnObjects), and the names of the methods its
+  // own classes define (ValueMap::selfMethodNames): another file's object
+  // of one of them may carry a function stored by this file instead.
+  std::vector<std::string> methodsStoredOnObjects = {};
+  std::vector<std::string> selfMethods = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -113,6 +119,11 @@ struct ModuleImports {
   // inherit from it define again (FileLinks::overridingMembers): `self:m()`
   // in its methods may call theirs.
   flow::LoopingMembers overriddenMethods = {};
+  // The names of its classes' methods that other files store functions
+  // under into objects they cannot name (FileLinks::methodsStoredOnObjects):
+  // an object of its classes may run such a function instead, and a call of
+  // that method from another file does not make its own hot.
+  flow::LoopingMembers methodsStoredElsewhere = {};
 };
 
 class ProjectIndex {

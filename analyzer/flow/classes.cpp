@@ -38,11 +38,22 @@ void ValueMap::addClassFacts(const TableUses& uses) {
   }
   reclassed_.insert(uses.reclassed.begin(), uses.reclassed.end());
   moduleClasses_.insert(uses.moduleClasses.begin(), uses.moduleClasses.end());
+  objectMethods_.insert(uses.objectMethods.begin(), uses.objectMethods.end());
+  reclassesAnyObject_ |= uses.reclassesAnyObject;
+}
+
+bool ValueMap::storedOnObjects(std::string_view key) const {
+  return objectMethods_.count(key) > 0 || (storedElsewhere_ && storedElsewhere_->count(key) > 0);
+}
+
+std::vector<std::string> ValueMap::methodsStoredOnObjects() const {
+  return {objectMethods_.begin(), objectMethods_.end()};
 }
 
 // Whether objects whose metatable is `metatable` may be given another one
 // (TableUses::reclassed): by the metatable, or by the class its __index names.
 bool ValueMap::reclassed(TableOrigin metatable) const {
+  if (reclassesAnyObject_) return true;
   if (reclassed_.empty()) return false;
   if (reclassed_.count(metatable)) return true;
   auto cls = classOf(metatable);
@@ -133,14 +144,15 @@ Value ValueMap::resolveMethod(const Value& method) const {
   TableOrigin origin{method.proto, method.pc};
   switch (method.integer) {
     case Value::kMethodOfReceiver:  // self: the table the method was defined on
-      return overridden(origin, method.name) || overriddenElsewhere(origin, method.name) || reclassed_.count(origin)
+      return overridden(origin, method.name) || overriddenElsewhere(origin, method.name) ||
+                     reclassed_.count(origin) || reclassesAnyObject_ || storedOnObjects(method.name)
                  ? Value{}
                  : lookup(origin, method.name, 0);
-    case Value::kMethodOfTable:
-      return lookup(origin, method.name, 0);
+    case Value::kMethodOfTable:  // an object's own field may be stored by code that cannot name it
+      return metatables_.count(origin) && storedOnObjects(method.name) ? Value{} : lookup(origin, method.name, 0);
     default: {
       auto cls = classOf(origin);  // an Instance: its metatable's __index
-      return cls && !reclassed(origin) ? lookup(*cls, method.name, 0) : Value{};
+      return cls && !reclassed(origin) && !storedOnObjects(method.name) ? lookup(*cls, method.name, 0) : Value{};
     }
   }
 }
@@ -170,6 +182,14 @@ Value ValueMap::receiverOf(std::size_t proto) const {
 }
 
 bool ValueMap::definesSelfMethod(std::string_view key) const {
+  return selfMethods().count(key) > 0;
+}
+
+std::vector<std::string> ValueMap::selfMethodNames() const {
+  return {selfMethods().begin(), selfMethods().end()};
+}
+
+const std::set<std::string, std::less<>>& ValueMap::selfMethods() const {
   if (!selfMethods_) {
     selfMethods_.emplace();
     for (const auto& proto : chunk_.prototypes)
@@ -189,7 +209,7 @@ bool ValueMap::definesSelfMethod(std::string_view key) const {
           selfMethods_->insert(*field);
       }
   }
-  return selfMethods_->count(key) > 0;
+  return *selfMethods_;
 }
 
 }  // namespace ljcheck::flow

@@ -31,6 +31,8 @@ void ValueMap::collectFields() {
   metatableInDoubt_.clear();
   reclassed_.clear();
   moduleClasses_.clear();
+  objectMethods_.clear();
+  reclassesAnyObject_ = false;
   for (const auto& p : protos_) addFields(p);
 }
 
@@ -141,6 +143,13 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         tables.moduleFieldWrites.emplace_back(table.name, key ? std::string_view(*key) : std::string_view("*"));
       }
+      // A function stored into an object the tracker cannot name (a
+      // parameter, self, an Instance, another module's object): that
+      // object's method of the name is this function (audit 67).
+      if (ins.op == Op::TSETS && valueAt(ins.a).is(Kind::LuaFunction) &&
+          ((table.kind == Kind::Unknown && !table.isMissingMember()) || table.is(Kind::Receiver) ||
+           table.is(Kind::Instance) || table.is(Kind::ModuleResult)))
+        if (const std::string* key = proto.stringConstant(ins.c)) tables.objectMethods.push_back(*key);
       if (table.is(Kind::Table) && table.pc != 0) {
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});
@@ -183,6 +192,13 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         const bool toClass = count >= 2 && !metatable.is(Kind::Nil);
         if ((target.is(Kind::Receiver) || target.is(Kind::Instance)) && target.pc != 0 && toClass)
           tables.reclassed.push_back({target.proto, target.pc});
+        // Neither named: a helper that gives whatever object it is handed
+        // whatever class (`transition(self, Chasing)`, audit 67). A class
+        // of its own (`setmetatable(o, C)`) or `self` (Programming in
+        // Lua's `Account:new(o)`) is no such helper.
+        if (toClass && target.kind == Kind::Unknown && !target.isMissingMember() && metatable.kind == Kind::Unknown &&
+            !metatable.isMissingMember())
+          tables.reclassesAnyObject = true;
         // Another module's object given a class of this file (audit 67): any of its methods may be another.
         if (target.is(Kind::ModuleResult) && toClass) tables.moduleFieldWrites.emplace_back(target.name, "*");
         // This file's class inheriting from another module's, `setmetatable(Circle, Shape)`

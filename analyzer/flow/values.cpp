@@ -148,9 +148,11 @@ Flow truthyEdges(const Prototype& p, const Instruction& ins, Flow flow, const st
 
 ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases,
                    const CModules* cModules, History* history, const ImportedReturns* importedReturns,
-                   const LuaMethods* luaMethods, const LuaMethods* overriddenElsewhere)
+                   const LuaMethods* luaMethods, const LuaMethods* overriddenElsewhere,
+                   const LuaMethods* storedElsewhere)
     : history_(history), chunk_(chunk), profile_(profile), aliases_(aliases), cModules_(cModules),
       importedReturns_(importedReturns), luaMethods_(luaMethods), overriddenElsewhere_(overriddenElsewhere),
+      storedElsewhere_(storedElsewhere),
       protos_(chunk.prototypes.size()) {
   // Which upvalues each closure assigns, its nested closures included
   // (children come first in a dump).
@@ -580,7 +582,8 @@ Value ValueMap::capturedValue(std::size_t index, const bytecode::UpvalueRef& uv)
 ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
   return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
           fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), reclassed.size(),
-          moduleClasses.size(),    cModuleOperations.size(), moduleFieldWrites.size(), unresolvedSetmetatable};
+          moduleClasses.size(),    cModuleOperations.size(), moduleFieldWrites.size(), objectMethods.size(),
+          unresolvedSetmetatable,  reclassesAnyObject};
 }
 
 void ValueMap::TableUses::cutBackTo(const Mark& m) {
@@ -595,7 +598,9 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   moduleClasses.resize(m.moduleClasses);
   cModuleOperations.resize(m.cModuleOperations);
   moduleFieldWrites.resize(m.moduleFieldWrites);
+  objectMethods.resize(m.objectMethods);
   unresolvedSetmetatable = m.unresolvedSetmetatable;
+  reclassesAnyObject = m.reclassesAnyObject;
 }
 
 // Forward dataflow: one pass in pc order per round; the state at a jump

@@ -227,10 +227,14 @@ class ValueMap {
   // that tables of other files which inherit from it define again
   // (overridesOfOtherModules there): `self:m()` in a method of this table
   // may call theirs. Null for none.
+  // `storedElsewhere`: method names of this file's classes that other files
+  // store functions under into objects (methodsStoredOnObjects there): an
+  // object's own field of that name stands in for its class's method. Null
+  // for none.
   ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr,
            const CModules* cModules = nullptr, History* history = nullptr,
            const ImportedReturns* importedReturns = nullptr, const LuaMethods* luaMethods = nullptr,
-           const LuaMethods* overriddenElsewhere = nullptr);
+           const LuaMethods* overriddenElsewhere = nullptr, const LuaMethods* storedElsewhere = nullptr);
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
@@ -295,6 +299,16 @@ class ValueMap {
   // Shape = require("shapes.base"), then `function Circle:outline()`), as
   // "module:member" ("shapes.base:outline"); classes.cpp.
   std::vector<std::string> overridesOfOtherModules() const;
+  // The keys under which this file stores functions into objects it cannot
+  // name: a parameter, `self`, an Instance, or what another module's
+  // function returned (`s.paint = function ... end` in a helper given a
+  // sprite; `function SpecialAccount:withdraw()` on SpecialAccount =
+  // Account:new(), Programming in Lua's subclasses). Any object's method of
+  // that name may be such a function instead of its class's (classes.cpp).
+  std::vector<std::string> methodsStoredOnObjects() const;
+  // The names of the functions taking `self` that the file stores in
+  // fields (definesSelfMethod), in order.
+  std::vector<std::string> selfMethodNames() const;
   // The pc of the FNEW in its parent that creates a prototype (the first,
   // if several do); 0 for the main chunk or when none does.
   int creatingPc(std::size_t proto) const { return proto < creatingPc_.size() ? creatingPc_[proto] : 0; }
@@ -431,14 +445,22 @@ class ValueMap {
     // an object one of its functions returned: {"a.b", "a.b:T" or
     // "a.b:new()", key} (assignedModuleMembers).
     std::vector<std::pair<std::string_view, std::string_view>> moduleFieldWrites;
+    // Constant keys of functions stored into objects the tracker cannot
+    // name (methodsStoredOnObjects).
+    std::vector<std::string_view> objectMethods;
+    // setmetatable(o, mt) with neither named, nor mt nil or `self`: a
+    // helper that gives any object any class (`transition(self, Chasing)`,
+    // audit 67). Every object of the file may change class.
+    bool reclassesAnyObject = false;
     // How far a pass had got: every list's length, and the flag (a field
     // added above needs its place here). A pass only appends (and sets the
     // flag), so cutting back to a mark undoes what it found after it
     // (ValueMap::forwardPass starts a round from a loop head).
     struct Mark {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
-                  metatables = 0, reclassed = 0, moduleClasses = 0, cModuleOperations = 0, moduleFieldWrites = 0;
-      bool unresolvedSetmetatable = false;
+                  metatables = 0, reclassed = 0, moduleClasses = 0, cModuleOperations = 0, moduleFieldWrites = 0,
+                  objectMethods = 0;
+      bool unresolvedSetmetatable = false, reclassesAnyObject = false;
     };
     Mark mark() const;
     void cutBackTo(const Mark& m);
@@ -506,12 +528,14 @@ class ValueMap {
 
   const bytecode::Chunk& chunk_;
   mutable std::optional<std::set<std::string, std::less<>>> selfMethods_;  // definesSelfMethod
+  const std::set<std::string, std::less<>>& selfMethods() const;
   const RecorderProfile& profile_;
   const BuiltinAliases* aliases_;
   const CModules* cModules_;
   const ImportedReturns* importedReturns_;
   const LuaMethods* luaMethods_ = nullptr;
   const LuaMethods* overriddenElsewhere_ = nullptr;
+  const LuaMethods* storedElsewhere_ = nullptr;
   std::vector<ProtoValues> protos_;
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string_view, Value> libraryCache_;
@@ -535,6 +559,11 @@ class ValueMap {
   std::set<TableOrigin> metatableInDoubt_;
   std::set<TableOrigin> reclassed_;  // TableUses::reclassed, of every prototype
   std::set<std::pair<TableOrigin, std::string_view>> moduleClasses_;  // TableUses::moduleClasses, of every prototype
+  std::set<std::string_view> objectMethods_;  // TableUses::objectMethods, of every prototype
+  bool reclassesAnyObject_ = false;           // TableUses::reclassesAnyObject, of any prototype
+  // Whether an object's method `key` may be a function stored into the
+  // object itself, here or in another file (storedElsewhere_).
+  bool storedOnObjects(std::string_view key) const;
   void addClassFacts(const TableUses& uses);
   std::optional<TableOrigin> classOf(TableOrigin metatable) const;
   Value lookup(TableOrigin table, std::string_view key, int depth) const;

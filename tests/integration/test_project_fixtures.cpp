@@ -35,7 +35,7 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/module_function", "fixtures/projects/nested_helpers",
                                          "fixtures/projects/registered_ctypes", "fixtures/projects/replaced_member",
                                          "fixtures/projects/guarded_module_call", "fixtures/projects/overridden_methods",
-                                         "fixtures/projects/replaced_methods"};
+                                         "fixtures/projects/replaced_methods", "fixtures/projects/object_methods"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
@@ -220,4 +220,14 @@ TEST_CASE("a method subclasses in other files define again is not resolved throu
   // outline again: Shape:sweep's self:outline() never runs Shape's (audit
   // 65: an error `-jv` never shows); self:tally(), Shape's alone, does.
   checkClaims("fixtures/projects/overridden_methods", "shape.lua", {8}, {12});
+}
+
+TEST_CASE("methods objects carry of their own give their class's no heat", "[fixtures][project]") {
+  // special.lua's SpecialAccount, an object of Account made by Account:new()
+  // (Programming in Lua's subclass), defines withdraw again; skins.lua
+  // stores a paint function into the sprite it is given (audit 67: errors
+  // for closures `-jv` never sees). deposit and step, run as defined, keep
+  // the heat of their loops.
+  checkClaims("fixtures/projects/object_methods", "account.lua", {11}, {15});
+  checkClaims("fixtures/projects/object_methods", "sprite.lua", {8}, {12});
 }

@@ -131,3 +131,93 @@ TEST_CASE("a nil metatable is no other class", "[rules][methods]") {
   CHECK(fnew->confidence == Confidence::Certain);
   CHECK(fnew->severity == Severity::Blacklist);
 }
+
+TEST_CASE("a method a Programming-in-Lua subclass defines again is not resolved through self", "[rules][methods]") {
+  // Audit 67: SpecialAccount = Account:new() is an object of Account and a
+  // class of its own; its withdraw replaces Account's for its objects, so
+  // Account:process's self:withdraw() never runs Account's closure (`-jv`:
+  // no abort; it was an error). deposit, which nothing replaces, blacklists.
+  auto ps = predict("local Account = {}\n"                                                    // 1
+                    "Account.__index = Account\n"                                             // 2
+                    "function Account:new(o)\n"                                               // 3
+                    "  o = o or {}\n"                                                         // 4
+                    "  setmetatable(o, self)\n"                                               // 5
+                    "  self.__index = self\n"                                                 // 6
+                    "  return o\n"                                                            // 7
+                    "end\n"                                                                   // 8
+                    "function Account:withdraw(v) local f = function() return v end end\n"    // 9
+                    "function Account:deposit(v) local f = function() return v end end\n"     // 10
+                    "function Account:process()\n"                                            // 11
+                    "  for i = 1, 50000 do self:deposit(1); self:withdraw(1) end\n"           // 12
+                    "end\n"                                                                   // 13
+                    "local Special = Account:new()\n"                                         // 14
+                    "function Special:withdraw(v) self.b = v end\n"                           // 15
+                    "Special:new():process()\n");                                             // 16
+  INFO(listed(ps));
+  const Prediction* replaced = find(ps, 9, "NYIBC:FNEW");
+  REQUIRE(replaced);
+  CHECK(replaced->confidence != Confidence::Certain);
+  CHECK(replaced->severity != Severity::Blacklist);
+  const Prediction* kept = find(ps, 10, "NYIBC:FNEW");
+  REQUIRE(kept);
+  CHECK(kept->confidence == Confidence::Certain);
+  CHECK(kept->severity == Severity::Blacklist);
+}
+
+TEST_CASE("a method a helper stores into the object it is given is not resolved", "[rules][methods]") {
+  // Audit 67: make_static(rock) stores rock.paint, so rock:paint() runs
+  // that function, never Sprite's closure (it was an error); rock:step()
+  // runs Sprite's and blacklists.
+  auto ps = predict("local Sprite = {}\n"                                                     // 1
+                    "Sprite.__index = Sprite\n"                                               // 2
+                    "function Sprite.new() return setmetatable({ f = 0 }, Sprite) end\n"     // 3
+                    "function Sprite:paint() local g = function() return 1 end end\n"        // 4
+                    "function Sprite:step() local g = function() return 2 end end\n"         // 5
+                    "local function make_static(s) s.paint = function() end end\n"           // 6
+                    "local rock = Sprite.new()\n"                                             // 7
+                    "make_static(rock)\n"                                                     // 8
+                    "for i = 1, 50000 do rock:step(); rock:paint() end\n");                  // 9
+  INFO(listed(ps));
+  const Prediction* replaced = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(replaced);
+  CHECK(replaced->confidence != Confidence::Certain);
+  CHECK(replaced->severity != Severity::Blacklist);
+  const Prediction* kept = find(ps, 5, "NYIBC:FNEW");
+  REQUIRE(kept);
+  CHECK(kept->confidence == Confidence::Certain);
+  CHECK(kept->severity == Severity::Blacklist);
+}
+
+TEST_CASE("a helper that gives any object any class leaves no method resolved", "[rules][methods]") {
+  // Audit 67: transition(self, Chasing) sets the metatable through a
+  // helper; Spawning:update runs once (it was an error). A constructor
+  // that gives its argument its own class, setmetatable(o, Timer), is no
+  // such helper: in a file without one, Timer:tick stays certain.
+  auto ps = predict("local function transition(obj, state) return setmetatable(obj, state) end\n"  // 1
+                    "local Spawning, Chasing = {}, {}\n"                                          // 2
+                    "Spawning.__index = Spawning\n"                                               // 3
+                    "Chasing.__index = Chasing\n"                                                 // 4
+                    "function Spawning:update(w)\n"                                               // 5
+                    "  local hook = function() return w end\n"                                    // 6
+                    "  return transition(self, Chasing)\n"                                        // 7
+                    "end\n"                                                                       // 8
+                    "function Chasing:update(w) return self end\n"                                // 9
+                    "local e = setmetatable({}, Spawning)\n"                                      // 10
+                    "for i = 1, 50000 do e:update(1) end\n");                                     // 11
+  INFO(listed(ps));
+  const Prediction* swapped = find(ps, 6, "NYIBC:FNEW");
+  REQUIRE(swapped);
+  CHECK(swapped->confidence != Confidence::Certain);
+  CHECK(swapped->severity != Severity::Blacklist);
+  auto own = predict("local Timer = {}\n"                                                         // 1
+                     "Timer.__index = Timer\n"                                                    // 2
+                     "function Timer.new(o) o = o or {}; return setmetatable(o, Timer) end\n"     // 3
+                     "function Timer:tick(dt) local f = function() return dt end end\n"           // 4
+                     "local t = Timer.new({ t = 0 })\n"                                           // 5
+                     "for i = 1, 50000 do t:tick(1) end\n");                                      // 6
+  INFO(listed(own));
+  const Prediction* kept = find(own, 4, "NYIBC:FNEW");
+  REQUIRE(kept);
+  CHECK(kept->confidence == Confidence::Certain);
+  CHECK(kept->severity == Severity::Blacklist);
+}
