@@ -424,3 +424,38 @@ TEST_CASE("verify marks a site whose side exit a run left to the interpreter, an
   both.fallback = true;
   CHECK(runOutcome(both) == "blacklisted; left to the interpreter");
 }
+
+TEST_CASE("a BLACKL that ran into code blacklisted for a predicted site follows it and is no miss", "[verify]") {
+  // Audit 66: a loop's traces ran into util.lua:15's blacklisted closure,
+  // which lint predicted; the BLACKL row counted as missed and lowered
+  // recall, though fixing the closure removes it. One that ran into code
+  // blacklisted for a site lint did not predict stays missed.
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("u.lua", 15, "NYIBC:FNEW", "certain")});
+  lint.sites[0].severity = "blacklist";
+  ReportSite closure = site("u.lua", 15, "NYIBC:FNEW", "", 11);
+  closure.severity = "blacklist";
+  closure.start = "u.lua:14";
+  ReportSite follows = site("u.lua", 14, "BLACKL", "", 11);
+  follows.severity = "blacklist";
+  follows.start = "m.lua:3";
+  follows.blacklistedBy = SiteRef{"u.lua:15", "NYIBC:FNEW"};
+  ReportSite unpredicted = site("u.lua", 30, "BLACKL", "", 11);
+  unpredicted.severity = "blacklist";
+  unpredicted.start = "m.lua:9";
+  unpredicted.blacklistedBy = SiteRef{"u.lua:31", "NYIBC:UCLO"};
+  Verification v = verify(lint, {report("run.json", "runtime", "/proj", {closure, follows, unpredicted})}, {});
+  REQUIRE(find(v, "u.lua:14", "BLACKL"));
+  CHECK(find(v, "u.lua:14", "BLACKL")->status == Status::Follows);
+  REQUIRE(find(v, "u.lua:30", "BLACKL"));
+  CHECK(find(v, "u.lua:30", "BLACKL")->status == Status::Missed);
+  CHECK(v.total.confirmed == 1);
+  CHECK(v.total.missed == 1);
+  CHECK(v.total.follows == 1);
+  std::ostringstream text;
+  writeVerificationText(text, v);
+  CHECK(text.str().find("follows") != std::string::npos);
+  CHECK(text.str().find("1 following a predicted site") != std::string::npos);
+  std::ostringstream json;
+  writeVerificationJson(json, v);
+  CHECK(json.str().find("\"status\": \"follows\"") != std::string::npos);
+}

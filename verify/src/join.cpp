@@ -38,9 +38,18 @@ std::string_view severityWord(const std::string& severity) {
   return severity;
 }
 
+namespace {
+
+// Whether lint predicted the site (whatever the runs say of it).
+bool isPredicted(const JoinedSite& site) {
+  return site.status != JoinedSite::Status::Missed && site.status != JoinedSite::Status::LoadedChunk &&
+         site.status != JoinedSite::Status::Follows;
+}
+
+}  // namespace
+
 std::string_view lintSeverityWord(const JoinedSite& site) {
-  bool predicted = site.status != JoinedSite::Status::Missed && site.status != JoinedSite::Status::LoadedChunk;
-  return predicted ? severityWord(site.severity) : "-";
+  return isPredicted(site) ? severityWord(site.severity) : "-";
 }
 
 std::string runOutcome(const JoinedSite& site) {
@@ -60,6 +69,7 @@ std::string_view toString(JoinedSite::Status s) {
     case JoinedSite::Status::Unexercised: return "unexercised";
     case JoinedSite::Status::Masked: return "masked";
     case JoinedSite::Status::LoadedChunk: return "loaded-chunk";
+    case JoinedSite::Status::Follows: return "follows";
   }
   return "confirmed";
 }
@@ -191,6 +201,7 @@ void count(Tally& t, JoinedSite::Status status) {
     case JoinedSite::Status::Unexercised: ++t.unexercised; break;
     case JoinedSite::Status::Masked: ++t.masked; break;
     case JoinedSite::Status::LoadedChunk: ++t.loadedChunk; break;
+    case JoinedSite::Status::Follows: ++t.follows; break;
   }
 }
 
@@ -405,6 +416,9 @@ void judgeUnpredicted(const SiteReport& lint, const Observations& o, const std::
     if (isBenign(observed.reasonId) && !options.includeBenign && observed.severity != "blacklist") continue;
     JoinedSite site = observed;
     site.status = fromLoadedChunk(site.path) ? JoinedSite::Status::LoadedChunk : JoinedSite::Status::Missed;
+    // Code a run blacklisted for a predicted site: that site is the one to fix.
+    if (site.blacklistedBy && predicted.count({site.blacklistedBy->location, site.blacklistedBy->reasonId}))
+      site.status = JoinedSite::Status::Follows;
     v.sites.push_back(std::move(site));
   }
   if (!unlinted.empty()) {
@@ -460,7 +474,7 @@ void addCostByZone(const Observations& o, Verification& v) {
 void addTallies(Verification& v) {
   for (const auto& s : v.sites) {
     for (Tally* t : {&v.byReason[s.reasonId], &v.byClass[s.reasonClass], &v.total}) count(*t, s.status);
-    bool predictedSite = s.status != JoinedSite::Status::Missed && s.status != JoinedSite::Status::LoadedChunk;
+    const bool predictedSite = isPredicted(s);
     if (predictedSite) count(v.byConfidence[s.confidence.empty() ? "unknown" : s.confidence], s.status);
     SeverityTally& bySeverity = v.bySeverity[predictedSite ? s.severity : std::string()];
     bySeverity.predicted += predictedSite;

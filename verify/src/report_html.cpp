@@ -136,9 +136,10 @@ void writeHeader(std::ostream& out, const VerificationReport& r) {
   out << "</tbody></table>";
   const Tally& t = v.total;
   out << fmt::format("<p id=\"totals\">{} confirmed, {} missed, {} latent; precision {}, recall {}. "
-                     "Not judged: {} unexercised, {} masked, {} in chunks loaded from strings.</p></header>",
+                     "Not judged: {} unexercised, {} masked, {} in chunks loaded from strings, {} following a "
+                     "predicted site.</p></header>",
                      t.confirmed, t.missed, t.latent, formatRatio(t.precision(), "—"), formatRatio(t.recall(), "—"),
-                     t.unexercised, t.masked, t.loadedChunk);
+                     t.unexercised, t.masked, t.loadedChunk, t.follows);
 }
 
 void writeNotes(std::ostream& out, const VerificationReport& r) {
@@ -153,7 +154,8 @@ void writeSiteTable(std::ostream& out, const VerificationReport& r) {
   out << "<h2>Sites</h2><div class=\"controls\"><label>Filter <input id=\"filter\" type=\"search\" "
          "placeholder=\"reasonId, path, zone...\"></label><label>Status <select id=\"status-filter\"><option value=\"\">all</option>";
   for (auto s : {JoinedSite::Status::Confirmed, JoinedSite::Status::Missed, JoinedSite::Status::Latent,
-                 JoinedSite::Status::Unexercised, JoinedSite::Status::Masked, JoinedSite::Status::LoadedChunk})
+                 JoinedSite::Status::Unexercised, JoinedSite::Status::Masked, JoinedSite::Status::LoadedChunk,
+                 JoinedSite::Status::Follows})
     out << fmt::format("<option>{}</option>", toString(s));
   out << fmt::format("</select></label><span><span id=\"shown\">{}</span> of {} sites shown</span></div>", sites.size(),
                      sites.size());

@@ -16,9 +16,9 @@ std::string summary(const VerificationReport& r) {
   const ProfileRef& p = v.envelope.traceProfile;
   std::string out = "## ljcheck verification report\n\n";
   out += fmt::format("**{} confirmed, {} missed, {} latent** (precision {}, recall {}); not judged: {} "
-                     "unexercised, {} masked.\n\n",
+                     "unexercised, {} masked, {} following a predicted site.\n\n",
                      t.confirmed, t.missed, t.latent, formatRatio(t.precision(), "—"), formatRatio(t.recall(), "—"),
-                     t.unexercised, t.masked);
+                     t.unexercised, t.masked, t.follows);
   long total = r.samples.total();
   if (total > 0)
     out += fmt::format("Samples: {}, **{:.1f}% compiled, {:.1f}% interpreted**, {:.1f}% C code, {:.1f}% GC.\n\n", total,

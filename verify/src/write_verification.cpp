@@ -31,7 +31,8 @@ nlohmann::ordered_json tallyJson(const Tally& t) {
           {"recall", ratioJson(t.recall())},
           {"unexercised", t.unexercised},
           {"masked", t.masked},
-          {"loadedChunk", t.loadedChunk}};
+          {"loadedChunk", t.loadedChunk},
+          {"follows", t.follows}};
 }
 
 void writeSeverities(std::ostream& out, const std::map<std::string, SeverityTally>& tallies) {
@@ -91,8 +92,9 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
   out << fmt::format("\ntotal: {} confirmed, {} missed, {} latent; precision {}, recall {}\n", t.confirmed, t.missed,
                      t.latent, formatRatio(t.precision()), formatRatio(t.recall()));
   out << fmt::format("not judged: {} unexercised (the recorder never visited the line), {} masked, "
-                     "{} observed in chunks loaded from strings\n",
-                     t.unexercised, t.masked, t.loadedChunk);
+                     "{} observed in chunks loaded from strings, {} following a predicted site (they ran into "
+                     "code a run blacklisted for it)\n",
+                     t.unexercised, t.masked, t.loadedChunk, t.follows);
   if (shared)
     out << fmt::format("cost shared: {} sites aborted a trace start that other sites aborted too; each one's cost is "
                        "the interpreter time of that start's code, so their costs overlap and do not add up\n",
