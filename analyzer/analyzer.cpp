@@ -133,7 +133,16 @@ std::set<std::string> membersAskedAbout(const FileLinks& links, const flow::Call
 // audit 67: `s.paint = function ... end` in a helper given the sprite).
 bool storedOnCallersObjects(std::string_view member, const flow::ValueMap::LuaMethods* stored) {
   const std::size_t object = member.rfind("():");
-  return stored && object != std::string_view::npos && stored->count(member.substr(object + 3)) > 0;
+  return stored && object != std::string_view::npos &&
+         (stored->count(member.substr(object + 3)) > 0 || stored->count(flow::ValueMap::kAnyMethod) > 0);
+}
+
+// Whether other files' calls of `member` may run what they call: not when
+// some file stores the module's value in package.loaded or package.preload
+// (ModuleImports::loadedInPlace, audit 69: a test's stub logger, and the
+// real one's closure was an error), nor for a method stored into objects.
+bool callsReach(std::string_view member, const ProjectView& project, const flow::ValueMap::LuaMethods* stored) {
+  return !(project.imports && project.imports->loadedInPlace) && !storedOnCallersObjects(member, stored);
 }
 
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
@@ -161,7 +170,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   if (project.incoming)
     for (const auto& [member, proto] : exports)
       if (auto it = project.incoming->find(std::string(member));
-          it != project.incoming->end() && !storedOnCallersObjects(member, stored))
+          it != project.incoming->end() && callsReach(member, project, stored))
         external[proto] = it->second;
   flow::CtypeConstructors constructors{flow::findCtypeConstructors(chunk, values), {}};
   auto registrars = flow::findCtypeRegistrars(chunk, values);
@@ -185,7 +194,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     *project.given = (*project.seedsFor)(*own);
     for (const auto& [member, proto] : exports)
       if (auto it = project.given->find(std::string(member));
-          it != project.given->end() && !storedOnCallersObjects(member, stored))
+          it != project.given->end() && callsReach(member, project, stored))
         external[proto] = it->second;
   }
   flow::CallGraph calls(chunk, values, hotloop, hotexit, external, &constructors.own, loopingMembers);
@@ -205,6 +214,8 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->memberCalls = calls.calledMembers();
     project.links->assignedMembers.assign(values.assignedModuleMembers().begin(), values.assignedModuleMembers().end());
     project.links->overridingMembers = values.overridesOfOtherModules();
+    project.links->classBase = values.baseOfModuleClass();
+    project.links->modulesLoadedInPlace = values.modulesLoadedInPlace();
     project.links->methodsStoredOnObjects = values.methodsStoredOnObjects();
     project.links->selfMethods = values.selfMethodNames();
     project.links->returnedBuiltins.clear();

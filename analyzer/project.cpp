@@ -239,6 +239,52 @@ std::vector<std::vector<std::size_t>> ProjectIndex::callersOf(const std::vector<
   return callers;
 }
 
+// A method the file `from` defines again over another module's class
+// ("shape:outline"): that module's `self:outline()` may call it, and so
+// may the module's own base class's, when that class inherits from a third
+// module's (FileLinks::classBase: Ring over Circle over Shape, audit 67).
+void ProjectIndex::overrideUpwards(const std::vector<FileLinks>& links, std::size_t from, std::string name,
+                                   std::map<std::size_t, ModuleImports>& out) const {
+  constexpr int kMaxInheritance = 8;  // as the value tracker's chains in one file
+  for (int depth = 0; depth < kMaxInheritance; ++depth) {
+    auto [module, memberView] = flow::ModuleMemberName::parse(name);
+    const std::string member(memberView);
+    std::optional<std::size_t> to = resolve(module, from);
+    if (!to || *to == from || *to >= links.size()) return;
+    // Known already: so are its bases.
+    if (!out[*to].overriddenMethods.emplace(member).second) return;
+    if (member.find('.') != std::string::npos || links[*to].classBase.empty()) return;
+    name = links[*to].classBase + member;
+    from = *to;
+  }
+}
+
+// A file that stores functions under keys it does not name into objects it
+// is handed, or gives them any class (`obj[name] = fn`, `fsm.transition(npc,
+// Walking)`: ValueMap::kAnyMethod, audit 69), may change any method of the
+// objects a file that calls it hands over: the caller's own objects, and
+// those of the modules it calls.
+void ProjectIndex::storedAnyMethod(const std::vector<FileLinks>& links, std::size_t from,
+                                   const std::map<std::string_view, std::vector<std::size_t>>& storers,
+                                   std::map<std::size_t, ModuleImports>& out) const {
+  auto any = storers.find(flow::ValueMap::kAnyMethod);
+  if (any == storers.end()) return;
+  const std::vector<std::size_t>& helpers = any->second;
+  bool handsOver = false;
+  for (const auto& name : links[from].memberCalls) {
+    std::optional<std::size_t> to = resolve(flow::ModuleMemberName::parse(name).module, from);
+    if (to && *to != from && std::find(helpers.begin(), helpers.end(), *to) != helpers.end()) handsOver = true;
+  }
+  if (!handsOver) return;
+  const std::string anyKey(flow::ValueMap::kAnyMethod);
+  out[from].methodsStoredElsewhere.insert(anyKey);
+  for (const auto& name : links[from].memberCalls) {
+    std::optional<std::size_t> to = resolve(flow::ModuleMemberName::parse(name).module, from);
+    if (to && *to != from && *to < links.size() && !links[*to].selfMethods.empty())
+      out[*to].methodsStoredElsewhere.insert(anyKey);
+  }
+}
+
 std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, ModuleImports> out;
   // By key, the files that store functions under it into objects they cannot name.
@@ -285,11 +331,11 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
     for (const auto& key : links[from].selfMethods)
       if (auto it = storers.find(key); it != storers.end() && (it->second.size() > 1 || it->second.front() != from))
         out[from].methodsStoredElsewhere.insert(key);
-    for (const auto& name : links[from].overridingMembers) {
-      auto [module, member] = flow::ModuleMemberName::parse(name);
-      std::optional<std::size_t> to = resolve(module, from);
-      if (to && *to != from && *to < links.size()) out[*to].overriddenMethods.emplace(member);
-    }
+    storedAnyMethod(links, from, storers, out);
+    for (const auto& name : links[from].overridingMembers) overrideUpwards(links, from, name, out);
+    for (const auto& name : links[from].modulesLoadedInPlace)
+      if (std::optional<std::size_t> to = resolve(name, from); to && *to != from && *to < links.size())
+        out[*to].loadedInPlace = true;
     for (const auto& name : links[from].membersBehindAborts) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);

@@ -91,6 +91,13 @@ struct FileLinks {
   // of one of them may carry a function stored by this file instead.
   std::vector<std::string> methodsStoredOnObjects = {};
   std::vector<std::string> selfMethods = {};
+  // The other module's class its module table inherits from
+  // (ValueMap::baseOfModuleClass): what other files' subclasses of it
+  // define again is defined again over that class too.
+  std::string classBase = {};
+  // The module names it stores a value under in package.loaded or
+  // package.preload (ValueMap::modulesLoadedInPlace).
+  std::vector<std::string> modulesLoadedInPlace = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -124,6 +131,10 @@ struct ModuleImports {
   // an object of its classes may run such a function instead, and a call of
   // that method from another file does not make its own hot.
   flow::LoopingMembers methodsStoredElsewhere = {};
+  // Another file stores a value under its module name in package.loaded or
+  // package.preload (a test's stub): a require may never run this file, so
+  // other files' calls give its functions no heat.
+  bool loadedInPlace = false;
 };
 
 class ProjectIndex {
@@ -168,6 +179,16 @@ class ProjectIndex {
   std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> ranges_;
   std::string_view nameOf(const Entry& e) const;
   void addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to) const;
+  // Into out[...].overriddenMethods: the member `name` ("module:member")
+  // that file `from` defines again, for its module and up its base classes.
+  void overrideUpwards(const std::vector<FileLinks>& links, std::size_t from, std::string name,
+                       std::map<std::size_t, ModuleImports>& out) const;
+  // Into out[...].methodsStoredElsewhere: "*" for file `from` and the
+  // modules it calls, when it calls a module that stores any method into
+  // objects (`storers`: by key, the files that store under it).
+  void storedAnyMethod(const std::vector<FileLinks>& links, std::size_t from,
+                       const std::map<std::string_view, std::vector<std::size_t>>& storers,
+                       std::map<std::size_t, ModuleImports>& out) const;
   // By file: the members of its module table other files assign
   // (FileLinks::assignedMembers). Calls of them may call the replacement,
   // and give the file's own function no heat.

@@ -46,7 +46,8 @@ bool sameImports(const ModuleImports& a, const ModuleImports& b) {
          a.returnedBuiltins == b.returnedBuiltins &&
          sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall) && a.loopingMembers == b.loopingMembers &&
          a.abortingMembers == b.abortingMembers && a.luaMethods == b.luaMethods &&
-         a.overriddenMethods == b.overriddenMethods && a.methodsStoredElsewhere == b.methodsStoredElsewhere;
+         a.overriddenMethods == b.overriddenMethods && a.methodsStoredElsewhere == b.methodsStoredElsewhere &&
+         a.loadedInPlace == b.loadedInPlace;
 }
 
 // What the rounds read of a file's links: its exports and calls, no dump.
@@ -55,7 +56,8 @@ FileLinks withoutDump(const FileLinks& links) {
                    links.memberCalls, {},          links.returnedBuiltins, links.tailCalls,
                    links.loopingExports,    links.membersBehindAborts, links.abortingExports,
                    links.membersBeforeLoopCalls, std::nullopt,       links.assignedMembers,
-                   links.overridingMembers, links.methodsStoredOnObjects, links.selfMethods};
+                   links.overridingMembers, links.methodsStoredOnObjects, links.selfMethods,
+                   links.classBase, links.modulesLoadedInPlace};
 }
 
 }  // namespace

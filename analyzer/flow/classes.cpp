@@ -39,15 +39,24 @@ void ValueMap::addClassFacts(const TableUses& uses) {
   reclassed_.insert(uses.reclassed.begin(), uses.reclassed.end());
   moduleClasses_.insert(uses.moduleClasses.begin(), uses.moduleClasses.end());
   objectMethods_.insert(uses.objectMethods.begin(), uses.objectMethods.end());
+  modulesLoadedInPlace_.insert(uses.modulesLoadedInPlace.begin(), uses.modulesLoadedInPlace.end());
   reclassesAnyObject_ |= uses.reclassesAnyObject;
 }
 
 bool ValueMap::storedOnObjects(std::string_view key) const {
-  return objectMethods_.count(key) > 0 || (storedElsewhere_ && storedElsewhere_->count(key) > 0);
+  auto in = [&](const auto& keys) { return keys.count(key) > 0 || keys.count(kAnyMethod) > 0; };
+  return in(objectMethods_) || (storedElsewhere_ && in(*storedElsewhere_));
 }
 
 std::vector<std::string> ValueMap::methodsStoredOnObjects() const {
-  return {objectMethods_.begin(), objectMethods_.end()};
+  std::vector<std::string> out(objectMethods_.begin(), objectMethods_.end());
+  // A helper that gives objects another class changes every method of theirs.
+  if (reclassesAnyObject_ && !objectMethods_.count(kAnyMethod)) out.emplace_back(kAnyMethod);
+  return out;
+}
+
+std::vector<std::string> ValueMap::modulesLoadedInPlace() const {
+  return {modulesLoadedInPlace_.begin(), modulesLoadedInPlace_.end()};
 }
 
 // Whether objects whose metatable is `metatable` may be given another one
@@ -137,6 +146,22 @@ std::vector<std::string> ValueMap::overridesOfOtherModules() const {
   for (const auto& [table, name] : moduleClasses_)  // setmetatable(Circle, Shape)
     methodsOf(table, Value::of(name.find(':') == std::string_view::npos ? Kind::Module : Kind::ModuleMember, name));
   return out;
+}
+
+std::string ValueMap::baseOfModuleClass() const {
+  if (protos_.empty()) return {};
+  const Value& module = protos_.back().returns;  // the main function is the last prototype
+  if (!module.is(Kind::Table) || module.pc == 0) return {};
+  const TableOrigin origin{module.proto, module.pc};
+  auto prefix = [](const Value& base) { return std::string(base.name) + (base.is(Kind::Module) ? ":" : "."); };
+  if (auto meta = metatables_.find(origin); meta != metatables_.end() && !metatableInDoubt_.count(origin)) {
+    const Value base = field(Value::table(meta->second.first, meta->second.second), "__index");
+    if (base.is(Kind::Module) || base.is(Kind::ModuleMember)) return prefix(base);
+  }
+  for (const auto& [table, name] : moduleClasses_)
+    if (table == origin)
+      return prefix(Value::of(name.find(':') == std::string_view::npos ? Kind::Module : Kind::ModuleMember, name));
+  return {};
 }
 
 Value ValueMap::resolveMethod(const Value& method) const {

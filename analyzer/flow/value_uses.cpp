@@ -32,6 +32,7 @@ void ValueMap::collectFields() {
   reclassed_.clear();
   moduleClasses_.clear();
   objectMethods_.clear();
+  modulesLoadedInPlace_.clear();
   reclassesAnyObject_ = false;
   for (const auto& p : protos_) addFields(p);
 }
@@ -145,11 +146,22 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       }
       // A function stored into an object the tracker cannot name (a
       // parameter, self, an Instance, another module's object): that
-      // object's method of the name is this function (audit 67).
-      if (ins.op == Op::TSETS && valueAt(ins.a).is(Kind::LuaFunction) &&
+      // object's method of the name is this function (audit 67); a
+      // function the caller passes may be one too, under a key it passes
+      // ("*": any; `obj[name] = fn`, audit 69).
+      if ((valueAt(ins.a).is(Kind::LuaFunction) || keptParameter(static_cast<std::size_t>(&proto - chunk_.prototypes.data()), ins.a)) &&
           ((table.kind == Kind::Unknown && !table.isMissingMember()) || table.is(Kind::Receiver) ||
-           table.is(Kind::Instance) || table.is(Kind::ModuleResult)))
-        if (const std::string* key = proto.stringConstant(ins.c)) tables.objectMethods.push_back(*key);
+           table.is(Kind::Instance) || table.is(Kind::ModuleResult))) {
+        const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
+        if (key) tables.objectMethods.push_back(*key);
+        else if (ins.op == Op::TSETV && !valueAt(ins.c).is(Kind::Number)) tables.objectMethods.push_back(kAnyMethod);
+      }
+      // package.loaded["logger"] = stub, package.preload.logger = loader.
+      if (table.isMissingMember() && (table.name == "package.loaded" || table.name == "package.preload")) {
+        const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
+        if (key) tables.modulesLoadedInPlace.push_back(*key);
+        else if (valueAt(ins.c).isConstantString()) tables.modulesLoadedInPlace.push_back(valueAt(ins.c).text());
+      }
       if (table.is(Kind::Table) && table.pc != 0) {
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});

@@ -161,10 +161,14 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
     const Prototype& p = chunk.prototypes[i];
     auto& assigned = assignedUpvalues_[i];
     assigned.assign(p.upvalues.size(), false);
+    std::uint64_t& kept = keptParameters_.emplace_back(p.numparams >= 64 ? ~std::uint64_t{0}
+                                                                          : (std::uint64_t{1} << p.numparams) - 1);
     for (int pc = 1; pc <= p.size(); ++pc) {
       const auto& ins = p.at(pc);
       bool store = ins.op == Op::USETV || ins.op == Op::USETS || ins.op == Op::USETN || ins.op == Op::USETP;
       if (store && ins.a < assigned.size()) assigned[ins.a] = true;
+      const Writes w = writesOf(ins);
+      for (int slot = w.first; slot <= w.last && slot < 64 && kept != 0; ++slot) kept &= ~(std::uint64_t{1} << slot);
     }
     for (std::size_t c : p.children) {
       const auto& child = chunk.prototypes[c];
@@ -583,7 +587,7 @@ ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
   return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
           fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), reclassed.size(),
           moduleClasses.size(),    cModuleOperations.size(), moduleFieldWrites.size(), objectMethods.size(),
-          unresolvedSetmetatable,  reclassesAnyObject};
+          modulesLoadedInPlace.size(), unresolvedSetmetatable, reclassesAnyObject};
 }
 
 void ValueMap::TableUses::cutBackTo(const Mark& m) {
@@ -599,6 +603,7 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   cModuleOperations.resize(m.cModuleOperations);
   moduleFieldWrites.resize(m.moduleFieldWrites);
   objectMethods.resize(m.objectMethods);
+  modulesLoadedInPlace.resize(m.modulesLoadedInPlace);
   unresolvedSetmetatable = m.unresolvedSetmetatable;
   reclassesAnyObject = m.reclassesAnyObject;
 }

@@ -299,6 +299,11 @@ class ValueMap {
   // Shape = require("shapes.base"), then `function Circle:outline()`), as
   // "module:member" ("shapes.base:outline"); classes.cpp.
   std::vector<std::string> overridesOfOtherModules() const;
+  // The other module's class the table this module returns inherits from,
+  // as overridesOfOtherModules names its members ("shapes.base:" or
+  // "geometry:Shape."); empty for none. A method a subclass of this one
+  // defines again in a third file is defined again over that class too.
+  std::string baseOfModuleClass() const;
   // The keys under which this file stores functions into objects it cannot
   // name: a parameter, `self`, an Instance, or what another module's
   // function returned (`s.paint = function ... end` in a helper given a
@@ -306,6 +311,13 @@ class ValueMap {
   // Account:new(), Programming in Lua's subclasses). Any object's method of
   // that name may be such a function instead of its class's (classes.cpp).
   std::vector<std::string> methodsStoredOnObjects() const;
+  // The key of a store whose key the bytecode does not name, among those:
+  // any method.
+  static constexpr std::string_view kAnyMethod = "*";
+  // The module names this file stores a value under in package.loaded or
+  // package.preload (`package.loaded["logger"] = stub`, audit 69): a
+  // require of one may load that value, never its file.
+  std::vector<std::string> modulesLoadedInPlace() const;
   // The names of the functions taking `self` that the file stores in
   // fields (definesSelfMethod), in order.
   std::vector<std::string> selfMethodNames() const;
@@ -448,6 +460,10 @@ class ValueMap {
     // Constant keys of functions stored into objects the tracker cannot
     // name (methodsStoredOnObjects).
     std::vector<std::string_view> objectMethods;
+    // Module names this file stores a value under in package.loaded or
+    // package.preload (a test's stub): require(name) does not run that
+    // module's file then (modulesLoadedInPlace).
+    std::vector<std::string_view> modulesLoadedInPlace;
     // setmetatable(o, mt) with neither named, nor mt nil or `self`: a
     // helper that gives any object any class (`transition(self, Chasing)`,
     // audit 67). Every object of the file may change class.
@@ -459,7 +475,7 @@ class ValueMap {
     struct Mark {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
                   metatables = 0, reclassed = 0, moduleClasses = 0, cModuleOperations = 0, moduleFieldWrites = 0,
-                  objectMethods = 0;
+                  objectMethods = 0, modulesLoadedInPlace = 0;
       bool unresolvedSetmetatable = false, reclassesAnyObject = false;
     };
     Mark mark() const;
@@ -560,6 +576,7 @@ class ValueMap {
   std::set<TableOrigin> reclassed_;  // TableUses::reclassed, of every prototype
   std::set<std::pair<TableOrigin, std::string_view>> moduleClasses_;  // TableUses::moduleClasses, of every prototype
   std::set<std::string_view> objectMethods_;  // TableUses::objectMethods, of every prototype
+  std::set<std::string_view> modulesLoadedInPlace_;  // TableUses::modulesLoadedInPlace, of every prototype
   bool reclassesAnyObject_ = false;           // TableUses::reclassesAnyObject, of any prototype
   // Whether an object's method `key` may be a function stored into the
   // object itself, here or in another file (storedElsewhere_).
@@ -592,6 +609,12 @@ class ValueMap {
   std::vector<Value> entryValues(std::size_t proto) const;
   void collectFields();
   void addFields(const TableUses& uses);
+  // Per prototype, a bit for each of its first 64 parameters that no
+  // instruction writes: the value a slot holds is what the caller passed.
+  std::vector<std::uint64_t> keptParameters_;
+  bool keptParameter(std::size_t proto, int slot) const {
+    return slot >= 0 && slot < 64 && proto < keptParameters_.size() && ((keptParameters_[proto] >> slot) & 1U) != 0;
+  }
   // Per prototype, the upvalues its code (or a nested closure's) assigns.
   std::vector<std::vector<bool>> assignedUpvalues_;
   bool assignsUpvalue(std::size_t proto, std::size_t index) const;

@@ -294,6 +294,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   entry.certainAbort = (finding.aborts || finding.endsTrace) && finding.confidence == Confidence::Certain;
   entry.mayEndTrace = finding.endsTrace && p.callee == "error" && finding.confidence == Confidence::Likely;
   entry.unmaskable = finding.calleeTraces;
+  if (finding.aborts && here.onceOnlyLine > 0) entry.onceOnlyLine = here.onceOnlyLine;
 }
 
 void CollectingSink::markMasked() {
@@ -450,10 +451,40 @@ void CollectingSink::markAfterErrorPaths() {
   }
 }
 
+// A certain site after an abort inside a lazy initialization of its
+// function: the passes that initialize abort there first. Whether that is
+// once per key or every pass (a fresh object each turn: audit 69, a UCLO
+// `error` behind `if not self._fmt then self._fmt = function ... end end`,
+// where every pass aborted at the closure) only the data shows: likely.
+void CollectingSink::markAfterLazyInits() {
+  std::map<std::size_t, const Pending*> lazy;  // by prototype: its first such abort
+  for (const auto& m : pending_)
+    if (m.onceOnlyLine > 0) {
+      auto [it, inserted] = lazy.emplace(m.proto, &m);
+      if (!inserted && m.tracePc < it->second->tracePc) it->second = &m;
+    }
+  if (lazy.empty()) return;
+  for (auto& site : pending_) {
+    Prediction& p = site.prediction;
+    if (p.confidence != Confidence::Certain || p.masked() || site.onceOnlyLine > 0) continue;
+    auto first = lazy.find(site.proto);
+    if (first == lazy.end() || first->second->tracePc >= site.tracePc) continue;
+    const Prediction& init = first->second->prediction;
+    p.confidence = Confidence::Likely;
+    if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
+    p.reasoning += "; but the passes that initialize the value tested at line " +
+                   std::to_string(first->second->onceOnlyLine) + " abort at line " + std::to_string(init.line) +
+                   " first (" + init.reasonId.str() +
+                   "), and whether that is once per key or every pass (a fresh object each turn) the data decides, "
+                   "so likely";
+  }
+}
+
 std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   markMasked();
   if (chunk_ && values_ && calls_) markMaskedByCalls();  // and by other modules' aborting functions
   if (chunk_ && values_ && calls_) markAfterErrorPaths();
+  markAfterLazyInits();
   // One prediction per (line, reasonId): an unmasked one over a masked one,
   // then the surest.
   auto better = [](const Prediction& a, const Prediction& b) {

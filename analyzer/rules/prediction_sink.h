@@ -54,6 +54,9 @@ class CollectingSink final : public PredictionSink {
     // It ends the trace on the passes the data sends there (an error
     // raised under a pcall, likely): a site after it may never be recorded.
     bool mayEndTrace = false;
+    // It aborts inside a lazy initialization (`if not self._fmt then
+    // self._fmt = function ... end end`): the guard's line, else 0.
+    int onceOnlyLine = 0;
   };
   // A pc that hides the sites behind it, and the abort that does.
   struct Masker {
@@ -66,6 +69,7 @@ class CollectingSink final : public PredictionSink {
   void markMasked();
   void markMaskedByCalls();
   void markAfterErrorPaths();
+  void markAfterLazyInits();
 
   std::string path_;
   const bytecode::Chunk* chunk_ = nullptr;

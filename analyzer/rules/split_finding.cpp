@@ -36,6 +36,22 @@ std::string calledAs(const FunctionView& fn, const flow::CallSite& site) {
   return site.protectedCall ? "pcall" : functionName(fn, fn.index);
 }
 
+const std::string* methodCalledAt(const FunctionView& fn, int pc) {
+  const auto& call = fn.proto.at(pc);
+  if (!flow::isCall(call.op) || flow::fixedArgs(call) < 1) return nullptr;
+  const int self = argumentSlot(fn, pc, 0);
+  for (int q = pc - 1; q >= 2; --q) {
+    const auto& ins = fn.proto.at(q);
+    flow::Writes w = flow::writesOf(ins);
+    if (w.last >= w.first && w.first < call.a) return nullptr;
+    if (call.a < w.first || call.a > w.last) continue;
+    const auto& copy = fn.proto.at(q - 1);
+    if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return nullptr;
+    return fn.proto.stringConstant(ins.c);
+  }
+  return nullptr;
+}
+
 std::vector<TailCallLanding> tailCallLandings(const FunctionView& fn, std::size_t proto) {
   std::vector<TailCallLanding> out;
   std::vector<std::size_t> work{proto};

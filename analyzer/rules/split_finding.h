@@ -56,6 +56,10 @@ int argumentSlot(const FunctionView& fn, int pc, int k);
 // The name the call at `site` of the function being checked is written
 // with, as Finding::calledAs wants it: pcall's for a protected call.
 std::string calledAs(const FunctionView& fn, const flow::CallSite& site);
+// The name of the method the call at pc calls, `obj:name(...)` (a TGETS of
+// the receiver into the callee slot, a MOV of it into the first argument
+// slot); null for another call.
+const std::string* methodCalledAt(const FunctionView& fn, int pc);
 
 // Where what the tail call of a function of this file ends in lands: each
 // call site of `proto`, and through a call site that tail-calls it in turn

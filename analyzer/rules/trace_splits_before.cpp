@@ -227,6 +227,20 @@ bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what
   return true;
 }
 
+// " of string.sub", " of parse", " of the method sub": which call at pc,
+// for a reasoning that names its line (a line may hold several calls:
+// audit 70, "the call at line 7" read as the site itself); empty when the
+// callee has no name.
+std::string calleeWords(const FunctionView& fn, int pc) {
+  const flow::Value callee = resolveCallee(fn, pc).value;
+  if (callee.is(flow::Value::Kind::LuaFunction)) return " of " + functionName(fn, callee.proto);
+  if (callee.kind == flow::Value::Kind::Method && !callee.name.empty())
+    return " of the method " + std::string(callee.name);
+  if (!callee.name.empty() && callee.kind != flow::Value::Kind::Unknown) return " of " + std::string(callee.name);
+  if (const std::string* method = methodCalledAt(fn, pc)) return " of the method " + *method;
+  return {};
+}
+
 // The call at pc ends the trace or leaves what follows it to the
 // interpreter: a RETURN (results feeding a variable count, error), a
 // protected call (a trace resumed inside it cannot return into the pcall
@@ -276,7 +290,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     // and what follows may never be recorded (audit 58: `pcall(tostring,
     // t)`, `TRACE 1 ... return`, no abort at the closure after it).
     if (out.resumedMayAbort.empty() && leavesTraceAt(fn, last))
-      out.resumedMayAbort = "the call at line " + std::to_string(fn.proto.at(last).line) +
+      out.resumedMayAbort = "the call" + calleeWords(fn, last) + " at line " + std::to_string(fn.proto.at(last).line) +
                             " may end the trace there (a RETURN, or a call through pcall), and then no trace "
                             "resumes after it";
     return out;

@@ -523,6 +523,32 @@ TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sit
   }
 }
 
+TEST_CASE("a blocker after a lazy initialization's abort is likely: the data decides which one a pass meets",
+          "[rules][hotness]") {
+  // Audit 69: `if not self._fmt then self._fmt = function ... end end`,
+  // then the upvalue close before the return; the loop made a fresh Row
+  // each turn, so every pass aborted at the closure (`-jv`: 11 aborts at
+  // line 11) and the UCLO claimed `error`/certain never aborted.
+  auto ps = predict("local Row = {}\n"                                                       // 1
+                    "Row.__index = Row\n"                                                    // 2
+                    "function Row.new(id) return setmetatable({ id = id }, Row) end\n"       // 3
+                    "function Row:render()\n"                                                // 4
+                    "  if not self._fmt then\n"                                              // 5
+                    "    self._fmt = function(v) return v * 2 end\n"                         // 6
+                    "  end\n"                                                                // 7
+                    "  return self._fmt(self.id)\n"                                          // 8
+                    "end\n"                                                                  // 9
+                    "local total = 0\n"                                                      // 10
+                    "for i = 1, 60000 do total = total + Row.new(i):render() end\n");        // 11
+  INFO(listed(ps));
+  const Prediction* close = find(ps, 8, "NYIBC:UCLO");
+  REQUIRE(close);
+  CHECK(close->confidence == Confidence::Likely);
+  CHECK(close->severity == Severity::Warn);
+  CHECK(close->reasoning.find("the passes that initialize the value tested at line 5 abort at line 6 first") !=
+        std::string::npos);
+}
+
 TEST_CASE("os.exit ends the process: a call of it never runs hot, whatever its function's heat",
           "[rules][hotness]") {
   // The same hot loop calls print (a plain stitch) and, on its last pass,
