@@ -35,7 +35,9 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/module_function", "fixtures/projects/nested_helpers",
                                          "fixtures/projects/registered_ctypes", "fixtures/projects/replaced_member",
                                          "fixtures/projects/guarded_module_call", "fixtures/projects/overridden_methods",
-                                         "fixtures/projects/replaced_methods", "fixtures/projects/object_methods"};
+                                         "fixtures/projects/replaced_methods", "fixtures/projects/object_methods",
+                                         "fixtures/projects/stubbed_modules", "fixtures/projects/grandchild_override",
+                                         "fixtures/projects/method_helpers"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
@@ -230,4 +232,31 @@ TEST_CASE("methods objects carry of their own give their class's no heat", "[fix
   // the heat of their loops.
   checkClaims("fixtures/projects/object_methods", "account.lua", {11}, {15});
   checkClaims("fixtures/projects/object_methods", "sprite.lua", {8}, {12});
+}
+
+TEST_CASE("a module a test stubs in package.loaded or package.preload gets no heat from other files",
+          "[fixtures][project]") {
+  // main.lua stores stubs for logger and audit before requiring the
+  // service (audit 69: errors for closures that never run, since the
+  // files never load); metrics, not stubbed, keeps the heat of the loop.
+  checkClaims("fixtures/projects/stubbed_modules", "logger.lua", {4}, {});
+  checkClaims("fixtures/projects/stubbed_modules", "audit.lua", {4}, {});
+  checkClaims("fixtures/projects/stubbed_modules", "metrics.lua", {}, {4});
+}
+
+TEST_CASE("a method a grandchild class in another file defines again is not resolved in the base",
+          "[fixtures][project]") {
+  // Ring over Circle over Shape, each in its own file (audit 69: Shape's
+  // outline was an error); tally, which no class defines again, stays certain.
+  checkClaims("fixtures/projects/grandchild_override", "shape.lua", {6}, {10});
+}
+
+TEST_CASE("helpers that store any method or give any class leave the methods of their callers unresolved",
+          "[fixtures][project]") {
+  // decorate.override stores under a name its caller passes, fsm.transition
+  // sets the metatable it is handed (audit 69: errors); ticker.lua's local
+  // function is no method and stays certain.
+  checkClaims("fixtures/projects/method_helpers", "sprite.lua", {8}, {});
+  checkClaims("fixtures/projects/method_helpers", "main.lua", {10}, {});
+  checkClaims("fixtures/projects/method_helpers", "ticker.lua", {}, {4});
 }
