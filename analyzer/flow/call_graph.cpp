@@ -827,6 +827,7 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
         if (inner.last >= pc || inner.first < loop.first || inner.last > loop.last) continue;
         if (unrolled(inner)) continue;
         why = {CountStop::Kind::InnerLoop, inner.line, why.abortingRoute, !inner.known || inner.leavesAt != 0};
+        why.innerTurns = inner.known ? inner.count : 0;
         return runs;
       }
     }

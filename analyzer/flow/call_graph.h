@@ -235,6 +235,11 @@ class CallGraph {
     // function's last return when it closes upvalues), not the test that
     // leads there.
     bool byReturn = false;
+    // InnerLoop, when its count is known: how many times it turns. A few
+    // turns (up to loopunroll + 1) a root trace may unroll once the inner
+    // loop's own traces keep leaving it (lj_record.c innerloopleft; audit 70:
+    // three turns, and the outer loop's root trace aborted past it).
+    long innerTurns = 0;
     // "a branch at line 8", or "a path that returns at line 12".
     std::string route() const {
       return (byReturn ? "a path that returns at line " : "a branch at line ") + std::to_string(line);

@@ -362,6 +362,15 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    takes + "). Which, the data decides, so a warning, and likely";
     out.dependsOnData = true;
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
+             stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerTurns > 0 &&
+             stop.innerTurns <= fn.profile.param("loopunroll", 15) + 1) {
+    out.clause = besides + "the loop at line " + std::to_string(stop.line) + " comes first in each turn, and it turns " +
+                 std::to_string(stop.innerTurns) + " times, few enough for a root trace to unroll it (at most " +
+                 std::to_string(fn.profile.param("loopunroll", 15) + 1) +
+                 " turns) once its own traces keep leaving it (LLEAVE): side traces record this abort, and such a "
+                 "root trace does too, and whether its start is blacklisted (" + std::to_string(allRuns) +
+                 " runs) depends on timing, so a warning";
+  } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop) {
     out.clause = besides + "the loop at line " + std::to_string(stop.line) +
                    " comes first in each turn: a root trace stops at that inner loop, so only side traces "

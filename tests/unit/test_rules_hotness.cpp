@@ -382,18 +382,30 @@ TEST_CASE("a blocker a branch can go around is a warning, whatever the loop's ru
 // body (LINNER, or a link to the inner loop's own trace): a blocker after
 // it aborts side traces only. Measured with `ljcheck run`, 60,000 turns:
 // a closure after `for j = 1, 4` aborts 4 times and never blacklists; a
-// closure in a function called there, 14 times, never blacklisting. A loop
-// of two turns is unrolled instead (see the case above), and a blocker
-// inside the inner loop blacklists that loop's own start.
+// closure in a function called there, 14 times, never blacklisting. An
+// inner loop of up to loopunroll + 1 turns may be unrolled by the root
+// trace once its own traces keep leaving it (audit 70: after `for axis =
+// 1, 3` the outer loop's root trace aborted 1 to 6 times a run, never
+// blacklisting): the reasoning says so. A loop of two turns is unrolled
+// (see the case above), and a blocker inside the inner loop blacklists
+// that loop's own start.
 TEST_CASE("a blocker after an inner loop of its loop body is a warning", "[rules][hotness]") {
   auto ps = predict(
-      "local n = 0\nfor i = 1, 60000 do\n  for j = 1, 4 do n = n + j end\n  local f = function() return 1 end\n"
+      "local n = 0\nfor i = 1, 60000 do\n  for j = 1, 20 do n = n + j end\n  local f = function() return 1 end\n"
       "  n = n + f()\nend\n");
   INFO(listed(ps));
   const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
   REQUIRE(fnew);
   CHECK(fnew->severity == Severity::Warn);
   CHECK(fnew->reasoning.find("the loop at line 3 comes first in each turn: a root trace stops at that inner loop") !=
+        std::string::npos);
+  auto few = predict(
+      "local n = 0\nfor i = 1, 60000 do\n  for j = 1, 4 do n = n + j end\n  local f = function() return 1 end\n"
+      "  n = n + f()\nend\n");
+  INFO(listed(few));
+  REQUIRE(find(few, 4, "NYIBC:FNEW"));
+  CHECK(find(few, 4, "NYIBC:FNEW")->severity == Severity::Warn);
+  CHECK(find(few, 4, "NYIBC:FNEW")->reasoning.find("it turns 4 times, few enough for a root trace to unroll it") !=
         std::string::npos);
   auto called = predict(
       "local n = 0\nlocal function g() local f = function() return 1 end return f() end\nfor i = 1, 60000 do\n"
