@@ -149,18 +149,21 @@ bool knownNonString(const Value& v) {
 }
 
 // The k-th argument of the call at pc is a parameter of this function
-// that every call of it that runs hot fills with a value that is no
-// string: the clause that says so, and how sure (certain when no code
-// elsewhere calls the function, so these are all its calls); empty when
-// a call passes a string or a value of unknown type.
-std::pair<std::string, Confidence> nonStringFromCallers(const FunctionView& fn, int pc, int k) {
+// that every call of it that runs hot fills with a value `fits` accepts:
+// the clause that says so, and how sure (certain when no code elsewhere
+// calls the function, so these are all its calls); empty when a call
+// passes another value or one of unknown type. `other` names what code
+// elsewhere might pass instead ("a string").
+template <typename Fits>
+std::pair<std::string, Confidence> fromCallers(const FunctionView& fn, int pc, int k, Fits fits,
+                                               const std::string& other) {
   const int parameter = fn.isMain() ? -1 : flow::parameterIn(fn.proto, pc, argumentSlot(fn, pc, k));
   if (parameter < 0) return {};
   std::string passes;
   for (const auto& site : fn.calls.callers(fn.index)) {
     if (!fn.calls.runsHot(site.proto, site.pc)) continue;
     const Value v = callerArgument(fn, site, parameter);
-    if (!knownNonString(v)) return {};
+    if (!fits(v)) return {};
     if (passes.empty())
       passes = "the call at line " + std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line) + " passes " +
                describe(v);
@@ -172,8 +175,13 @@ std::pair<std::string, Confidence> nonStringFromCallers(const FunctionView& fn, 
                         !fn.calls.externalCaller(fn.index);
   return {"the parameter " + name + ", and " + passes +
               (allCalls ? " (as does every call of " + functionName(fn, fn.index) + " that runs hot)"
-                        : " (as does every call in this file that runs hot; code elsewhere may pass a string)"),
+                        : " (as does every call in this file that runs hot; code elsewhere may pass " + other + ")"),
           allCalls ? Confidence::Certain : Confidence::Likely};
+}
+
+// ... a value that is no string.
+std::pair<std::string, Confidence> nonStringFromCallers(const FunctionView& fn, int pc, int k) {
+  return fromCallers(fn, pc, k, knownNonString, "a string");
 }
 
 Refusal formatRefusal(const FunctionView& fn, int pc, int args) {
@@ -210,6 +218,24 @@ Refusal tostringRefusal(const FunctionView& fn, int pc) {
   if (v.is(Kind::LuaFunction) || v.is(Kind::LibFunction) || v.is(Kind::CFunction))
     return {"tostring of a function", Confidence::Certain,
             "the argument is a function, which the recorder cannot turn into a string"};
+  // A parameter every hot call fills with a table that never gets a
+  // metatable (audit 70: `tostring(obj)` in a logging helper given
+  // request tables).
+  if (!v.known()) {
+    // None: it never gets one; Unseen: no setmetatable in this file reaches it.
+    bool unseen = false;
+    auto plainTable = [&](const Value& arg) {
+      if (!arg.is(Kind::Table) || arg.pc == 0) return false;
+      const flow::ValueMap::Metatable m = fn.values.metatableOf(arg);
+      unseen = unseen || m == flow::ValueMap::Metatable::Unseen;
+      return m != flow::ValueMap::Metatable::Maybe;
+    };
+    if (auto [clause, sure] = fromCallers(fn, pc, 0, plainTable, "a string or a number"); !clause.empty())
+      return {"tostring of a table without __tostring", unseen ? Confidence::Likely : sure,
+              "the argument is " + clause + ", a table " +
+                  (unseen ? "no setmetatable in this file reaches" : "that never gets a metatable") +
+                  ", and the recorder compiles tostring of a table only through __tostring"};
+  }
   if (!v.is(Kind::Table)) return {};
   switch (fn.values.metatableOf(v)) {
     case flow::ValueMap::Metatable::None:

@@ -91,6 +91,38 @@ TEST_CASE("tostring of a table that may get a metatable is not predicted", "[rul
   REQUIRE_FALSE(find(ps, 5, "STITCH:tostring"));
 }
 
+TEST_CASE("tostring of a parameter every hot call fills with a plain table stitches", "[rules][variants]") {
+  // Audit 70: a logging helper's tostring(obj), given request tables by
+  // its only caller: `-jv` stitches at it on both builds. A caller that
+  // passes a string, or a table that gets a metatable, leaves it alone.
+  auto ps = predict("local function log_line(tag, obj)\n"
+                    "  return tag .. ' ' .. tostring(obj)\n"
+                    "end\n"
+                    "local n = 0\n"
+                    "for i = 1, 3000 do n = n + #log_line('req', { id = i }) end\n");
+  INFO(listed(ps));
+  const Prediction* stitch = find(ps, 2, "STITCH:tostring");
+  REQUIRE(stitch);
+  CHECK(stitch->confidence == Confidence::Likely);
+  CHECK(stitch->reasoning.find("the argument is the parameter obj, and the call at line 5 passes a table") !=
+        std::string::npos);
+  auto strings = predict("local function log_line(tag, obj)\n"
+                         "  return tag .. ' ' .. tostring(obj)\n"
+                         "end\n"
+                         "local n = 0\n"
+                         "for i = 1, 3000 do n = n + #log_line('req', { id = i }) + #log_line('id', 'x') end\n");
+  INFO(listed(strings));
+  CHECK_FALSE(find(strings, 2, "STITCH:tostring"));
+  auto classy = predict("local mt = { __tostring = function() return 'o' end }\n"
+                        "local function log_line(obj)\n"
+                        "  return tostring(obj)\n"
+                        "end\n"
+                        "local n = 0\n"
+                        "for i = 1, 3000 do n = n + #log_line(setmetatable({ id = i }, mt)) end\n");
+  INFO(listed(classy));
+  CHECK_FALSE(find(classy, 3, "STITCH:tostring"));
+}
+
 TEST_CASE("string.find with a pattern built by concatenation", "[rules][variants]") {
   auto ps = predict(
       "local sep = ','\n"
