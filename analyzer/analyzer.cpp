@@ -18,6 +18,7 @@
 #include "file_text.h"
 #include "flow/call_graph.h"
 #include "flow/loops.h"
+#include "flow/refused_bytecodes.h"
 #include "flow/value_history.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
@@ -127,6 +128,15 @@ std::set<std::string> membersAskedAbout(const FileLinks& links, const flow::Call
   return out;
 }
 
+// Whether some instruction of the prototype is one the recorder refuses
+// (on a branch, maybe): a trace through it may abort there.
+bool refusesSome(const bytecode::Prototype& proto, const RecorderProfile& profile) {
+  if (proto.isVararg()) return true;  // its '...' may be refused (rules/varargs.h)
+  for (int pc = 1; pc <= proto.size(); ++pc)
+    if (flow::refuses(profile, proto.at(pc).op)) return true;
+  return false;
+}
+
 // Whether another file's call of the method `member` of an object a
 // function here returns ("new():paint") may run a function some file
 // stored into that object instead (ModuleImports::methodsStoredElsewhere,
@@ -229,9 +239,12 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       project.imports && !project.imports->tailCalls.empty() ? &project.imports->tailCalls : nullptr;
   const flow::LoopingMembers* luaMethods =
       project.imports && !project.imports->luaMethods.empty() ? &project.imports->luaMethods : nullptr;
+  const flow::LoopingMembers* inlinedMembers =
+      project.imports && !project.imports->inlinedMembers.empty() ? &project.imports->inlinedMembers : nullptr;
   auto viewOf = [&](std::size_t i) {
-    return rules::FunctionView{chunk,    i,     chunk.prototypes[i], calls.loopMap(i), values, calls, profile,
-                               ReasonCatalog::builtin(), constructors, &names, tailCalls, luaMethods, &splitting};
+    return rules::FunctionView{chunk,   i,          chunk.prototypes[i], calls.loopMap(i), values,
+                               calls,   profile,    ReasonCatalog::builtin(), constructors, &names,
+                               tailCalls, luaMethods, &splitting, inlinedMembers};
   };
   if (project.links) {
     project.links->tailCalls.clear();
@@ -247,11 +260,14 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     // Nested members too (`M.source.string`, ltn12's shape): a loop that
     // calls one first aborts there (audit 51).
     project.links->abortingExports.clear();
+    project.links->inlinedExports.clear();
     for (const auto& [member, proto] : exports) {
       bytecode::Op op = bytecode::Op::FNEW;
       if (int line = rules::certainAbortLine(chunk.prototypes[proto], profile, &op); line > 0) {
         MaskingSite site{{}, line, ReasonId::refusedBytecode(bytecode::opName(op)), {}};
         project.links->abortingExports.emplace(member, std::move(site));
+      } else if (!refusesSome(chunk.prototypes[proto], profile) && rules::recordedInline(viewOf(proto))) {
+        project.links->inlinedExports.emplace(member);
       }
     }
     // A call from a loop behind a call whose callee aborts every trace

@@ -333,6 +333,12 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
         out[from].methodsStoredElsewhere.insert(key);
     storedAnyMethod(links, from, storers, out);
     for (const auto& name : links[from].overridingMembers) overrideUpwards(links, from, name, out);
+    for (const auto& name : links[from].memberCalls) {
+      auto [module, member] = flow::ModuleMemberName::parse(name);
+      std::optional<std::size_t> to = resolve(module, from);
+      if (to && *to != from && *to < links.size() && links[*to].inlinedExports.count(std::string(member)))
+        out[from].inlinedMembers.insert(name);
+    }
     for (const auto& name : links[from].modulesLoadedInPlace)
       if (std::optional<std::size_t> to = resolve(name, from); to && *to != from && *to < links.size())
         out[*to].loadedInPlace = true;

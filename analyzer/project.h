@@ -98,6 +98,9 @@ struct FileLinks {
   // The module names it stores a value under in package.loaded or
   // package.preload (ValueMap::modulesLoadedInPlace).
   std::vector<std::string> modulesLoadedInPlace = {};
+  // Exported functions a trace records inline (rules::recordedInline) that
+  // abort no trace either: a call of one splits no caller's trace.
+  std::set<std::string> inlinedExports = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -135,6 +138,9 @@ struct ModuleImports {
   // package.preload (a test's stub): a require may never run this file, so
   // other files' calls give its functions no heat.
   bool loadedInPlace = false;
+  // The "module:member"s it calls that their file records inline
+  // (FileLinks::inlinedExports).
+  flow::LoopingMembers inlinedMembers = {};
 };
 
 class ProjectIndex {

@@ -47,7 +47,7 @@ bool sameImports(const ModuleImports& a, const ModuleImports& b) {
          sameMaps(a.tailCalls, b.tailCalls, flow::sameTailCall) && a.loopingMembers == b.loopingMembers &&
          a.abortingMembers == b.abortingMembers && a.luaMethods == b.luaMethods &&
          a.overriddenMethods == b.overriddenMethods && a.methodsStoredElsewhere == b.methodsStoredElsewhere &&
-         a.loadedInPlace == b.loadedInPlace;
+         a.loadedInPlace == b.loadedInPlace && a.inlinedMembers == b.inlinedMembers;
 }
 
 // What the rounds read of a file's links: its exports and calls, no dump.
@@ -57,7 +57,7 @@ FileLinks withoutDump(const FileLinks& links) {
                    links.loopingExports,    links.membersBehindAborts, links.abortingExports,
                    links.membersBeforeLoopCalls, std::nullopt,       links.assignedMembers,
                    links.overridingMembers, links.methodsStoredOnObjects, links.selfMethods,
-                   links.classBase, links.modulesLoadedInPlace};
+                   links.classBase, links.modulesLoadedInPlace, links.inlinedExports};
 }
 
 }  // namespace

@@ -46,11 +46,15 @@ struct FunctionView {
   // The calls of each prototype a trace does not inline, kept for the
   // analysis once looked for; null: looked for at each question.
   SplittingCalls* splitting = nullptr;
+  // Other files' module functions a trace records inline, no call or loop
+  // of theirs splitting it, by "module:member" (rules/trace_splits_before.h
+  // recordedInline); null: none.
+  const flow::LoopingMembers* inlinedMembers = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
   // The same analysis, seen from another prototype of the chunk.
   FunctionView of(std::size_t other) const {
-    return {chunk, other, chunk.prototypes[other], calls.loopMap(other), values, calls, profile, catalog,
-            constructors, names,    tailCalls, luaMethods, splitting};
+    return {chunk,        other, chunk.prototypes[other], calls.loopMap(other), values, calls, profile, catalog,
+            constructors, names, tailCalls,               luaMethods,           splitting, inlinedMembers};
   }
 };
 

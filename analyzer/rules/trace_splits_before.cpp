@@ -44,6 +44,10 @@ bool inlined(const FunctionView& fn, int pc, int depth) {
   if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size())
     return depth < kDepth && !fn.calls.runsLoop(callee.proto) &&
            splittingCall(fn.of(callee.proto), 1, fn.chunk.prototypes[callee.proto].size() + 1, depth + 1) == 0;
+  // Another module's function its file found recorded inline (audit 70:
+  // Vec.new, a setmetatable of a constructor, "may split" the trace).
+  if (callee.is(flow::Value::Kind::ModuleMember) && !resolved.protectedCall)
+    return fn.inlinedMembers && fn.inlinedMembers->count(callee.name) > 0;
   return false;
 }
 
@@ -306,5 +310,9 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
 }  // namespace
 
 SplitBefore splitBefore(const FunctionView& fn, int from, int to) { return splitBeforeAt(fn, from, to, 0); }
+
+bool recordedInline(const FunctionView& fn) {
+  return !fn.calls.runsLoop(fn.index) && splittingCall(fn, 1, fn.proto.size() + 1, 0) == 0;
+}
 
 }  // namespace ljcheck::rules

@@ -46,6 +46,12 @@ struct SplitBefore {
 // The calls in [from, to) of the function `fn` views.
 SplitBefore splitBefore(const FunctionView& fn, int from, int to);
 
+// Whether a trace that calls the function `fn` views records all of it
+// inline: no loop of its own, and no call it makes splits the trace. Such
+// a function of another module splits no caller's trace either
+// (FileLinks::inlinedExports).
+bool recordedInline(const FunctionView& fn);
+
 // Per prototype and call, once asked: whether a trace inlines the call,
 // and whether it leaves what follows it to the interpreter (a RETURN, a
 // pcall). splitBefore asks about the calls before a site for every

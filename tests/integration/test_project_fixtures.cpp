@@ -37,7 +37,7 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/guarded_module_call", "fixtures/projects/overridden_methods",
                                          "fixtures/projects/replaced_methods", "fixtures/projects/object_methods",
                                          "fixtures/projects/stubbed_modules", "fixtures/projects/grandchild_override",
-                                         "fixtures/projects/method_helpers"};
+                                         "fixtures/projects/method_helpers", "fixtures/projects/inline_constructor"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
@@ -259,4 +259,12 @@ TEST_CASE("helpers that store any method or give any class leave the methods of 
   checkClaims("fixtures/projects/method_helpers", "sprite.lua", {8}, {});
   checkClaims("fixtures/projects/method_helpers", "main.lua", {10}, {});
   checkClaims("fixtures/projects/method_helpers", "ticker.lua", {}, {4});
+}
+
+TEST_CASE("a call of another module's function its file records inline splits no trace", "[fixtures][project]") {
+  // world.lua's spawn calls vec.lua's Vec.new (a setmetatable of a
+  // constructor), then makes a closure; the loop of main.lua that calls
+  // spawn is blacklisted on both builds (audit 70: a warning, for a call
+  // that "may split the trace").
+  checkClaims("fixtures/projects/inline_constructor", "world.lua", {}, {6});
 }
