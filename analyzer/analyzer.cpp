@@ -87,7 +87,7 @@ bool reserveDump(std::atomic<std::size_t>* budget, std::size_t bytes) {
 // `call` in the innermost loop around it: a quick look before the question
 // abortingCallBefore answers for the paths.
 bool abortingMemberBefore(const std::vector<flow::ModuleCall>& moduleCalls, const flow::ModuleCall& call,
-                          const flow::CallGraph& calls, const flow::LoopingMembers& aborting) {
+                          const flow::CallGraph& calls, const flow::MemberNames& aborting) {
   const flow::Loop* loop = calls.loopMap(call.proto).innermost(call.pc);
   if (!loop) return false;
   for (const flow::ModuleCall& before : moduleCalls)
@@ -141,7 +141,7 @@ bool refusesSome(const bytecode::Prototype& proto, const RecorderProfile& profil
 // function here returns ("new():paint") may run a function some file
 // stored into that object instead (ModuleImports::methodsStoredElsewhere,
 // audit 67: `s.paint = function ... end` in a helper given the sprite).
-bool storedOnCallersObjects(std::string_view member, const flow::ValueMap::LuaMethods* stored) {
+bool storedOnCallersObjects(std::string_view member, const flow::MemberNames* stored) {
   const std::size_t object = member.rfind("():");
   return stored && object != std::string_view::npos &&
          (stored->count(member.substr(object + 3)) > 0 || stored->count(flow::ValueMap::kAnyMethod) > 0);
@@ -151,7 +151,7 @@ bool storedOnCallersObjects(std::string_view member, const flow::ValueMap::LuaMe
 // some file stores the module's value in package.loaded or package.preload
 // (ModuleImports::loadedInPlace, audit 69: a test's stub logger, and the
 // real one's closure was an error), nor for a method stored into objects.
-bool callsReach(std::string_view member, const ProjectView& project, const flow::ValueMap::LuaMethods* stored) {
+bool callsReach(std::string_view member, const ProjectView& project, const flow::MemberNames* stored) {
   return !(project.imports && project.imports->loadedInPlace) && !storedOnCallersObjects(member, stored);
 }
 
@@ -163,11 +163,11 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   // kept from the last edit does not know it, so none is used then.
   const flow::ValueMap::ImportedReturns* returns =
       project.imports && !project.imports->returnedBuiltins.empty() ? &project.imports->returnedBuiltins : nullptr;
-  const flow::ValueMap::LuaMethods* methods =
+  const flow::MemberNames* methods =
       project.imports && !project.imports->luaMethods.empty() ? &project.imports->luaMethods : nullptr;
-  const flow::ValueMap::LuaMethods* overridden =
+  const flow::MemberNames* overridden =
       project.imports && !project.imports->overriddenMethods.empty() ? &project.imports->overriddenMethods : nullptr;
-  const flow::ValueMap::LuaMethods* stored =
+  const flow::MemberNames* stored =
       project.imports && !project.imports->methodsStoredElsewhere.empty() ? &project.imports->methodsStoredElsewhere
                                                                           : nullptr;
   flow::ValueMap values(chunk, profile, &aliases, cModules,
@@ -189,7 +189,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
                                                               : std::map<std::string, flow::CtypeRegistrar>{}))
     constructors.own.push_back(std::move(c));
   const long hotloop = profile.param("hotloop", 56), hotexit = profile.param("hotexit", 10);
-  const flow::LoopingMembers* loopingMembers = project.imports ? &project.imports->loopingMembers : nullptr;
+  const flow::MemberNames* loopingMembers = project.imports ? &project.imports->loopingMembers : nullptr;
   // Each exported function's heat without other files' calls: the
   // project weighs their calls against it (ProjectIndex::incoming).
   auto ownHeats = [&] {
@@ -237,9 +237,9 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   rules::SplittingCalls splitting(chunk.prototypes.size());
   const flow::ImportedTailCalls* tailCalls =
       project.imports && !project.imports->tailCalls.empty() ? &project.imports->tailCalls : nullptr;
-  const flow::LoopingMembers* luaMethods =
+  const flow::MemberNames* luaMethods =
       project.imports && !project.imports->luaMethods.empty() ? &project.imports->luaMethods : nullptr;
-  const flow::LoopingMembers* inlinedMembers =
+  const flow::MemberNames* inlinedMembers =
       project.imports && !project.imports->inlinedMembers.empty() ? &project.imports->inlinedMembers : nullptr;
   auto viewOf = [&](std::size_t i) {
     return rules::FunctionView{chunk,   i,          chunk.prototypes[i], calls.loopMap(i), values,
@@ -278,7 +278,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     // looks for this file's aborting functions before it: for the others
     // nothing changes.
     const long blacklistingRuns = profile.loopBlacklisting().runs;
-    const flow::LoopingMembers* aborting =
+    const flow::MemberNames* aborting =
         project.imports && !project.imports->abortingMembers.empty() ? &project.imports->abortingMembers : nullptr;
     for (flow::ModuleCall& call : project.links->calls) {
       call.entryCalls = call.steadyRuns;

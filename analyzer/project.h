@@ -116,31 +116,31 @@ struct ModuleImports {
   std::map<std::string, flow::CtypeRegistrar> registrars;
   flow::ValueMap::ImportedReturns returnedBuiltins = {};
   flow::ImportedTailCalls tailCalls = {};
-  flow::LoopingMembers loopingMembers = {};
+  flow::MemberNames loopingMembers = {};
   // The "module:member"s it calls every trace through which aborts (FileLinks::abortingExports),
   // and where each aborts (for maskedBy).
-  flow::LoopingMembers abortingMembers = {};
+  flow::MemberNames abortingMembers = {};
   std::map<std::string, MaskingSite, std::less<>> abortSites = {};
   // The "module:f():m"s it calls whose module defines them in Lua
   // (FileLinks::exports): not the string methods a pattern argument would
   // otherwise make `match`, `find`, `gsub` or `gmatch` (rules/split_finding.h).
-  flow::LoopingMembers luaMethods = {};
+  flow::MemberNames luaMethods = {};
   // The members of its own module table that other files' classes which
   // inherit from it define again (FileLinks::overridingMembers): `self:m()`
   // in its methods may call theirs.
-  flow::LoopingMembers overriddenMethods = {};
+  flow::MemberNames overriddenMethods = {};
   // The names of its classes' methods that other files store functions
   // under into objects they cannot name (FileLinks::methodsStoredOnObjects):
   // an object of its classes may run such a function instead, and a call of
   // that method from another file does not make its own hot.
-  flow::LoopingMembers methodsStoredElsewhere = {};
+  flow::MemberNames methodsStoredElsewhere = {};
   // Another file stores a value under its module name in package.loaded or
   // package.preload (a test's stub): a require may never run this file, so
   // other files' calls give its functions no heat.
   bool loadedInPlace = false;
   // The "module:member"s it calls that their file records inline
   // (FileLinks::inlinedExports).
-  flow::LoopingMembers inlinedMembers = {};
+  flow::MemberNames inlinedMembers = {};
 };
 
 class ProjectIndex {

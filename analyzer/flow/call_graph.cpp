@@ -392,7 +392,7 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Chunk& chunk, std::size_t q,
 
 CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
                      const std::map<std::size_t, ExternalCaller>& external,
-                     const std::vector<CtypeConstructor>* constructors, const LoopingMembers* loopingMembers)
+                     const std::vector<CtypeConstructor>* constructors, const MemberNames* loopingMembers)
     : heat_(chunk.prototypes.size(), Heat::Cold),
       callers_(chunk.prototypes.size()),
       callbacks_(chunk.prototypes.size()),

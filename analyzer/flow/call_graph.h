@@ -156,8 +156,6 @@ inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
          a.entryCalls == b.entryCalls && a.calls == b.calls && a.callsBehindAborts == b.callsBehindAborts;
 }
 
-// Other files' module functions that run a loop, by "a.b:f" (CallGraph::runsLoop there).
-using LoopingMembers = std::set<std::string, std::less<>>;
 
 // A lazy initialization: `if t[k] == nil then t[k] = ... end`, `if not x
 // then x = ... end`. Its body runs once per key, not once per iteration:
@@ -181,7 +179,7 @@ class CallGraph {
   CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
             const std::map<std::size_t, ExternalCaller>& external = {},
             const std::vector<CtypeConstructor>* constructors = nullptr,
-            const LoopingMembers* loopingMembers = nullptr);
+            const MemberNames* loopingMembers = nullptr);
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
   // The prototype's branches (every_pass.h), with the routes that abort marked.
   const std::vector<Branch>& branches(std::size_t proto) const { return branches_.at(proto); }
@@ -332,7 +330,7 @@ class CallGraph {
   std::vector<std::string> entryShortfall_;  // per proto: entryShortfall
   std::vector<char> entryShortfallByBranch_;  // per proto: entryShortfallByBranch
   std::vector<bool> runsLoop_;               // per proto: runsLoop
-  const LoopingMembers* loopingMembers_ = nullptr;
+  const MemberNames* loopingMembers_ = nullptr;
   std::vector<std::vector<Branch>> branches_;  // per proto (every_pass.h)
   bool settled_ = false;
   std::vector<std::size_t> component_;

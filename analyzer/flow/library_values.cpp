@@ -60,6 +60,25 @@ bool profileKnows(const RecorderProfile& profile, const std::string& name) {
 // A name the profile does not know may be an alias of a builtin (`std`,
 // `globals`): it resolves as that builtin, under the builtin's own name.
 // One step only, to a name the profile knows: aliases cannot loop.
+// The library table `require(name)` returns, by the name the profile
+// knows it under, or empty: LuaJIT registers its string buffers as
+// "string.buffer" (lib_buffer.c), and a module named "buffer" is a file
+// of the project (audit 72: Buffer.new of a local buffer.lua was taken for
+// the library's buffer.new). The tables of methods are no module at all.
+std::string_view requiredLibrary(std::string_view name) {
+  if (name == "string.buffer") return "buffer";
+  if (name.substr(0, name.find('.')) == "buffer") return {};
+  static constexpr std::string_view kMethodTables[] = {"io.method", "ffi.meta", "ffi.clib", "ffi.callback", "jit.opt"};
+  for (std::string_view table : kMethodTables)
+    if (name == table) return {};
+  return name;
+}
+
+// Whether a global of that name is the library the profile names so: not
+// the string buffers ("buffer"), which only require("string.buffer")
+// returns, nor OpenResty's "thread" (require("thread.exdata")).
+bool globalLibrary(std::string_view name) { return name != "buffer" && name != "thread"; }
+
 Value ValueMap::library(std::string_view name) {
   auto cached = libraryCache_.find(name);
   if (cached != libraryCache_.end()) return cached->second;
@@ -230,7 +249,7 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     }
     case Kind::CFunction:
       if (callee.name == "require" && arg0.isConstantString()) {
-        Value lib = library(arg0.text());
+        Value lib = library(requiredLibrary(arg0.text()));
         if (lib.known()) return lib;
         std::string_view name = intern(std::string(arg0.text()));
         if (cModules_ && cModules_->evidence(name)) return Value::ofCModule(Kind::CModule, name, name);

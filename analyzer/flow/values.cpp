@@ -148,8 +148,8 @@ Flow truthyEdges(const Prototype& p, const Instruction& ins, Flow flow, const st
 
 ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases,
                    const CModules* cModules, History* history, const ImportedReturns* importedReturns,
-                   const LuaMethods* luaMethods, const LuaMethods* overriddenElsewhere,
-                   const LuaMethods* storedElsewhere)
+                   const MemberNames* luaMethods, const MemberNames* overriddenElsewhere,
+                   const MemberNames* storedElsewhere)
     : history_(history), chunk_(chunk), profile_(profile), aliases_(aliases), cModules_(cModules),
       importedReturns_(importedReturns), luaMethods_(luaMethods), overriddenElsewhere_(overriddenElsewhere),
       storedElsewhere_(storedElsewhere),
@@ -479,7 +479,7 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
         // A library name stays the library's: a chunk that redefines one
         // (prosody's `function require(...)`) keeps the original in a
         // local first, and reads before the redefinition runs get it.
-        result = library(*s);
+        result = globalLibrary(*s) ? library(*s) : Value{};
         // Every LuaJIT build sets _VERSION to LUA_VERSION, "Lua 5.1" (lua.h,
         // lib_base.c): code behind `_VERSION == "Lua 5.3"` never runs.
         if (*s == "_VERSION") result = Value::constantString(kLuaVersion);

@@ -197,10 +197,21 @@ std::string_view operatorOf(bytecode::Op op);
 // giving it a metatable (library_values.cpp).
 bool keepsNoTable(std::string_view ff);
 
+// The library table `require(name)` returns, by the name the profile knows
+// it under ("string.buffer": "buffer"), or empty when that name loads a
+// file of the project (library_values.cpp).
+std::string_view requiredLibrary(std::string_view name);
+// Whether a global of that name is the library the profile names so.
+bool globalLibrary(std::string_view name);
+
 // Methods only strings have: other objects rarely define these names, so
 // obj:gsub(...) on a value of unknown type is taken for string.gsub
 // (library_values.cpp).
 bool onlyStringsHave(std::string_view key);
+
+// Names of module members ("a.b:f", "a.b:f():m") or of methods ("draw"),
+// as the project passes them between files, looked up by view.
+using MemberNames = std::set<std::string, std::less<>>;
 
 // Values of every prototype of a chunk; prototypes are resolved parent first
 // so that upvalues see the values their parent's locals were given.
@@ -222,7 +233,6 @@ class ValueMap {
   // `luaMethods`: methods of objects other modules' functions return that
   // those modules define in Lua, by "module:f():m": obj:gsub(...) on one is
   // that method, not string.gsub. Null for none.
-  using LuaMethods = std::set<std::string, std::less<>>;
   // `overriddenElsewhere`: the members of the table this module returns
   // that tables of other files which inherit from it define again
   // (overridesOfOtherModules there): `self:m()` in a method of this table
@@ -233,8 +243,8 @@ class ValueMap {
   // for none.
   ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile, const BuiltinAliases* aliases = nullptr,
            const CModules* cModules = nullptr, History* history = nullptr,
-           const ImportedReturns* importedReturns = nullptr, const LuaMethods* luaMethods = nullptr,
-           const LuaMethods* overriddenElsewhere = nullptr, const LuaMethods* storedElsewhere = nullptr);
+           const ImportedReturns* importedReturns = nullptr, const MemberNames* luaMethods = nullptr,
+           const MemberNames* overriddenElsewhere = nullptr, const MemberNames* storedElsewhere = nullptr);
   ~ValueMap();
   ValueMap(const ValueMap&) = delete;
   ValueMap& operator=(const ValueMap&) = delete;
@@ -549,9 +559,9 @@ class ValueMap {
   const BuiltinAliases* aliases_;
   const CModules* cModules_;
   const ImportedReturns* importedReturns_;
-  const LuaMethods* luaMethods_ = nullptr;
-  const LuaMethods* overriddenElsewhere_ = nullptr;
-  const LuaMethods* storedElsewhere_ = nullptr;
+  const MemberNames* luaMethods_ = nullptr;
+  const MemberNames* overriddenElsewhere_ = nullptr;
+  const MemberNames* storedElsewhere_ = nullptr;
   std::vector<ProtoValues> protos_;
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string_view, Value> libraryCache_;

@@ -47,7 +47,7 @@ int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& p
   return abortLine;
 }
 
-AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::LoopingMembers* abortingMembers) {
+AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::MemberNames* abortingMembers) {
   const flow::Loop* loop = fn.loops.innermost(pc);
   if (!loop) return {};
   std::vector<int> aborting;

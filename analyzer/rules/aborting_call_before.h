@@ -31,6 +31,6 @@ struct AbortingCall {
 // loop in between), whose callee certainly aborts: a function of this file
 // (certainAbortLine), or a member of another module in `abortingMembers`
 // ("module:member"; may be null).
-AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::LoopingMembers* abortingMembers);
+AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::MemberNames* abortingMembers);
 
 }  // namespace ljcheck::rules

@@ -42,14 +42,14 @@ struct FunctionView {
   const flow::ImportedTailCalls* tailCalls = nullptr;
   // Methods of objects other files' functions return that those files
   // define in Lua ("pat:new():match"), so not string methods; null: none.
-  const flow::LoopingMembers* luaMethods = nullptr;
+  const flow::MemberNames* luaMethods = nullptr;
   // The calls of each prototype a trace does not inline, kept for the
   // analysis once looked for; null: looked for at each question.
   SplittingCalls* splitting = nullptr;
   // Other files' module functions a trace records inline, no call or loop
   // of theirs splitting it, by "module:member" (rules/trace_splits_before.h
   // recordedInline); null: none.
-  const flow::LoopingMembers* inlinedMembers = nullptr;
+  const flow::MemberNames* inlinedMembers = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
   // The same analysis, seen from another prototype of the chunk.
   FunctionView of(std::size_t other) const {

@@ -459,3 +459,34 @@ TEST_CASE("a BLACKL that ran into code blacklisted for a predicted site follows 
   writeVerificationJson(json, v);
   CHECK(json.str().find("\"status\": \"follows\"") != std::string::npos);
 }
+
+TEST_CASE("a blacklisting stop-class abort of a predicted site's trace start follows that site", "[verify]") {
+  // Audit 71: the loop at parse.lua:10 aborted at the predicted closure
+  // (parse.lua:5) and left its loop (LLEAVE, parse.lua:17); whichever came
+  // eleventh blacklisted it, so the LLEAVE row was missed in some runs and
+  // not in others. Fixing the closure removes both. An LLEAVE that
+  // blacklisted a start no predicted site aborted stays missed.
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("parse.lua", 5, "NYIBC:FNEW", "certain")});
+  lint.sites[0].severity = "warn";
+  ReportSite closure = site("parse.lua", 5, "NYIBC:FNEW", "", 6);
+  closure.severity = "warn";
+  closure.start = "parse.lua:10";
+  ReportSite leave = site("parse.lua", 17, "LLEAVE", "", 5);
+  leave.severity = "blacklist";
+  leave.start = "parse.lua:10";
+  ReportSite alone = site("parse.lua", 40, "LLEAVE", "", 11);
+  alone.severity = "blacklist";
+  alone.start = "parse.lua:38";
+  Verification v = verify(lint, {report("run.json", "runtime", "/proj", {closure, leave, alone})}, {});
+  const JoinedSite* follows = find(v, "parse.lua:17", "LLEAVE");
+  REQUIRE(follows);
+  CHECK(follows->status == Status::Follows);
+  REQUIRE(follows->sameStartAs);
+  CHECK(follows->sameStartAs->location == "parse.lua:5");
+  REQUIRE(find(v, "parse.lua:40", "LLEAVE"));
+  CHECK(find(v, "parse.lua:40", "LLEAVE")->status == Status::Missed);
+  CHECK(v.total.recall() == Approx(0.5));
+  std::ostringstream text;
+  writeVerificationText(text, v);
+  CHECK(text.str().find("aborted the same trace start as parse.lua:5 NYIBC:FNEW") != std::string::npos);
+}

@@ -58,6 +58,9 @@ std::string runOutcome(const JoinedSite& site) {
   if (site.blacklistedBy)
     out += (out.empty() ? "" : "; ") + std::string("ran into code blacklisted by ") + site.blacklistedBy->location +
            " " + site.blacklistedBy->reasonId;
+  else if (site.sameStartAs)
+    out += (out.empty() ? "" : "; ") + std::string("aborted the same trace start as ") + site.sameStartAs->location +
+           " " + site.sameStartAs->reasonId;
   return out;
 }
 
@@ -229,6 +232,8 @@ struct Observations {
     double costMs;
   };
   std::map<Key, std::vector<RunCost>> costs;
+  // The trace starts each observed site aborted, in any run.
+  std::map<Key, std::set<std::string>> starts;
 };
 
 Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& runs, const VerifyOptions& options,
@@ -273,6 +278,7 @@ Observations mergeRuns(const SiteReport& lint, const std::vector<SiteReport>& ru
       site.costShared = site.costShared || shared;
       site.costMeasured = site.costMeasured || s.costMeasured;
       if (s.costMs > 0) o.costs[{s.location(), s.reasonId}].push_back({r, s.start, s.zonePath, s.costMs});
+      if (!s.start.empty()) o.starts[{s.location(), s.reasonId}].insert(rebase.location(s.start));
       costInRun[{s.location(), s.reasonId}] += s.costMs;
       site.reasonId = s.reasonId;
       site.location = s.location();
@@ -387,10 +393,24 @@ std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observati
   return sites;
 }
 
-// The observations no prediction names: missed, or in a loaded chunk. Left
-// out, with a warning each: those in files lint did not analyze, aborts of
-// the whole JIT, and stop-class aborts that blacklisted nothing (unless
-// asked for).
+// A predicted site that was observed aborting one of the trace starts the
+// observed site `key` aborted, if any.
+std::optional<SiteRef> predictedOfSameStart(const Observations& o, const Key& key, const std::set<Key>& predicted) {
+  auto mine = o.starts.find(key);
+  if (mine == o.starts.end()) return std::nullopt;
+  for (const Key& other : predicted) {
+    auto theirs = o.starts.find(other);
+    if (theirs == o.starts.end()) continue;
+    for (const std::string& start : mine->second)
+      if (theirs->second.count(start)) return SiteRef{other.first, other.second};
+  }
+  return std::nullopt;
+}
+
+// The observations no prediction names: missed, or in a loaded chunk, or
+// following a predicted site (Status::Follows). Left out, with a warning
+// each: those in files lint did not analyze, aborts of the whole JIT, and
+// stop-class aborts that blacklisted nothing (unless asked for).
 void judgeUnpredicted(const SiteReport& lint, const Observations& o, const std::set<Key>& predicted,
                       const VerifyOptions& options, Verification& v) {
   long processWide = 0;
@@ -419,6 +439,11 @@ void judgeUnpredicted(const SiteReport& lint, const Observations& o, const std::
     // Code a run blacklisted for a predicted site: that site is the one to fix.
     if (site.blacklistedBy && predicted.count({site.blacklistedBy->location, site.blacklistedBy->reasonId}))
       site.status = JoinedSite::Status::Follows;
+    else if (isBenign(observed.reasonId) && observed.severity == "blacklist")
+      if (std::optional<SiteRef> same = predictedOfSameStart(o, key, predicted)) {
+        site.status = JoinedSite::Status::Follows;
+        site.sameStartAs = std::move(same);
+      }
     v.sites.push_back(std::move(site));
   }
   if (!unlinted.empty()) {

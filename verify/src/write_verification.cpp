@@ -93,7 +93,7 @@ void writeVerificationText(std::ostream& out, const Verification& v) {
                      t.latent, formatRatio(t.precision()), formatRatio(t.recall()));
   out << fmt::format("not judged: {} unexercised (the recorder never visited the line), {} masked, "
                      "{} observed in chunks loaded from strings, {} following a predicted site (they ran into "
-                     "code a run blacklisted for it)\n",
+                     "code a run blacklisted for it, or aborted the trace start it got blacklisted)\n",
                      t.unexercised, t.masked, t.loadedChunk, t.follows);
   if (shared)
     out << fmt::format("cost shared: {} sites aborted a trace start that other sites aborted too; each one's cost is "
@@ -122,6 +122,8 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
     // As lint said it: the site an earlier abort hides (on a confirmed site, a masking error).
     if (s.blacklistedBy)
       sites.back()["blacklistedBy"] = {{"location", s.blacklistedBy->location}, {"reasonId", s.blacklistedBy->reasonId}};
+    if (s.sameStartAs)
+      sites.back()["sameStartAs"] = {{"location", s.sameStartAs->location}, {"reasonId", s.sameStartAs->reasonId}};
     if (s.maskedBy)
       sites.back()["maskedBy"] = {{"location", s.maskedBy->location}, {"reasonId", s.maskedBy->reasonId}};
   }

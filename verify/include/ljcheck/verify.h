@@ -162,8 +162,10 @@ struct JoinedSite {
   // prediction an earlier certain abort hides, not observed. LoadedChunk:
   // observed in code loaded from a string, which has no file to predict in.
   // Follows: observed, not predicted, and it ran into code a run blacklisted
-  // for a site lint predicted (a BLACKL after the blacklisted closure):
-  // fixing that site removes it, so it is no miss of its own (audit 66).
+  // for a site lint predicted (a BLACKL after the blacklisted closure), or,
+  // a stop-class abort, it aborted a blacklisted trace start a predicted site
+  // aborted too (an LLEAVE among the closure's eleven aborts): fixing that
+  // site removes it, so it is no miss of its own (audits 66, 71).
   enum class Status { Confirmed, Missed, Latent, Unexercised, Masked, LoadedChunk, Follows };
   Status status = Status::Confirmed;
   std::string reasonId, reasonClass, location, severity;
@@ -192,6 +194,10 @@ struct JoinedSite {
   bool fallback = false;
   // Of a BLACKL observation: the site that blacklisted the code it ran into.
   std::optional<SiteRef> blacklistedBy;
+  // Of a stop-class observation whose trace start a run blacklisted (an
+  // LLEAVE among the eleven aborts): a predicted site that aborted the same
+  // start, whose fix removes it (status Follows).
+  std::optional<SiteRef> sameStartAs;
 };
 
 // Lint's severity against the runs' blacklisting: of the predictions at one
