@@ -467,7 +467,15 @@ StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc) {
   int q = masking.firstMasker(pc);
   if (q == 0) return {};
   auto k = static_cast<std::size_t>(std::find(stitches.begin(), stitches.end(), q) - stitches.begin());
-  return {fn.proto.at(q).line, what[k].first, what[k].second};
+  // Of several stitches every path runs through, the surest says how sure
+  // the end is (audit: `tonumber(tostring(obj):match(p), 16)`, where
+  // tostring of a parameter is a guess and the match of its string is not).
+  for (std::size_t other = 0; other < stitches.size(); ++other) {
+    if (what[other].second <= what[k].second) continue;
+    const Masking alone(fn.chunk, fn.index, fn.values, fn.calls, {stitches[other]});
+    if (alone.firstMasker(pc) != 0) k = other;
+  }
+  return {fn.proto.at(stitches[k]).line, what[k].first, what[k].second};
 }
 
 std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn) {

@@ -407,3 +407,18 @@ TEST_CASE("a type() test does not narrow a local assigned, or a test reached wit
   CHECK_FALSE(s.argument(11, 0).is(Kind::String));
   CHECK(s.argument(12, 0).is(Kind::String));
 }
+
+TEST_CASE("require(\"string.buffer\") is the string buffer library; require(\"buffer\") a file of the project",
+          "[values]") {
+  // LuaJIT registers its buffers as "string.buffer" only (lib_buffer.c):
+  // a module named buffer, and a global of that name, are the project's
+  // (audit 72: Buffer.new of a local buffer.lua was a certain stitch).
+  Snippet lib("local buffer = require('string.buffer')\nlocal b = buffer.new()\n");
+  requireLib(lib.callee(2), "buffer.new");
+  Snippet local("local Buffer = require('buffer')\nlocal b = Buffer.new()\n");
+  CHECK(local.callee(2).kind == Kind::ModuleMember);
+  Snippet global("local b = buffer.new()\n");
+  CHECK(global.callee(1).kind != Kind::LibFunction);
+  Snippet util("local util = require('jit.util')\nlocal i = util.funcinfo(print)\n");
+  requireLib(util.callee(2), "jit.util.funcinfo");
+}
