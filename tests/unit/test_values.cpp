@@ -408,7 +408,7 @@ TEST_CASE("a type() test does not narrow a local assigned, or a test reached wit
   CHECK(s.argument(12, 0).is(Kind::String));
 }
 
-TEST_CASE("require(\"string.buffer\") is the string buffer library; require(\"buffer\") a file of the project",
+TEST_CASE("require(\"string.buffer\") is the string buffer library, require(\"buffer\") a file of the project",
           "[values]") {
   // LuaJIT registers its buffers as "string.buffer" only (lib_buffer.c):
   // a module named buffer, and a global of that name, are the project's
