@@ -225,6 +225,8 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->assignedMembers.assign(values.assignedModuleMembers().begin(), values.assignedModuleMembers().end());
     project.links->overridingMembers = values.overridesOfOtherModules();
     project.links->classBase = values.baseOfModuleClass();
+    project.links->classMakers = values.makersOfModuleObjects();
+    project.links->classFields = values.moduleFieldNames();
     project.links->modulesLoadedInPlace = values.modulesLoadedInPlace();
     project.links->methodsStoredOnObjects = values.methodsStoredOnObjects();
     project.links->selfMethods = values.selfMethodNames();

@@ -116,8 +116,9 @@ bool takenForStringMethod(std::string_view method) {
 }  // namespace
 
 // Adds the call `call` of file `from` to what `to`'s function gets.
-void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to) const {
-  flow::ExternalCaller& caller = to[call.member];
+void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to,
+                           const std::string* as) const {
+  flow::ExternalCaller& caller = to[as ? *as : call.member];
   if (!call.unknownTrips && call.loopLine > 0 && call.iterations > caller.runs) {
     caller.runs = call.iterations;
     caller.shortfall = call.shortfall.empty() ? std::string() : call.shortfall + ", in " + paths_[from];
@@ -186,15 +187,54 @@ std::map<std::size_t, std::set<std::string>> ProjectIndex::replacedMembers(const
   return out;
 }
 
+std::optional<std::pair<std::size_t, std::string>> ProjectIndex::inheritedMethod(const std::vector<FileLinks>& links,
+                                                                                 std::size_t to,
+                                                                                 std::string_view member) const {
+  const FileLinks& file = links[to];
+  const std::size_t object = member.rfind("():");
+  if (file.classBase.empty() || object == std::string_view::npos || file.exports.count(std::string(member))) return {};
+  const std::string_view maker = member.substr(0, object), key = member.substr(object + 3);
+  if (std::find(file.classMakers.begin(), file.classMakers.end(), maker) == file.classMakers.end()) return {};
+  // Its own, though the tracker may not have resolved it (Cors:access, with
+  // another file's Acl:access stored on Base.extend()'s class).
+  if (std::binary_search(file.classFields.begin(), file.classFields.end(), key)) return {};
+  // classBase: "base:" for a module's own table, "geometry:Shape." for a class it holds.
+  const std::size_t colon = file.classBase.find(':');
+  std::optional<std::size_t> base = resolve(std::string_view(file.classBase).substr(0, colon), to);
+  if (!base || *base == to || *base >= links.size()) return {};
+  return std::make_pair(*base, file.classBase.substr(colon + 1) + std::string(key));
+}
+
 std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, IncomingHeat> out;
   const std::map<std::size_t, std::set<std::string>> replaced = replacedMembers(links);
+  std::optional<std::set<std::string>> storedKeys;  // FileLinks::methodsStoredOnObjects of every file, once asked
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& call : links[from].calls) {
       std::optional<std::size_t> to = resolve(call.module, from);
       if (!to || *to == from || *to >= links.size()) continue;
       auto exported = links[*to].exports.find(call.member);
-      if (exported == links[*to].exports.end() || call.heat <= exported->second) continue;
+      if (exported == links[*to].exports.end()) {
+        // A method the subclass's objects inherit from another file's class,
+        // unless some file stores a function of that name into objects.
+        auto inherited = inheritedMethod(links, *to, call.member);
+        if (!inherited || inherited->first == from) continue;
+        if (!storedKeys) {
+          storedKeys.emplace();
+          for (const auto& file : links) storedKeys->insert(file.methodsStoredOnObjects.begin(), file.methodsStoredOnObjects.end());
+        }
+        const std::string key = call.member.substr(call.member.rfind("():") + 3);
+        if (storedKeys->count(key) || storedKeys->count(std::string(flow::ValueMap::kAnyMethod))) continue;
+        auto reached = links[inherited->first].exports.find(inherited->second);
+        if (reached == links[inherited->first].exports.end() || call.heat <= reached->second) continue;
+        if (auto r = replaced.find(*to); r != replaced.end() && replacedCall(r->second, call.member)) continue;
+        if (auto r = replaced.find(inherited->first); r != replaced.end() && replacedCall(r->second, inherited->second))
+          continue;
+        if (reclassedBy(links[from], call)) continue;
+        addCall(call, from, out[inherited->first], &inherited->second);
+        continue;
+      }
+      if (call.heat <= exported->second) continue;
       if (auto r = replaced.find(*to); r != replaced.end() && replacedCall(r->second, call.member)) continue;
       if (reclassedBy(links[from], call)) continue;
       addCall(call, from, out[*to]);
@@ -333,6 +373,19 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
         out[from].methodsStoredElsewhere.insert(key);
     storedAnyMethod(links, from, storers, out);
     for (const auto& name : links[from].overridingMembers) overrideUpwards(links, from, name, out);
+    // A method stored into an object a module function returned
+    // ("account:new():withdraw", `function Special:withdraw()` on Special =
+    // Account:new(), Programming in Lua's subclass; "base:extend():access"):
+    // defined again over the module's class.
+    for (const auto& name : links[from].assignedMembers) {
+      auto [module, member] = flow::ModuleMemberName::parse(name);
+      const std::size_t object = member.rfind("():");
+      if (object == std::string_view::npos || member.substr(object + 3) == "*") continue;
+      const std::string_view maker = member.substr(0, object);
+      const std::size_t dot = maker.rfind('.');
+      const std::string held = dot == std::string_view::npos ? std::string() : std::string(maker.substr(0, dot + 1));
+      overrideUpwards(links, from, std::string(module) + ":" + held + std::string(member.substr(object + 3)), out);
+    }
     for (const auto& name : links[from].memberCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);

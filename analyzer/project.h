@@ -101,6 +101,13 @@ struct FileLinks {
   // Exported functions a trace records inline (rules::recordedInline) that
   // abort no trace either: a call of one splits no caller's trace.
   std::set<std::string> inlinedExports = {};
+  // Its exported functions that return objects of its module table's class
+  // (ValueMap::makersOfModuleObjects): a method those objects lack, called
+  // from another file, is the base class's (classBase).
+  std::vector<std::string> classMakers = {};
+  // The keys it stores into its module table (ValueMap::moduleFieldNames):
+  // a method of that name is the class's own, not its base's.
+  std::vector<std::string> classFields = {};
 };
 
 // Heats other files give a file's exported functions, by member name.
@@ -184,7 +191,16 @@ class ProjectIndex {
   // Each name, as a view into `names_`, to its entries: [first, last) in byModule_.
   std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> ranges_;
   std::string_view nameOf(const Entry& e) const;
-  void addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to) const;
+  // `as`: the member of `to`'s file the call reaches, when not call.member
+  // (a method a subclass's objects inherit: inheritedMethod).
+  void addCall(const flow::ModuleCall& call, std::size_t from, IncomingHeat& to,
+               const std::string* as = nullptr) const;
+  // The file and member a call of `member` ("new():access") of file `to`
+  // reaches when the objects its maker returns are of a class that lacks the
+  // method and inherits from another module's class (audits 69, 72: a
+  // Kong-style handler's echo:access(ctx) runs base.lua's Base.access).
+  std::optional<std::pair<std::size_t, std::string>> inheritedMethod(const std::vector<FileLinks>& links,
+                                                                     std::size_t to, std::string_view member) const;
   // Into out[...].overriddenMethods: the member `name` ("module:member")
   // that file `from` defines again, for its module and up its base classes.
   void overrideUpwards(const std::vector<FileLinks>& links, std::size_t from, std::string name,

@@ -57,7 +57,8 @@ FileLinks withoutDump(const FileLinks& links) {
                    links.loopingExports,    links.membersBehindAborts, links.abortingExports,
                    links.membersBeforeLoopCalls, std::nullopt,       links.assignedMembers,
                    links.overridingMembers, links.methodsStoredOnObjects, links.selfMethods,
-                   links.classBase, links.modulesLoadedInPlace, links.inlinedExports};
+                   links.classBase, links.modulesLoadedInPlace, links.inlinedExports, links.classMakers,
+                   links.classFields};
 }
 
 }  // namespace

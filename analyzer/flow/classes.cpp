@@ -164,6 +164,41 @@ std::string ValueMap::baseOfModuleClass() const {
   return {};
 }
 
+std::vector<std::string> ValueMap::makersOfModuleObjects() const {
+  std::vector<std::string> out;
+  if (protos_.empty()) return out;
+  const Value& module = protos_.back().returns;  // the main function is the last prototype
+  if (!module.is(Kind::Table) || module.pc == 0) return out;
+  const TableOrigin origin{module.proto, module.pc};
+  if (dynamicKeys_.count(origin)) return out;
+  for (const auto& [member, proto] : exportedFunctions()) {
+    if (proto >= protos_.size()) continue;
+    const Value& made = protos_[proto].returns;
+    std::optional<TableOrigin> metatable;
+    if (made.is(Kind::Instance)) {
+      metatable = TableOrigin{made.proto, made.pc};
+    } else if (made.is(Kind::Table) && made.pc != 0 && !metatableInDoubt_.count({made.proto, made.pc})) {
+      if (auto it = metatables_.find({made.proto, made.pc}); it != metatables_.end()) metatable = it->second;
+    }
+    if (!metatable || reclassed(*metatable)) continue;
+    if (auto cls = classOf(*metatable); cls && *cls == origin) out.emplace_back(member);
+  }
+  return out;
+}
+
+std::vector<std::string> ValueMap::moduleFieldNames() const {
+  std::vector<std::string> out;
+  if (protos_.empty()) return out;
+  const Value& module = protos_.back().returns;
+  if (!module.is(Kind::Table) || module.pc == 0) return out;
+  const TableOrigin origin{module.proto, module.pc};
+  for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
+    if (it->first.first != origin) break;
+    out.emplace_back(it->first.second);
+  }
+  return out;
+}
+
 Value ValueMap::resolveMethod(const Value& method) const {
   if (method.kind != Kind::Method || method.reassignable) return method;
   TableOrigin origin{method.proto, method.pc};

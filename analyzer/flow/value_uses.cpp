@@ -145,13 +145,15 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         tables.moduleFieldWrites.emplace_back(table.name, key ? std::string_view(*key) : std::string_view("*"));
       }
       // A function stored into an object the tracker cannot name (a
-      // parameter, self, an Instance, another module's object): that
-      // object's method of the name is this function (audit 67); a
-      // function the caller passes may be one too, under a key it passes
-      // ("*": any; `obj[name] = fn`, audit 69).
-      if ((valueAt(ins.a).is(Kind::LuaFunction) || keptParameter(static_cast<std::size_t>(&proto - chunk_.prototypes.data()), ins.a)) &&
+      // parameter, self, an Instance): that object's method of the name is
+      // this function (audit 67); a function the caller passes may be one
+      // too, under a key it passes ("*": any; `obj[name] = fn`, audit 69).
+      // Another module's object (`function Special:withdraw()` on Special
+      // = Account:new()) is a module field write above, which names its maker.
+      if ((valueAt(ins.a).is(Kind::LuaFunction) ||
+           keptParameter(static_cast<std::size_t>(&proto - chunk_.prototypes.data()), ins.a)) &&
           ((table.kind == Kind::Unknown && !table.isMissingMember()) || table.is(Kind::Receiver) ||
-           table.is(Kind::Instance) || table.is(Kind::ModuleResult))) {
+           table.is(Kind::Instance))) {
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         if (key) tables.objectMethods.push_back(*key);
         else if (ins.op == Op::TSETV && !valueAt(ins.c).is(Kind::Number)) tables.objectMethods.push_back(kAnyMethod);

@@ -450,9 +450,15 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
       if (isNumber(ins.d)) result = Value::of(Kind::Number);
       else if (reg(ins.d).is(Kind::CModuleResult)) result = reg(ins.d);  // -p of an lpeg pattern
       break;
-    case Op::LEN:
-      if (reg(ins.d).is(Kind::String) || reg(ins.d).is(Kind::Table)) result = Value::of(Kind::Number);
+    case Op::LEN: {
+      // A length, but for a userdata or cdata whose __len returns something
+      // else (lpeg's #p is a pattern): none of a C module's, nor of what
+      // another module returns. LuaJIT 2.1 ignores __len on tables.
+      const Value& v = reg(ins.d);
+      if (v.is(Kind::String) || v.is(Kind::Table) || (v.kind == Kind::Unknown && !v.reassignable))
+        result = Value::of(Kind::Number);
       break;
+    }
     case Op::ADDVV: case Op::SUBVV: case Op::MULVV: case Op::DIVVV: case Op::MODVV: case Op::POW:
       if (isNumber(ins.b) && isNumber(ins.c)) result = Value::of(Kind::Number);
       else result = cModuleArithmetic(reg(ins.b), reg(ins.c));

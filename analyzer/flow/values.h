@@ -314,6 +314,13 @@ class ValueMap {
   // "geometry:Shape."); empty for none. A method a subclass of this one
   // defines again in a third file is defined again over that class too.
   std::string baseOfModuleClass() const;
+  // The exported functions that return objects of the class the module
+  // table is (`function Echo.new() return setmetatable(Base.new(), Echo)
+  // end`): a method those objects lack is their base class's.
+  std::vector<std::string> makersOfModuleObjects() const;
+  // The keys the file stores into its module table, sorted; with stores
+  // under keys it does not name, none (and no makers either).
+  std::vector<std::string> moduleFieldNames() const;
   // The keys under which this file stores functions into objects it cannot
   // name: a parameter, `self`, an Instance, or what another module's
   // function returned (`s.paint = function ... end` in a helper given a

@@ -221,3 +221,21 @@ TEST_CASE("a helper that gives any object any class leaves no method resolved", 
   CHECK(kept->confidence == Confidence::Certain);
   CHECK(kept->severity == Severity::Blacklist);
 }
+
+TEST_CASE("a closure appended to a list is no method stored into an object", "[rules][methods]") {
+  // Audit 72: `ctx.deferred[#ctx.deferred + 1] = function ... end` in a
+  // method put every method in doubt (a key the bytecode does not name);
+  // `#t + 1` is a number, an array slot. The loop's method stays certain.
+  auto ps = predict("local Base = {}\n"                                                          // 1
+                    "Base.__index = Base\n"                                                      // 2
+                    "function Base:access(ctx)\n"                                                // 3
+                    "  ctx.deferred[#ctx.deferred + 1] = function() ctx.logged = true end\n"     // 4
+                    "end\n"                                                                      // 5
+                    "local b = setmetatable({}, Base)\n"                                         // 6
+                    "for i = 1, 50000 do b:access({ deferred = {} }) end\n");                    // 7
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->confidence == Confidence::Certain);
+  CHECK(fnew->severity == Severity::Blacklist);
+}
