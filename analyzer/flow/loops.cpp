@@ -20,9 +20,9 @@ int jumpAround(const bytecode::Prototype& proto, int first, int last, int upTo) 
   return 0;
 }
 
-std::vector<bool> reachablePcs(const bytecode::Prototype& proto) {
+std::vector<bool> reachablePcs(const bytecode::Prototype& proto, int start) {
   std::vector<bool> reached(static_cast<std::size_t>(proto.size()) + 2, false);
-  std::vector<int> work{1};
+  std::vector<int> work{start};
   while (!work.empty()) {
     int pc = work.back();
     work.pop_back();

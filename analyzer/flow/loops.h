@@ -21,8 +21,9 @@ struct Loop {
 };
 
 // The pcs control can reach from the entry, by pc (index 0 and past the end
-// unused): code after a `goto`, `break` or `do return end` is not.
-std::vector<bool> reachablePcs(const bytecode::Prototype& proto);
+// unused): code after a `goto`, `break` or `do return end` is not. From
+// another pc `start`: what may run after it (it included).
+std::vector<bool> reachablePcs(const bytecode::Prototype& proto, int start = 1);
 
 // The line of a jump (JMP, UCLO) before pc `first` that lands past `last`
 // and at or before pc `upTo`: a path that goes around the loop [first, last]

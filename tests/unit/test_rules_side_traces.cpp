@@ -57,6 +57,25 @@ TEST_CASE("a multi-value vararg after a call to a Lua function names the callee"
   CHECK(p->reasoning.find("side trace from an exit in sum") != std::string::npos);
 }
 
+TEST_CASE("a call on a path that returns before the vararg leaves no trace there", "[rules][varargs]") {
+  // Audit 72: `if not m then notify(...) return end` before `return
+  // m.rhs(...)`: the warning named the call on the returning path, and
+  // `-jv` showed nothing at the '...' on either build.
+  auto ps = predict(
+      "local function sum(n) local s = 0 for i = 1, n do s = s + i end return s end\n"
+      "local function feed(m, ...)\n"
+      "  if not m then\n"
+      "    sum(20)\n"
+      "    return\n"
+      "  end\n"
+      "  return m(...)\n"
+      "end\n"
+      "local t = 0\n"
+      "for k = 1, 3000 do t = t + feed(function(x) return x end, k) end\n");
+  INFO(listed(ps));
+  CHECK_FALSE(find(ps, 7, "NYIBC:VARG"));
+}
+
 TEST_CASE("a multi-value vararg after compiled calls only, or before any call, is not predicted",
           "[rules][varargs]") {
   auto ps = predict(
