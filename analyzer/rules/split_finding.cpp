@@ -36,20 +36,33 @@ std::string calledAs(const FunctionView& fn, const flow::CallSite& site) {
   return site.protectedCall ? "pcall" : functionName(fn, fn.index);
 }
 
-const std::string* methodCalledAt(const FunctionView& fn, int pc) {
+namespace {
+
+// The pc of the TGETS that reads the callee of `obj:name(...)` at pc from
+// the receiver the MOV before it copies into the first argument slot; 0
+// for another call.
+int methodLoadAt(const FunctionView& fn, int pc) {
   const auto& call = fn.proto.at(pc);
-  if (!flow::isCall(call.op) || flow::fixedArgs(call) < 1) return nullptr;
+  if (!flow::isCall(call.op) || flow::fixedArgs(call) < 1) return 0;
   const int self = argumentSlot(fn, pc, 0);
+  // Only the call's own evaluation is searched: it writes no slot below
+  // the callee's, so the first such write ends the search.
   for (int q = pc - 1; q >= 2; --q) {
     const auto& ins = fn.proto.at(q);
     flow::Writes w = flow::writesOf(ins);
-    if (w.last >= w.first && w.first < call.a) return nullptr;
+    if (w.last >= w.first && w.first < call.a) return 0;
     if (call.a < w.first || call.a > w.last) continue;
     const auto& copy = fn.proto.at(q - 1);
-    if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return nullptr;
-    return fn.proto.stringConstant(ins.c);
+    return ins.op == Op::TGETS && copy.op == Op::MOV && copy.a == self && copy.d == ins.b ? q : 0;
   }
-  return nullptr;
+  return 0;
+}
+
+}  // namespace
+
+const std::string* methodCalledAt(const FunctionView& fn, int pc) {
+  const int load = methodLoadAt(fn, pc);
+  return load ? fn.proto.stringConstant(fn.proto.at(load).c) : nullptr;
 }
 
 std::vector<TailCallLanding> tailCallLandings(const FunctionView& fn, std::size_t proto) {
@@ -111,17 +124,10 @@ bool methodOfUnknownString(const FunctionView& fn, int pc, std::string* evidence
   const int self = argumentSlot(fn, pc, 0);
   const flow::Value receiver = fn.values.at(fn.index, pc, self);
   if (receiver.is(flow::Value::Kind::String) && !receiver.takenByName()) return false;
-  for (int q = pc - 1; q >= 2; --q) {
-    const auto& ins = fn.proto.at(q);
-    flow::Writes w = flow::writesOf(ins);
-    if (w.last >= w.first && w.first < call.a) return false;
-    if (call.a < w.first || call.a > w.last) continue;
-    const auto& copy = fn.proto.at(q - 1);
-    if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return false;
-    if (!stringParameter(fn, copy.d)) return true;
-    *evidence = parameterEvidence(fn);
-    return false;
-  }
+  const int load = methodLoadAt(fn, pc);
+  if (!load) return false;
+  if (!stringParameter(fn, fn.proto.at(load - 1).d)) return true;  // the MOV of the receiver
+  *evidence = parameterEvidence(fn);
   return false;
 }
 
@@ -136,7 +142,7 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
   const auto& call = fn.proto.at(pc);
   if (!flow::isCall(call.op)) return {};
   if (flow::fixedArgs(call) < 2) return {};
-  int self = argumentSlot(fn, pc, 0);
+  const int self = argumentSlot(fn, pc, 0);
   flow::Value receiver = fn.values.at(fn.index, pc, self);
   if (receiver.known() && !receiver.is(flow::Value::Kind::String) && !receiver.is(flow::Value::Kind::Method)) return {};
   flow::Value pattern = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
@@ -145,41 +151,32 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
   bool literal = pattern.is(flow::Value::Kind::String) && !pattern.text().empty();
   if (!literal && !named.found) return {};
   bool specials = literal && hasPatternSpecials(pattern.text());
-  // Only the call's own evaluation is searched: it writes no slot below
-  // the callee's, so the first such write ends the search.
-  for (int q = pc - 1; q >= 2; --q) {
-    const auto& ins = fn.proto.at(q);
-    flow::Writes w = flow::writesOf(ins);
-    if (w.last >= w.first && w.first < call.a) return {};
-    if (call.a < w.first || call.a > w.last) continue;
-    const auto& copy = fn.proto.at(q - 1);
-    if (ins.op != Op::TGETS || copy.op != Op::MOV || copy.a != self || copy.d != ins.b) return {};
-    const std::string* field = fn.proto.stringConstant(ins.c);
-    if (!field) return {};
-    const std::string& key = *field;
-    Callee c;
-    c.inferredReceiver = true;
-    c.patternWhy = !literal                      ? "a pattern: " + named.reasoning
-                   : pattern.isConstantString() ? "a pattern literal"
-                                                : "a string built from literals that may be a pattern";
-    if (!literal) c.patternEvidence = named.reasoning;
-    if (key == "match") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
-    if (key == "find") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
-    // A stronger guess with pattern characters, unless this file gives its
-    // own objects a method of that name. A string built with other pieces
-    // needs more than a '.' or a '-', which a subject has as often (audit
-    // 51: lpeg's `pair:match("12." .. i)`). Still a guess: likely.
-    const bool strong =
-        pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
-    c.patternReceiver = specials && strong && !fn.values.definesSelfMethod(key);
-    // A parameter every call passes a string in: no guess.
-    if (stringParameter(fn, copy.d)) {
-      c.inferredReceiver = c.patternReceiver = false;
-      c.receiverEvidence = parameterEvidence(fn);
-    }
-    return c.value.known() ? c : Callee{};
+  const int load = methodLoadAt(fn, pc);
+  if (!load) return {};
+  const std::string* field = fn.proto.stringConstant(fn.proto.at(load).c);
+  if (!field) return {};
+  const std::string& key = *field;
+  Callee c;
+  c.inferredReceiver = true;
+  c.patternWhy = !literal                      ? "a pattern: " + named.reasoning
+                 : pattern.isConstantString() ? "a pattern literal"
+                                              : "a string built from literals that may be a pattern";
+  if (!literal) c.patternEvidence = named.reasoning;
+  if (key == "match") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.match");
+  if (key == "find") c.value = flow::Value::of(flow::Value::Kind::LibFunction, "string.find");
+  // A stronger guess with pattern characters, unless this file gives its
+  // own objects a method of that name. A string built with other pieces
+  // needs more than a '.' or a '-', which a subject has as often (audit
+  // 51: lpeg's `pair:match("12." .. i)`). Still a guess: likely.
+  const bool strong =
+      pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
+  c.patternReceiver = specials && strong && !fn.values.definesSelfMethod(key);
+  // A parameter every call passes a string in (the MOV of the receiver): no guess.
+  if (stringParameter(fn, fn.proto.at(load - 1).d)) {
+    c.inferredReceiver = c.patternReceiver = false;
+    c.receiverEvidence = parameterEvidence(fn);
   }
-  return {};
+  return c.value.known() ? c : Callee{};
 }
 
 }  // namespace
