@@ -150,13 +150,22 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       // too, under a key it passes ("*": any; `obj[name] = fn`, audit 69).
       // Another module's object (`function Special:withdraw()` on Special
       // = Account:new()) is a module field write above, which names its maker.
-      if ((valueAt(ins.a).is(Kind::LuaFunction) ||
-           keptParameter(static_cast<std::size_t>(&proto - chunk_.prototypes.data()), ins.a)) &&
-          ((table.kind == Kind::Unknown && !table.isMissingMember()) || table.is(Kind::Receiver) ||
-           table.is(Kind::Instance))) {
+      const std::size_t index = static_cast<std::size_t>(&proto - chunk_.prototypes.data());
+      const bool closure = valueAt(ins.a).is(Kind::LuaFunction);
+      const bool unnamed = table.kind == Kind::Unknown && !table.isMissingMember();
+      if ((closure || keptParameter(index, ins.a)) &&
+          (unnamed || table.is(Kind::Receiver) || table.is(Kind::Instance))) {
         const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
-        if (key) tables.objectMethods.push_back(*key);
-        else if (ins.op == Op::TSETV && !valueAt(ins.c).is(Kind::Number)) tables.objectMethods.push_back(kAnyMethod);
+        if (key) {
+          tables.objectMethods.push_back(*key);
+        } else if (ins.op == Op::TSETV) {
+          // Any method only under a name the caller passes, or a string:
+          // `self[self.n] = v`, a list's push, or `t[#t + 1] = f` store
+          // elements (audit 72, the accuracy workloads' List). Into an
+          // object of this file's class, only a closure made here.
+          const bool named = valueAt(ins.c).is(Kind::String) || keptParameter(index, ins.c);
+          if (named && (unnamed || closure)) tables.objectMethods.push_back(kAnyMethod);
+        }
       }
       // package.loaded["logger"] = stub, package.preload.logger = loader.
       if (table.isMissingMember() && (table.name == "package.loaded" || table.name == "package.preload")) {
