@@ -310,7 +310,9 @@ void ProjectIndex::storedAnyMethod(const std::vector<FileLinks>& links, std::siz
   auto any = storers.find(flow::ValueMap::kAnyMethod);
   if (any == storers.end()) return;
   const std::vector<std::size_t>& helpers = any->second;
-  bool handsOver = false;
+  // The file itself stores any method (`getmetatable(Echo).__index = Fast`):
+  // into the objects of the modules it calls, as a helper it calls would.
+  bool handsOver = std::find(helpers.begin(), helpers.end(), from) != helpers.end();
   for (const auto& name : links[from].memberCalls) {
     std::optional<std::size_t> to = resolve(flow::ModuleMemberName::parse(name).module, from);
     if (to && *to != from && std::find(helpers.begin(), helpers.end(), *to) != helpers.end()) handsOver = true;
@@ -331,6 +333,13 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
   std::map<std::string_view, std::vector<std::size_t>> storers;
   for (std::size_t from = 0; from < links.size(); ++from)
     for (const auto& key : links[from].methodsStoredOnObjects) storers[key].push_back(from);
+  // What other files replace: a member another file assigns, or a whole
+  // module a file stores in package.loaded or package.preload.
+  const std::map<std::size_t, std::set<std::string>> replaced = replacedMembers(links);
+  std::set<std::size_t> loadedInPlace;
+  for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from)
+    for (const auto& name : links[from].modulesLoadedInPlace)
+      if (std::optional<std::size_t> to = resolve(name, from); to && *to != from) loadedInPlace.insert(*to);
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& name : links[from].membersBeforeLoopCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
@@ -389,8 +398,12 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
     for (const auto& name : links[from].memberCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);
-      if (to && *to != from && *to < links.size() && links[*to].inlinedExports.count(std::string(member)))
-        out[from].inlinedMembers.insert(name);
+      if (!to || *to == from || *to >= links.size() || !links[*to].inlinedExports.count(std::string(member))) continue;
+      // Not what another file stores in its place (audit 73: a patched
+      // Vec.new that stitches, a stubbed module).
+      if (loadedInPlace.count(*to)) continue;
+      if (auto r = replaced.find(*to); r != replaced.end() && replacedCall(r->second, member)) continue;
+      out[from].inlinedMembers.insert(name);
     }
     for (const auto& name : links[from].modulesLoadedInPlace)
       if (std::optional<std::size_t> to = resolve(name, from); to && *to != from && *to < links.size())

@@ -15,7 +15,10 @@
 // a table that inherits from T defines the same name (the object may be of
 // that subclass), in which case the call stays unresolved. So do the
 // methods of objects some code gives another metatable after they were
-// made (`return setmetatable(self, Chasing)` in a state's method).
+// made (`return setmetatable(self, Chasing)` in a state's method), of every
+// object of a file with a helper that gives any object any class, and
+// methods whose name some code stores a function under into an object it
+// cannot name (storedOnObjects).
 #include "flow/values.h"
 
 namespace ljcheck::flow {
@@ -40,6 +43,7 @@ void ValueMap::addClassFacts(const TableUses& uses) {
   moduleClasses_.insert(uses.moduleClasses.begin(), uses.moduleClasses.end());
   objectMethods_.insert(uses.objectMethods.begin(), uses.objectMethods.end());
   modulesLoadedInPlace_.insert(uses.modulesLoadedInPlace.begin(), uses.modulesLoadedInPlace.end());
+  passedTables_.insert(uses.passedTables.begin(), uses.passedTables.end());
   reclassesAnyObject_ |= uses.reclassesAnyObject;
 }
 
@@ -113,10 +117,10 @@ bool ValueMap::overridden(TableOrigin base, std::string_view key) const {
 // `self:outline()` when Circle and Rect, each in its own file, define
 // outline: Shape's never runs).
 bool ValueMap::overriddenElsewhere(TableOrigin cls, std::string_view key) const {
-  if (!overriddenElsewhere_ || protos_.empty()) return false;
-  const Value& module = protos_.back().returns;  // the main function is the last prototype
-  if (!module.is(Kind::Table) || module.pc == 0) return false;
-  const TableOrigin origin{module.proto, module.pc};
+  if (!overriddenElsewhere_) return false;
+  const std::optional<TableOrigin> module = moduleTable();
+  if (!module) return false;
+  const TableOrigin origin = *module;
   if (origin == cls) return overriddenElsewhere_->count(key) > 0;
   // A class the module table holds (`return {Shape = Shape}`): "Shape.outline".
   for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
@@ -136,7 +140,11 @@ std::vector<std::string> ValueMap::overridesOfOtherModules() const {
     const std::string prefix = std::string(base.name) + (base.is(Kind::Module) ? ":" : ".");
     for (auto it = fields_.lower_bound(std::make_pair(table, std::string_view())); it != fields_.end(); ++it) {
       if (it->first.first != table) break;
-      if (it->second.is(Kind::LuaFunction)) out.push_back(prefix + std::string(it->first.second));
+      // A function, or what may be one (`Circle.outline = Outlines.double`, audit 73).
+      const Value& v = it->second;
+      if (v.is(Kind::LuaFunction) || v.kind == Kind::ModuleMember || v.kind == Kind::Global ||
+          v.kind == Kind::LibFunction || v.kind == Kind::CFunction || (v.kind == Kind::Unknown && !v.isMissingMember()))
+        out.push_back(prefix + std::string(it->first.second));
     }
   };
   for (const auto& [table, metatable] : metatables_) {  // setmetatable(Circle, {__index = Shape})
@@ -148,11 +156,17 @@ std::vector<std::string> ValueMap::overridesOfOtherModules() const {
   return out;
 }
 
-std::string ValueMap::baseOfModuleClass() const {
-  if (protos_.empty()) return {};
+std::optional<ValueMap::TableOrigin> ValueMap::moduleTable() const {
+  if (protos_.empty()) return std::nullopt;
   const Value& module = protos_.back().returns;  // the main function is the last prototype
-  if (!module.is(Kind::Table) || module.pc == 0) return {};
-  const TableOrigin origin{module.proto, module.pc};
+  if (!module.is(Kind::Table) || module.pc == 0) return std::nullopt;
+  return TableOrigin{module.proto, module.pc};
+}
+
+std::string ValueMap::baseOfModuleClass() const {
+  const std::optional<TableOrigin> module = moduleTable();
+  if (!module) return {};
+  const TableOrigin origin = *module;
   auto prefix = [](const Value& base) { return std::string(base.name) + (base.is(Kind::Module) ? ":" : "."); };
   if (auto meta = metatables_.find(origin); meta != metatables_.end() && !metatableInDoubt_.count(origin)) {
     const Value base = field(Value::table(meta->second.first, meta->second.second), "__index");
@@ -166,11 +180,11 @@ std::string ValueMap::baseOfModuleClass() const {
 
 std::vector<std::string> ValueMap::makersOfModuleObjects() const {
   std::vector<std::string> out;
-  if (protos_.empty()) return out;
-  const Value& module = protos_.back().returns;  // the main function is the last prototype
-  if (!module.is(Kind::Table) || module.pc == 0) return out;
-  const TableOrigin origin{module.proto, module.pc};
-  if (dynamicKeys_.count(origin)) return out;
+  const std::optional<TableOrigin> module = moduleTable();
+  // A table handed to a function may get fields from it (a mixin): its
+  // objects' methods are not all in view.
+  if (!module || dynamicKeys_.count(*module) || passedTables_.count(*module)) return out;
+  const TableOrigin origin = *module;
   for (const auto& [member, proto] : exportedFunctions()) {
     if (proto >= protos_.size()) continue;
     const Value& made = protos_[proto].returns;
@@ -188,10 +202,9 @@ std::vector<std::string> ValueMap::makersOfModuleObjects() const {
 
 std::vector<std::string> ValueMap::moduleFieldNames() const {
   std::vector<std::string> out;
-  if (protos_.empty()) return out;
-  const Value& module = protos_.back().returns;
-  if (!module.is(Kind::Table) || module.pc == 0) return out;
-  const TableOrigin origin{module.proto, module.pc};
+  const std::optional<TableOrigin> module = moduleTable();
+  if (!module) return out;
+  const TableOrigin origin = *module;
   for (auto it = fields_.lower_bound(std::make_pair(origin, std::string_view())); it != fields_.end(); ++it) {
     if (it->first.first != origin) break;
     out.emplace_back(it->first.second);

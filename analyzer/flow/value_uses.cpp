@@ -33,6 +33,7 @@ void ValueMap::collectFields() {
   moduleClasses_.clear();
   objectMethods_.clear();
   modulesLoadedInPlace_.clear();
+  passedTables_.clear();
   reclassesAnyObject_ = false;
   for (const auto& p : protos_) addFields(p);
 }
@@ -134,6 +135,7 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
   switch (ins.op) {
     case Op::TSETS: case Op::TSETV: {
       Value table = valueAt(ins.b);
+      const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;  // null: not named
       // Into another module's table, or into an object one of its functions
       // returned (`mode.render = fn` on Widget.new()'s object, audit 65): a
       // call of that member, or method, may call what is stored.
@@ -141,7 +143,6 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       // key names an array slot of an object, no method.
       if (table.is(Kind::Module) || table.is(Kind::ModuleMember) ||
           (table.is(Kind::ModuleResult) && !(ins.op == Op::TSETV && valueAt(ins.c).is(Kind::Number)))) {
-        const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         tables.moduleFieldWrites.emplace_back(table.name, key ? std::string_view(*key) : std::string_view("*"));
       }
       // A function stored into an object the tracker cannot name (a
@@ -151,30 +152,38 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       // Another module's object (`function Special:withdraw()` on Special
       // = Account:new()) is a module field write above, which names its maker.
       const std::size_t index = static_cast<std::size_t>(&proto - chunk_.prototypes.data());
-      const bool closure = valueAt(ins.a).is(Kind::LuaFunction);
+      const Value stored = valueAt(ins.a);
+      const bool closure = stored.is(Kind::LuaFunction);
       const bool unnamed = table.kind == Kind::Unknown && !table.isMissingMember();
-      if ((closure || keptParameter(index, ins.a)) &&
-          (unnamed || table.is(Kind::Receiver) || table.is(Kind::Instance))) {
-        const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
+      // Into a table the function is handed, whatever may be a function
+      // counts: a field of another table (`cls.access = impl.access`), a
+      // value a pairs loop copies (a mixin's `cls[k] = v`, audit 73).
+      const bool mayBeFunction =
+          closure || keptParameter(index, ins.a) ||
+          (unnamed && (!stored.known() || stored.is(Kind::ModuleMember) || stored.is(Kind::Global) ||
+                       stored.is(Kind::LibFunction) || stored.is(Kind::CFunction)));
+      // A new __index for a metatable the function is handed, whatever it
+      // is (`getmetatable(Echo).__index = Fast`, audit 73): any method.
+      if (unnamed && key && *key == "__index") {
+        tables.objectMethods.push_back(kAnyMethod);
+      } else if (mayBeFunction && (unnamed || table.is(Kind::Receiver) || table.is(Kind::Instance))) {
         if (key) {
           tables.objectMethods.push_back(*key);
-        } else if (ins.op == Op::TSETV) {
-          // Any method only under a name the caller passes, or a string:
-          // `self[self.n] = v`, a list's push, or `t[#t + 1] = f` store
-          // elements (audit 72, the accuracy workloads' List). Into an
-          // object of this file's class, only a closure made here.
+        } else if (ins.op == Op::TSETV && !valueAt(ins.c).is(Kind::Number)) {
+          // Into this file's objects, any method only under a name the
+          // caller passes, or a string, and only a closure made here:
+          // `self[self.n] = v`, a list's push, stores an element (the
+          // accuracy workloads' List). A number key is an array slot.
           const bool named = valueAt(ins.c).is(Kind::String) || keptParameter(index, ins.c);
-          if (named && (unnamed || closure)) tables.objectMethods.push_back(kAnyMethod);
+          if (unnamed || (named && closure)) tables.objectMethods.push_back(kAnyMethod);
         }
       }
       // package.loaded["logger"] = stub, package.preload.logger = loader.
       if (table.isMissingMember() && (table.name == "package.loaded" || table.name == "package.preload")) {
-        const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         if (key) tables.modulesLoadedInPlace.push_back(*key);
         else if (valueAt(ins.c).isConstantString()) tables.modulesLoadedInPlace.push_back(valueAt(ins.c).text());
       }
       if (table.is(Kind::Table) && table.pc != 0) {
-        const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;
         if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});
         else if (!valueAt(ins.c).is(Kind::Number)) tables.dynamicKeys.push_back({table.proto, table.pc});
       }
@@ -222,8 +231,11 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         if (toClass && target.kind == Kind::Unknown && !target.isMissingMember() && metatable.kind == Kind::Unknown &&
             !metatable.isMissingMember())
           tables.reclassesAnyObject = true;
-        // Another module's object given a class of this file (audit 67): any of its methods may be another.
-        if (target.is(Kind::ModuleResult) && toClass) tables.moduleFieldWrites.emplace_back(target.name, "*");
+        // Another module's object given a class of this file (audit 67), or
+        // its class table given another parent (`setmetatable(Echo, {__index
+        // = Fast})`, audit 73): any of its methods may be another.
+        if ((target.is(Kind::ModuleResult) || target.is(Kind::Module) || target.is(Kind::ModuleMember)) && toClass)
+          tables.moduleFieldWrites.emplace_back(target.name, "*");
         // This file's class inheriting from another module's, `setmetatable(Circle, Shape)`
         // with Shape = require("shape") (audit 67): its methods may stand in for Shape's.
         if (target.is(Kind::Table) && target.pc != 0 && (metatable.is(Kind::Module) || metatable.is(Kind::ModuleMember)))
@@ -255,7 +267,10 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       for (int s = first; s < first + count; ++s) {
         Value v = valueAt(s);
         if (v.kind == Kind::LuaFunction && !(protectedCall && s == first)) out.push_back(v.proto);  // callbacks
-        if (v.kind == Kind::Table && !libraryCall && !setsMetatable) tables.escapingTables.push_back({v.proto, v.pc});
+        if (v.kind == Kind::Table && !libraryCall && !setsMetatable) {
+          tables.escapingTables.push_back({v.proto, v.pc});
+          if (v.pc != 0) tables.passedTables.push_back({v.proto, v.pc});
+        }
       }
       break;
     }

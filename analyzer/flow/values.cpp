@@ -230,6 +230,12 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
       // "a.b:f" (the module's table), "a.b:T.f" (a table it holds), "a.b:new():f" (an object new returns).
       const bool object = table.size() > 2 && table.substr(table.size() - 2) == "()";
       const char* joint = table.find(':') == std::string_view::npos || object ? ":" : ".";
+      // Into the module table's __index (`Sprite.__index.paint = f`, audit
+      // 73): its objects' method, as `Sprite.paint = f` with __index = Sprite.
+      constexpr std::string_view kIndex = ":__index";
+      if (table.size() > kIndex.size() && table.substr(table.size() - kIndex.size()) == kIndex)
+        assignedModuleMembers_.insert(std::string(table.substr(0, table.size() - kIndex.size())) + ":" +
+                                      std::string(key));
       assignedModuleMembers_.insert(std::string(table) + joint + std::string(key));
     }
   }
@@ -246,6 +252,51 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
 // which `require` hands to other files: the ones it assigns after the call,
 // in its main function or in a closure that function creates after it (a
 // closure's globals are those of the function that created it).
+namespace {
+
+// The global a GGET at or before pc last loaded into `slot`, or null.
+const std::string* globalIn(const Prototype& p, int pc, int slot) {
+  for (int q = pc; q >= 1; --q) {
+    const auto& ins = p.at(q);
+    const Writes w = writesOf(ins);
+    if (slot < w.first || slot > w.last) continue;
+    return ins.op == Op::GGET ? p.stringConstant(ins.d) : nullptr;
+  }
+  return nullptr;
+}
+
+// Counts into `stores` the globals the chunk stores through _G by name
+// (`_G.name = v`); true when it stores under a key it does not name, or
+// hands _G to rawset: then any global may be another.
+bool storesThroughG(const bytecode::Chunk& chunk, std::map<std::string_view, int>& stores) {
+  for (const Prototype& p : chunk.prototypes)
+    for (int pc = 1; pc <= p.size(); ++pc) {
+      const auto& ins = p.at(pc);
+      if (ins.op != Op::GGET) continue;
+      const std::string* name = p.stringConstant(ins.d);
+      if (!name || *name != "_G") continue;
+      const int slot = ins.a;
+      for (int q = pc + 1; q <= p.size(); ++q) {
+        const auto& use = p.at(q);
+        if ((use.op == Op::TSETS || use.op == Op::TSETV) && use.b == slot) {
+          const std::string* key = use.op == Op::TSETS ? p.stringConstant(use.c) : nullptr;
+          if (!key) return true;
+          ++stores[*key];
+        }
+        if (isCall(use.op) && use.a < slot) {  // rawset(_G, ...)
+          const std::string* callee = globalIn(p, q - 1, use.a);
+          if (callee && *callee == "rawset") return true;
+        }
+        const Writes w = writesOf(use);
+        if (slot >= w.first && slot <= w.last) break;
+        if (isCall(use.op) || flowOf(use, q).jump != 0) break;
+      }
+    }
+  return false;
+}
+
+}  // namespace
+
 void ValueMap::findGlobalFunctions() {
   std::map<std::string_view, int> stores;
   std::map<std::string_view, std::size_t> closures, moduleClosures;
@@ -279,6 +330,10 @@ void ValueMap::findGlobalFunctions() {
     }
   }
   addModuleTableStores(chunk_, moduleStart, stores, moduleClosures);
+  // `_G.name = f`, `_G[name] = f`, rawset(_G, ...): a global stored again,
+  // or any (audit 74: a closure of a global the file replaced through _G
+  // was an error).
+  if (storesThroughG(chunk_, stores)) return;
   for (const auto& [name, proto] : moduleClosures) {
     closures[name] = proto;
     moduleFields.insert(name);
@@ -593,7 +648,7 @@ ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
   return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
           fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), reclassed.size(),
           moduleClasses.size(),    cModuleOperations.size(), moduleFieldWrites.size(), objectMethods.size(),
-          modulesLoadedInPlace.size(), unresolvedSetmetatable, reclassesAnyObject};
+          modulesLoadedInPlace.size(), passedTables.size(), unresolvedSetmetatable, reclassesAnyObject};
 }
 
 void ValueMap::TableUses::cutBackTo(const Mark& m) {
@@ -610,6 +665,7 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   moduleFieldWrites.resize(m.moduleFieldWrites);
   objectMethods.resize(m.objectMethods);
   modulesLoadedInPlace.resize(m.modulesLoadedInPlace);
+  passedTables.resize(m.passedTables);
   unresolvedSetmetatable = m.unresolvedSetmetatable;
   reclassesAnyObject = m.reclassesAnyObject;
 }

@@ -481,6 +481,10 @@ class ValueMap {
     // package.preload (a test's stub): require(name) does not run that
     // module's file then (modulesLoadedInPlace).
     std::vector<std::string_view> modulesLoadedInPlace;
+    // Tables from constructors passed to a function (not a library one
+    // that keeps none, nor setmetatable): it may store into them
+    // (`mixin.include(Echo, Logging)`, audit 73).
+    std::vector<TableOrigin> passedTables;
     // setmetatable(o, mt) with neither named, nor mt nil or `self`: a
     // helper that gives any object any class (`transition(self, Chasing)`,
     // audit 67). Every object of the file may change class.
@@ -492,7 +496,7 @@ class ValueMap {
     struct Mark {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
                   metatables = 0, reclassed = 0, moduleClasses = 0, cModuleOperations = 0, moduleFieldWrites = 0,
-                  objectMethods = 0, modulesLoadedInPlace = 0;
+                  objectMethods = 0, modulesLoadedInPlace = 0, passedTables = 0;
       bool unresolvedSetmetatable = false, reclassesAnyObject = false;
     };
     Mark mark() const;
@@ -594,6 +598,7 @@ class ValueMap {
   std::set<std::pair<TableOrigin, std::string_view>> moduleClasses_;  // TableUses::moduleClasses, of every prototype
   std::set<std::string_view> objectMethods_;  // TableUses::objectMethods, of every prototype
   std::set<std::string_view> modulesLoadedInPlace_;  // TableUses::modulesLoadedInPlace, of every prototype
+  std::set<TableOrigin> passedTables_;               // TableUses::passedTables, of every prototype
   bool reclassesAnyObject_ = false;           // TableUses::reclassesAnyObject, of any prototype
   // Whether an object's method `key` may be a function stored into the
   // object itself, here or in another file (storedElsewhere_).
@@ -604,6 +609,8 @@ class ValueMap {
   bool overridden(TableOrigin base, std::string_view key) const;
   bool reclassed(TableOrigin metatable) const;
   bool overriddenElsewhere(TableOrigin cls, std::string_view key) const;
+  // The table the main function returns, when it is one from a constructor.
+  std::optional<TableOrigin> moduleTable() const;
   Value receiverOf(std::size_t proto) const;
   // Per prototype, its parameters from its calls (BoundParameters; no
   // values for none). Set after the first passes, read by every later pass

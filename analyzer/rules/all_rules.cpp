@@ -152,7 +152,8 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
   std::string called = name + " is called at line " + std::to_string(line) + " from " + callerName;
   if (caller.onceOnlyLine)
     return called + ", where it initializes a value once (the test at line " + std::to_string(caller.onceOnlyLine) +
-           " skips the call when the value is set), so it runs once per key, not on every pass";
+           " skips the call when the value is set), so it runs once per key, not on every pass, unless every "
+           "pass brings a new key (a fresh object each turn)";
   if (fn.calls.heat(site.proto) < flow::Heat::Likely) return called + ", " + escapingCallers(fn, site.proto);
   if (ownCycle || depth + 1 >= kChain) return called + ", which runs hot";
   return called + ", which runs hot: " + whyCalledHot(fn, site.proto, callerName, depth + 1);
@@ -199,7 +200,8 @@ std::string whyHot(const FunctionView& fn, int pc) {
   std::string name = functionName(fn, fn.index);
   if (e.onceOnlyLine)
     return "it initializes a value once (the test at line " + std::to_string(e.onceOnlyLine) +
-           " skips it when the value is set), so it runs once per key, not on every pass";
+           " skips it when the value is set), so it runs once per key, not on every pass, unless every pass "
+           "brings a new key (a fresh object each turn)";
   if (e.afterLoop)
     return "it runs after the loop at line " + std::to_string(e.afterLoop->line) + ", which runs " +
            std::to_string(e.afterLoop->count) + " times, and " + name + " is entered at least " +

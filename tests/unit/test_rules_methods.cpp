@@ -260,3 +260,39 @@ TEST_CASE("a list's push into itself is no method stored, a name its caller pass
                                  "for i = 1, 50000 do l:each(i) end\n");                        // 8
   checkClaims(installed, 4, 0);
 }
+
+TEST_CASE("a mixin copied in with pairs, or a new __index, leaves methods unresolved", "[rules][methods]") {
+  // Audit 73: `for k, v in pairs(mix) do cls[k] = v end` copies a mixin's
+  // access over the class's; `getmetatable(o).__index = Fast` swaps a
+  // class. Both were errors for closures `-jv` never sees.
+  const std::string cls = "local Base = {}\n"                                                     // 1
+                          "Base.__index = Base\n"                                                 // 2
+                          "function Base:access(n) local f = function() return n end end\n"       // 3
+                          "function Base:run() for i = 1, 50000 do self:access(i) end end\n";     // 4
+  auto mixed = predict(cls + "local function include(c, mix) for k, v in pairs(mix) do c[k] = v end end\n"
+                             "local Echo = setmetatable({}, { __index = Base })\n"
+                             "Echo.__index = Echo\n"
+                             "include(Echo, { access = function() end })\n"
+                             "setmetatable({}, Echo):run()\n");
+  checkClaims(mixed, 3, 0);
+  auto swapped = predict(cls + "local o = setmetatable({}, Base)\n"
+                               "local function swap(x, to) getmetatable(x).__index = to end\n"
+                               "swap(o, { access = function() end, run = Base.run })\n"
+                               "o:run()\n");
+  checkClaims(swapped, 3, 0);
+}
+
+TEST_CASE("a global function the file stores again through _G stands for no function", "[rules][methods]") {
+  // Audit 74: `_G.on_frame = fn`, rawset(_G, ...) and a helper's
+  // `_G[name] = fn` replace the global before the loop.
+  for (const char* store : {"_G.on_frame = function() end\n", "rawset(_G, 'on_frame', function() end)\n",
+                            "local function set(name, f) _G[name] = f end\nset('on_frame', function() end)\n"}) {
+    INFO(store);
+    auto ps = predict(std::string("function on_frame(n) local f = function() return n end end\n") + store +
+                      "for i = 1, 50000 do on_frame(i) end\n");
+    checkClaims(ps, 1, 0);
+  }
+  auto kept = predict("function on_frame(n) local f = function() return n end end\n"
+                      "for i = 1, 50000 do on_frame(i) end\n");
+  checkClaims(kept, 0, 1);
+}
