@@ -187,6 +187,18 @@ std::map<std::size_t, std::set<std::string>> ProjectIndex::replacedMembers(const
   return out;
 }
 
+namespace {
+
+// Every key some file stores functions under into objects it cannot name
+// (FileLinks::methodsStoredOnObjects).
+std::set<std::string> storedMethodKeys(const std::vector<FileLinks>& links) {
+  std::set<std::string> out;
+  for (const auto& file : links) out.insert(file.methodsStoredOnObjects.begin(), file.methodsStoredOnObjects.end());
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::pair<std::size_t, std::string>> ProjectIndex::inheritedMethod(const std::vector<FileLinks>& links,
                                                                                  std::size_t to,
                                                                                  std::string_view member) const {
@@ -208,7 +220,7 @@ std::optional<std::pair<std::size_t, std::string>> ProjectIndex::inheritedMethod
 std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<FileLinks>& links) const {
   std::map<std::size_t, IncomingHeat> out;
   const std::map<std::size_t, std::set<std::string>> replaced = replacedMembers(links);
-  std::optional<std::set<std::string>> storedKeys;  // FileLinks::methodsStoredOnObjects of every file, once asked
+  std::optional<std::set<std::string>> storedKeys;  // storedMethodKeys, once asked
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& call : links[from].calls) {
       std::optional<std::size_t> to = resolve(call.module, from);
@@ -219,10 +231,7 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
         // unless some file stores a function of that name into objects.
         auto inherited = inheritedMethod(links, *to, call.member);
         if (!inherited || inherited->first == from) continue;
-        if (!storedKeys) {
-          storedKeys.emplace();
-          for (const auto& file : links) storedKeys->insert(file.methodsStoredOnObjects.begin(), file.methodsStoredOnObjects.end());
-        }
+        if (!storedKeys) storedKeys = storedMethodKeys(links);
         const std::string key = call.member.substr(call.member.rfind("():") + 3);
         if (storedKeys->count(key) || storedKeys->count(std::string(flow::ValueMap::kAnyMethod))) continue;
         auto reached = links[inherited->first].exports.find(inherited->second);
@@ -339,7 +348,10 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
   std::set<std::size_t> loadedInPlace;
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from)
     for (const auto& name : links[from].modulesLoadedInPlace)
-      if (std::optional<std::size_t> to = resolve(name, from); to && *to != from) loadedInPlace.insert(*to);
+      if (std::optional<std::size_t> to = resolve(name, from); to && *to != from && *to < links.size()) {
+        loadedInPlace.insert(*to);
+        out[*to].loadedInPlace = true;
+      }
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& name : links[from].membersBeforeLoopCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
@@ -405,9 +417,6 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
       if (auto r = replaced.find(*to); r != replaced.end() && replacedCall(r->second, member)) continue;
       out[from].inlinedMembers.insert(name);
     }
-    for (const auto& name : links[from].modulesLoadedInPlace)
-      if (std::optional<std::size_t> to = resolve(name, from); to && *to != from && *to < links.size())
-        out[*to].loadedInPlace = true;
     for (const auto& name : links[from].membersBehindAborts) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);
