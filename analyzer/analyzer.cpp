@@ -17,6 +17,7 @@
 
 #include "file_text.h"
 #include "flow/call_graph.h"
+#include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
 #include "flow/value_history.h"
@@ -137,6 +138,26 @@ bool refusesSome(const bytecode::Prototype& proto, const RecorderProfile& profil
   return false;
 }
 
+// The "module:member"s the chunk calls where it runs hot before an
+// instruction the recorder refuses in the same function (a closure, an
+// upvalue close, a '...').
+std::set<std::string> membersBeforeRefused(const bytecode::Chunk& chunk, const flow::CallGraph& calls,
+                                           const RecorderProfile& profile) {
+  std::set<std::string> out;
+  std::map<std::size_t, int> lastRefused;  // by prototype, asked about
+  for (const flow::ModuleCall& call : calls.moduleCalls()) {
+    if (call.proto >= chunk.prototypes.size()) continue;
+    auto [it, added] = lastRefused.emplace(call.proto, 0);
+    if (added) {
+      const bytecode::Prototype& p = chunk.prototypes[call.proto];
+      for (int pc = 1; pc <= p.size(); ++pc)
+        if (flow::refuses(profile, p.at(pc).op) || p.at(pc).op == bytecode::Op::VARG) it->second = pc;
+    }
+    if (call.pc < it->second) out.emplace(call.module + ":" + call.member);
+  }
+  return out;
+}
+
 // Whether another file's call of the method `member` of an object a
 // function here returns ("new():paint") may run a function some file
 // stored into that object instead (ModuleImports::methodsStoredElsewhere,
@@ -226,10 +247,11 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->overridingMembers = values.overridesOfOtherModules();
     project.links->classBase = values.baseOfModuleClass();
     project.links->classMakers = values.makersOfModuleObjects();
+    project.links->membersBeforeRefused = membersBeforeRefused(chunk, calls, profile);
     project.links->classFields = values.moduleFieldNames();
     project.links->modulesLoadedInPlace = values.modulesLoadedInPlace();
     project.links->methodsStoredOnObjects = values.methodsStoredOnObjects();
-    project.links->selfMethods = values.selfMethodNames();
+    project.links->resolvedMethods = values.resolvedMethodNames();
     project.links->returnedBuiltins.clear();
     for (const auto& [member, proto] : exports)
       if (flow::Value fn = values.returned(proto); fn.is(flow::Value::Kind::LibFunction))

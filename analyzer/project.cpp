@@ -189,6 +189,16 @@ std::map<std::size_t, std::set<std::string>> ProjectIndex::replacedMembers(const
 
 namespace {
 
+// The method names of a file whose resolution what other files store into
+// objects may change: those its own calls resolve, and those of the objects
+// its functions return that other files call ("new():paint").
+std::set<std::string> methodKeys(const FileLinks& file) {
+  std::set<std::string> out(file.resolvedMethods.begin(), file.resolvedMethods.end());
+  for (const auto& [member, heat] : file.exports)
+    if (const std::size_t object = member.rfind("():"); object != std::string::npos) out.insert(member.substr(object + 3));
+  return out;
+}
+
 // Every key some file stores functions under into objects it cannot name
 // (FileLinks::methodsStoredOnObjects).
 std::set<std::string> storedMethodKeys(const std::vector<FileLinks>& links) {
@@ -300,8 +310,12 @@ void ProjectIndex::overrideUpwards(const std::vector<FileLinks>& links, std::siz
     const std::string member(memberView);
     std::optional<std::size_t> to = resolve(module, from);
     if (!to || *to == from || *to >= links.size()) return;
-    // Known already: so are its bases.
-    if (!out[*to].overriddenMethods.emplace(member).second) return;
+    // Only where the module's own calls resolve that method (`self:m()`):
+    // elsewhere it changes nothing, and an import costs an analysis.
+    const std::string key = member.substr(member.find('.') == std::string::npos ? 0 : member.find('.') + 1);
+    const auto& resolved = links[*to].resolvedMethods;
+    if (std::binary_search(resolved.begin(), resolved.end(), key))
+      if (!out[*to].overriddenMethods.emplace(member).second) return;  // known already: so are its bases
     if (member.find('.') != std::string::npos || links[*to].classBase.empty()) return;
     name = links[*to].classBase + member;
     from = *to;
@@ -315,6 +329,7 @@ void ProjectIndex::overrideUpwards(const std::vector<FileLinks>& links, std::siz
 // those of the modules it calls.
 void ProjectIndex::storedAnyMethod(const std::vector<FileLinks>& links, std::size_t from,
                                    const std::map<std::string_view, std::vector<std::size_t>>& storers,
+                                   const std::vector<std::set<std::string>>& keys,
                                    std::map<std::size_t, ModuleImports>& out) const {
   auto any = storers.find(flow::ValueMap::kAnyMethod);
   if (any == storers.end()) return;
@@ -328,11 +343,10 @@ void ProjectIndex::storedAnyMethod(const std::vector<FileLinks>& links, std::siz
   }
   if (!handsOver) return;
   const std::string anyKey(flow::ValueMap::kAnyMethod);
-  out[from].methodsStoredElsewhere.insert(anyKey);
+  if (!keys[from].empty()) out[from].methodsStoredElsewhere.insert(anyKey);
   for (const auto& name : links[from].memberCalls) {
     std::optional<std::size_t> to = resolve(flow::ModuleMemberName::parse(name).module, from);
-    if (to && *to != from && *to < links.size() && !links[*to].selfMethods.empty())
-      out[*to].methodsStoredElsewhere.insert(anyKey);
+    if (to && *to != from && *to < links.size() && !keys[*to].empty()) out[*to].methodsStoredElsewhere.insert(anyKey);
   }
 }
 
@@ -342,6 +356,10 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
   std::map<std::string_view, std::vector<std::size_t>> storers;
   for (std::size_t from = 0; from < links.size(); ++from)
     for (const auto& key : links[from].methodsStoredOnObjects) storers[key].push_back(from);
+  // By file, the method names what others store could change (methodKeys).
+  std::vector<std::set<std::string>> keys(links.size());
+  if (!storers.empty())
+    for (std::size_t i = 0; i < links.size(); ++i) keys[i] = methodKeys(links[i]);
   // What other files replace: a member another file assigns, or a whole
   // module a file stores in package.loaded or package.preload.
   const std::map<std::size_t, std::set<std::string>> replaced = replacedMembers(links);
@@ -389,10 +407,10 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
         if (flow::onlyStringsHave(std::string_view(it->first).substr(prefix.size())))
           out[from].luaMethods.insert(std::string(module) + ":" + it->first);
     }
-    for (const auto& key : links[from].selfMethods)
+    for (const std::string& key : keys[from])
       if (auto it = storers.find(key); it != storers.end() && (it->second.size() > 1 || it->second.front() != from))
         out[from].methodsStoredElsewhere.insert(key);
-    storedAnyMethod(links, from, storers, out);
+    storedAnyMethod(links, from, storers, keys, out);
     for (const auto& name : links[from].overridingMembers) overrideUpwards(links, from, name, out);
     // A method stored into an object a module function returned
     // ("account:new():withdraw", `function Special:withdraw()` on Special =
@@ -407,7 +425,7 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
       const std::string held = dot == std::string_view::npos ? std::string() : std::string(maker.substr(0, dot + 1));
       overrideUpwards(links, from, std::string(module) + ":" + held + std::string(member.substr(object + 3)), out);
     }
-    for (const auto& name : links[from].memberCalls) {
+    for (const auto& name : links[from].membersBeforeRefused) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
       std::optional<std::size_t> to = resolve(module, from);
       if (!to || *to == from || *to >= links.size() || !links[*to].inlinedExports.count(std::string(member))) continue;

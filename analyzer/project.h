@@ -87,10 +87,10 @@ struct FileLinks {
   std::vector<std::string> overridingMembers = {};
   // The keys it stores functions under into objects it cannot name
   // (ValueMap::methodsStoredOnObjects), and the names of the methods its
-  // own classes define (ValueMap::selfMethodNames): another file's object
-  // of one of them may carry a function stored by this file instead.
+  // calls resolve to its own functions (ValueMap::resolvedMethodNames):
+  // another file's object may carry a function stored by this file instead.
   std::vector<std::string> methodsStoredOnObjects = {};
-  std::vector<std::string> selfMethods = {};
+  std::vector<std::string> resolvedMethods = {};
   // The other module's class its module table inherits from
   // (ValueMap::baseOfModuleClass): what other files' subclasses of it
   // define again is defined again over that class too.
@@ -101,6 +101,9 @@ struct FileLinks {
   // Exported functions a trace records inline (rules::recordedInline) that
   // abort no trace either: a call of one splits no caller's trace.
   std::set<std::string> inlinedExports = {};
+  // The "module:member"s it calls before an instruction the recorder
+  // refuses in the same function: the calls whose splitting matters.
+  std::set<std::string> membersBeforeRefused = {};
   // Its exported functions that return objects of its module table's class
   // (ValueMap::makersOfModuleObjects): a method those objects lack, called
   // from another file, is the base class's (classBase).
@@ -208,8 +211,10 @@ class ProjectIndex {
   // Into out[...].methodsStoredElsewhere: "*" for file `from` and the
   // modules it calls, when it calls a module that stores any method into
   // objects (`storers`: by key, the files that store under it).
+  // `keys`: by file, the method names what others store could change.
   void storedAnyMethod(const std::vector<FileLinks>& links, std::size_t from,
                        const std::map<std::string_view, std::vector<std::size_t>>& storers,
+                       const std::vector<std::set<std::string>>& keys,
                        std::map<std::size_t, ModuleImports>& out) const;
   // By file: the members of its module table other files assign
   // (FileLinks::assignedMembers). Calls of them may call the replacement,

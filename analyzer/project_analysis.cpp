@@ -56,8 +56,8 @@ FileLinks withoutDump(const FileLinks& links) {
                    links.memberCalls, {},          links.returnedBuiltins, links.tailCalls,
                    links.loopingExports,    links.membersBehindAborts, links.abortingExports,
                    links.membersBeforeLoopCalls, std::nullopt,       links.assignedMembers,
-                   links.overridingMembers, links.methodsStoredOnObjects, links.selfMethods,
-                   links.classBase, links.modulesLoadedInPlace, links.inlinedExports, links.classMakers,
+                   links.overridingMembers, links.methodsStoredOnObjects, links.resolvedMethods,
+                   links.classBase, links.modulesLoadedInPlace, links.inlinedExports, links.membersBeforeRefused, links.classMakers,
                    links.classFields};
 }
 

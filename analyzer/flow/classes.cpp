@@ -19,6 +19,7 @@
 // object of a file with a helper that gives any object any class, and
 // methods whose name some code stores a function under into an object it
 // cannot name (storedOnObjects).
+#include "flow/instruction_effects.h"
 #include "flow/values.h"
 
 namespace ljcheck::flow {
@@ -254,12 +255,23 @@ Value ValueMap::receiverOf(std::size_t proto) const {
   return Value::object(Kind::Receiver, owner->second.first, owner->second.second);
 }
 
-bool ValueMap::definesSelfMethod(std::string_view key) const {
-  return selfMethods().count(key) > 0;
+std::vector<std::string> ValueMap::resolvedMethodNames() const {
+  std::set<std::string_view> keys;
+  for (std::size_t i = 0; i < protos_.size(); ++i) {
+    const Snapshots& kept = protos_[i].before;
+    for (std::size_t k = 0; k < kept.pcs.size(); ++k) {
+      const auto& ins = chunk_.prototypes[i].at(kept.pcs[k]);
+      if (!isCall(ins.op)) continue;
+      const RegisterView regs = kept.state(k);
+      if (ins.a >= regs.size() || regs[ins.a].kind != Kind::Method) continue;
+      if (resolveMethod(regs[ins.a]).is(Kind::LuaFunction)) keys.insert(regs[ins.a].name);
+    }
+  }
+  return {keys.begin(), keys.end()};
 }
 
-std::vector<std::string> ValueMap::selfMethodNames() const {
-  return {selfMethods().begin(), selfMethods().end()};
+bool ValueMap::definesSelfMethod(std::string_view key) const {
+  return selfMethods().count(key) > 0;
 }
 
 const std::set<std::string, std::less<>>& ValueMap::selfMethods() const {

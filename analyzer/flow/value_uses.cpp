@@ -155,13 +155,16 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       const Value stored = valueAt(ins.a);
       const bool closure = stored.is(Kind::LuaFunction);
       const bool unnamed = table.kind == Kind::Unknown && !table.isMissingMember();
-      // Into a table the function is handed, whatever may be a function
-      // counts: a field of another table (`cls.access = impl.access`), a
-      // value a pairs loop copies (a mixin's `cls[k] = v`, audit 73).
+      // Into the very table the function is handed (a parameter it never
+      // assigns), whatever may be a function counts: a field of another
+      // table (`cls.access = impl.access`), a value a pairs loop copies (a
+      // mixin's `cls[k] = v`, audit 73). Not into a table read from
+      // somewhere (`self.maxIds[tv] = id`, inspect.lua: a map, no class).
+      const bool handed = unnamed && keptParameter(index, ins.b);
       const bool mayBeFunction =
           closure || keptParameter(index, ins.a) ||
-          (unnamed && (!stored.known() || stored.is(Kind::ModuleMember) || stored.is(Kind::Global) ||
-                       stored.is(Kind::LibFunction) || stored.is(Kind::CFunction)));
+          (handed && (!stored.known() || stored.is(Kind::ModuleMember) || stored.is(Kind::Global) ||
+                      stored.is(Kind::LibFunction) || stored.is(Kind::CFunction)));
       // A new __index for a metatable the function is handed, whatever it
       // is (`getmetatable(Echo).__index = Fast`, audit 73): any method.
       if (unnamed && key && *key == "__index") {
@@ -170,12 +173,13 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         if (key) {
           tables.objectMethods.push_back(*key);
         } else if (ins.op == Op::TSETV && !valueAt(ins.c).is(Kind::Number)) {
-          // Into this file's objects, any method only under a name the
-          // caller passes, or a string, and only a closure made here:
+          // Into a table it is handed, any key; into another the function
+          // cannot name, a name the caller passes or a string; into this
+          // file's objects, only with a closure made here:
           // `self[self.n] = v`, a list's push, stores an element (the
           // accuracy workloads' List). A number key is an array slot.
           const bool named = valueAt(ins.c).is(Kind::String) || keptParameter(index, ins.c);
-          if (unnamed || (named && closure)) tables.objectMethods.push_back(kAnyMethod);
+          if (handed || (named && (unnamed || closure))) tables.objectMethods.push_back(kAnyMethod);
         }
       }
       // package.loaded["logger"] = stub, package.preload.logger = loader.

@@ -269,7 +269,12 @@ const std::string* globalIn(const Prototype& p, int pc, int slot) {
 // (`_G.name = v`); true when it stores under a key it does not name, or
 // hands _G to rawset: then any global may be another.
 bool storesThroughG(const bytecode::Chunk& chunk, std::map<std::string_view, int>& stores) {
-  for (const Prototype& p : chunk.prototypes)
+  for (const Prototype& p : chunk.prototypes) {
+    // Most functions never name _G: their constants say so without a scan.
+    if (std::none_of(p.gc.begin(), p.gc.end(), [](const bytecode::GcConstant& k) {
+          return k.kind == bytecode::GcConstant::Kind::String && k.str == "_G";
+        }))
+      continue;
     for (int pc = 1; pc <= p.size(); ++pc) {
       const auto& ins = p.at(pc);
       if (ins.op != Op::GGET) continue;
@@ -292,6 +297,7 @@ bool storesThroughG(const bytecode::Chunk& chunk, std::map<std::string_view, int
         if (isCall(use.op) || flowOf(use, q).jump != 0) break;
       }
     }
+  }
   return false;
 }
 

@@ -335,9 +335,10 @@ class ValueMap {
   // package.preload (`package.loaded["logger"] = stub`, audit 69): a
   // require of one may load that value, never its file.
   std::vector<std::string> modulesLoadedInPlace() const;
-  // The names of the functions taking `self` that the file stores in
-  // fields (definesSelfMethod), in order.
-  std::vector<std::string> selfMethodNames() const;
+  // The names of the methods this file's calls resolve to its own Lua
+  // functions (`self:m()`, `obj:m()`), sorted: the only ones whose
+  // resolution what other files store could change.
+  std::vector<std::string> resolvedMethodNames() const;
   // The pc of the FNEW in its parent that creates a prototype (the first,
   // if several do); 0 for the main chunk or when none does.
   int creatingPc(std::size_t proto) const { return proto < creatingPc_.size() ? creatingPc_[proto] : 0; }

@@ -68,9 +68,6 @@ class VarargRule final : public Rule {
     for (int q = pc - 1; q >= 1; --q) {
       const auto& ins = fn.proto.at(q);
       if (!flow::isCall(ins.op) || flow::isTailCall(ins.op)) continue;
-      // A call on a path that returns before the `...` (audit 72: a warning
-      // in `if not m then notify.warn(...) return end`) leaves no trace there.
-      if (!flow::reachablePcs(fn.proto, q)[static_cast<std::size_t>(pc)]) continue;
       Callee callee = resolveCallee(fn, q);
       const flow::Value& v = callee.value;
       bool builtin = v.is(flow::Value::Kind::CFunction) || v.is(flow::Value::Kind::LibFunction);
@@ -85,6 +82,9 @@ class VarargRule final : public Rule {
       if (builtin && (fn.profile.neverStitch.count(std::string(v.name)) || callee.protectedCall ||
                       nextFeedsVariableCount(fn.proto, q) || v.name == "os.exit"))
         continue;
+      // A call on a path that returns before the `...` (audit 72: a warning
+      // in `if not m then notify.warn(...) return end`) leaves no trace there.
+      if (!flow::reachablePcs(fn.proto, q)[static_cast<std::size_t>(pc)]) continue;
       std::string line = std::to_string(ins.line);
       std::string tail = "; " + whyHot(fn, pc);
       if (builtin) {
