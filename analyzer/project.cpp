@@ -348,6 +348,18 @@ void ProjectIndex::storedAnyMethod(const std::vector<FileLinks>& links, std::siz
     std::optional<std::size_t> to = resolve(flow::ModuleMemberName::parse(name).module, from);
     if (to && *to != from && *to < links.size() && !keys[*to].empty()) out[*to].methodsStoredElsewhere.insert(anyKey);
   }
+  // Its class, handed over (a mixin copied in), may define any method again
+  // over the classes it inherits from (audit 73: `mixin.include(Acl, Fast)`
+  // with Acl over Base; Base:run's self:access() ran Fast's).
+  constexpr int kMaxInheritance = 8;
+  std::size_t cls = from;
+  for (int depth = 0; depth < kMaxInheritance && !links[cls].classBase.empty(); ++depth) {
+    const std::string& base = links[cls].classBase;
+    std::optional<std::size_t> up = resolve(std::string_view(base).substr(0, base.find(':')), cls);
+    if (!up || *up == cls || *up >= links.size()) break;
+    if (!keys[*up].empty()) out[*up].methodsStoredElsewhere.insert(anyKey);
+    cls = *up;
+  }
 }
 
 std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vector<FileLinks>& links) const {
