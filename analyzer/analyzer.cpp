@@ -19,6 +19,7 @@
 #include "flow/call_graph.h"
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
+#include "flow/module_member.h"
 #include "flow/refused_bytecodes.h"
 #include "flow/value_history.h"
 #include "flow/values.h"
@@ -163,9 +164,8 @@ std::set<std::string> membersBeforeRefused(const bytecode::Chunk& chunk, const f
 // stored into that object instead (ModuleImports::methodsStoredElsewhere,
 // audit 67: `s.paint = function ... end` in a helper given the sprite).
 bool storedOnCallersObjects(std::string_view member, const flow::MemberNames* stored) {
-  const std::size_t object = member.rfind("():");
-  return stored && object != std::string_view::npos &&
-         (stored->count(member.substr(object + 3)) > 0 || stored->count(flow::ValueMap::kAnyMethod) > 0);
+  const flow::ResultMethod m = flow::ResultMethod::of(member);
+  return stored && m.valid() && (stored->count(m.method) > 0 || stored->count(flow::ValueMap::kAnyMethod) > 0);
 }
 
 // Whether other files' calls of `member` may run what they call: not when

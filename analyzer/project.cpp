@@ -152,14 +152,10 @@ namespace {
 bool replacedCall(const std::set<std::string>& replaced, std::string_view member) {
   if (replaced.empty()) return false;
   if (replaced.count(std::string(member)) || replaced.count("*")) return true;
-  const std::size_t object = member.rfind("():");
-  if (object == std::string_view::npos) return false;
-  const std::string_view maker = member.substr(0, object), key = member.substr(object + 3);
+  const flow::ResultMethod m = flow::ResultMethod::of(member);
   // A class the module table holds: "Button.new():draw" is Button's draw
   // (`function ui.Button:draw()` in another file, audit 67).
-  const std::size_t dot = maker.rfind('.');
-  const std::string cls = dot == std::string_view::npos ? std::string() : std::string(maker.substr(0, dot + 1));
-  return replaced.count(cls + std::string(key)) > 0;
+  return m.valid() && replaced.count(m.held() + std::string(m.method)) > 0;
 }
 
 // Whether the file that makes `call` gave objects of that maker another
@@ -168,9 +164,9 @@ bool replacedCall(const std::set<std::string>& replaced, std::string_view member
 // assigned members. Its calls of their methods may run another class's;
 // other files' objects of the same maker are theirs.
 bool reclassedBy(const FileLinks& caller, const flow::ModuleCall& call) {
-  const std::size_t object = call.member.rfind("():");
-  if (object == std::string::npos || caller.assignedMembers.empty()) return false;
-  const std::string name = call.module + ":" + call.member.substr(0, object) + "():*";
+  const flow::ResultMethod m = flow::ResultMethod::of(call.member);
+  if (!m.valid() || caller.assignedMembers.empty()) return false;
+  const std::string name = call.module + ":" + std::string(m.maker) + "():*";
   return std::find(caller.assignedMembers.begin(), caller.assignedMembers.end(), name) != caller.assignedMembers.end();
 }
 
@@ -195,7 +191,7 @@ namespace {
 std::set<std::string> methodKeys(const FileLinks& file) {
   std::set<std::string> out(file.resolvedMethods.begin(), file.resolvedMethods.end());
   for (const auto& [member, heat] : file.exports)
-    if (const std::size_t object = member.rfind("():"); object != std::string::npos) out.insert(member.substr(object + 3));
+    if (const flow::ResultMethod m = flow::ResultMethod::of(member); m.valid()) out.emplace(m.method);
   return out;
 }
 
@@ -213,10 +209,10 @@ std::optional<std::pair<std::size_t, std::string>> ProjectIndex::inheritedMethod
                                                                                  std::size_t to,
                                                                                  std::string_view member) const {
   const FileLinks& file = links[to];
-  const std::size_t object = member.rfind("():");
-  if (file.classBase.empty() || object == std::string_view::npos || file.exports.count(std::string(member))) return {};
-  const std::string_view maker = member.substr(0, object), key = member.substr(object + 3);
-  if (std::find(file.classMakers.begin(), file.classMakers.end(), maker) == file.classMakers.end()) return {};
+  const flow::ResultMethod m = flow::ResultMethod::of(member);
+  if (file.classBase.empty() || !m.valid() || file.exports.count(std::string(member))) return {};
+  const std::string_view key = m.method;
+  if (std::find(file.classMakers.begin(), file.classMakers.end(), m.maker) == file.classMakers.end()) return {};
   // Its own, though the tracker may not have resolved it (Cors:access, with
   // another file's Acl:access stored on Base.extend()'s class).
   if (std::binary_search(file.classFields.begin(), file.classFields.end(), key)) return {};
@@ -242,7 +238,7 @@ std::map<std::size_t, IncomingHeat> ProjectIndex::incoming(const std::vector<Fil
         auto inherited = inheritedMethod(links, *to, call.member);
         if (!inherited || inherited->first == from) continue;
         if (!storedKeys) storedKeys = storedMethodKeys(links);
-        const std::string key = call.member.substr(call.member.rfind("():") + 3);
+        const std::string key(flow::ResultMethod::of(call.member).method);
         if (storedKeys->count(key) || storedKeys->count(std::string(flow::ValueMap::kAnyMethod))) continue;
         auto reached = links[inherited->first].exports.find(inherited->second);
         if (reached == links[inherited->first].exports.end() || call.heat <= reached->second) continue;
@@ -430,12 +426,9 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
     // defined again over the module's class.
     for (const auto& name : links[from].assignedMembers) {
       auto [module, member] = flow::ModuleMemberName::parse(name);
-      const std::size_t object = member.rfind("():");
-      if (object == std::string_view::npos || member.substr(object + 3) == "*") continue;
-      const std::string_view maker = member.substr(0, object);
-      const std::size_t dot = maker.rfind('.');
-      const std::string held = dot == std::string_view::npos ? std::string() : std::string(maker.substr(0, dot + 1));
-      overrideUpwards(links, from, std::string(module) + ":" + held + std::string(member.substr(object + 3)), out);
+      const flow::ResultMethod m = flow::ResultMethod::of(member);
+      if (!m.valid() || m.method == "*") continue;
+      overrideUpwards(links, from, std::string(module) + ":" + m.held() + std::string(m.method), out);
     }
     for (const auto& name : links[from].membersBeforeRefused) {
       auto [module, member] = flow::ModuleMemberName::parse(name);

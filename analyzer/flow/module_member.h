@@ -15,6 +15,24 @@ namespace ljcheck::flow {
 // `local split = require("a.b")` then `split(s)` calls "a.b:@".
 inline constexpr std::string_view kModuleItself = "@";
 
+// A member "f():m" or "T.f():m" split: the function whose result has the
+// method ("f", "T.f") and the method ("m"). `held` is the table of the
+// module table the function sits in, as a member prefix ("T." or "").
+struct ResultMethod {
+  std::string_view maker, method;
+  std::string held() const {
+    const std::size_t dot = maker.rfind('.');
+    return dot == std::string_view::npos ? std::string() : std::string(maker.substr(0, dot + 1));
+  }
+  // Empty maker and method for a member that names no method of a result.
+  static ResultMethod of(std::string_view member) {
+    const std::size_t object = member.rfind("():");
+    if (object == std::string_view::npos) return {};
+    return {member.substr(0, object), member.substr(object + 3)};
+  }
+  bool valid() const { return !method.empty(); }
+};
+
 struct ModuleMemberName {
   std::string_view module;  // "a.b"
   std::string_view member;  // "f", "T.f", "f()", "f():m", or kModuleItself
