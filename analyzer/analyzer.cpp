@@ -250,6 +250,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->membersBeforeRefused = membersBeforeRefused(chunk, calls, profile);
     project.links->classFields = values.moduleFieldNames();
     project.links->modulesLoadedInPlace = values.modulesLoadedInPlace();
+    project.links->namesPassed = values.namesPassed();
     project.links->methodsStoredOnObjects = values.methodsStoredOnObjects();
     project.links->resolvedMethods = values.resolvedMethodNames();
     project.links->returnedBuiltins.clear();

@@ -372,12 +372,24 @@ std::map<std::size_t, ModuleImports> ProjectIndex::moduleImports(const std::vect
   // module a file stores in package.loaded or package.preload.
   const std::map<std::size_t, std::set<std::string>> replaced = replacedMembers(links);
   std::set<std::size_t> loadedInPlace;
+  auto loadInPlace = [&](std::string_view name, std::size_t from) {
+    if (std::optional<std::size_t> to = resolve(name, from); to && *to != from && *to < links.size()) {
+      loadedInPlace.insert(*to);
+      out[*to].loadedInPlace = true;
+    }
+  };
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from)
-    for (const auto& name : links[from].modulesLoadedInPlace)
-      if (std::optional<std::size_t> to = resolve(name, from); to && *to != from && *to < links.size()) {
-        loadedInPlace.insert(*to);
-        out[*to].loadedInPlace = true;
+    for (const auto& name : links[from].modulesLoadedInPlace) {
+      if (name != flow::ValueMap::kAnyMethod) {
+        loadInPlace(name, from);
+        continue;
       }
+      // Under a name it is handed (`testkit.stub("logger", impl)`, audit
+      // 73): every module a caller of its functions names to them.
+      for (std::size_t caller = 0; caller < links.size() && caller < paths_.size(); ++caller)
+        for (const auto& [module, passed] : links[caller].namesPassed)
+          if (module.empty() ? caller == from : resolve(module, caller) == from) loadInPlace(passed, caller);
+    }
   for (std::size_t from = 0; from < links.size() && from < paths_.size(); ++from) {
     for (const auto& name : links[from].membersBeforeLoopCalls) {
       auto [module, member] = flow::ModuleMemberName::parse(name);

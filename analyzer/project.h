@@ -111,6 +111,10 @@ struct FileLinks {
   // The keys it stores into its module table (ValueMap::moduleFieldNames):
   // a method of that name is the class's own, not its base's.
   std::vector<std::string> classFields = {};
+  // Constant strings it passes to functions of the project, with the
+  // module called ("" for its own): the modules a helper that stores
+  // package.loaded[name] may stub (ValueMap::namesPassed).
+  std::vector<std::pair<std::string, std::string>> namesPassed = {};
 };
 
 // Heats other files give a file's exported functions, by member name.

@@ -58,7 +58,7 @@ FileLinks withoutDump(const FileLinks& links) {
                    links.membersBeforeLoopCalls, std::nullopt,       links.assignedMembers,
                    links.overridingMembers, links.methodsStoredOnObjects, links.resolvedMethods,
                    links.classBase, links.modulesLoadedInPlace, links.inlinedExports, links.membersBeforeRefused, links.classMakers,
-                   links.classFields};
+                   links.classFields, links.namesPassed};
 }
 
 }  // namespace

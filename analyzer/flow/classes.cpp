@@ -45,6 +45,8 @@ void ValueMap::addClassFacts(const TableUses& uses) {
   objectMethods_.insert(uses.objectMethods.begin(), uses.objectMethods.end());
   modulesLoadedInPlace_.insert(uses.modulesLoadedInPlace.begin(), uses.modulesLoadedInPlace.end());
   passedTables_.insert(uses.passedTables.begin(), uses.passedTables.end());
+  namesPassed_.insert(uses.namesPassed.begin(), uses.namesPassed.end());
+  tablesHandedTo_.insert(tablesHandedTo_.end(), uses.tablesHandedTo.begin(), uses.tablesHandedTo.end());
   reclassesAnyObject_ |= uses.reclassesAnyObject;
 }
 
@@ -62,6 +64,16 @@ std::vector<std::string> ValueMap::methodsStoredOnObjects() const {
 
 std::vector<std::string> ValueMap::modulesLoadedInPlace() const {
   return {modulesLoadedInPlace_.begin(), modulesLoadedInPlace_.end()};
+}
+
+std::vector<std::pair<std::string, std::string>> ValueMap::namesPassed() const {
+  std::vector<std::pair<std::string, std::string>> out(namesPassed_.begin(), namesPassed_.end());
+  // Stubs this file stores under names it does not spell there: the keys
+  // of its tables may be those names (audit 73: `for name, impl in
+  // pairs(stubs) do package.loaded[name] = impl end`).
+  if (modulesLoadedInPlace_.count(kAnyMethod))
+    for (const auto& entry : fields_) out.emplace_back(std::string(), std::string(entry.first.second));
+  return out;
 }
 
 // Whether objects whose metatable is `metatable` may be given another one

@@ -1,6 +1,7 @@
 // What the value tracker records about how values are used (values.h):
 // closures and tables that escape, tables given metatables, constant-key
 // field stores, ffi.cdef strings and jit.off targets.
+#include <cctype>
 #include "flow/instruction_effects.h"
 #include "flow/module_member.h"
 #include "flow/values.h"
@@ -11,6 +12,18 @@ using bytecode::Instruction;
 using bytecode::Op;
 using bytecode::Prototype;
 using Kind = Value::Kind;
+
+namespace {
+
+// Whether a string may be a module name require() takes ("logger", "a.b").
+bool mayNameModule(std::string_view s) {
+  if (s.empty() || s.size() > 128) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '/')) return false;
+  return true;
+}
+
+}  // namespace
 
 ValueMap::Metatable ValueMap::metatableOf(const Value& table) const {
   if (!table.is(Kind::Table) || table.pc == 0) return Metatable::Maybe;
@@ -35,7 +48,23 @@ void ValueMap::collectFields() {
   modulesLoadedInPlace_.clear();
   passedTables_.clear();
   reclassesAnyObject_ = false;
+  namesPassed_.clear();
+  tablesHandedTo_.clear();
   for (const auto& p : protos_) addFields(p);
+  doubtHandedStores();
+}
+
+// A table handed to a function of this file that stores into the table it
+// is handed: the keys it stores under are in doubt (audit 74:
+// `override(M, "update", fn)` before the loop that calls M.update).
+void ValueMap::doubtHandedStores() {
+  for (const auto& [table, callee] : tablesHandedTo_) {
+    if (callee >= protos_.size()) continue;
+    for (std::string_view key : protos_[callee].handedKeys) {
+      if (key == kAnyMethod) dynamicKeys_.insert(table);
+      else fields_[std::make_pair(table, key)] = Value{};
+    }
+  }
 }
 
 void ValueMap::addFields(const TableUses& uses) {
@@ -181,11 +210,14 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
           const bool named = valueAt(ins.c).is(Kind::String) || keptParameter(index, ins.c);
           if (handed || (named && (unnamed || closure))) tables.objectMethods.push_back(kAnyMethod);
         }
+        if (handed && !(ins.op == Op::TSETV && valueAt(ins.c).is(Kind::Number)))
+          tables.handedKeys.push_back(key ? std::string_view(*key) : kAnyMethod);
       }
       // package.loaded["logger"] = stub, package.preload.logger = loader.
       if (table.isMissingMember() && (table.name == "package.loaded" || table.name == "package.preload")) {
         if (key) tables.modulesLoadedInPlace.push_back(*key);
         else if (valueAt(ins.c).isConstantString()) tables.modulesLoadedInPlace.push_back(valueAt(ins.c).text());
+        else tables.modulesLoadedInPlace.push_back(kAnyMethod);  // a name it is handed: namesPassed
       }
       if (table.is(Kind::Table) && table.pc != 0) {
         if (key) tables.fieldWrites.push_back({{table.proto, table.pc}, *key, valueAt(ins.a)});
@@ -235,6 +267,24 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         if (toClass && target.kind == Kind::Unknown && !target.isMissingMember() && metatable.kind == Kind::Unknown &&
             !metatable.isMissingMember())
           tables.reclassesAnyObject = true;
+        // The very table it is handed given another module's class, or one
+        // it cannot name (`setmetatable(cls, {__index = require("fastbase")})`,
+        // audit 73): a class handed over is re-parented, any of its methods
+        // may be another. Not `setmetatable(o, Point)`, an object of its own class.
+        const std::size_t index = static_cast<std::size_t>(&proto - chunk_.prototypes.data());
+        const int pc = static_cast<int>(&ins - proto.code.data()) + 1;
+        const int param = toClass && target.kind == Kind::Unknown && !target.isMissingMember()
+                              ? copiedParameter(proto, pc, first)
+                              : -1;
+        if (param >= 0 && keptParameter(index, param)) {
+          auto foreign = [](const Value& c) {
+            return c.is(Kind::Module) || c.is(Kind::ModuleMember) || (c.kind == Kind::Unknown && !c.isMissingMember());
+          };
+          const Value parent = metatable.is(Kind::Table) && metatable.pc != 0 ? field(metatable, "__index") : metatable;
+          if ((metatable.is(Kind::Module) || metatable.is(Kind::ModuleMember)) ||
+              (metatable.is(Kind::Table) && metatable.pc != 0 && foreign(parent)))
+            tables.objectMethods.push_back(kAnyMethod);
+        }
         // Another module's object given a class of this file (audit 67), or
         // its class table given another parent (`setmetatable(Echo, {__index
         // = Fast})`, audit 73): any of its methods may be another.
@@ -268,13 +318,19 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       // arguments in view (the call graph links f to the call): f does not
       // leave. xpcall's handler does: the error is its argument.
       const bool protectedCall = callee.is(Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall");
+      const bool projectCall = callee.is(Kind::LuaFunction) || callee.is(Kind::ModuleMember);
       for (int s = first; s < first + count; ++s) {
         Value v = valueAt(s);
         if (v.kind == Kind::LuaFunction && !(protectedCall && s == first)) out.push_back(v.proto);  // callbacks
         if (v.kind == Kind::Table && !libraryCall && !setsMetatable) {
           tables.escapingTables.push_back({v.proto, v.pc});
           if (v.pc != 0) tables.passedTables.push_back({v.proto, v.pc});
+          if (v.pc != 0 && callee.is(Kind::LuaFunction)) tables.tablesHandedTo.push_back({{v.proto, v.pc}, callee.proto});
         }
+        if (projectCall && v.isConstantString() && mayNameModule(v.text()))
+          tables.namesPassed.emplace_back(
+              callee.is(Kind::ModuleMember) ? ModuleMemberName::parse(callee.name).module : std::string_view(),
+              v.text());
       }
       break;
     }

@@ -654,7 +654,8 @@ ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
   return {metatableTargets.size(), escapingTables.size(), cdefs.size(),      jitOff.size(),
           fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), reclassed.size(),
           moduleClasses.size(),    cModuleOperations.size(), moduleFieldWrites.size(), objectMethods.size(),
-          modulesLoadedInPlace.size(), passedTables.size(), unresolvedSetmetatable, reclassesAnyObject};
+          modulesLoadedInPlace.size(), passedTables.size(), handedKeys.size(), tablesHandedTo.size(),
+          namesPassed.size(), unresolvedSetmetatable, reclassesAnyObject};
 }
 
 void ValueMap::TableUses::cutBackTo(const Mark& m) {
@@ -672,6 +673,9 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   objectMethods.resize(m.objectMethods);
   modulesLoadedInPlace.resize(m.modulesLoadedInPlace);
   passedTables.resize(m.passedTables);
+  handedKeys.resize(m.handedKeys);
+  tablesHandedTo.resize(m.tablesHandedTo);
+  namesPassed.resize(m.namesPassed);
   unresolvedSetmetatable = m.unresolvedSetmetatable;
   reclassesAnyObject = m.reclassesAnyObject;
 }
@@ -812,9 +816,11 @@ ValueMap::Pass ValueMap::keepPass(std::size_t index, Pass pass) {
                          });
   std::swap(out.before, pass.before);
   std::swap(out.escaping, pass.escaping);
+  const bool handedSame = uses.handedKeys == out.handedKeys && uses.tablesHandedTo == out.tablesHandedTo;
   std::swap(static_cast<TableUses&>(out), pass.uses);
   if (first) addFields(out);
-  else if (!same) collectFields();
+  else if (!same || !handedSame) collectFields();
+  if (!tablesHandedTo_.empty()) doubtHandedStores();  // the function may come after the call
   return pass;
 }
 

@@ -335,6 +335,10 @@ class ValueMap {
   // package.preload (`package.loaded["logger"] = stub`, audit 69): a
   // require of one may load that value, never its file.
   std::vector<std::string> modulesLoadedInPlace() const;
+  // Constant strings passed to functions of the project: {"testkit",
+  // "logger"} for testkit.stub("logger", …), {"", name} for a function of
+  // this file (TableUses::namesPassed).
+  std::vector<std::pair<std::string, std::string>> namesPassed() const;
   // The names of the methods this file's calls resolve to its own Lua
   // functions (`self:m()`, `obj:m()`), sorted: the only ones whose
   // resolution what other files store could change.
@@ -490,6 +494,17 @@ class ValueMap {
     // helper that gives any object any class (`transition(self, Chasing)`,
     // audit 67). Every object of the file may change class.
     bool reclassesAnyObject = false;
+    // The keys (kAnyMethod for one it does not name) under which this
+    // function stores what may be a function into a table it is handed,
+    // and the tables from constructors passed to a function of this file:
+    // `override(M, "update", fn)` may replace M.update (audit 74).
+    std::vector<std::string_view> handedKeys;
+    std::vector<std::pair<TableOrigin, std::size_t>> tablesHandedTo;
+    // Constant strings passed to calls of another module's function
+    // ({"testkit", "logger"}) or of one of this file ({"", "logger"}):
+    // the names a helper that stores into package.loaded under a name it
+    // is handed may stub (namesPassed, audit 73).
+    std::vector<std::pair<std::string_view, std::string_view>> namesPassed;
     // How far a pass had got: every list's length, and the flag (a field
     // added above needs its place here). A pass only appends (and sets the
     // flag), so cutting back to a mark undoes what it found after it
@@ -497,7 +512,8 @@ class ValueMap {
     struct Mark {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
                   metatables = 0, reclassed = 0, moduleClasses = 0, cModuleOperations = 0, moduleFieldWrites = 0,
-                  objectMethods = 0, modulesLoadedInPlace = 0, passedTables = 0;
+                  objectMethods = 0, modulesLoadedInPlace = 0, passedTables = 0, handedKeys = 0, tablesHandedTo = 0,
+                  namesPassed = 0;
       bool unresolvedSetmetatable = false, reclassesAnyObject = false;
     };
     Mark mark() const;
@@ -599,6 +615,9 @@ class ValueMap {
   std::set<std::pair<TableOrigin, std::string_view>> moduleClasses_;  // TableUses::moduleClasses, of every prototype
   std::set<std::string_view> objectMethods_;  // TableUses::objectMethods, of every prototype
   std::set<std::string_view> modulesLoadedInPlace_;  // TableUses::modulesLoadedInPlace, of every prototype
+  std::set<std::pair<std::string_view, std::string_view>> namesPassed_;  // TableUses::namesPassed, of every prototype
+  std::vector<std::pair<TableOrigin, std::size_t>> tablesHandedTo_;      // TableUses::tablesHandedTo, of every prototype
+  void doubtHandedStores();
   std::set<TableOrigin> passedTables_;               // TableUses::passedTables, of every prototype
   bool reclassesAnyObject_ = false;           // TableUses::reclassesAnyObject, of any prototype
   // Whether an object's method `key` may be a function stored into the

@@ -38,7 +38,8 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/replaced_methods", "fixtures/projects/object_methods",
                                          "fixtures/projects/stubbed_modules", "fixtures/projects/grandchild_override",
                                          "fixtures/projects/method_helpers", "fixtures/projects/inline_constructor",
-                                         "fixtures/projects/inherited_method", "fixtures/projects/mixin_class"};
+                                         "fixtures/projects/inherited_method", "fixtures/projects/mixin_class",
+                                         "fixtures/projects/stubbing_helper", "fixtures/projects/reparented_class"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
@@ -285,4 +286,21 @@ TEST_CASE("a mixin a helper copies into a subclass leaves the base's own calls o
   // Base:run's self:access() runs Fast's (audit 73: an error on Base's
   // closure); count, a local function of base.lua, stays certain.
   checkClaims("fixtures/projects/mixin_class", "base.lua", {9}, {5});
+}
+
+TEST_CASE("a module a helper stubs by the name its caller hands it is not claimed hot", "[fixtures][project]") {
+  // Audit 73: testkit.stub("logger", ...), testkit.preload("audit", ...)
+  // and a loop over a table of stubs replace three modules before the
+  // service loads them; metrics.lua, not stubbed, stays certain.
+  checkClaims("fixtures/projects/stubbing_helper", "logger.lua", {4}, {});
+  checkClaims("fixtures/projects/stubbing_helper", "audit.lua", {4}, {});
+  checkClaims("fixtures/projects/stubbing_helper", "cache.lua", {4}, {});
+  checkClaims("fixtures/projects/stubbing_helper", "metrics.lua", {}, {4});
+}
+
+TEST_CASE("a class a helper gives another parent inherits no claimed method", "[fixtures][project]") {
+  // Audit 73: hotfix.apply(Echo) does setmetatable(cls, {__index =
+  // require("fastbase")}); Base:access never runs. stats.count stays certain.
+  checkClaims("fixtures/projects/reparented_class", "base.lua", {9}, {});
+  checkClaims("fixtures/projects/reparented_class", "stats.lua", {}, {4});
 }

@@ -281,3 +281,24 @@ TEST_CASE("a global function the file stores again through _G stands for no func
                       "for i = 1, 50000 do on_frame(i) end\n");
   checkClaims(kept, 0, 1);
 }
+
+TEST_CASE("a member of a table handed to a helper that stores into it stands for no function", "[rules][methods]") {
+  // Audit 74: `override(M, "update", fn)` replaces M.update before the
+  // loop; so does a helper that stores under a key it names.
+  const std::string module = "local M = {}\n"                                                 // 1
+                             "function M.update(dt) local f = function() return dt end end\n"  // 2
+                             "function M.draw(dt) local g = function() return dt end end\n";   // 3
+  const std::string loop = "for i = 1, 50000 do M.update(i) end\nfor i = 1, 50000 do M.draw(i) end\n";
+  auto anyKey = predict(module + "local function override(t, name, fn) t[name] = fn end\n"
+                                 "override(M, 'update', function() end)\n" + loop);
+  checkClaims(anyKey, 2, 0);
+  checkClaims(anyKey, 3, 0);
+  auto namedKey = predict(module + "local function patch(t, fn) t.update = fn end\n"
+                                   "patch(M, function() end)\n" + loop);
+  checkClaims(namedKey, 2, 3);
+  // A helper that only reads the table it is handed changes no member.
+  auto reads = predict(module + "local function count(t) local n = 0 for _ in pairs(t) do n = n + 1 end return n end\n"
+                                "assert(count(M) == 2)\n" + loop);
+  checkClaims(reads, 0, 2);
+  checkClaims(reads, 0, 3);
+}
