@@ -176,6 +176,14 @@ bool callsReach(std::string_view member, const ProjectView& project, const flow:
   return !(project.imports && project.imports->loadedInPlace) && !storedOnCallersObjects(member, stored);
 }
 
+// Whether some function of the chunk names the string "ffi" (require("ffi")).
+bool namesFfi(const bytecode::Chunk& chunk) {
+  for (const auto& p : chunk.prototypes)
+    for (const auto& k : p.gc)
+      if (k.kind == bytecode::GcConstant::Kind::String && k.str == "ffi") return true;
+  return false;
+}
+
 std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderProfile& profile,
                                  const std::string& path, Confidence minConfidence, const BuiltinAliases& aliases,
                                  const CModules* cModules, ProjectView project,
@@ -271,11 +279,22 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
                                calls,   profile,    ReasonCatalog::builtin(), constructors, &names,
                                tailCalls, luaMethods, &splitting, inlinedMembers};
   };
+  // The FFI calls every trace through them aborts at, for the helpers whose
+  // every trace aborts (rules::certainAbortLine): only in a file that names
+  // the ffi module or calls another file's ctypes.
+  std::vector<std::vector<int>> refusedCalls;
+  if (namesFfi(chunk) || !constructors.imported.empty())
+    refusedCalls = rules::refusedCallsOf(chunk.prototypes.size(), viewOf);
+  auto view = [&](std::size_t i) {
+    rules::FunctionView v = viewOf(i);
+    if (!refusedCalls.empty()) v.refusedCalls = &refusedCalls;
+    return v;
+  };
   if (project.links) {
     project.links->tailCalls.clear();
     project.links->loopingExports.clear();
     for (const auto& [member, proto] : exports)
-      if (auto tail = rules::unrecordedTailCall(viewOf(proto))) project.links->tailCalls.emplace(member, *tail);
+      if (auto tail = rules::unrecordedTailCall(view(proto))) project.links->tailCalls.emplace(member, *tail);
     // Ending masking is the cautious side: a function the module table may
     // have replaced later (computed keys) still counts.
     for (const auto& [member, proto] : values.exportedFunctions(true))
@@ -291,7 +310,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       if (int line = rules::certainAbortLine(chunk.prototypes[proto], profile, &op); line > 0) {
         MaskingSite site{{}, line, ReasonId::refusedBytecode(bytecode::opName(op)), {}};
         project.links->abortingExports.emplace(member, std::move(site));
-      } else if (!refusesSome(chunk.prototypes[proto], profile) && rules::recordedInline(viewOf(proto))) {
+      } else if (!refusesSome(chunk.prototypes[proto], profile) && rules::recordedInline(view(proto))) {
         project.links->inlinedExports.emplace(member);
       }
     }
@@ -310,7 +329,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       if (call.loopLine == 0 || call.proto >= chunk.prototypes.size()) continue;
       const bool blacklisting = blacklistingRuns > 0 && call.steadyRuns >= blacklistingRuns;
       if (!blacklisting && !(aborting && abortingMemberBefore(project.links->calls, call, calls, *aborting))) continue;
-      const rules::AbortingCall before = rules::abortingCallBefore(viewOf(call.proto), call.pc, aborting);
+      const rules::AbortingCall before = rules::abortingCallBefore(view(call.proto), call.pc, aborting);
       if (before.pc == 0) continue;
       call.behindAbort = true;
       if (!blacklisting) continue;
@@ -323,8 +342,8 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   rules::CollectingSink sink(path);
   if (project.imports && !project.imports->abortSites.empty()) sink.maskBehindModuleCalls(&project.imports->abortSites);
   for (std::size_t i = 0; i < chunk.prototypes.size(); ++i) {
-    rules::FunctionView view = viewOf(i);
-    for (const auto& rule : rules::allRules()) rule->check(view, sink);
+    const rules::FunctionView fn = view(i);
+    for (const auto& rule : rules::allRules()) rule->check(fn, sink);
   }
   if (project.links)
     project.links->membersBeforeLoopCalls =

@@ -71,8 +71,10 @@ std::vector<std::pair<std::string, std::string>> ValueMap::namesPassed() const {
   // Stubs this file stores under names it does not spell there: the keys
   // of its tables may be those names (audit 73: `for name, impl in
   // pairs(stubs) do package.loaded[name] = impl end`).
+  // Only keys under which it stores a table it builds: a stub module.
   if (modulesLoadedInPlace_.count(kAnyMethod))
-    for (const auto& entry : fields_) out.emplace_back(std::string(), std::string(entry.first.second));
+    for (const auto& [field, value] : fields_)
+      if (value.is(Kind::Table) && value.pc != 0) out.emplace_back(std::string(), std::string(field.second));
   return out;
 }
 

@@ -1,6 +1,7 @@
 // What the value tracker records about how values are used (values.h):
 // closures and tables that escape, tables given metatables, constant-key
 // field stores, ffi.cdef strings and jit.off targets.
+#include <algorithm>
 #include <cctype>
 #include "flow/instruction_effects.h"
 #include "flow/module_member.h"
@@ -214,7 +215,9 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
           tables.handedKeys.push_back(key ? std::string_view(*key) : kAnyMethod);
       }
       // package.loaded["logger"] = stub, package.preload.logger = loader.
-      if (table.isMissingMember() && (table.name == "package.loaded" || table.name == "package.preload")) {
+      // Not `package.loaded[name] = nil`, which unloads: require runs the file again.
+      if (table.isMissingMember() && (table.name == "package.loaded" || table.name == "package.preload") &&
+          !valueAt(ins.a).is(Kind::Nil)) {
         if (key) tables.modulesLoadedInPlace.push_back(*key);
         else if (valueAt(ins.c).isConstantString()) tables.modulesLoadedInPlace.push_back(valueAt(ins.c).text());
         else tables.modulesLoadedInPlace.push_back(kAnyMethod);  // a name it is handed: namesPassed
@@ -280,7 +283,16 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
           auto foreign = [](const Value& c) {
             return c.is(Kind::Module) || c.is(Kind::ModuleMember) || (c.kind == Kind::Unknown && !c.isMissingMember());
           };
-          const Value parent = metatable.is(Kind::Table) && metatable.pc != 0 ? field(metatable, "__index") : metatable;
+          // The metatable's __index as this pass stored it (a constructor
+          // `{__index = …}` just before the call), else as the file does.
+          Value parent = metatable;
+          if (metatable.is(Kind::Table) && metatable.pc != 0) {
+            const TableOrigin origin{metatable.proto, metatable.pc};
+            auto stored = std::find_if(tables.fieldWrites.rbegin(), tables.fieldWrites.rend(), [&](const auto& w) {
+              return w.table == origin && w.key == "__index";
+            });
+            parent = stored != tables.fieldWrites.rend() ? stored->value : field(metatable, "__index");
+          }
           if ((metatable.is(Kind::Module) || metatable.is(Kind::ModuleMember)) ||
               (metatable.is(Kind::Table) && metatable.pc != 0 && foreign(parent)))
             tables.objectMethods.push_back(kAnyMethod);
@@ -318,7 +330,7 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       // arguments in view (the call graph links f to the call): f does not
       // leave. xpcall's handler does: the error is its argument.
       const bool protectedCall = callee.is(Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall");
-      const bool projectCall = callee.is(Kind::LuaFunction) || callee.is(Kind::ModuleMember);
+      const bool projectCall = callee.is(Kind::ModuleMember);
       for (int s = first; s < first + count; ++s) {
         Value v = valueAt(s);
         if (v.kind == Kind::LuaFunction && !(protectedCall && s == first)) out.push_back(v.proto);  // callbacks
@@ -328,9 +340,7 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
           if (v.pc != 0 && callee.is(Kind::LuaFunction)) tables.tablesHandedTo.push_back({{v.proto, v.pc}, callee.proto});
         }
         if (projectCall && v.isConstantString() && mayNameModule(v.text()))
-          tables.namesPassed.emplace_back(
-              callee.is(Kind::ModuleMember) ? ModuleMemberName::parse(callee.name).module : std::string_view(),
-              v.text());
+          tables.namesPassed.emplace_back(ModuleMemberName::parse(callee.name).module, v.text());
       }
       break;
     }

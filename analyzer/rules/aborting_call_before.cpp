@@ -1,6 +1,7 @@
 // Calls whose callee aborts a loop's trace before a later call (see aborting_call_before.h).
 #include "rules/aborting_call_before.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "flow/instruction_effects.h"
@@ -13,9 +14,11 @@ namespace ljcheck::rules {
 
 using bytecode::Op;
 
-int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile, bytecode::Op* op) {
+int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile, bytecode::Op* op,
+                     const std::vector<int>* refusedCalls) {
   const bool fnew = flow::refuses(profile, Op::FNEW), uclo = flow::refuses(profile, Op::UCLO);
-  if (!fnew && !uclo) return 0;
+  if (refusedCalls && refusedCalls->empty()) refusedCalls = nullptr;
+  if (!fnew && !uclo && !refusedCalls) return 0;
   const int size = callee.size();
   if (size < 1) return 0;
   // The pcs reached from the entry without running such an instruction.
@@ -27,7 +30,8 @@ int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& p
     const int q = work.back();
     work.pop_back();
     const auto& ins = callee.at(q);
-    if ((fnew && ins.op == Op::FNEW) || (uclo && ins.op == Op::UCLO)) {
+    if ((fnew && ins.op == Op::FNEW) || (uclo && ins.op == Op::UCLO) ||
+        (refusedCalls && std::binary_search(refusedCalls->begin(), refusedCalls->end(), q))) {
       if (abortLine == 0 || ins.line < abortLine) {
         abortLine = ins.line;
         if (op) *op = ins.op;
@@ -47,6 +51,12 @@ int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& p
   return abortLine;
 }
 
+int certainAbortLine(const FunctionView& fn, std::size_t callee) {
+  const std::vector<int>* refused =
+      fn.refusedCalls && callee < fn.refusedCalls->size() ? &(*fn.refusedCalls)[callee] : nullptr;
+  return certainAbortLine(fn.chunk.prototypes[callee], fn.profile, nullptr, refused);
+}
+
 AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::MemberNames* abortingMembers) {
   const flow::Loop* loop = fn.loops.innermost(pc);
   if (!loop) return {};
@@ -57,7 +67,7 @@ AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::Memb
     if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
     const flow::Value callee = fn.values.at(fn.index, q, ins.a);
     if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size() &&
-        callee.proto != fn.index && certainAbortLine(fn.chunk.prototypes[callee.proto], fn.profile) > 0) {
+        callee.proto != fn.index && certainAbortLine(fn, callee.proto) > 0) {
       aborting.push_back(q);
       names.push_back(functionName(fn, callee.proto));
     } else if (abortingMembers && callee.is(flow::Value::Kind::ModuleMember) &&

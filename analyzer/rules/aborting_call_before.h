@@ -9,16 +9,22 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "rules/rule.h"
 
 namespace ljcheck::rules {
 
 // The line of the instruction every trace through `callee` aborts at before
-// it returns: an FNEW or a UCLO (when `profile` refuses them) that every
-// path from its entry to each of its returns runs through; 0 when a return
-// is reached around them. `op`, when given, gets that instruction's opcode.
-int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile, bytecode::Op* op = nullptr);
+// it returns: an FNEW or a UCLO (when `profile` refuses them), or a call in
+// `refusedCalls` (its pcs, sorted: an FFI call the recorder surely refuses,
+// FunctionView::refusedCalls), that every path from its entry to each of
+// its returns runs through; 0 when a return is reached around them. `op`,
+// when given, gets that instruction's opcode.
+int certainAbortLine(const bytecode::Prototype& callee, const RecorderProfile& profile, bytecode::Op* op = nullptr,
+                     const std::vector<int>* refusedCalls = nullptr);
+// The same for prototype `callee` of the chunk `fn` views, with its refused calls.
+int certainAbortLine(const FunctionView& fn, std::size_t callee);
 
 struct AbortingCall {
   int pc = 0;        // 0: none

@@ -1,5 +1,7 @@
 // The one list of rule families. Adding a rule family adds a line here, a
 // file beside this one, fixtures and a page under docs/reasons/.
+#include <algorithm>
+
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "rules/prediction_sink.h"
@@ -32,6 +34,42 @@ const std::vector<std::unique_ptr<Rule>>& allRules() {
     return v;
   }();
   return rules;
+}
+
+namespace {
+
+// Keeps the certain aborts at calls a rule finds (refusedCallsOf).
+class RefusedCallSink final : public PredictionSink {
+ public:
+  explicit RefusedCallSink(std::vector<std::vector<int>>& out) : out_(out) {}
+  void report(const FunctionView& fn, Finding finding) override {
+    if (!finding.aborts || finding.confidence != Confidence::Certain || finding.most != Confidence::Certain ||
+        finding.sideTrace || finding.calleeTraces || finding.pc <= 0)
+      return;
+    const std::size_t proto = finding.proto == SIZE_MAX ? fn.index : finding.proto;
+    if (proto < out_.size() && flow::isCall(fn.chunk.prototypes[proto].at(finding.pc).op))
+      out_[proto].push_back(finding.pc);
+  }
+
+ private:
+  std::vector<std::vector<int>>& out_;
+};
+
+}  // namespace
+
+std::vector<std::vector<int>> refusedCallsOf(std::size_t prototypes,
+                                             const std::function<FunctionView(std::size_t)>& view) {
+  std::vector<std::vector<int>> out(prototypes);
+  RefusedCallSink sink(out);
+  for (const auto& rule : allRules()) {
+    if (rule->name() != "ffi-calls") continue;
+    for (std::size_t i = 0; i < prototypes; ++i) rule->check(view(i), sink);
+  }
+  for (auto& pcs : out) {
+    std::sort(pcs.begin(), pcs.end());
+    pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
+  }
+  return out;
 }
 
 Context contextOf(const flow::CallGraph& calls, const bytecode::Chunk& chunk, std::size_t proto, int pc) {

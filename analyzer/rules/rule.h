@@ -3,6 +3,7 @@
 // it knows nothing about files, options or output formats.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,11 +51,15 @@ struct FunctionView {
   // of theirs splitting it, by "module:member" (rules/trace_splits_before.h
   // recordedInline); null: none.
   const flow::MemberNames* inlinedMembers = nullptr;
+  // By prototype, the pcs of the calls the recorder surely refuses (FFI
+  // calls: refusedCallsOf), sorted; null: none looked for.
+  const std::vector<std::vector<int>>* refusedCalls = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
   // The same analysis, seen from another prototype of the chunk.
   FunctionView of(std::size_t other) const {
-    return {chunk,        other, chunk.prototypes[other], calls.loopMap(other), values, calls, profile, catalog,
-            constructors, names, tailCalls,               luaMethods,           splitting, inlinedMembers};
+    return {chunk,        other, chunk.prototypes[other], calls.loopMap(other), values,        calls, profile, catalog,
+            constructors, names, tailCalls,               luaMethods,           splitting,     inlinedMembers,
+            refusedCalls};
   }
 };
 
@@ -131,6 +136,13 @@ class Rule {
 
 // Every rule family, in a fixed order (all_rules.cpp).
 const std::vector<std::unique_ptr<Rule>>& allRules();
+// By prototype, the pcs of the calls every trace that records them aborts
+// at, whatever the heat (the FFI calls the ffi-calls family finds certain):
+// what a helper's trace surely aborts in besides closures (audit 75: a
+// decoder's ffi.typeof of a string before a C call returning a struct).
+// `view(i)` gives the analysis of prototype i.
+std::vector<std::vector<int>> refusedCallsOf(std::size_t prototypes,
+                                             const std::function<FunctionView(std::size_t)>& view);
 
 // Shared helpers for rules.
 Context contextOf(const flow::CallGraph& calls, const bytecode::Chunk& chunk, std::size_t proto, int pc);

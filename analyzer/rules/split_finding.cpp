@@ -58,6 +58,20 @@ int methodLoadAt(const FunctionView& fn, int pc) {
   return 0;
 }
 
+// Whether the call at pc, or for an iterator call the call that made its
+// generator, is of a string method taken by its name alone written as a
+// plain function call (`lib.str.gmatch(s, p)`; `for m in lib.str.gmatch(s,
+// p)`): no method of a value the tracker takes for a string.
+bool plainCallByName(const FunctionView& fn, int pc, const flow::Value& callee) {
+  if (!callee.is(flow::Value::Kind::LibFunction)) return false;
+  const auto& ins = fn.proto.at(pc);
+  if (ins.op != Op::ITERC) return callee.takenByName() && methodLoadAt(fn, pc) == 0;
+  const int maker = flow::lastWriteBefore(fn.proto, pc, ins.a - 3);
+  if (maker == 0 || !flow::isCall(fn.proto.at(maker).op)) return false;
+  const flow::Value generator = calleeAt(fn, maker);
+  return generator.takenByName() && methodLoadAt(fn, maker) == 0;
+}
+
 }  // namespace
 
 const std::string* methodCalledAt(const FunctionView& fn, int pc) {
@@ -188,6 +202,11 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
   Callee c;
   c.value = calleeAt(fn, pc);
   if (!c.value.known()) return stringMethodOfUnknown(fn, pc);
+  // A string method taken by its name alone, called as a plain function
+  // (`lib.str.gmatch(s, p)`, not `x:gmatch(p)`): a field of a table of
+  // this file, a shim of the library's own function (audit 75: a Lua
+  // ngx.re.gmatch over string.gmatch, certain at its call).
+  if (plainCallByName(fn, pc, c.value)) return {};
   // `o:gsub(...)` on a value the tracker does not know, which it takes for
   // a string by the name alone (flow::onlyStringsHave): an object may have
   // a gsub method of its own (audit 62: a parameter, `self.buf:find`).

@@ -120,7 +120,7 @@ std::string abortsAfter(const FunctionView& fn, int pc) {
     if (!flow::isCall(ins.op)) continue;
     const flow::Value callee = resolveCallee(fn, q).value;
     if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size())
-      if (const int line = certainAbortLine(fn.chunk.prototypes[callee.proto], fn.profile); line > 0)
+      if (const int line = certainAbortLine(fn, callee.proto); line > 0)
         return "line " + std::to_string(line) + " in " + functionName(fn, callee.proto);
   }
   return {};

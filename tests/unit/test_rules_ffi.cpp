@@ -220,3 +220,31 @@ TEST_CASE("a ctype a helper registers by name: its calls make its __new as hot a
   CHECK(vla->reasoning.find("first parameter is that ctype") != std::string::npos);
   CHECK(vla->reasoning.find("called from the loop at line 11") != std::string::npos);
 }
+
+TEST_CASE("a helper's FFI blocker behind another helper whose every trace aborts on an FFI call is a warning",
+          "[rules][ffi][blacklist]") {
+  // Audit 75: the loop's trace aborts in read's ffi.typeof of a string on
+  // every pass, so bucket's C call aborts only bucket's own entry trace,
+  // which 60,000 calls do not blacklist (-jv: 10 aborts).
+  const std::string helpers =
+      "local ffi = require('ffi')\n"                                                          // 1
+      "ffi.cdef[[ typedef struct { long quot; long rem; } ldiv_t; ldiv_t ldiv(long, long); ]]\n"  // 2
+      "local function read(p) return ffi.cast(ffi.typeof('uint32_t *'), p)[0] end\n"           // 3
+      "local function bucket(v) local r = ffi.C.ldiv(v, 1000) return r.rem end\n";            // 4
+  auto behind = predict(helpers + "local buf = ffi.new('uint8_t[8]')\n"
+                                  "for i = 1, 60000 do bucket(read(buf) + i) end\n");
+  INFO(listed(behind));
+  const Prediction* first = find(behind, 3, "NYIFFU:ffi.typeof");
+  const Prediction* second = find(behind, 4, "NYICALL");
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first->severity == Severity::Blacklist);
+  CHECK(second->severity == Severity::Warn);
+  CHECK(second->reasoning.find("abort first at the call of read") != std::string::npos);
+  // Alone in the loop, the C call blacklists it.
+  auto alone = predict(helpers + "for i = 1, 60000 do bucket(i) end\n");
+  INFO(listed(alone));
+  const Prediction* only = find(alone, 4, "NYICALL");
+  REQUIRE(only);
+  CHECK(only->severity == Severity::Blacklist);
+}

@@ -302,3 +302,14 @@ TEST_CASE("a member of a table handed to a helper that stores into it stands for
   checkClaims(reads, 0, 2);
   checkClaims(reads, 0, 3);
 }
+
+TEST_CASE("a constructor that gives the table it is handed its own class re-parents nothing", "[rules][methods]") {
+  // `function C.new(o) return setmetatable(o, {__index = C}) end`: objects
+  // of C, not a class handed over; `o:make()` in a loop stays certain.
+  auto ps = predict("local C = {}\n"                                                        // 1
+                    "function C.new(o) return setmetatable(o, {__index = C}) end\n"         // 2
+                    "function C:make(n) local f = function() return n end end\n"            // 3
+                    "local o = C.new({})\n"                                                 // 4
+                    "for i = 1, 50000 do o:make(i) end\n");                                 // 5
+  checkClaims(ps, 0, 3);
+}

@@ -367,3 +367,27 @@ TEST_CASE("what a string method taken by its name returns is a guessed string to
   REQUIRE(known);
   CHECK(known->confidence == Confidence::Certain);
 }
+
+TEST_CASE("a string method name called as a plain function of a table is no string method", "[rules][variants]") {
+  // Audit 75: a Lua shim `function lib.str.gmatch(s, re) ... end` called
+  // in a loop was a certain STITCH:string.gmatch at its call; the stitches
+  // are inside the shim. A method call on an unknown value stays a guess.
+  auto shim = predict("local lib = { str = {} }\n"                                              // 1
+                      "function lib.str.gmatch(s, re) local it = s:gmatch(re) return it end\n"  // 2
+                      "local n = 0\n"                                                           // 3
+                      "for i = 1, 3000 do\n"                                                    // 4
+                      "  for m in lib.str.gmatch('a;b;c', '([^;]+)') do n = n + #m end\n"       // 5
+                      "end\n");
+  INFO(listed(shim));
+  CHECK_FALSE(find(shim, 5, "STITCH:string.gmatch"));
+  CHECK_FALSE(find(shim, 5, "STITCH:string.gmatch_aux"));
+  CHECK(find(shim, 2, "STITCH:string.gmatch"));
+  auto method = predict("local function count(text)\n"                                   // 1
+                        "  local n = 0\n"                                                  // 2
+                        "  for w in text.body:gmatch('%a+') do n = n + #w end\n"           // 3
+                        "  return n\n"                                                     // 4
+                        "end\n"
+                        "for i = 1, 3000 do count({ body = 'a b' }) end\n");
+  INFO(listed(method));
+  CHECK(find(method, 3, "STITCH:string.gmatch"));
+}
