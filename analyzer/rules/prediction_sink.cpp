@@ -219,7 +219,10 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
                                                                   : nullptr;
   std::string blacklisting;
   bool dependsOnData = false;
-  if (heat == flow::Heat::Known && p.reasonClass == ReasonClass::Blocker && !pastLoop && !finding.sideTrace) {
+  // A risk the rule shows the trace always aborts at (BADTYPE of ffi.new
+  // with a table initializer, audit 75) blacklists as a blocker does.
+  const bool blocks = p.reasonClass == ReasonClass::Blocker || (finding.aborts && finding.confidence == Confidence::Certain);
+  if (heat == flow::Heat::Known && blocks && !pastLoop && !finding.sideTrace) {
     BlacklistVerdict verdict = blacklistVerdict(fn, finding, proto, heatProto, heatPc, unknownAround);
     if (verdict.blacklists) p.severity = Severity::Blacklist;
     blacklisting = std::move(verdict.clause);

@@ -248,3 +248,21 @@ TEST_CASE("a helper's FFI blocker behind another helper whose every trace aborts
   REQUIRE(only);
   CHECK(only->severity == Severity::Blacklist);
 }
+
+TEST_CASE("ffi.new with a table initializer on every pass of a loop that runs enough blacklists it",
+          "[rules][ffi][blacklist]") {
+  // Audit 75: BADTYPE is a risk in general, but this one aborts every
+  // trace through it (-jv: 11 aborts, then the start is no longer tried).
+  const std::string head = "local ffi = require('ffi')\n"                         // 1
+                           "ffi.cdef[[ typedef struct { double x, y; } v2; ]]\n"  // 2
+                           "local v2 = ffi.typeof('v2')\n"                         // 3
+                           "local t = 0\n";                                       // 4
+  auto many = predict(head + "for i = 1, 100000 do local v = ffi.new(v2, { i, i }) t = t + v.x end\n");
+  INFO(listed(many));
+  REQUIRE(find(many, 5, "BADTYPE"));
+  CHECK(find(many, 5, "BADTYPE")->severity == Severity::Blacklist);
+  auto few = predict(head + "for i = 1, 3000 do local v = ffi.new(v2, { i, i }) t = t + v.x end\n");
+  INFO(listed(few));
+  REQUIRE(find(few, 5, "BADTYPE"));
+  CHECK(find(few, 5, "BADTYPE")->severity == Severity::Warn);
+}
