@@ -5,6 +5,7 @@
 #include "flow/instruction_effects.h"
 #include "flow/refused_bytecodes.h"
 #include "rules/aborting_call_before.h"
+#include "rules/interpreted_calls.h"
 #include "rules/prediction_sink.h"
 #include "rules/split_finding.h"
 #include "rules/trace_splits_before.h"
@@ -337,7 +338,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.dependsOnData = true;
   } else if (needed.runs > 0 && runs >= needed.runs) {
     out.blacklists = true;
-    out.clause = "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" + takes + ")";
+    out.clause = "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" + takes + ")" +
+                 interpretedCallsClause(fn.of(heatProto), heatPc);
   } else if (needed.runs > 0 && allRuns >= needed.runs && stop.kind == flow::CallGraph::CountStop::Kind::Branch) {
     out.clause = besides + (stop.byReturn ? stop.route() : "the branch at line " + std::to_string(stop.line)) +
                  " can go around this abort: a trace that records the other path compiles, and the abort then "

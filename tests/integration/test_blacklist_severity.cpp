@@ -188,3 +188,64 @@ TEST_CASE("calls from several sites of a loop add up on the callee's entry: erro
   CHECK(stitched.predicted == "blacklist");
   CHECK(stitched.blacklisted >= 1);
 }
+
+// A loop blacklisted by a closure runs its 100,000 calls of a constructor
+// that ends in `return setmetatable(...)` in the interpreter: every trace
+// from the constructor's entry leaves at that tail call (LLEAVE), so its
+// entry is blacklisted too, and the later loop that only builds points
+// aborts there on every try (BLACKL at the constructor's line). Lint says so
+// in the closure's reasoning; the run shows both (audit 76).
+TEST_CASE("a blacklisted loop's interpreted calls blacklist a constructor that tail-calls setmetatable",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-interpreted-calls");
+  const std::string script = dir + "/points.lua";
+  writeFile(script,
+            "local Point = {}\n"                                         // 1
+            "Point.__index = Point\n"                                    // 2
+            "function Point.new(x, y)\n"                                 // 3
+            "  return setmetatable({ x = x, y = y }, Point)\n"           // 4
+            "end\n"                                                      // 5
+            "local keep = {}\n"                                          // 6
+            "for i = 1, 100000 do\n"                                     // 7
+            "  local p = Point.new(i, -i)\n"                             // 8
+            "  keep[i % 8 + 1] = function() return p.x end\n"           // 9
+            "end\n"                                                      // 10
+            "local sum = 0\n"                                            // 11
+            "for i = 1, 200000 do sum = sum + Point.new(i, 1).y end\n"   // 12
+            "assert(sum == 200000)\n");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
+  INFO(lint.err);
+  REQUIRE(lint.exitCode == 0);
+  std::string reasoning;
+  const json predicted = json::parse(lint.out);
+  for (const auto& p : predicted.at("predictions"))
+    if (p.at("reasonId") == "NYIBC:FNEW" && p.at("line") == 9) {
+      CHECK(p.at("severity") == "blacklist");
+      reasoning = p.at("reasoning").get<std::string>();
+    }
+  CHECK(reasoning.find("its 100000 calls of Point.new at line 8") != std::string::npos);
+  CHECK(reasoning.find("tail call of setmetatable") != std::string::npos);
+  const std::string report = dir + "/run.json";
+  ProcessResult run = runLjcheck({"run", "--include-benign", "--json", report, "--", script});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  bool leaves = false, poisoned = false;
+  const json observed = json::parse(readFile(report));
+  for (const auto& s : observed.at("sites")) {
+    if (s.at("reasonId") == "LLEAVE" && s.at("severity") == "blacklist") leaves = true;
+    if (s.at("reasonId") == "BLACKL" && s.at("line") == 3) poisoned = true;
+  }
+  CHECK(leaves);
+  CHECK(poisoned);
+  // At 60,000 calls the constructor's entry is not blacklisted: no clause.
+  const std::string fewer = dir + "/fewer.lua";
+  std::string text = readFile(script);
+  text.replace(text.find("100000"), 6, "60000");
+  writeFile(fewer, text);
+  ProcessResult lintFewer = runLjcheck({"lint", "--format", "json", "--fail-on", "none", fewer});
+  REQUIRE(lintFewer.exitCode == 0);
+  const json predictedFewer = json::parse(lintFewer.out);
+  for (const auto& p : predictedFewer.at("predictions"))
+    if (p.at("reasonId") == "NYIBC:FNEW" && p.at("line") == 9)
+      CHECK(p.at("reasoning").get<std::string>().find("Point.new") == std::string::npos);
+}

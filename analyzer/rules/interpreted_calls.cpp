@@ -1,0 +1,65 @@
+// Callees a blacklisted loop blacklists in turn (see interpreted_calls.h).
+#include "rules/interpreted_calls.h"
+
+#include "flow/instruction_effects.h"
+#include "flow/refused_bytecodes.h"
+#include "rules/prediction_sink.h"
+#include "rules/split_finding.h"
+
+namespace ljcheck::rules {
+
+using bytecode::Op;
+
+const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn) {
+  // A vararg function's entry is never hot-counted (FUNCV has no hotcall).
+  if (fn.isMain() || fn.proto.isVararg() || !fn.loops.loops().empty()) return nullptr;
+  const FastFunctionDef* left = nullptr;
+  for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+    const auto& ins = fn.proto.at(pc);
+    if (flow::refuses(fn.profile, ins.op)) return nullptr;
+    switch (ins.op) {
+      case Op::RET: case Op::RET0: case Op::RET1: case Op::RETM:
+      case Op::ITERC: case Op::ITERN: case Op::VARG:
+        return nullptr;
+      case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: {
+        const FastFunctionDef* ff = recordedCall(fn, pc);
+        if (!ff || ff->name == "pcall" || ff->name == "xpcall") return nullptr;
+        if ((ins.op == Op::CALLT || ins.op == Op::CALLMT) && !left) left = ff;
+        break;
+      }
+      default: break;
+    }
+  }
+  return left;
+}
+
+std::string interpretedCallsClause(const FunctionView& fn, int loopPc) {
+  const flow::Loop* loop = fn.loops.innermost(loopPc);
+  const long needed = fn.profile.entryBlacklisting().runs;
+  if (!loop || needed <= 0) return {};
+  std::string out;
+  for (int pc = loop->first; pc <= loop->last; ++pc) {
+    const auto& ins = fn.proto.at(pc);
+    if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+    const flow::Value callee = resolveCallee(fn, pc).value;
+    if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= fn.chunk.prototypes.size() ||
+        callee.proto == fn.index)
+      continue;
+    const FunctionView called = fn.of(callee.proto);
+    const FastFunctionDef* ff = tailCallLeavingEntry(called);
+    if (!ff) continue;
+    const long calls = fn.calls.steadyRunsAt(fn.index, pc);
+    if (calls < needed) continue;
+    out += "; the loop then runs in the interpreter, and so do its " + std::to_string(calls) + " calls of " +
+           functionName(fn, callee.proto) + " at line " + std::to_string(ins.line) +
+           ", whose every trace from its entry leaves at its tail call of " + ff->name +
+           " (LLEAVE: the fast function returns below where the trace started): at " + std::to_string(needed) +
+           " interpreted calls its entry is blacklisted too, and every trace that calls " +
+           functionName(fn, callee.proto) + " afterwards aborts there (BLACKL), so later loops that call it do not "
+           "compile either until this site is fixed";
+    break;  // one is enough to say what the fix buys
+  }
+  return out;
+}
+
+}  // namespace ljcheck::rules

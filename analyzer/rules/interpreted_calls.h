@@ -1,0 +1,34 @@
+// What a loop whose trace start is blacklisted does to the functions it
+// calls: it runs in the interpreter from then on, and every call it makes
+// counts down its callee's entry counter. A callee whose every trace from
+// its entry leaves at a tail call of a fast function the recorder compiles
+// (`return setmetatable({...}, Point)`) aborts each such trace: the fast
+// function returns into the caller's frame, below where the trace started,
+// which a root trace that did not start at a return cannot follow
+// (lj_record.c lj_record_ret: LLEAVE, "leaving loop in root trace"). Enough
+// interpreted calls blacklist that entry, and from then on every trace that
+// calls the function aborts there (BLACKL): later loops over it never
+// compile (audit 76: a Point constructor called 100,000 times from a loop a
+// closure blacklisted; a clean loop of point arithmetic after it ran
+// interpreted, about 90 times slower).
+#pragma once
+
+#include <string>
+
+#include "rules/rule.h"
+
+namespace ljcheck::rules {
+
+// The fast function whose tail call every return of `fn` is, when every
+// trace started at its entry leaves there: a function of fixed arguments,
+// without loops, closures or calls other than of fast functions the
+// recorder compiles, whose every return is `return ff(...)`; null otherwise.
+const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn);
+
+// For a loop of `fn` around loopPc whose start is blacklisted after `runs`
+// turns: the clause naming the calls of its body that then blacklist their
+// callee's entry (tailCallLeavingEntry, at least entryBlacklisting calls);
+// empty when none.
+std::string interpretedCallsClause(const FunctionView& fn, int loopPc);
+
+}  // namespace ljcheck::rules
