@@ -138,6 +138,10 @@ void writePrediction(std::string& out, const Prediction& p) {
         masking.field("location", p.maskedBy->location())
             .field("reasonId", p.maskedBy->reasonId.str())
             .field("severityWhenUnmasked", toString(p.severity));
+      })
+      .object("blacklistsEntry", p.blacklistsEntry.has_value(), [&](ObjectWriter& entry) {
+        entry.field("location", p.path + ":" + std::to_string(p.blacklistsEntry->line))
+            .field("function", p.blacklistsEntry->function);
       });
 }
 

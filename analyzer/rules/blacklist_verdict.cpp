@@ -338,8 +338,11 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.dependsOnData = true;
   } else if (needed.runs > 0 && runs >= needed.runs) {
     out.blacklists = true;
+    const InterpretedCalls calls = interpretedCalls(fn.of(heatProto), heatPc);
     out.clause = "; at " + std::to_string(runs) + " runs or more, the trace start is blacklisted (" + takes + ")" +
-                 interpretedCallsClause(fn.of(heatProto), heatPc);
+                 calls.clause;
+    out.entryLine = calls.entryLine;
+    out.entryFunction = calls.function;
   } else if (needed.runs > 0 && allRuns >= needed.runs && stop.kind == flow::CallGraph::CountStop::Kind::Branch) {
     out.clause = besides + (stop.byReturn ? stop.route() : "the branch at line " + std::to_string(stop.line)) +
                  " can go around this abort: a trace that records the other path compiles, and the abort then "

@@ -23,6 +23,10 @@ struct BlacklistVerdict {
   // never hot-counted (it takes varargs). A latent abort, behind the first:
   // `likely` at most.
   bool unreached = false;
+  // A function its blacklisted loop's interpreted calls blacklist too
+  // (interpreted_calls.h): its entry line, 0 for none, and its name.
+  int entryLine = 0;
+  std::string entryFunction;
 };
 
 // For a finding in prototype `proto` (a blocker whose heat is known) whose

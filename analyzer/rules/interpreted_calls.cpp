@@ -33,11 +33,11 @@ const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn) {
   return left;
 }
 
-std::string interpretedCallsClause(const FunctionView& fn, int loopPc) {
+InterpretedCalls interpretedCalls(const FunctionView& fn, int loopPc) {
   const flow::Loop* loop = fn.loops.innermost(loopPc);
   const long needed = fn.profile.entryBlacklisting().runs;
   if (!loop || needed <= 0) return {};
-  std::string out;
+  InterpretedCalls out;
   for (int pc = loop->first; pc <= loop->last; ++pc) {
     const auto& ins = fn.proto.at(pc);
     if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
@@ -50,7 +50,9 @@ std::string interpretedCallsClause(const FunctionView& fn, int loopPc) {
     if (!ff) continue;
     const long calls = fn.calls.steadyRunsAt(fn.index, pc);
     if (calls < needed) continue;
-    out += "; the loop then runs in the interpreter, and so do its " + std::to_string(calls) + " calls of " +
+    out.entryLine = fn.chunk.prototypes[callee.proto].firstline;
+    out.function = functionName(fn, callee.proto);
+    out.clause = "; the loop then runs in the interpreter, and so do its " + std::to_string(calls) + " calls of " +
            functionName(fn, callee.proto) + " at line " + std::to_string(ins.line) +
            ", whose every trace from its entry leaves at its tail call of " + ff->name +
            " (LLEAVE: the fast function returns below where the trace started): at " + std::to_string(needed) +

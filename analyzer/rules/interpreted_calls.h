@@ -25,10 +25,15 @@ namespace ljcheck::rules {
 // recorder compiles, whose every return is `return ff(...)`; null otherwise.
 const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn);
 
-// For a loop of `fn` around loopPc whose start is blacklisted after `runs`
-// turns: the clause naming the calls of its body that then blacklist their
-// callee's entry (tailCallLeavingEntry, at least entryBlacklisting calls);
-// empty when none.
-std::string interpretedCallsClause(const FunctionView& fn, int loopPc);
+// For a loop of `fn` around loopPc whose start is blacklisted: the first
+// call of its body that then blacklists its callee's entry
+// (tailCallLeavingEntry, at least entryBlacklisting calls): the clause that
+// says so, and the callee's entry line and name; an empty clause when none.
+struct InterpretedCalls {
+  std::string clause;
+  int entryLine = 0;
+  std::string function;
+};
+InterpretedCalls interpretedCalls(const FunctionView& fn, int loopPc);
 
 }  // namespace ljcheck::rules

@@ -225,6 +225,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   if (heat == flow::Heat::Known && blocks && !pastLoop && !finding.sideTrace) {
     BlacklistVerdict verdict = blacklistVerdict(fn, finding, proto, heatProto, heatPc, unknownAround);
     if (verdict.blacklists) p.severity = Severity::Blacklist;
+    if (verdict.entryLine > 0) p.blacklistsEntry = Prediction::BlacklistedEntry{verdict.entryLine, verdict.entryFunction};
     blacklisting = std::move(verdict.clause);
     dependsOnData = verdict.dependsOnData || verdict.unreached;
   }

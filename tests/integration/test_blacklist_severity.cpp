@@ -237,6 +237,18 @@ TEST_CASE("a blacklisted loop's interpreted calls blacklist a constructor that t
   }
   CHECK(leaves);
   CHECK(poisoned);
+  // verify counts both as following the closure (lint's blacklistsEntry).
+  const std::string lintReport = dir + "/lint.json";
+  writeFile(lintReport, lint.out);
+  ProcessResult verified = runLjcheck({"verify", "--format", "json", "--static", lintReport, "--runtime", report});
+  REQUIRE(verified.exitCode == 0);
+  const json joined = json::parse(verified.out);
+  int following = 0;
+  for (const auto& s : joined.at("sites"))
+    if ((s.at("reasonId") == "BLACKL" || s.at("reasonId") == "LLEAVE") && s.at("status") == "follows" &&
+        s.at("interpretedBehind").at("reasonId") == "NYIBC:FNEW")
+      ++following;
+  CHECK(following == 2);
   // At 60,000 calls the constructor's entry is not blacklisted: no clause.
   const std::string fewer = dir + "/fewer.lua";
   std::string text = readFile(script);

@@ -61,6 +61,9 @@ std::string runOutcome(const JoinedSite& site) {
   else if (site.sameStartAs)
     out += (out.empty() ? "" : "; ") + std::string("aborted the same trace start as ") + site.sameStartAs->location +
            " " + site.sameStartAs->reasonId;
+  if (site.interpretedBehind)
+    out += (out.empty() ? "" : "; ") + std::string("its function's calls ran interpreted in the loop ") +
+           site.interpretedBehind->location + " " + site.interpretedBehind->reasonId + " blacklists";
   return out;
 }
 
@@ -407,6 +410,22 @@ std::optional<SiteRef> predictedOfSameStart(const Observations& o, const Key& ke
   return std::nullopt;
 }
 
+// The predicted blocker whose blacklisted loop blacklists, through its
+// interpreted calls, the function entry an observation is about: a BLACKL
+// at that entry, or a stop-class abort of a trace started there that
+// blacklisted it (ReportSite::blacklistsEntry).
+std::optional<SiteRef> behindBlacklistedLoop(const SiteReport& lint, const Observations& o, const Key& key,
+                                             const JoinedSite& observed) {
+  std::set<std::string> where;
+  if (observed.reasonId == "BLACKL") where.insert(observed.location);
+  if (isBenign(observed.reasonId) && observed.severity == "blacklist")
+    if (auto starts = o.starts.find(key); starts != o.starts.end()) where.insert(starts->second.begin(), starts->second.end());
+  if (where.empty()) return std::nullopt;
+  for (const ReportSite& p : lint.sites)
+    if (!p.blacklistsEntry.empty() && where.count(p.blacklistsEntry)) return SiteRef{p.location(), p.reasonId};
+  return std::nullopt;
+}
+
 // The observations no prediction names: missed, or in a loaded chunk, or
 // following a predicted site (Status::Follows). Left out, with a warning
 // each: those in files lint did not analyze, aborts of the whole JIT, and
@@ -436,6 +455,14 @@ void judgeUnpredicted(const SiteReport& lint, const Observations& o, const std::
     if (isBenign(observed.reasonId) && !options.includeBenign && observed.severity != "blacklist") continue;
     JoinedSite site = observed;
     site.status = fromLoadedChunk(site.path) ? JoinedSite::Status::LoadedChunk : JoinedSite::Status::Missed;
+    // A function entry a predicted blocker's loop blacklists through its
+    // interpreted calls: its own LLEAVE, and the BLACKL of traces that call it.
+    if (std::optional<SiteRef> behind = behindBlacklistedLoop(lint, o, key, observed)) {
+      site.status = JoinedSite::Status::Follows;
+      site.interpretedBehind = std::move(behind);
+      v.sites.push_back(std::move(site));
+      continue;
+    }
     // Code a run blacklisted for a predicted site: that site is the one to fix.
     if (site.blacklistedBy && predicted.count({site.blacklistedBy->location, site.blacklistedBy->reasonId}))
       site.status = JoinedSite::Status::Follows;

@@ -222,6 +222,11 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       site.costMeasured = !unmeasured && s.contains("costMs") && !site.start.empty();
       site.interpretedSamples = wholeField(s, "interpretedSamples", path);
       site.fallback = boolField(s, "fallback", path);
+      if (s.contains("blacklistsEntry")) {
+        const auto& entry = s.at("blacklistsEntry");
+        if (!entry.is_object()) throw ReportError(path + ": 'blacklistsEntry' must be an object, not " + shownValue(entry));
+        site.blacklistsEntry = textField(entry, "location", path);
+      }
       if (s.contains("blacklistedBy")) {
         const auto& by = s.at("blacklistedBy");
         if (!by.is_object()) throw ReportError(path + ": 'blacklistedBy' must be an object, not " + shownValue(by));

@@ -124,6 +124,9 @@ void writeVerificationJson(std::ostream& out, const Verification& v) {
       sites.back()["blacklistedBy"] = {{"location", s.blacklistedBy->location}, {"reasonId", s.blacklistedBy->reasonId}};
     if (s.sameStartAs)
       sites.back()["sameStartAs"] = {{"location", s.sameStartAs->location}, {"reasonId", s.sameStartAs->reasonId}};
+    if (s.interpretedBehind)
+      sites.back()["interpretedBehind"] = {{"location", s.interpretedBehind->location},
+                                           {"reasonId", s.interpretedBehind->reasonId}};
     if (s.maskedBy)
       sites.back()["maskedBy"] = {{"location", s.maskedBy->location}, {"reasonId", s.maskedBy->reasonId}};
   }

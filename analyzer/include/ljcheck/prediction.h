@@ -108,6 +108,15 @@ struct Prediction {
   // The abort that masks this site, when one does. A masked site is not a
   // finding of its own: fix the masking site first.
   std::optional<MaskingSite> maskedBy;
+  // Of a blocker whose loop is blacklisted: a function of the same file
+  // that loop's interpreted calls blacklist in turn (rules/interpreted_calls.h):
+  // the line of its entry and its name. verify counts that entry's LLEAVE and
+  // the BLACKL of traces that call it as following this site.
+  struct BlacklistedEntry {
+    int line = 0;
+    std::string function;
+  };
+  std::optional<BlacklistedEntry> blacklistsEntry;
   // What the lint baseline and SARIF's partialFingerprints know the site by
   // besides reasonId, path and function (site_fingerprints.cpp): a hash of
   // the text of the construct's first line without blanks, and which

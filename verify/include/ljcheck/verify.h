@@ -62,6 +62,9 @@ struct ReportSite {
   // Of an observation: "path:line" of the trace start its aborts came from
   // ("" in older reports, and for splits).
   std::string start;
+  // Of a prediction: "path:line" of a function's entry its blacklisted loop
+  // blacklists too through interpreted calls (lint's blacklistsEntry); "" for none.
+  std::string blacklistsEntry;
   std::string location() const;  // path:line
 };
 
@@ -198,6 +201,11 @@ struct JoinedSite {
   // LLEAVE among the eleven aborts): a predicted site that aborted the same
   // start, whose fix removes it (status Follows).
   std::optional<SiteRef> sameStartAs;
+  // Of an LLEAVE at a function's entry, or a BLACKL that ran into it: the
+  // predicted blocker whose blacklisted loop ran that function's calls in
+  // the interpreter until its entry was blacklisted (lint's
+  // blacklistsEntry; status Follows).
+  std::optional<SiteRef> interpretedBehind;
 };
 
 // Lint's severity against the runs' blacklisting: of the predictions at one
