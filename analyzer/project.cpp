@@ -34,6 +34,14 @@ void addModuleNames(std::string_view path, std::size_t file, std::string& names,
   }
 }
 
+// The length of the module name a path is required under from the root
+// ("a/b.lua", "a/b/init.lua": that of "a.b").
+std::size_t moduleLength(std::string_view path) {
+  const std::string_view lua = ".lua", init = "/init.lua";
+  if (path.size() > init.size() && path.substr(path.size() - init.size()) == init) return path.size() - init.size();
+  return path.size() > lua.size() ? path.size() - lua.size() : 0;
+}
+
 // How many leading folders two paths share.
 std::size_t sharedFolders(std::string_view a, std::string_view b) {
   std::size_t shared = 0;
@@ -84,7 +92,15 @@ std::optional<std::size_t> ProjectIndex::resolve(std::string_view module, std::s
   const auto last = byModule_.begin() + static_cast<std::ptrdiff_t>(range->second.second);
   if (last - first == 1) return first->file;
   // Several: a project's own module is the likelier one; two equally close
-  // candidates leave it to package.path, which is not known.
+  // candidates leave it to package.path, which is not known. The one at the
+  // root's own path (`util.lua` for "util") is what the default
+  // package.path's `./?.lua` loads when the program runs from the root
+  // (audit 78: `require("util")` in net/bench.lua loaded ./util.lua, not
+  // net/util.lua): when the closest is another, which loads depends on the
+  // working directory and package.path, and nothing is linked.
+  std::optional<std::size_t> atRoot;
+  for (auto e = first; e != last; ++e)
+    if (e->length == moduleLength(paths_[e->file])) atRoot = e->file;
   std::optional<std::size_t> best;
   std::size_t bestShared = 0;
   bool tie = false;
@@ -99,6 +115,8 @@ std::optional<std::size_t> ProjectIndex::resolve(std::string_view module, std::s
       tie = true;
     }
   }
+  if (atRoot && (tie || best == atRoot)) return atRoot;
+  if (atRoot) return std::nullopt;
   return tie ? std::nullopt : best;
 }
 

@@ -123,8 +123,9 @@ Confidence lowered(Confidence c) {
 // Why the passes that run pc of `proto` may be too few for a trace to
 // record it, though the code around it runs hot: a branch that can go
 // around it, a route around it that aborts elsewhere first, or the one
-// call of its function (from this file only) that a branch can go around,
-// leaving fewer passes sure to run it than get a loop hot. (Two calls may
+// hot call of its function (in this file or another; other calls too few
+// to get it hot) that a branch can go around, leaving fewer passes sure to
+// run it than get a loop hot. (Two calls may
 // each be behind a branch and together run on every pass: `if c then
 // helper(i) else helper(-i) end`, audit 54.) A clause for the reasoning;
 // empty when every pass runs it.
@@ -140,13 +141,34 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
            " runs into another abort, which the passes that take it report instead" + data;
   const long hotloop = fn.calls.hotloop();
   const auto& callers = fn.calls.callers(proto);
-  if (stop.kind != Stop::Kind::None || steady >= hotloop || steady >= fn.calls.runsAt(proto, pc) ||
-      fn.calls.externalCaller(proto) || callers.size() != 1)
-    return {};
+  if (stop.kind != Stop::Kind::None || steady >= hotloop || steady >= fn.calls.runsAt(proto, pc)) return {};
+  const auto coldHere = [&] {
+    return std::all_of(callers.begin(), callers.end(),
+                       [&](const flow::CallSite& site) { return fn.calls.runsAt(site.proto, site.pc) < hotloop; });
+  };
+  // From another file, the hottest call behind a branch there (audit 77:
+  // `if frame % 5000 == 0 then emitters[#emitters + 1] = newEmitter(...) end`).
+  if (const flow::ExternalCaller* external = fn.calls.externalCaller(proto)) {
+    if (!external->shortfallByBranch || external->steadyRuns >= hotloop || external->runs < hotloop || !coldHere())
+      return {};
+    return "; " + external->shortfall + ", so the passes sure to run it number " +
+           std::to_string(std::max(steady, external->steadyRuns)) +
+           ", fewer than the " + std::to_string(hotloop) + " that get a loop hot (hotloop)" + data;
+  }
+  if (callers.empty()) return {};
+  // The one call that runs hot; the others (a load-time loop of three
+  // turns, audit 77) are too few to get anything hot.
+  const flow::CallSite* hot = nullptr;
+  for (const flow::CallSite& site : callers) {
+    if (fn.calls.runsAt(site.proto, site.pc) < hotloop) continue;
+    if (hot) return {};
+    hot = &site;
+  }
+  if (!hot) return {};
   Stop at;
-  fn.calls.steadyRunsAt(callers.front().proto, callers.front().pc, &at);
+  fn.calls.steadyRunsAt(hot->proto, hot->pc, &at);
   if (at.kind != Stop::Kind::Branch) return {};
-  return "; " + flow::CallGraph::describeStop(at, callers.front().line, "") + ", so the passes sure to run it number " +
+  return "; " + flow::CallGraph::describeStop(at, hot->line, "") + ", so the passes sure to run it number " +
          std::to_string(steady) + ", fewer than the " + std::to_string(hotloop) + " that get a loop hot (hotloop)" +
          data;
 }

@@ -196,14 +196,20 @@ TEST_CASE("a module function another file replaces gets no heat from that file's
 TEST_CASE("a call of another module's function behind a branch makes its abort likely", "[fixtures][project]") {
   // `if debug_on then lib.slow(i) end` never calls it (audit 60: certain,
   // and `-jv` shows no abort); lib.each, on every pass, stays certain.
+  // lib.rare, three calls at load and one behind `i % 5000 == 0` in a loop
+  // of 20,000 turns, is likely too (audit 77: certain, no abort).
   std::map<int, json> fnew = predictionsIn("fixtures/projects/guarded_module_call", "lib.lua");
   REQUIRE(fnew.count(4) == 1);
   REQUIRE(fnew.count(8) == 1);
-  INFO(fnew[4].dump() << "\n" << fnew[8].dump());
+  REQUIRE(fnew.count(12) == 1);
+  INFO(fnew[4].dump() << "\n" << fnew[8].dump() << "\n" << fnew[12].dump());
   CHECK(fnew[4].at("confidence") == "likely");
   CHECK(fnew[4].at("severity") == "warn");
-  CHECK(fnew[8].at("confidence") == "certain");
-  CHECK(fnew[8].at("severity") == "blacklist");
+  CHECK(fnew[8].at("confidence") == "likely");
+  CHECK(fnew[8].at("reasoning").get<std::string>().find("can go around the call at line 11, in fixtures/projects/guarded_module_call/main.lua") !=
+        std::string::npos);
+  CHECK(fnew[12].at("confidence") == "certain");
+  CHECK(fnew[12].at("severity") == "blacklist");
 }
 
 TEST_CASE("methods another file defines again give the module's own no heat", "[fixtures][project]") {

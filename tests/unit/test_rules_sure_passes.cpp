@@ -34,6 +34,15 @@ TEST_CASE("a blocker in a helper that only a branch of a hot loop calls is likel
   REQUIRE(find(arms, 2, "NYIBC:FNEW"));
   CHECK(find(arms, 2, "NYIBC:FNEW")->confidence == Confidence::Certain);
   CHECK(find(arms, 2, "NYIBC:FNEW")->reasoning.find("passes sure to run it") == std::string::npos);
+  // Called three times at load as well (audit 77: checkpoints made at
+  // load, more behind `if frame % 5000 == 0`; `-jv`: no abort): still the
+  // hot call is behind a branch, likely.
+  auto atLoad = predict("local function hex(s)\n  local f = function() return s end\n  return f()\nend\n"
+                        "for i = 1, 3 do hex('x') end\n"
+                        "local acc = 0\nfor i = 1, 5000 do\n  if i % 1000 == 0 then acc = acc + #hex('ab') end\nend\n");
+  INFO(listed(atLoad));
+  REQUIRE(find(atLoad, 2, "NYIBC:FNEW"));
+  CHECK(find(atLoad, 2, "NYIBC:FNEW")->confidence == Confidence::Likely);
   // Called on every pass it stays certain.
   auto always = predict("local function hex(s)\n  local f = function() return s end\n  return f()\nend\n"
                         "local acc = 0\nfor i = 1, 5000 do\n  acc = acc + #hex('ab')\nend\n");
