@@ -474,3 +474,43 @@ TEST_CASE("how a require is written, or which file of a cycle is largest, does n
   const auto large = lintTexts("cycle-large", cycle);
   CHECK(small.at("b.lua") == large.at("b.lua"));
 }
+
+TEST_CASE("require links the root's own file over a closer one only when nothing closer competes", "[project]") {
+  // `require("util")` from net/bench.lua loads ./util.lua when the program
+  // runs from the root (./?.lua), not net/util.lua (audit 78): with both
+  // there, neither is claimed hot. From main.lua at the root, util.lua is
+  // linked though spec/util.lua exists too.
+  const std::string closure = "local M = {}\nfunction M.align(x)\n  local f = function() return x end\n  return f()\nend\n"
+                              "return M\n";
+  auto lint = [&](const std::string& name, const std::map<std::string, std::string>& files) {
+    fs::path dir = fs::temp_directory_path() / ("ljcheck-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    std::vector<std::string> paths;
+    for (const auto& [file, text] : files) {
+      fs::create_directories((dir / file).parent_path());
+      std::ofstream(dir / file) << text;
+      paths.push_back((dir / file).string());
+    }
+    AnalyzeOptions options;
+    options.root = dir.string();
+    std::map<std::string, std::string> confidence;  // file -> the closure's confidence
+    const auto results = analyzeFiles(paths, options);
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      for (const auto& p : results[i].predictions)
+        if (p.reasonId.str() == "NYIBC:FNEW" && p.line == 3)
+          confidence[fs::relative(paths[i], dir).string()] = std::string(toString(p.confidence));
+    fs::remove_all(dir);
+    return confidence;
+  };
+  const std::string loop = "local util = require(\"util\")\nfor i = 1, 100000 do util.align(i) end\n";
+  auto nested = lint("require-nested", {{"util.lua", closure}, {"net/util.lua", closure}, {"net/bench.lua", loop}});
+  INFO("net/util.lua " << nested["net/util.lua"] << ", util.lua " << nested["util.lua"]);
+  CHECK(nested["net/util.lua"] != "certain");
+  CHECK(nested["util.lua"] != "certain");
+  auto atRoot = lint("require-root", {{"util.lua", closure}, {"spec/util.lua", closure}, {"main.lua", loop}});
+  CHECK(atRoot["util.lua"] == "certain");
+  CHECK(atRoot["spec/util.lua"] != "certain");
+  // Only net/util.lua: it is the one linked.
+  auto only = lint("require-only", {{"net/util.lua", closure}, {"net/bench.lua", loop}});
+  CHECK(only["net/util.lua"] == "certain");
+}
