@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <set>
 #include <variant>
 
 #include "flow/argument_trips.h"
@@ -124,16 +125,35 @@ bool mayReach(const bytecode::Chunk& chunk, const bytecode::Prototype& proto, in
   }
 }
 
+// Whether `ins` stores into `slot` under a constant key (TSETS, TSETB), a
+// value from another slot: the constructor filling a computed value
+// (`{add = function ... end}`: TDUP of a template without that key, FNEW,
+// TSETS "add"), or a store over a key. Each such key adds one entry at
+// most (audit 78: a pairs loop over a literal of two functions was taken
+// for one of unknown length).
+bool storesConstantKey(const bytecode::Instruction& ins, int slot) {
+  return (ins.op == Op::TSETS || ins.op == Op::TSETB) && ins.b == slot && ins.a != slot;
+}
+
 // Whether `slot` is named by no instruction after `maker` (the constructor
 // that fills it) but `feed` (the MOV that hands it to the loop's
 // ipairs/pairs call), nor reached otherwise (mayReach): then nothing can
 // reach the table to fill it. (A constructor in a loop body makes a fresh
 // table on each pass, which only what follows it on that pass can reach.)
-bool onlyIteratedHere(const bytecode::Chunk& chunk, const bytecode::Prototype& proto, int slot, int maker, int feed) {
+bool onlyIteratedHere(const bytecode::Chunk& chunk, const bytecode::Prototype& proto, int slot, int maker, int feed,
+                      long* keysStored) {
   // Before the constructor the slot held something else (a local whose
   // scope ended, a temporary): only what follows it can reach this table.
-  for (int pc = maker + 1; pc <= proto.size(); ++pc)
-    if (pc != feed && mayReach(chunk, proto, pc, slot)) return false;
+  std::set<std::pair<int, int>> keys;  // (op, constant) of the constant-key stores
+  for (int pc = maker + 1; pc <= proto.size(); ++pc) {
+    if (pc == feed) continue;
+    if (const auto& ins = proto.at(pc); storesConstantKey(ins, slot)) {
+      keys.emplace(static_cast<int>(ins.op), ins.c);
+      continue;
+    }
+    if (mayReach(chunk, proto, pc, slot)) return false;
+  }
+  *keysStored = static_cast<long>(keys.size());
   return true;
 }
 
@@ -190,9 +210,11 @@ long genericTrips(const bytecode::Chunk& chunk, std::size_t index, const ValueMa
     int local = proto.at(table.pc).a;
     int feed = lastWriteBefore(proto, call, slot);
     if (feed <= 0 || proto.at(feed).op != Op::MOV || proto.at(feed).d != local) return -1;
-    if (!onlyIteratedHere(chunk, proto, local, table.pc, feed)) return -1;
-    // Nothing fills it after its constructor: `{}` (TNEW) stays empty.
-    return proto.at(table.pc).op == Op::TNEW ? 0 : literalLength(chunk, table);
+    long stored = 0;
+    if (!onlyIteratedHere(chunk, proto, local, table.pc, feed, &stored)) return -1;
+    // Nothing else fills it after its constructor: `{}` (TNEW) stays empty
+    // but for the constant keys stored into it.
+    return (proto.at(table.pc).op == Op::TNEW ? 0 : literalLength(chunk, table)) + stored;
   }
   // A temporary: its constructor is part of this call's own evaluation.
   for (int pc = table.pc + 1; pc < call; ++pc) {

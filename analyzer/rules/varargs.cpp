@@ -97,9 +97,15 @@ class VarargRule final : public Rule {
         std::string who = v.is(flow::Value::Kind::LuaFunction) ? functionName(fn, v.proto) : "the callee";
         f.message = "multi-value '...' after a call in the vararg function: a side trace of the callee that "
                     "returns here aborts (VARG)";
-        f.reasoning = "a side trace from an exit in " + who + " (called at line " + line +
-                      ") returns into the vararg frame and records on from there, where the recorder refuses a "
-                      "multi-value '...'" + tail;
+        // Only a trace that started below this frame refuses it: one of the
+        // callee's own (its entry hot from interpreted calls) and its side
+        // traces. A loop's trace that records this function records the
+        // call and the `...` with it (audit 77: a side trace of a loop's
+        // trace through the callee recorded the '...').
+        f.reasoning = "when " + who + " (called at line " + line +
+                      ") runs traces of its own, a side trace from an exit in it returns into the vararg frame and "
+                      "records on from there, where the recorder refuses a multi-value '...' (a trace of a loop "
+                      "that records this function's call records the '...' too)" + tail;
       }
       f.confidence = Confidence::Likely;
       f.sideTrace = true;
