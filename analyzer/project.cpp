@@ -34,6 +34,11 @@ void addModuleNames(std::string_view path, std::size_t file, std::string& names,
   }
 }
 
+bool isInit(std::string_view path) {
+  const std::string_view init = "/init.lua";
+  return path == "init.lua" || (path.size() > init.size() && path.substr(path.size() - init.size()) == init);
+}
+
 // The length of the module name a path is required under from the root
 // ("a/b.lua", "a/b/init.lua": that of "a.b").
 std::size_t moduleLength(std::string_view path) {
@@ -98,9 +103,11 @@ std::optional<std::size_t> ProjectIndex::resolve(std::string_view module, std::s
   // (audit 78: `require("util")` in net/bench.lua loaded ./util.lua, not
   // net/util.lua): when the closest is another, which loads depends on the
   // working directory and package.path, and nothing is linked.
+  // Of `a/b.lua` and `a/b/init.lua` at the root, the first: `?.lua` comes
+  // before `?/init.lua` in every package.path (audit 78).
   std::optional<std::size_t> atRoot;
   for (auto e = first; e != last; ++e)
-    if (e->length == moduleLength(paths_[e->file])) atRoot = e->file;
+    if (e->length == moduleLength(paths_[e->file]) && (!atRoot || isInit(paths_[*atRoot]))) atRoot = e->file;
   std::optional<std::size_t> best;
   std::size_t bestShared = 0;
   bool tie = false;

@@ -513,4 +513,9 @@ TEST_CASE("require links the root's own file over a closer one only when nothing
   // Only net/util.lua: it is the one linked.
   auto only = lint("require-only", {{"net/util.lua", closure}, {"net/bench.lua", loop}});
   CHECK(only["net/util.lua"] == "certain");
+  // util.lua and util/init.lua at the root: `?.lua` comes first in
+  // package.path, so util.lua is the one loaded.
+  auto init = lint("require-init", {{"util.lua", closure}, {"util/init.lua", closure}, {"main.lua", loop}});
+  CHECK(init["util.lua"] == "certain");
+  CHECK(init["util/init.lua"] != "certain");
 }
