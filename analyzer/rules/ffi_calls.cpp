@@ -15,6 +15,7 @@
 #include "flow/c_declarations.h"
 #include "rules/ctype_constructors.h"
 #include "flow/instruction_effects.h"
+#include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
 
@@ -71,6 +72,42 @@ std::string signatureRefusal(const flow::CFunction& f) {
   return {};
 }
 
+// Reports what a rule finds at a tail call of the function `fn` views at
+// each call of that function that is no tail call itself: where the abort
+// lands, the frame of the tail call gone.
+class TailCallLandingSink final : public PredictionSink {
+ public:
+  TailCallLandingSink(const FunctionView& fn, int pc, PredictionSink& to) : fn_(fn), pc_(pc), to_(to) {}
+  void report(const FunctionView& fn, Finding finding) override {
+    const std::string tail = functionName(fn_, fn_.index) + " tail-calls it at line " +
+                             std::to_string(fn_.proto.at(pc_).line) +
+                             ", and the tail call leaves no frame, so the abort lands at this call";
+    for (const auto& [site, called] : tailCallLandings(fn_, fn_.index)) {
+      if (site.protectedCall || !fn_.calls.runsHot(site.proto, site.pc)) continue;
+      // Only a call of the Lua function itself: a ctype's call that runs its
+      // `__new` is judged as such (ctype_constructors.h).
+      if (!calleeAt(fn_.of(site.proto), site.pc).is(Kind::LuaFunction)) continue;
+      Finding f = finding;
+      f.proto = site.proto;
+      f.pc = site.pc;
+      f.reasoning = finding.reasoning + "; " + tail +
+                    (called == fn_.index ? std::string() : " (through " + functionName(fn_, called) + ")");
+      // Behind a branch of the function that can go around the tail call,
+      // whether the calls reach it the data decides.
+      if (!fn_.calls.onEveryCall(fn_.index, pc_)) {
+        f.confidence = std::min(f.confidence, Confidence::Likely);
+        f.most = std::min(f.most, Confidence::Likely);
+      }
+      to_.report(fn, std::move(f));
+    }
+  }
+
+ private:
+  const FunctionView& fn_;
+  int pc_;
+  PredictionSink& to_;
+};
+
 class FfiCallRule final : public Rule {
  public:
   std::string_view name() const override { return "ffi-calls"; }
@@ -82,17 +119,23 @@ class FfiCallRule final : public Rule {
   void check(const FunctionView& fn, PredictionSink& sink) const override {
     for (int pc = 1; pc <= fn.proto.size(); ++pc) {
       const auto& ins = fn.proto.at(pc);
-      if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+      const bool tail = ins.op == Op::CALLT || ins.op == Op::CALLMT;
+      if (ins.op != Op::CALL && ins.op != Op::CALLM && !tail) continue;
       Value callee = calleeAt(fn, pc);
+      // A tail call leaves no frame: the abort lands at each call of this
+      // function (audit 75: `return ffi.new("uint8_t[?]", n, 0)`, `-jv`
+      // at the calling line).
+      TailCallLandingSink landing(fn, pc, sink);
+      PredictionSink& to = tail ? static_cast<PredictionSink&>(landing) : sink;
       // A ctype with a `__new` metamethod is not allocated by its call: the
       // metamethod runs instead.
-      if (checkConstructorCall(fn, pc, callee, sink)) continue;
+      if (!tail && checkConstructorCall(fn, pc, callee, sink)) continue;
       if (!callee.is(Kind::LibFunction) && !callee.is(Kind::FfiSymbol) && !callee.is(Kind::CType)) continue;
       if (callee.is(Kind::LibFunction) && callee.name.substr(0, 4) != "ffi.") continue;  // checkLibrary's are all ffi.*
       if (!runsHot(fn, pc)) continue;
-      if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, sink);
-      else if (callee.is(Kind::CType)) checkCtypeCall(fn, pc, callee, sink);
-      else checkLibrary(fn, pc, callee.name, sink);
+      if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, to);
+      else if (callee.is(Kind::CType)) checkCtypeCall(fn, pc, callee, to);
+      else checkLibrary(fn, pc, callee.name, to);
     }
   }
 
@@ -129,7 +172,7 @@ class FfiCallRule final : public Rule {
       return;
     }
     // Exactly one initializer: CALLM passes more after the fixed ones.
-    bool oneInitializer = args == 2 && fn.proto.at(pc).op == Op::CALL;
+    bool oneInitializer = args == 2 && (fn.proto.at(pc).op == Op::CALL || fn.proto.at(pc).op == Op::CALLT);
     if (ff == "ffi.new" && oneInitializer && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
       reportTableInitializer(fn, pc, ctype, origin, "ffi.new", sink);
       return;
@@ -186,7 +229,7 @@ class FfiCallRule final : public Rule {
   static void checkCtypeCall(const FunctionView& fn, int pc, const Value& ctype, PredictionSink& sink) {
     const auto& ins = fn.proto.at(pc);
     const std::string origin = evidenceOf(boundParameterWhy(fn, pc, flow::calleeSlot(ins)));
-    const bool oneInitializer = flow::fixedArgs(ins) == 1 && ins.op == Op::CALL;
+    const bool oneInitializer = flow::fixedArgs(ins) == 1 && (ins.op == Op::CALL || ins.op == Op::CALLT);
     if (oneInitializer && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0)).is(Kind::Table))
       reportTableInitializer(fn, pc, ctype, origin, "ctype call", sink);
     else
