@@ -26,6 +26,30 @@ bool mayNameModule(std::string_view s) {
 
 }  // namespace
 
+// `setmetatable(t, mt)` at `ins` of `proto`, whose first argument (in slot
+// `first`) the function is handed (a parameter it never assigns), with mt
+// another module's class or a table whose __index is that or one the
+// function cannot name (`setmetatable(cls, {__index = require("fastbase")})`,
+// audit 73): a class handed over is re-parented, and any of its methods may
+// be another. Not `setmetatable(o, {__index = Point})`, an object of its
+// own class.
+bool ValueMap::reparentsHandedTable(const Prototype& proto, const Instruction& ins, int first, const Value& metatable,
+                                    const TableUses& tables) const {
+  const std::size_t index = static_cast<std::size_t>(&proto - chunk_.prototypes.data());
+  const int param = copiedParameter(proto, static_cast<int>(&ins - proto.code.data()) + 1, first);
+  if (param < 0 || !keptParameter(index, param)) return false;
+  if (metatable.is(Kind::Module) || metatable.is(Kind::ModuleMember)) return true;
+  if (!metatable.is(Kind::Table) || metatable.pc == 0) return false;
+  // Its __index as this pass stored it (a constructor `{__index = …}` just
+  // before the call), else as the file does.
+  const TableOrigin origin{metatable.proto, metatable.pc};
+  auto stored = std::find_if(tables.fieldWrites.rbegin(), tables.fieldWrites.rend(),
+                             [&](const auto& w) { return w.table == origin && w.key == "__index"; });
+  const Value parent = stored != tables.fieldWrites.rend() ? stored->value : field(metatable, "__index");
+  return parent.is(Kind::Module) || parent.is(Kind::ModuleMember) ||
+         (parent.kind == Kind::Unknown && !parent.isMissingMember());
+}
+
 ValueMap::Metatable ValueMap::metatableOf(const Value& table) const {
   if (!table.is(Kind::Table) || table.pc == 0) return Metatable::Maybe;
   std::pair<std::size_t, int> origin{table.proto, table.pc};
@@ -270,33 +294,9 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         if (toClass && target.kind == Kind::Unknown && !target.isMissingMember() && metatable.kind == Kind::Unknown &&
             !metatable.isMissingMember())
           tables.reclassesAnyObject = true;
-        // The very table it is handed given another module's class, or one
-        // it cannot name (`setmetatable(cls, {__index = require("fastbase")})`,
-        // audit 73): a class handed over is re-parented, any of its methods
-        // may be another. Not `setmetatable(o, Point)`, an object of its own class.
-        const std::size_t index = static_cast<std::size_t>(&proto - chunk_.prototypes.data());
-        const int pc = static_cast<int>(&ins - proto.code.data()) + 1;
-        const int param = toClass && target.kind == Kind::Unknown && !target.isMissingMember()
-                              ? copiedParameter(proto, pc, first)
-                              : -1;
-        if (param >= 0 && keptParameter(index, param)) {
-          auto foreign = [](const Value& c) {
-            return c.is(Kind::Module) || c.is(Kind::ModuleMember) || (c.kind == Kind::Unknown && !c.isMissingMember());
-          };
-          // The metatable's __index as this pass stored it (a constructor
-          // `{__index = …}` just before the call), else as the file does.
-          Value parent = metatable;
-          if (metatable.is(Kind::Table) && metatable.pc != 0) {
-            const TableOrigin origin{metatable.proto, metatable.pc};
-            auto stored = std::find_if(tables.fieldWrites.rbegin(), tables.fieldWrites.rend(), [&](const auto& w) {
-              return w.table == origin && w.key == "__index";
-            });
-            parent = stored != tables.fieldWrites.rend() ? stored->value : field(metatable, "__index");
-          }
-          if ((metatable.is(Kind::Module) || metatable.is(Kind::ModuleMember)) ||
-              (metatable.is(Kind::Table) && metatable.pc != 0 && foreign(parent)))
-            tables.objectMethods.push_back(kAnyMethod);
-        }
+        if (toClass && target.kind == Kind::Unknown && !target.isMissingMember() &&
+            reparentsHandedTable(proto, ins, first, metatable, tables))
+          tables.objectMethods.push_back(kAnyMethod);
         // Another module's object given a class of this file (audit 67), or
         // its class table given another parent (`setmetatable(Echo, {__index
         // = Fast})`, audit 73): any of its methods may be another.
@@ -330,7 +330,7 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
       // arguments in view (the call graph links f to the call): f does not
       // leave. xpcall's handler does: the error is its argument.
       const bool protectedCall = callee.is(Kind::LibFunction) && (callee.name == "pcall" || callee.name == "xpcall");
-      const bool projectCall = callee.is(Kind::ModuleMember);
+      const bool otherModule = callee.is(Kind::ModuleMember);
       for (int s = first; s < first + count; ++s) {
         Value v = valueAt(s);
         if (v.kind == Kind::LuaFunction && !(protectedCall && s == first)) out.push_back(v.proto);  // callbacks
@@ -339,7 +339,7 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
           if (v.pc != 0) tables.passedTables.push_back({v.proto, v.pc});
           if (v.pc != 0 && callee.is(Kind::LuaFunction)) tables.tablesHandedTo.push_back({{v.proto, v.pc}, callee.proto});
         }
-        if (projectCall && v.isConstantString() && mayNameModule(v.text()))
+        if (otherModule && v.isConstantString() && mayNameModule(v.text()))
           tables.namesPassed.emplace_back(ModuleMemberName::parse(callee.name).module, v.text());
       }
       break;

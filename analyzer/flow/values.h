@@ -335,9 +335,10 @@ class ValueMap {
   // package.preload (`package.loaded["logger"] = stub`, audit 69): a
   // require of one may load that value, never its file.
   std::vector<std::string> modulesLoadedInPlace() const;
-  // Constant strings passed to functions of the project: {"testkit",
-  // "logger"} for testkit.stub("logger", …), {"", name} for a function of
-  // this file (TableUses::namesPassed).
+  // Constant strings passed to other modules' functions: {"testkit",
+  // "logger"} for testkit.stub("logger", …) (TableUses::namesPassed); and
+  // {"", key} for the keys this file stores tables under, when it stores
+  // into package.loaded under a name it does not spell (a loop over stubs).
   std::vector<std::pair<std::string, std::string>> namesPassed() const;
   // The names of the methods this file's calls resolve to its own Lua
   // functions (`self:m()`, `obj:m()`), sorted: the only ones whose
@@ -501,9 +502,8 @@ class ValueMap {
     std::vector<std::string_view> handedKeys;
     std::vector<std::pair<TableOrigin, std::size_t>> tablesHandedTo;
     // Constant strings passed to calls of another module's function
-    // ({"testkit", "logger"}) or of one of this file ({"", "logger"}):
-    // the names a helper that stores into package.loaded under a name it
-    // is handed may stub (namesPassed, audit 73).
+    // ({"testkit", "logger"}): the names a helper that stores into
+    // package.loaded under a name it is handed may stub (namesPassed, audit 73).
     std::vector<std::pair<std::string_view, std::string_view>> namesPassed;
     // How far a pass had got: every list's length, and the flag (a field
     // added above needs its place here). A pass only appends (and sets the
@@ -618,6 +618,8 @@ class ValueMap {
   std::set<std::pair<std::string_view, std::string_view>> namesPassed_;  // TableUses::namesPassed, of every prototype
   std::vector<std::pair<TableOrigin, std::size_t>> tablesHandedTo_;      // TableUses::tablesHandedTo, of every prototype
   void doubtHandedStores();
+  bool reparentsHandedTable(const bytecode::Prototype& proto, const bytecode::Instruction& ins, int first,
+                            const Value& metatable, const TableUses& tables) const;
   std::set<TableOrigin> passedTables_;               // TableUses::passedTables, of every prototype
   bool reclassesAnyObject_ = false;           // TableUses::reclassesAnyObject, of any prototype
   // Whether an object's method `key` may be a function stored into the
