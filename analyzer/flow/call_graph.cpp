@@ -427,7 +427,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       entries_(chunk.prototypes.size(), 1),
       steadyEntries_(chunk.prototypes.size(), 1),
       entryShortfall_(chunk.prototypes.size()),
-      loopingMembers_(loopingMembers) {
+      loopingMembers_(loopingMembers),
+      chunk_(&chunk) {
   escapes_ = values.escapingFunctions();
   const std::vector<bool>& escapes = escapes_;
   std::vector<std::pair<std::size_t, int>> moduleSites;  // proto, pc
@@ -674,6 +675,12 @@ void CallGraph::findProtected() {
 }
 
 HeatEvidence CallGraph::evidenceAt(std::size_t proto, int pc) const { return evidence(proto, pc, true); }
+
+bool CallGraph::reachedFromExit(std::size_t proto, const LoopTrips& loop, int pc) const {
+  auto [it, fresh] = reachedFromExit_.try_emplace({proto, loop.last});
+  if (fresh) it->second = reachablePcs(chunk_->prototypes[proto], loop.last + 1);
+  return pc >= 0 && static_cast<std::size_t>(pc) < it->second.size() && it->second[static_cast<std::size_t>(pc)];
+}
 
 namespace {
 constexpr long kManyRuns = 1L << 40;  // saturates: nested constant loops can multiply past long
@@ -1001,6 +1008,9 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
       // loop: T = 1, 2 blacklist the caller's loop; T = 3 aborts in root
       // traces without blacklisting; T = 5, 10, 30 only in side traces.
       if (pc <= loop.last || unrolled(loop)) continue;
+      // Only a loop whose exit leads to it: not one in the other arm of a
+      // branch (audit 80: a sort in an `else` after a loop in the `then`).
+      if (!reachedFromExit(proto, loop, pc)) continue;
       e.pastLoop = &loop;  // it still runs as often: its callees' heat is unchanged
       break;
     }

@@ -339,6 +339,10 @@ class CallGraph {
   // evidenceAt, with or without the code a side trace records once
   // (HeatEvidence::iterExit in a function entered fewer than hotexit times).
   HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;
+  // Whether pc is reached from the exit of `loop` of `proto` (memoized per loop).
+  bool reachedFromExit(std::size_t proto, const LoopTrips& loop, int pc) const;
+  const bytecode::Chunk* chunk_ = nullptr;  // what the graph was built of: it outlives the graph
+  mutable std::map<std::pair<std::size_t, int>, std::vector<bool>> reachedFromExit_;
   bool barelyHot(std::size_t proto, const HeatEvidence& e) const;
   void findCycles();
   void dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk);

@@ -1142,3 +1142,22 @@ TEST_CASE("a split behind a branch that can go around it is likely, not certain"
   REQUIRE(find(always, 3, "RETURN:string.gsub"));
   CHECK(find(always, 3, "RETURN:string.gsub")->confidence == Confidence::Certain);
 }
+
+TEST_CASE("a site in the other arm of a branch is not after the loop in the first arm", "[rules][hotness]") {
+  // Audit 80: `if #v > 0 then for i = 1, #v do ... end else ... table.sort(keys) end`:
+  // the sort never runs after that loop.
+  auto ps = predict("local function enc(v, out)\n"                                    // 1
+                    "  if #v > 0 then\n"                                              // 2
+                    "    for i = 1, #v do out[#out + 1] = v[i] end\n"                 // 3
+                    "  else\n"                                                         // 4
+                    "    local f = function() return v end\n"                         // 5
+                    "    out[#out + 1] = f\n"                                         // 6
+                    "  end\n"                                                          // 7
+                    "end\n"                                                            // 8
+                    "local out = {}\n"                                                 // 9
+                    "for i = 1, 50000 do enc({}, out) end\n");                        // 10
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 5, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->reasoning.find("after the loop at line 3") == std::string::npos);
+}
