@@ -105,13 +105,16 @@ flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, i
 
 namespace {
 
-// Register `slot` holds parameter `slot` as the function got it (no
-// instruction of the function writes it: one after the read may reach it
-// round a loop), the function does not escape, and every call of it, all in
-// this file, passes a string there.
-bool stringParameter(const FunctionView& fn, int slot) {
+// Register `slot` holds parameter `slot` as the function got it when read
+// at `pc` (no instruction of the function writes it before; in a function
+// with loops, none at all: one after the read may reach it round a loop;
+// audit 80: `s = s:gsub("\n", "\r\n")` reads s before it writes it), the
+// function does not escape, and every call of it, all in this file, passes
+// a string there.
+bool stringParameter(const FunctionView& fn, int slot, int pc) {
   if (slot >= fn.proto.numparams || fn.calls.escapes(fn.index) || fn.calls.externalCaller(fn.index)) return false;
-  for (int q = 1; q <= fn.proto.size(); ++q) {
+  const int upTo = fn.loops.loops().empty() ? pc : fn.proto.size() + 1;
+  for (int q = 1; q < upTo && q <= fn.proto.size(); ++q) {
     flow::Writes w = flow::writesOf(fn.proto.at(q));
     if (slot >= w.first && slot <= w.last) return false;
   }
@@ -140,7 +143,7 @@ bool methodOfUnknownString(const FunctionView& fn, int pc, std::string* evidence
   if (receiver.is(flow::Value::Kind::String) && !receiver.takenByName()) return false;
   const int load = methodLoadAt(fn, pc);
   if (!load) return false;
-  if (!stringParameter(fn, fn.proto.at(load - 1).d)) return true;  // the MOV of the receiver
+  if (!stringParameter(fn, fn.proto.at(load - 1).d, load - 1)) return true;  // the MOV of the receiver
   *evidence = parameterEvidence(fn);
   return false;
 }
@@ -186,7 +189,7 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
       pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
   c.patternReceiver = specials && strong && !fn.values.definesSelfMethod(key);
   // A parameter every call passes a string in (the MOV of the receiver): no guess.
-  if (stringParameter(fn, fn.proto.at(load - 1).d)) {
+  if (stringParameter(fn, fn.proto.at(load - 1).d, load - 1)) {
     c.inferredReceiver = c.patternReceiver = false;
     c.receiverEvidence = parameterEvidence(fn);
   }

@@ -391,3 +391,24 @@ TEST_CASE("a string method name called as a plain function of a table is no stri
   INFO(listed(method));
   CHECK(find(method, 3, "STITCH:string.gmatch"));
 }
+
+TEST_CASE("a string parameter read before the function assigns it is still the caller's string", "[rules][variants]") {
+  // Audit 80: `s = s:gsub("\n", "\r\n")` reads s before it writes it: the
+  // stitch is certain, and the closure after it is an error (-jv: one
+  // abort, then the stitched trace links to itself).
+  auto ps = predict("local function enc(s)\n"                                                       // 1
+                    "  s = s:gsub('\\n', '\\r\\n')\n"                                              // 2
+                    "  local f = function() return s end\n"                                         // 3
+                    "  return f()\n"                                                                 // 4
+                    "end\n"                                                                          // 5
+                    "local n = 0\n"                                                                  // 6
+                    "for i = 1, 30000 do n = n + #enc('a\\nb') end\n");                              // 7
+  INFO(listed(ps));
+  const Prediction* gsub = find(ps, 2, "STITCH:string.gsub");
+  REQUIRE(gsub);
+  CHECK(gsub->confidence == Confidence::Certain);
+  CHECK(gsub->reasoning.find("passes a string in") != std::string::npos);
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+}
