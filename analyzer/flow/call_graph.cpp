@@ -857,6 +857,8 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
         if (unrolled(inner)) continue;
         why = {CountStop::Kind::InnerLoop, inner.line, why.abortingRoute, !inner.known || inner.leavesAt != 0};
         why.innerTurns = inner.known ? inner.count : 0;
+        const Routes skip = routesAround(branches, shapes[j].entry(), loop.first, loop.last, false);
+        if (const Branch* around = skip.compiles ? skip.compiles : skip.aborts) why.innerSkippedAt = around->line;
         return runs;
       }
     }

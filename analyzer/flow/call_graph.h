@@ -238,6 +238,10 @@ class CallGraph {
     // loop's own traces keep leaving it (lj_record.c innerloopleft; audit 70:
     // three turns, and the outer loop's root trace aborted past it).
     long innerTurns = 0;
+    // InnerLoop: the line of a branch that goes around that loop, 0 for
+    // none: the passes that take it reach the site in the root trace
+    // (audit 77: `if qn >= 32 then for i = 1, qn do ... end end`).
+    int innerSkippedAt = 0;
     // "a branch at line 8", or "a path that returns at line 12".
     std::string route() const {
       return (byReturn ? "a path that returns at line " : "a branch at line ") + std::to_string(line);

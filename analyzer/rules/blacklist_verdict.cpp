@@ -357,6 +357,14 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                  (stop.innerTurnsUnknown ? " while it turns" : "") + ", so a warning, and likely";
     out.dependsOnData = true;
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
+             stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerSkippedAt > 0) {
+    out.clause = besides + "the loop at line " + std::to_string(stop.line) +
+                 " comes first on the passes that enter it, where a root trace stops, and the branch at line " +
+                 std::to_string(stop.innerSkippedAt) + " can go around it: a root trace that records a pass around "
+                 "it aborts here, and at " + std::to_string(allRuns) + " runs the start is blacklisted (" + takes +
+                 "). Which passes the traces record, the data decides, so a warning, and likely";
+    out.dependsOnData = true;
+  } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerTurnsUnknown) {
     out.clause = besides + "the loop at line " + std::to_string(stop.line) +
                    " comes first in each turn, and how many times it turns the bytecode does not show (a trip count "

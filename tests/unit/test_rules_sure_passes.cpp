@@ -534,3 +534,24 @@ TEST_CASE("a certain site behind a pcall of a function that raises an error is l
   CHECK(after->reasoning.find("an error raised at line 3 in parse_int ends the trace there on the passes that "
                               "raise it") != std::string::npos);
 }
+
+TEST_CASE("an inner loop a branch goes around stops the root trace only on the passes that enter it",
+          "[rules][hotness]") {
+  // Audit 77: `if qn >= 32 then for i = 1, qn do ... end end` before a UCLO
+  // every pass runs: most passes skip the inner loop, and `-jv` blacklisted
+  // the outer loop's start at the UCLO.
+  auto ps = predict("local q, qn = {}, 0\n"                                              // 1
+                    "for frame = 1, 60000 do\n"                                           // 2
+                    "  q[#q + 1] = function() return frame end\n"                         // 3
+                    "  qn = qn + 1\n"                                                     // 4
+                    "  if qn >= 32 then\n"                                                // 5
+                    "    for i = 1, qn do q[i] = nil end\n"                               // 6
+                    "    qn = 0\n"                                                        // 7
+                    "  end\n"                                                             // 8
+                    "end\n");                                                             // 9
+  INFO(listed(ps));
+  const Prediction* uclo = find(ps, 8, "NYIBC:UCLO");  // the VM stamps it with the inner block's last line
+  REQUIRE(uclo);
+  CHECK(uclo->reasoning.find("the branch at line 5 can go around it") != std::string::npos);
+  CHECK(uclo->reasoning.find("comes first in each turn") == std::string::npos);
+}
