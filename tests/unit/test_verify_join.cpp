@@ -490,3 +490,29 @@ TEST_CASE("a blacklisting stop-class abort of a predicted site's trace start fol
   writeVerificationText(text, v);
   CHECK(text.str().find("aborted the same trace start as parse.lua:5 NYIBC:FNEW") != std::string::npos);
 }
+
+TEST_CASE("a stop-class abort of a start a predicted site blacklisted follows it, whichever came eleventh", "[verify]") {
+  // Audit 79: with --include-benign, an LLEAVE of the start the predicted
+  // UCLO blacklisted (the UCLO came eleventh) was missed; and a BLACKL
+  // that ran into code such a row blacklisted stayed missed.
+  SiteReport lint = report("lint.json", "lint", "/proj", {site("r.lua", 31, "NYIBC:UCLO", "certain")});
+  ReportSite uclo = site("r.lua", 31, "NYIBC:UCLO", "", 7);
+  uclo.severity = "blacklist";
+  uclo.start = "r.lua:28";
+  ReportSite leave = site("r.lua", 33, "LLEAVE", "", 4);
+  leave.severity = "info";
+  leave.start = "r.lua:28";
+  ReportSite ranInto = site("r.lua", 40, "BLACKL", "", 11);
+  ranInto.severity = "blacklist";
+  ranInto.start = "r.lua:45";
+  ranInto.blacklistedBy = SiteRef{"r.lua:33", "LLEAVE"};
+  VerifyOptions options;
+  options.includeBenign = true;
+  Verification v = verify(lint, {report("run.json", "runtime", "/proj", {uclo, leave, ranInto})}, options);
+  const JoinedSite* follows = find(v, "r.lua:33", "LLEAVE");
+  REQUIRE(follows);
+  CHECK(follows->status == Status::Follows);
+  REQUIRE(find(v, "r.lua:40", "BLACKL"));
+  CHECK(find(v, "r.lua:40", "BLACKL")->status == Status::Follows);
+  CHECK(v.total.recall() == Approx(1.0));
+}

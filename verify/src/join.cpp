@@ -466,7 +466,11 @@ void judgeUnpredicted(const SiteReport& lint, const Observations& o, const std::
     // Code a run blacklisted for a predicted site: that site is the one to fix.
     if (site.blacklistedBy && predicted.count({site.blacklistedBy->location, site.blacklistedBy->reasonId}))
       site.status = JoinedSite::Status::Follows;
-    else if (isBenign(observed.reasonId) && observed.severity == "blacklist")
+    // A stop-class abort of a blacklisted trace start a predicted site
+    // aborted too: fixing that site removes both, whichever came eleventh
+    // (audit 79: with --include-benign an LLEAVE that was not the eleventh,
+    // its start blacklisted by the predicted UCLO, was missed).
+    else if (isBenign(observed.reasonId) && observed.blacklisted)
       if (std::optional<SiteRef> same = predictedOfSameStart(o, key, predicted)) {
         site.status = JoinedSite::Status::Follows;
         site.sameStartAs = std::move(same);
@@ -523,6 +527,25 @@ void addCostByZone(const Observations& o, Verification& v) {
   for (const auto& [key, cost] : byStart) v.costByZone[std::get<1>(key)] += cost;
 }
 
+// A BLACKL that ran into code blacklisted by a row that itself follows a
+// predicted site follows it too: fixing that site removes the chain
+// (audit 79: a BLACKL behind an LLEAVE that aborted the same start as a
+// predicted VARG stayed missed).
+void followThroughFollowing(Verification& v) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::set<std::pair<std::string, std::string>> following;
+    for (const auto& s : v.sites)
+      if (s.status == JoinedSite::Status::Follows) following.insert({s.location, s.reasonId});
+    for (auto& s : v.sites)
+      if (s.status == JoinedSite::Status::Missed && s.blacklistedBy &&
+          following.count({s.blacklistedBy->location, s.blacklistedBy->reasonId})) {
+        s.status = JoinedSite::Status::Follows;
+        changed = true;
+      }
+  }
+}
+
 void addTallies(Verification& v) {
   for (const auto& s : v.sites) {
     for (Tally* t : {&v.byReason[s.reasonId], &v.byClass[s.reasonClass], &v.total}) count(*t, s.status);
@@ -557,6 +580,7 @@ Verification verify(const SiteReport& lint, const std::vector<SiteReport>& runs,
   }
   warnOfUnknownReasons(lint, runs, v);
   judgeUnpredicted(lint, observations, predicted, options, v);
+  followThroughFollowing(v);
   std::stable_sort(v.sites.begin(), v.sites.end(), byPathThenLine);
   addCostByZone(observations, v);
   addTallies(v);
