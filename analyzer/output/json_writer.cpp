@@ -127,6 +127,7 @@ void writePrediction(std::string& out, const Prediction& p) {
       .field("context", toString(p.context))
       .field("construct", p.construct)
       .field("instruction", p.instruction)
+      .field("calleeInstruction", p.calleeInstruction)
       .field("callee", p.callee)
       .field("function", p.function)
       .field("message", p.message)

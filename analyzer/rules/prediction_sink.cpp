@@ -298,6 +298,11 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // A loop's prediction stands at the instruction whose line the VM reports
   // (often the body's first), which is not the construct's own.
   if (finding.pc > 0 && p.construct != "loop") p.instruction = bytecode::opName(code.at(finding.pc).op);
+  if (finding.pc > 0 && flow::isCall(code.at(finding.pc).op) && code.at(finding.pc).op != Op::ITERC &&
+      code.at(finding.pc).op != Op::ITERN)
+    if (const int load = flow::lastWriteBefore(code, finding.pc, flow::calleeSlot(code.at(finding.pc)));
+        load > 0 && code.at(load).line == code.at(finding.pc).line)
+      p.calleeInstruction = bytecode::opName(code.at(load).op);
   // Where the source map finds the construct among several on its line.
   p.functionLine = code.firstline;
   if (finding.pc > 0 && flow::isCall(code.at(finding.pc).op))

@@ -516,3 +516,26 @@ TEST_CASE("a stop-class abort of a start a predicted site blacklisted follows it
   CHECK(find(v, "r.lua:40", "BLACKL")->status == Status::Follows);
   CHECK(v.total.recall() == Approx(1.0));
 }
+
+TEST_CASE("verify counts a call exercised only when its callee's load ran too", "[verify]") {
+  // Audit 79: `if s:find("[%c]") then error(...) end`: the run recorded the
+  // find (TGETS, CALL), never the error's GGET; the error is unexercised,
+  // not latent. A report without the load (older lint) judges by CALL.
+  auto call = [](ReportSite s, const std::string& load) {
+    s.instruction = "CALL";
+    s.calleeInstruction = load;
+    return s;
+  };
+  SiteReport lint = report("lint.json", "lint", "/proj",
+                           {call(site("m.lua", 3, "STITCH:string.find", "likely"), "TGETS"),
+                            call(site("m.lua", 3, "RETURN:error", "likely"), "GGET")});
+  SiteReport run = report("run.json", "runtime", "/proj", {});
+  run.hasCoverage = true;
+  run.visited = {"m.lua:3"};
+  run.visitedInstructions = {{"m.lua:3", {"CALL", "ISF", "KSTR", "MOV", "TGETS"}}};
+  Verification v = verify(lint, {run}, {});
+  CHECK(find(v, "m.lua:3", "STITCH:string.find")->status == Status::Latent);
+  CHECK(find(v, "m.lua:3", "RETURN:error")->status == Status::Unexercised);
+  lint.sites[1].calleeInstruction.clear();
+  CHECK(find(verify(lint, {run}, {}), "m.lua:3", "RETURN:error")->status == Status::Latent);
+}

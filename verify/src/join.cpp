@@ -339,6 +339,11 @@ std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observati
   // that names none: an older lint report, a function's entry).
   std::map<Key, std::set<std::string>> predictedInstructions;
   for (const auto& s : lint.sites) predictedInstructions[{s.location(), s.reasonId}].insert(s.instruction);
+  // And the loads of their callees: a call counts as exercised only when
+  // its callee's load ran too, if any prediction of the site names one
+  // ("" when one does not: the call alone decides).
+  std::map<Key, std::set<std::string>> calleeLoads;
+  for (const auto& s : lint.sites) calleeLoads[{s.location(), s.reasonId}].insert(s.calleeInstruction);
   // Whether the runs recorded the predicted instruction (or, from older
   // collectors, its line). A call's prediction names its instruction: the
   // CALL of string.gmatch and the ITERC of the loop it feeds share a line,
@@ -353,7 +358,11 @@ std::vector<JoinedSite> judgePredictions(const SiteReport& lint, const Observati
     if (!named.count("")) wanted = withRewrites(named);
     auto it = o.instructions.find(location);
     if (it == o.instructions.end()) return false;
-    return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& op) { return it->second.count(op) > 0; });
+    if (!std::any_of(wanted.begin(), wanted.end(), [&](const std::string& op) { return it->second.count(op) > 0; }))
+      return false;
+    const std::set<std::string>& loads = calleeLoads.at({location, reasonId});
+    return loads.count("") > 0 ||
+           std::any_of(loads.begin(), loads.end(), [&](const std::string& op) { return it->second.count(op) > 0; });
   };
   std::vector<JoinedSite> sites;
   for (const auto& s : lint.sites) {

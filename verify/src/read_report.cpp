@@ -210,6 +210,7 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       site.count = siteCount(s, path, site);
       site.confidence = textField(s, "confidence", path);
       site.instruction = textField(s, "instruction", path);
+      site.calleeInstruction = textField(s, "calleeInstruction", path);
       site.masked = s.contains("maskedBy");
       if (site.masked && s.at("maskedBy").is_object())
         site.maskedBy = MaskedBy{s.at("maskedBy").value("location", ""), s.at("maskedBy").value("reasonId", "")};

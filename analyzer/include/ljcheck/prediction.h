@@ -95,6 +95,11 @@ struct Prediction {
   // function's entry, a loop). verify tells an unexercised site from a latent
   // one by it.
   std::string instruction;
+  // Of a call: the instruction on the same line that loads its callee
+  // (GGET for `error(...)`, TGETS for `s:find(...)`); empty when none. Two
+  // calls on one line share CALL: verify counts a call exercised only when
+  // its callee's load ran too (audit 79: `if s:find(p) then error(...) end`).
+  std::string calleeInstruction;
   std::string callee;     // for calls: the resolved name, e.g. string.gsub
   // For a call whose split comes from its callee's tail call: the name the
   // call is written with, to find it on its line (not written to reports).

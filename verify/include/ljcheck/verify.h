@@ -42,6 +42,9 @@ struct ReportSite {
   // Of a prediction: the bytecode instruction it is about, CALL, ITERC,
   // MULVV ("" in older reports and for a function's entry).
   std::string instruction;
+  // Of a call's prediction: the instruction that loads its callee on the
+  // same line (lint's calleeInstruction; "" when none, and in older reports).
+  std::string calleeInstruction;
   bool masked = false;  // a prediction an earlier certain abort hides (lint's maskedBy)
   std::optional<MaskedBy> maskedBy;
   std::string zonePath;  // of an observation: the zone open when it happened
