@@ -2,49 +2,52 @@
 #include "project.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "flow/module_member.h"
 
 namespace ljcheck {
 namespace {
 
+bool endsWith(std::string_view s, std::string_view tail) {
+  return s.size() > tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+bool isInit(std::string_view path) { return path == "init.lua" || endsWith(path, "/init.lua"); }
+
+// A path without ".lua" (or "/init.lua"): what `require` names it by from
+// the root, with slashes for dots; nothing for another file.
+std::optional<std::string_view> modulePath(std::string_view path) {
+  for (std::string_view suffix : {std::string_view("/init.lua"), std::string_view(".lua")})
+    if (endsWith(path, suffix)) return path.substr(0, path.size() - suffix.size());
+  return std::nullopt;
+}
+
 // Appends the module names `path` can be required under to `names`, one
-// entry each for `file`: its path without ".lua" (or "/init.lua"), with dots
-// for slashes, and every tail of it that starts at a folder: package.path is
-// not known, so any folder may be a root.
-void addModuleNames(std::string_view path, std::size_t file, std::string& names,
+// entry each for `file`: its modulePath with dots for slashes, and every
+// tail of it that starts at a folder: package.path is not known, so any
+// folder may be a root.
+void addModuleNames(std::string_view whole, std::size_t file, std::string& names,
                     std::vector<ProjectIndex::Entry>& out) {
-  const std::string_view lua = ".lua", init = "/init.lua";
-  if (path.size() > init.size() && path.substr(path.size() - init.size()) == init) {
-    path.remove_suffix(init.size());
-  } else if (path.size() > lua.size() && path.substr(path.size() - lua.size()) == lua) {
-    path.remove_suffix(lua.size());
-  } else {
-    return;
-  }
-  for (std::size_t start = 0; start < path.size();) {
-    std::string_view name = path.substr(start);
+  const std::optional<std::string_view> path = modulePath(whole);
+  if (!path) return;
+  for (std::size_t start = 0; start < path->size();) {
+    std::string_view name = path->substr(start);
     if (name.find('.') == std::string_view::npos) {  // a dot in a folder name cannot be required
       out.push_back({names.size(), name.size(), file});
       for (char c : name) names.push_back(c == '/' ? '.' : c);
     }
-    std::size_t slash = path.find('/', start);
+    std::size_t slash = path->find('/', start);
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
 }
 
-bool isInit(std::string_view path) {
-  const std::string_view init = "/init.lua";
-  return path == "init.lua" || (path.size() > init.size() && path.substr(path.size() - init.size()) == init);
-}
-
 // The length of the module name a path is required under from the root
 // ("a/b.lua", "a/b/init.lua": that of "a.b").
 std::size_t moduleLength(std::string_view path) {
-  const std::string_view lua = ".lua", init = "/init.lua";
-  if (path.size() > init.size() && path.substr(path.size() - init.size()) == init) return path.size() - init.size();
-  return path.size() > lua.size() ? path.size() - lua.size() : 0;
+  const std::optional<std::string_view> name = modulePath(path);
+  return name ? name->size() : 0;
 }
 
 // How many leading folders two paths share.
