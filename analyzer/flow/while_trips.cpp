@@ -14,18 +14,23 @@ namespace {
 bool isLoopMark(Op op) { return op == Op::LOOP || op == Op::ILOOP || op == Op::JLOOP; }
 
 // How the counter must compare with the bound for the loop to go on.
-enum class Relation { Less, LessEqual, Greater, GreaterEqual };
+enum class Relation { Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual };
 
-// ISLT A D and its kin jump (take the JMP after them) when `A op D` holds.
+// ISLT A D and its kin jump (take the JMP after them) when `A op D` holds;
+// ISEQN and ISNEN compare A with the number constant D (`until i == 0`).
 std::optional<Relation> relationOf(Op op) {
   switch (op) {
     case Op::ISLT: return Relation::Less;
     case Op::ISLE: return Relation::LessEqual;
     case Op::ISGT: return Relation::Greater;
     case Op::ISGE: return Relation::GreaterEqual;
+    case Op::ISEQN: return Relation::Equal;
+    case Op::ISNEN: return Relation::NotEqual;
     default: return std::nullopt;
   }
 }
+
+bool comparesWithConstant(Op op) { return op == Op::ISEQN || op == Op::ISNEN; }
 
 // b op c seen from c's side: b < c is c > b.
 Relation mirrored(Relation r) {
@@ -34,6 +39,8 @@ Relation mirrored(Relation r) {
     case Relation::LessEqual: return Relation::GreaterEqual;
     case Relation::Greater: return Relation::Less;
     case Relation::GreaterEqual: return Relation::LessEqual;
+    case Relation::Equal:
+    case Relation::NotEqual: return r;
   }
   return r;
 }
@@ -45,6 +52,8 @@ Relation negated(Relation r) {
     case Relation::LessEqual: return Relation::Greater;
     case Relation::Greater: return Relation::LessEqual;
     case Relation::GreaterEqual: return Relation::Less;
+    case Relation::Equal: return Relation::NotEqual;
+    case Relation::NotEqual: return Relation::Equal;
   }
   return r;
 }
@@ -142,10 +151,18 @@ long turnsWhile(long start, long step, Relation relation, long bound) {
       case Relation::LessEqual: return v <= bound;
       case Relation::Greater: return v > bound;
       case Relation::GreaterEqual: return v >= bound;
+      case Relation::Equal: return v == bound;
+      case Relation::NotEqual: return v != bound;
     }
     return false;
   };
   if (!holds(start)) return 0;
+  if (relation == Relation::Equal) return step == 0 ? -1 : 1;  // the next value differs
+  if (relation == Relation::NotEqual) {
+    // Until the counter lands on the bound; never, when the steps jump over it.
+    if (step == 0 || (bound - start) % step != 0 || (bound - start) / step < 0) return -1;
+    return (bound - start) / step;
+  }
   bool up = relation == Relation::Less || relation == Relation::LessEqual;
   if (step == 0 || (step > 0) != up) return -1;
   long span = up ? bound - start : start - bound;
@@ -160,7 +177,8 @@ long whileTrips(const bytecode::Chunk& chunk, std::size_t index, const Loop& loo
   const auto& proto = chunk.prototypes[index];
   if (loop.kind != Loop::Kind::While || loop.first < 1 || loop.last > proto.size()) return -1;
   const auto& backEdge = proto.at(loop.last);
-  if (backEdge.op != Op::JMP || backEdge.jumpTarget(loop.last) != loop.first) return -1;
+  // A body whose locals a closure captured ends in UCLO, which jumps back itself.
+  if ((backEdge.op != Op::JMP && backEdge.op != Op::UCLO) || backEdge.jumpTarget(loop.last) != loop.first) return -1;
   // while: condition, JMP to the exit, LOOP, body, JMP back to the condition.
   // repeat: LOOP, body, condition, JMP back to the LOOP when it holds.
   bool repeat = isLoopMark(proto.at(loop.first).op);
@@ -168,6 +186,16 @@ long whileTrips(const bytecode::Chunk& chunk, std::size_t index, const Loop& loo
   if (repeat) {
     test = loop.last - 1;
     bodyFirst = loop.first + 1;
+    // With locals a closure captured: `cond: UCLO+JMP out, !cond: UCLO+JMP
+    // loop` (lj_parse.c parse_repeat): the test's JMP goes to the back edge.
+    if (backEdge.op == Op::UCLO) {
+      test = loop.last - 3;
+      const auto& out = proto.at(loop.last - 1);
+      const auto& again = proto.at(loop.last - 2);
+      if (test <= loop.first || again.op != Op::JMP || again.jumpTarget(loop.last - 2) != loop.last ||
+          out.op != Op::UCLO || out.jumpTarget(loop.last - 1) != loop.last + 1)
+        return -1;
+    }
   } else {
     int mark = loop.first;
     while (mark < loop.last && !isLoopMark(proto.at(mark).op)) ++mark;
@@ -181,15 +209,35 @@ long whileTrips(const bytecode::Chunk& chunk, std::size_t index, const Loop& loo
   std::optional<Relation> jumpsWhen = relationOf(proto.at(test).op);
   if (!jumpsWhen) return -1;
   const auto& cmp = proto.at(test);
+  if (comparesWithConstant(cmp.op)) {  // the counter against a number constant: `until i == 0`
+    if (cmp.d >= proto.num.size() || !proto.num[cmp.d].isInteger) return -1;
+    const long limit = proto.num[cmp.d].integer;
+    Step step = stepOf(proto, loop.first, loop.last, cmp.a);
+    if (step.pc == 0 || step.pc < bodyFirst || (repeat && step.pc > test)) return -1;
+    if (captured(chunk, index, cmp.a)) return -1;
+    if (!stepRunsEachTurn(proto, bodyFirst, step.pc, repeat ? test : loop.last)) return -1;
+    std::optional<long> start = constantAt(proto, loop.first, cmp.a, loop.last);
+    if (!start) return -1;
+    if (repeat) {
+      long more = turnsWhile(*start + step.by, step.by, *jumpsWhen, limit);
+      return more < 0 ? -1 : 1 + more;
+    }
+    return turnsWhile(*start, step.by, negated(*jumpsWhen), limit);
+  }
   for (bool counterFirst : {true, false}) {
     int counter = counterFirst ? cmp.a : cmp.d, bound = counterFirst ? cmp.d : cmp.a;
     Step step = stepOf(proto, loop.first, loop.last, counter);
     if (step.pc == 0 || step.pc < bodyFirst || (repeat && step.pc > test)) continue;
-    if (captured(chunk, index, counter) || captured(chunk, index, bound)) return -1;
     if (!stepRunsEachTurn(proto, bodyFirst, step.pc, repeat ? test : loop.last)) return -1;
     // The bound is the same every turn: loaded in the condition, or before
     // the loop and not written in it.
     int boundWrite = lastWriteBefore(proto, test, bound);
+    // A bound the condition loads is a temporary, even in the slot of a
+    // body local a closure captures (audit 82: `while i <= 50000 do local
+    // n = i ... function() ... n end`).
+    const bool boundLoadedInCondition =
+        repeat ? boundWrite == test - 1 && boundWrite > step.pc : boundWrite >= loop.first && boundWrite < test;
+    if (captured(chunk, index, counter) || (!boundLoadedInCondition && captured(chunk, index, bound))) return -1;
     if (boundWrite < loop.first) {
       for (int pc = loop.first; pc <= loop.last; ++pc)
         if (writesSlot(proto.at(pc), proto.framesize, bound)) return -1;

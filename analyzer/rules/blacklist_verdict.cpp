@@ -177,11 +177,17 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // "the call at line 3 (in main)", when a branch can go around every
     // call before it that may split the trace (SplitBefore::skippableLine)
     std::string skippable;
+    // The line of an instruction the recorder refuses that every pass runs
+    // before `call`: no root trace gets to that call, and only a trace that
+    // resumes after it, if any does, records this abort; 0 for none.
+    int refusedBefore = 0;
   };
   auto splitBeforeHere = [&](bool fromEntry) -> Split {
-    auto described = [&](const SplitBefore& found, const std::string& in) {
+    auto described = [&](const SplitBefore& found, const std::string& in, const FunctionView& view, int first,
+                         int last) {
       Split split;
       if (found.line > 0) split.call = "the call at line " + std::to_string(found.line) + in;
+      if (found.pc > 0) split.refusedBefore = refusedOnEveryPass(view, first, last, found.pc);
       if (found.skippableLine > 0) split.skippable = "the call at line " + std::to_string(found.skippableLine) + in;
       if (found.stitchLine > 0)
         split.stitch = "the call of " + found.stitchCallee + " at line " + std::to_string(found.stitchLine) + in;
@@ -190,7 +196,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     const FunctionView view = fn.of(heatProto);
     const flow::Loop* loop = fromEntry ? nullptr : view.loops.innermost(heatPc);
     const SplitBefore here = splitBefore(view, loop ? loop->first : 1, heatPc);
-    if (here.line > 0 || here.skippableLine > 0) return described(here, "");
+    if (here.line > 0 || here.skippableLine > 0)
+      return described(here, "", view, loop ? loop->first : 1, loop ? loop->last : view.proto.size());
     if (fromEntry || loop) return {};
     for (const auto& site : fn.calls.callers(heatProto)) {
       const FunctionView caller = fn.of(site.proto);
@@ -201,11 +208,11 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
       // shows the stitched trace's one abort, then mk's own entry's).
       if (!around) {
         if (SplitBefore found = splitBefore(caller, 1, site.pc); found.stitchLine > 0)
-          return described(found, " in " + functionName(fn, site.proto));
+          return described(found, " in " + functionName(fn, site.proto), caller, 1, caller.proto.size());
         continue;
       }
       if (SplitBefore found = splitBefore(caller, around->first, site.pc); found.line > 0)
-        return described(found, " in " + functionName(fn, site.proto));
+        return described(found, " in " + functionName(fn, site.proto), caller, around->first, around->last);
     }
     return {};
   };
@@ -220,8 +227,21 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
       if (flow::isCall(view.proto.at(q).op) && splitAt(view, q)) return true;
     return false;
   };
-  auto splitClause = [](const std::string& call) {
-    return "; " + call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
+  auto splitClause = [&out](const Split& split) {
+    // Behind an abort on every pass before the call, no root trace gets
+    // there: only a trace that starts after that abort and resumes after
+    // the call records this one, if one does (audit 82: a listener closure,
+    // then `em:emit(...)`, whose one-turn loop gives a function trace that
+    // ends in a return link; `-jv` never shows the UCLO after it).
+    if (split.refusedBefore > 0) {
+      out.dependsOnData = true;
+      return "; " + split.call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of "
+             "its own), but every pass aborts at line " + std::to_string(split.refusedBefore) + " before that "
+             "call, so no root trace gets to it: only a trace that resumes after the call (a stitched trace, a "
+             "side trace of the callee's loop returning here) records this abort, if one does, so a warning, and "
+             "likely";
+    }
+    return "; " + split.call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
            "own); then the abort comes in a trace that resumes after it, not in the root trace, and the loop's "
            "or the function's own start is not what gets blacklisted, so a warning (whether that call splits "
            "the trace the bytecode does not show)";
@@ -251,9 +271,9 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                     "so likely";
     }
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBeforeHere(true)).call.empty()) {
-    out.clause = splitClause(split.call);
+    out.clause = splitClause(split);
   } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty()) {
-    out.clause = splitClause(split.call);
+    out.clause = splitClause(split);
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
     out.blacklists = true;
     out.clause = std::string("; its calls ") + (externalCalls > 0 ? "in this file and from other files" : "in this file") +

@@ -271,6 +271,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   std::vector<int> splits;
   out.line = splittingCall(fn, from, to, depth, &splits);
   if (splits.empty()) return out;
+  out.pc = splits.front();
   // A pass that goes around every one of them reaches `to` in the root
   // trace (audit 56: `if debug_on then print(...) end` before a closure).
   const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
@@ -279,6 +280,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   if (skippable) {
     out.skippableLine = out.line;
     out.line = 0;
+    out.pc = 0;
     return out;
   }
   // The last such call surely stitches and runs on every path from `from`

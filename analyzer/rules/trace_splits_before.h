@@ -24,6 +24,7 @@ struct SplitBefore {
   // loop and makes only such calls (looked into three levels deep). A callee
   // the file does not resolve counts as one that may.
   int line = 0;
+  int pc = 0;  // that call's pc
   // When a branch can go around every such call (`if debug then print(x)
   // end`), `line` is 0 and this is the first one's line: the passes that
   // skip them reach the end of the range in the root trace.

@@ -130,6 +130,15 @@ TEST_CASE("a while or repeat loop counting between constants has a known trip co
            Case{"local i, N = 1, 400\nwhile N >= i do\n  t[i] = function() return 1 end\n  i = 1 + i\nend\n",
                 "400"},
            Case{"local k = 0\nrepeat\n  t[k] = function() return 1 end\n  k = k + 1\nuntil k >= 500\n", "500"},
+           Case{"local k = 900\nrepeat\n  t[k] = function() return 1 end\n  k = k - 3\nuntil k == 0\n", "300"},
+           // A body local a closure captures: the body ends in a UCLO that
+           // jumps back itself, and a repeat's test jumps to it (audit 82).
+           Case{"local i = 1\nwhile i <= 1000 do\n  local n = i t[n] = function() return n end\n  i = i + 1\nend\n",
+                "1000"},
+           Case{"local k = 0\nrepeat\n  k = k + 1 local n = k t[n] = function() return n end\nuntil k >= 500\n",
+                "500"},
+           Case{"local k = 700\nrepeat\n  local n = k t[n] = function() return n end\n  k = k - 1\nuntil k <= 0\n",
+                "700"},
        }) {
     INFO(c.loop);
     auto ps = predict(std::string("local t = {}\n") + c.loop);
@@ -173,6 +182,8 @@ TEST_CASE("a while loop whose step can be skipped, left early or changed elsewhe
            "local i, n = 1, 1000\nwhile i <= n do\n  t[i] = function() return 1 end\n  n = n - 1\n  i = i + 1\nend\n",
            // counting away from the bound never ends
            "local i = 1\nwhile i <= 1000 do\n  t[i] = function() return 1 end\n  i = i - 1\nend\n",
+           // steps that jump over the bound never land on it
+           "local k = 10\nrepeat\n  t[k] = function() return 1 end\n  k = k - 3\nuntil k == 0\n",
        }) {
     INFO(loop);
     auto ps = predict(std::string("local t = {}\n") + loop);

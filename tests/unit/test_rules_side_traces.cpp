@@ -174,3 +174,36 @@ TEST_CASE("gsub on a field of self is the string method", "[rules][variants]") {
   INFO(listed(ps));
   REQUIRE(find(ps, 3, "STITCH:string.gsub"));
 }
+
+TEST_CASE("an upvalue close after a looping call, behind a closure every pass makes first, is likely",
+          "[rules][side-traces]") {
+  // Audit 82: a listener closure, then `em:emit(...)`, whose loop turns once
+  // per call: the closure aborts every root trace before the call, so only
+  // a trace resuming after the call could reach the UCLO, and `-jv` shows
+  // none on either build. Without the closure ahead, the root trace reaches
+  // the call, and the abort is certain.
+  const std::string emitter =
+      "local list = {}\n"
+      "local function emit(a) for i = 1, #list do list[i](a) end end\n"
+      "local total = 0\n"
+      "for req = 1, 80000 do\n";
+  auto ps = predict(emitter +
+                    "  local id = req\n"
+                    "  list[1] = function(s) total = total + s + id end\n"
+                    "  emit(200)\n"
+                    "end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 7, "NYIBC:UCLO");
+  REQUIRE(p);
+  CHECK(p->confidence == Confidence::Likely);
+  CHECK(p->reasoning.find("every pass aborts at line 6 before that call") != std::string::npos);
+  auto plain = predict(emitter +
+                       "  local id = req\n"
+                       "  emit(200)\n"
+                       "  if id < 0 then list[1] = function(s) total = total + s + id end end\n"
+                       "end\n");
+  INFO(listed(plain));
+  const Prediction* q = find(plain, 7, "NYIBC:UCLO");
+  REQUIRE(q);
+  CHECK(q->reasoning.find("every pass aborts at line") == std::string::npos);
+}
