@@ -19,6 +19,8 @@
 // object of a file with a helper that gives any object any class, and
 // methods whose name some code stores a function under into an object it
 // cannot name (storedOnObjects).
+#include <algorithm>
+
 #include "flow/instruction_effects.h"
 #include "flow/values.h"
 
@@ -255,6 +257,50 @@ bool ValueMap::isObject(const Value& v) const {
   if (v.reassignable) return false;
   if (v.kind == Kind::Instance) return true;
   return v.kind == Kind::Table && v.pc != 0 && metatables_.count({v.proto, v.pc}) > 0;
+}
+
+Value ValueMap::indexMetamethod(const Value& object) const {
+  if (object.reassignable) return {};
+  std::optional<TableOrigin> metatable;
+  if (object.is(Kind::Instance)) {
+    metatable = TableOrigin{object.proto, object.pc};
+  } else if (object.is(Kind::Table) && object.pc != 0) {
+    const TableOrigin origin{object.proto, object.pc};
+    if (metatableInDoubt_.count(origin)) return {};
+    if (auto it = metatables_.find(origin); it != metatables_.end()) metatable = it->second;
+  }
+  if (!metatable || reclassed(*metatable)) return {};
+  const Value index = field(Value::table(metatable->first, metatable->second), "__index");
+  return index.is(Kind::LuaFunction) ? index : Value{};
+}
+
+const std::vector<std::size_t>& ValueMap::indexMetamethods() const {
+  if (!indexMetamethods_) {
+    std::vector<std::size_t> protos;
+    for (const auto& [key, value] : fields_)
+      if (key.second == "__index" && value.is(Kind::LuaFunction)) protos.push_back(value.proto);
+    std::sort(protos.begin(), protos.end());
+    protos.erase(std::unique(protos.begin(), protos.end()), protos.end());
+    indexMetamethods_ = std::move(protos);
+  }
+  return *indexMetamethods_;
+}
+
+Value ValueMap::tableReadAt(std::size_t proto, int pc) const {
+  using bytecode::Op;
+  const bytecode::Prototype& p = chunk_.prototypes.at(proto);
+  if (pc < 1 || pc > p.size()) return {};
+  const bytecode::Instruction& read = p.at(pc);
+  if (read.op != Op::TGETS && read.op != Op::TGETV && read.op != Op::TGETB) return {};
+  const int table = read.b;
+  if (read.a == table) return {};  // `t = t.k`: the read itself overwrites it
+  for (int q = pc + 1; q <= p.size(); ++q) {
+    const bytecode::Instruction& ins = p.at(q);
+    if (keepsSnapshot(ins.op)) return at(proto, q, table);
+    const Flow f = flowOf(ins, q);
+    if (!f.fallsThrough || f.jump != 0 || f.skip != 0 || writesSlot(ins, p.framesize, table)) return {};
+  }
+  return {};
 }
 
 // `self` on entry to a prototype stored as a field of exactly one table,

@@ -379,6 +379,19 @@ class ValueMap {
   // A table this file gives a metatable, or an Instance: an object whose
   // methods resolve (worth a second pass of its callers when returned).
   bool isObject(const Value& v) const;
+  // The Lua function an object's metatable holds under __index (`__index
+  // = function(t, k) ... end`): a read of a key the object lacks calls it.
+  // Unknown when there is none, or the metatable is in doubt.
+  Value indexMetamethod(const Value& object) const;
+  // The Lua functions tables of this file hold under __index, in
+  // prototype order (found on the first question): a read from a table
+  // the tracker cannot name may call one.
+  const std::vector<std::size_t>& indexMetamethods() const;
+  // The table a field read (TGETS, TGETV, TGETB) at pc reads from, as the
+  // register state at the next kept instruction shows it, when the code
+  // between runs straight on and leaves the table's register alone;
+  // Unknown otherwise.
+  Value tableReadAt(std::size_t proto, int pc) const;
 
   // The one value this file stores under a constant key of a table from a
   // constructor ({__new = function ... end}, M.f = ...); Unknown when the
@@ -582,6 +595,7 @@ class ValueMap {
 
   const bytecode::Chunk& chunk_;
   mutable std::optional<std::set<std::string, std::less<>>> selfMethods_;  // definesSelfMethod
+  mutable std::optional<std::vector<std::size_t>> indexMetamethods_;
   const std::set<std::string, std::less<>>& selfMethods() const;
   const RecorderProfile& profile_;
   const BuiltinAliases* aliases_;

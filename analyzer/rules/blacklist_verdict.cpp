@@ -74,6 +74,24 @@ int refusedOnEveryPass(const FunctionView& fn, int first, int last, int upTo) {
   return 0;
 }
 
+// The loop of the Lua function the call at pc calls that turns a known
+// number of times, two or more, on each call: a trace of its own records
+// it, and the side trace from that trace's exit returns into the caller
+// and records what follows the call (audit 64: `map(data, function ...
+// end)` over 8 elements, then 4 side-trace aborts at the loop body's
+// UCLO). Null for another call, or a loop that may turn once (audit 82: an
+// emitter's one listener; `-jv` shows only LLEAVE there).
+const flow::LoopTrips* callerReturningLoop(const FunctionView& fn, int pc) {
+  if (!flow::isCall(fn.proto.at(pc).op)) return nullptr;
+  const flow::Value callee = resolveCallee(fn, pc).value;
+  if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= fn.chunk.prototypes.size()) return nullptr;
+  for (const flow::Loop& loop : fn.of(callee.proto).loops.loops()) {
+    const flow::LoopTrips* trips = fn.calls.evidenceAt(callee.proto, loop.last).loop;
+    if (trips && trips->first == loop.first && trips->known && trips->count >= 2 && trips->leavesAt == 0) return trips;
+  }
+  return nullptr;
+}
+
 int abortsEveryTurn(const FunctionView& fn, int loopLine) {
   for (const flow::Loop& loop : fn.loops.loops())
     if (fn.proto.at(loop.entry()).line == loopLine) return refusedOnEveryPass(fn, loop.first, loop.last, loop.last + 1);
@@ -181,13 +199,22 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // before `call`: no root trace gets to that call, and only a trace that
     // resumes after it, if any does, records this abort; 0 for none.
     int refusedBefore = 0;
+    // Then: the loop of the function `call` calls, whose exit's side trace
+    // surely resumes after the call (callerReturningLoop); null otherwise.
+    const flow::LoopTrips* returningLoop = nullptr;
+    std::string returningFunction;
+    bool fieldRead = false;  // `call` is a field read that may call an __index function (SplitBefore::fieldRead)
   };
   auto splitBeforeHere = [&](bool fromEntry) -> Split {
     auto described = [&](const SplitBefore& found, const std::string& in, const FunctionView& view, int first,
                          int last) {
       Split split;
-      if (found.line > 0) split.call = "the call at line " + std::to_string(found.line) + in;
+      if (found.line > 0)
+        split.call = (found.fieldRead ? "the field read at line " : "the call at line ") + std::to_string(found.line) + in;
       if (found.pc > 0) split.refusedBefore = refusedOnEveryPass(view, first, last, found.pc);
+      if (split.refusedBefore > 0 && (split.returningLoop = callerReturningLoop(view, found.pc)))
+        split.returningFunction = functionName(fn, resolveCallee(view, found.pc).value.proto);
+      split.fieldRead = found.fieldRead;
       if (found.skippableLine > 0) split.skippable = "the call at line " + std::to_string(found.skippableLine) + in;
       if (found.stitchLine > 0)
         split.stitch = "the call of " + found.stitchCallee + " at line " + std::to_string(found.stitchLine) + in;
@@ -233,6 +260,23 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // the call records this one, if one does (audit 82: a listener closure,
     // then `em:emit(...)`, whose one-turn loop gives a function trace that
     // ends in a return link; `-jv` never shows the UCLO after it).
+    // An __index function's traces stop when they return into the VM's
+    // metamethod frame: none resumes after the read (audit 83: `-jv` shows
+    // no abort at the closure after `h.host`, on either build).
+    if (split.fieldRead) {
+      out.dependsOnData = true;
+      return "; " + split.call + " comes before it and may call an __index function that runs a loop or splits "
+             "the trace: a root trace stops there, and a trace that starts in that function stops when it returns "
+             "into the VM's metamethod frame, so no trace may get to this abort, so a warning, and likely";
+    }
+    if (split.returningLoop) {
+      return "; " + split.call + " comes before it, and every pass aborts at line " +
+             std::to_string(split.refusedBefore) + " before that call, so no root trace gets to it; but the loop at "
+             "line " + std::to_string(split.returningLoop->line) + " of " + split.returningFunction + " turns " +
+             std::to_string(split.returningLoop->count) + " times on each call, enough for a trace of its own, and "
+             "the side trace from its exit returns into this function and aborts here: not in the root trace, so "
+             "the loop's or the function's own start is not what gets blacklisted, so a warning";
+    }
     if (split.refusedBefore > 0) {
       out.dependsOnData = true;
       return "; " + split.call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of "

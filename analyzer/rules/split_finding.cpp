@@ -103,21 +103,26 @@ flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, i
   return fn.values.at(site.proto, site.pc, flow::argumentSlot(fn.chunk, call, argument));
 }
 
-namespace {
-
 // Register `slot` holds parameter `slot` as the function got it when read
 // at `pc` (no instruction of the function writes it before; in a function
 // with loops, none at all: one after the read may reach it round a loop;
-// audit 80: `s = s:gsub("\n", "\r\n")` reads s before it writes it), the
-// function does not escape, and every call of it, all in this file, passes
-// a string there.
-bool stringParameter(const FunctionView& fn, int slot, int pc) {
+// audit 80: `s = s:gsub("\n", "\r\n")` reads s before it writes it), and
+// the function does not escape: every call of it is in this file.
+bool parameterFromCallsHere(const FunctionView& fn, int slot, int pc) {
   if (slot >= fn.proto.numparams || fn.calls.escapes(fn.index) || fn.calls.externalCaller(fn.index)) return false;
   const int upTo = fn.loops.loops().empty() ? pc : fn.proto.size() + 1;
   for (int q = 1; q < upTo && q <= fn.proto.size(); ++q) {
     flow::Writes w = flow::writesOf(fn.proto.at(q));
     if (slot >= w.first && slot <= w.last) return false;
   }
+  return true;
+}
+
+namespace {
+
+// parameterFromCallsHere, and every call of the function passes a string there.
+bool stringParameter(const FunctionView& fn, int slot, int pc) {
+  if (!parameterFromCallsHere(fn, slot, pc)) return false;
   const auto& sites = fn.calls.callers(fn.index);
   return !sites.empty() && std::all_of(sites.begin(), sites.end(), [&](const flow::CallSite& site) {
     return callerArgument(fn, site, slot).is(flow::Value::Kind::String);

@@ -77,6 +77,11 @@ std::vector<TailCallLanding> tailCallLandings(const FunctionView& fn, std::size_
 // at all.
 flow::Value callerArgument(const FunctionView& fn, const flow::CallSite& site, int parameter);
 
+// Register `slot` holds parameter `slot` of the function `fn` views as the
+// function got it when read at `pc`, and every call of it is in this file
+// (fn.calls.callers): what those calls pass is all it can hold.
+bool parameterFromCallsHere(const FunctionView& fn, int slot, int pc);
+
 // When `slot` at pc holds a parameter that every call of the function
 // passes the same value in (flow::ValueMap::boundParameter): a clause that
 // says so, for the reasoning; empty otherwise.

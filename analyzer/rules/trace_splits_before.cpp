@@ -21,8 +21,42 @@ constexpr int kDepth = 3;
 
 int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits = nullptr);
 
-// The call at pc is inlined into the trace that records it.
+bool isFieldRead(bytecode::Op op) {
+  return op == bytecode::Op::TGETS || op == bytecode::Op::TGETV || op == bytecode::Op::TGETB;
+}
+
+// Whether a trace that calls the function `proto` records all of it.
+bool inlinedFunction(const FunctionView& fn, std::size_t proto, int depth) {
+  return proto < fn.chunk.prototypes.size() && depth < kDepth && !fn.calls.runsLoop(proto) &&
+         splittingCall(fn.of(proto), 1, fn.chunk.prototypes[proto].size() + 1, depth + 1) == 0;
+}
+
+// Whether a read from `table` calls no __index function, or only one a
+// trace records inline.
+bool readInlined(const FunctionView& fn, const flow::Value& table, int depth) {
+  const flow::Value index = fn.values.indexMetamethod(table);
+  return !index.is(flow::Value::Kind::LuaFunction) || inlinedFunction(fn, index.proto, depth);
+}
+
+// The call at pc is inlined into the trace that records it. A field read
+// may call an __index function of a metatable (`__index = function(t, k)
+// ... end`): the recorder records that call like any other (lj_record.c
+// rec_mm_index), and a loop or a split in it stops the root trace there
+// (audit 83: a header table whose __index scans a list; `-jv` shows the
+// host loop's trace linked to that loop's, and no abort at the closure
+// after the read, ever). The table is the one the read sees, or, for a
+// parameter of a function only this file calls, each one its calls pass.
 bool inlined(const FunctionView& fn, int pc, int depth) {
+  const auto& ins = fn.proto.at(pc);
+  if (isFieldRead(ins.op)) {
+    const flow::Value table = fn.values.tableReadAt(fn.index, pc);
+    if (table.known()) return readInlined(fn, table, depth);
+    if (!parameterFromCallsHere(fn, ins.b, pc)) return true;
+    const auto& sites = fn.calls.callers(fn.index);
+    return std::all_of(sites.begin(), sites.end(), [&](const flow::CallSite& site) {
+      return readInlined(fn, callerArgument(fn, site, ins.b), depth);
+    });
+  }
   const Callee resolved = resolveCallee(fn, pc);
   const flow::Value& callee = resolved.value;
   if (callee.is(flow::Value::Kind::LibFunction)) {
@@ -81,10 +115,11 @@ bool inlinedAt(const FunctionView& fn, int pc, int depth) {
 // (audit 56: `local function now() return os.time() end`).
 int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits) {
   int first = 0;
+  const bool hasIndexCalls = !fn.values.indexMetamethods().empty();
   const bool wholeBody = from <= 1 && to > fn.proto.size();
   for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
     const bytecode::Op op = fn.proto.at(pc).op;
-    if (!flow::isCall(op) || (flow::isTailCall(op) && !wholeBody)) continue;
+    if (isFieldRead(op) ? !hasIndexCalls : !flow::isCall(op) || (flow::isTailCall(op) && !wholeBody)) continue;
     if (!fn.values.reached(fn.index, pc) || inlinedAt(fn, pc, depth)) continue;
     if (first == 0) first = fn.proto.at(pc).line;
     if (!splits) return first;
@@ -165,6 +200,7 @@ int anyStitch(const FunctionView& body, std::string* callee) {
 // a pcall frame), false, with `abortsFirst` saying so in the words of
 // SplitBefore::resumedMayAbort.
 bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what, std::string& abortsFirst) {
+  if (isFieldRead(fn.proto.at(pc).op)) return false;  // an __index function's trace stops in it (leavesTraceAt)
   if (stitchesAt(fn, pc, &what) == Confidence::Certain) return true;
   const Callee callee = resolveCallee(fn, pc);
   if (!callee.value.is(flow::Value::Kind::LuaFunction) || callee.value.proto >= fn.chunk.prototypes.size() ||
@@ -251,6 +287,11 @@ std::string calleeWords(const FunctionView& fn, int pc) {
 // frame), or a callee the file does not resolve whose results feed a
 // variable count.
 bool leavesTraceAt(const FunctionView& fn, int pc) {
+  // A trace that starts in an __index function returns into the VM's
+  // metamethod frame, below its base and no Lua frame: it stops there
+  // (lj_record.c lj_record_ret, a return link) or aborts (NYIRETL after a
+  // stitch in it, audit 83), and no trace resumes after the read.
+  if (isFieldRead(fn.proto.at(pc).op)) return true;
   if (std::optional<CallSplit> split = splitAt(fn, pc); split && split->endsTrace) return true;
   const Callee callee = resolveCallee(fn, pc);
   if (callee.protectedCall) return true;
@@ -272,6 +313,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   out.line = splittingCall(fn, from, to, depth, &splits);
   if (splits.empty()) return out;
   out.pc = splits.front();
+  out.fieldRead = isFieldRead(fn.proto.at(out.pc).op);
   // A pass that goes around every one of them reaches `to` in the root
   // trace (audit 56: `if debug_on then print(...) end` before a closure).
   const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
@@ -281,6 +323,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     out.skippableLine = out.line;
     out.line = 0;
     out.pc = 0;
+    out.fieldRead = false;
     return out;
   }
   // The last such call surely stitches and runs on every path from `from`
@@ -295,7 +338,12 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     // (a RETURN, a call through pcall): then no trace resumes after it,
     // and what follows may never be recorded (audit 58: `pcall(tostring,
     // t)`, `TRACE 1 ... return`, no abort at the closure after it).
-    if (out.resumedMayAbort.empty() && leavesTraceAt(fn, last))
+    if (out.resumedMayAbort.empty() && isFieldRead(fn.proto.at(last).op))
+      out.resumedMayAbort = "the field read at line " + std::to_string(fn.proto.at(last).line) +
+                            " may call an __index function that runs a loop or splits the trace, and a trace that "
+                            "starts in it stops when it returns into the VM's metamethod frame: then no trace "
+                            "resumes after the read";
+    else if (out.resumedMayAbort.empty() && leavesTraceAt(fn, last))
       out.resumedMayAbort = "the call" + calleeWords(fn, last) + " at line " + std::to_string(fn.proto.at(last).line) +
                             " may end the trace there (a RETURN, or a call through pcall), and then no trace "
                             "resumes after it";

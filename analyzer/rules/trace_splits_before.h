@@ -25,6 +25,9 @@ struct SplitBefore {
   // the file does not resolve counts as one that may.
   int line = 0;
   int pc = 0;  // that call's pc
+  // It is a field read that may call an __index function of a metatable
+  // (a loop or a split in it stops the root trace), not a call.
+  bool fieldRead = false;
   // When a branch can go around every such call (`if debug then print(x)
   // end`), `line` is 0 and this is the first one's line: the passes that
   // skip them reach the end of the range in the root trace.

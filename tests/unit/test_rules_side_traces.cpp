@@ -207,3 +207,53 @@ TEST_CASE("an upvalue close after a looping call, behind a closure every pass ma
   REQUIRE(q);
   CHECK(q->reasoning.find("every pass aborts at line") == std::string::npos);
 }
+
+TEST_CASE("a closure after a read through an __index function that loops is a likely warning",
+          "[rules][side-traces]") {
+  // Audit 83: headers kept as a list, looked up by an __index function that
+  // scans it. The host loop's trace links to the scan loop's trace, which
+  // returns into the VM's metamethod frame: `-jv` shows no abort at the
+  // closure on either build, and nothing blacklisted. A plain __index
+  // function is recorded inline, and the closure blacklists the loop.
+  auto lint = [](const std::string& index, bool throughParameter) {
+    const std::string read = throughParameter ? "  local host = access(h)\n" : "  local host = h.host\n";
+    return predict("local mt = {\n"
+                   "  __index = " + index + ",\n"
+                   "}\n"
+                   "local seen = {}\n"
+                   "local function access(h) local host = h.host seen[2] = function() return host end return host end\n"
+                   "for i = 1, 100000 do\n"
+                   "  local h = setmetatable({ _list = { 'accept', '*/*', 'ua', 'curl', 'host', 'h' .. (i % 5) } }, mt)\n" +
+                   read +
+                   "  seen[1] = function() return host end\n"
+                   "end\n");
+  };
+  const std::string scan =
+      "function(t, k) local l = rawget(t, '_list') for i = 1, #l, 2 do if l[i] == k then return l[i + 1] end end end";
+  SECTION("the object read in the loop") {
+    auto ps = lint(scan, false);
+    INFO(listed(ps));
+    const Prediction* p = find(ps, 9, "NYIBC:FNEW");
+    REQUIRE(p);
+    CHECK(p->severity == Severity::Warn);
+    CHECK(p->confidence == Confidence::Likely);
+    CHECK(p->reasoning.find("the field read at line 8 comes before it and may call an __index function") !=
+          std::string::npos);
+  }
+  SECTION("the object handed to a function that reads it") {
+    auto ps = lint(scan, true);
+    INFO(listed(ps));
+    const Prediction* p = find(ps, 5, "NYIBC:FNEW");
+    REQUIRE(p);
+    CHECK(p->confidence == Confidence::Likely);
+    CHECK(p->reasoning.find("the field read at line 5") != std::string::npos);
+  }
+  SECTION("an __index function a trace records inline") {
+    auto ps = lint("function(t, k) return rawget(t, '_list')[2] end", false);
+    INFO(listed(ps));
+    const Prediction* p = find(ps, 9, "NYIBC:FNEW");
+    REQUIRE(p);
+    CHECK(p->severity == Severity::Blacklist);
+    CHECK(p->confidence == Confidence::Certain);
+  }
+}
