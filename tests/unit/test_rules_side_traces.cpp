@@ -257,3 +257,25 @@ TEST_CASE("a closure after a read through an __index function that loops is a li
     CHECK(p->confidence == Confidence::Certain);
   }
 }
+
+TEST_CASE("an upvalue close after a call whose loop turns a known 2+ times, behind a closure, stays certain",
+          "[rules][side-traces]") {
+  // The closure aborts every root trace before the call, but sum4's loop of
+  // 4 turns gets a trace of its own, and the side trace from its exit
+  // returns into the loop body: `-jv` shows 4 aborts of `(1/3)` at the UCLO
+  // on both builds, and nothing blacklisted there.
+  auto ps = predict(
+      "local function sum4(t) local s = 0 for i = 1, 4 do s = s + t[i] end return s end\n"
+      "local data, fs, total = { 1, 2, 3, 4 }, {}, 0\n"
+      "for i = 1, 60000 do\n"
+      "  local k = i\n"
+      "  fs[1] = function() return k end\n"
+      "  total = total + sum4(data)\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 6, "NYIBC:UCLO");
+  REQUIRE(p);
+  CHECK(p->confidence == Confidence::Certain);
+  CHECK(p->severity == Severity::Warn);
+  CHECK(p->reasoning.find("the loop at line 1 of sum4 turns 4 times on each call") != std::string::npos);
+}
