@@ -192,6 +192,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   struct Split {
     std::string call;    // "the call at line 3 (in main)"; empty: none
     std::string stitch;  // "the call of string.match at line 3 (in main)", when it surely stitches on every path
+    std::string likelyStitch;  // the same when it likely stitches (SplitBefore::likelyStitchLine)
     // "the call at line 3 (in main)", when a branch can go around every
     // call before it that may split the trace (SplitBefore::skippableLine)
     std::string skippable;
@@ -218,6 +219,9 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
       if (found.skippableLine > 0) split.skippable = "the call at line " + std::to_string(found.skippableLine) + in;
       if (found.stitchLine > 0)
         split.stitch = "the call of " + found.stitchCallee + " at line " + std::to_string(found.stitchLine) + in;
+      if (found.likelyStitchLine > 0)
+        split.likelyStitch =
+            "the call of " + found.likelyStitchCallee + " at line " + std::to_string(found.likelyStitchLine) + in;
       return split;
     };
     const FunctionView view = fn.of(heatProto);
@@ -314,12 +318,25 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                     " runs into another abort, and which of the two the resumed trace reaches depends on the data, "
                     "so likely";
     }
+  } else if (hotloop > 0 && runs >= hotloop + 4 && !(split = splitBeforeHere(false)).likelyStitch.empty()) {
+    // A stitch the receiver's type leaves in doubt (audit 83: a closure
+    // after `ctx.content_type:match("^[^;]+")`, 1,000 runs: both builds
+    // link the stitching trace to itself at the first abort).
+    out.dependsOnData = true;
+    out.clause = "; " + split.likelyStitch + " comes before it on every pass and likely stitches the trace (its "
+                 "receiver is taken for a string by the Lua pattern it gets): then the trace that resumes after that "
+                 "call aborts here at its first try, LuaJIT links the stitching trace to itself (lj_trace.c "
+                 "trace_abort) and what follows the call runs interpreted from then on; if the receiver is no "
+                 "string, the call records as a Lua method and the root trace reaches this abort instead. Which, "
+                 "the bytecode does not show, so a warning, and likely";
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBeforeHere(true)).call.empty()) {
     out.clause = splitClause(split);
   } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty()) {
     out.clause = splitClause(split);
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
     out.blacklists = true;
+    const bool nearCount = entryCalls < sureEntryCalls(fn.profile);
+    if (nearCount) out.dependsOnData = true;
     out.clause = std::string("; its calls ") + (externalCalls > 0 ? "in this file and from other files" : "in this file") +
                  ", all call sites added up, run at least " + std::to_string(entryCalls) +
                    " times on every pass, each in the interpreter since every trace that records a call aborts "
@@ -327,6 +344,10 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    functionName(fn, heatProto) + "'s entry is blacklisted (" + std::to_string(entryNeeded.runs) +
                    " calls take " + std::to_string(entryNeeded.aborts) +
                    " aborts, each doubling the wait before the next try)";
+    if (nearCount)
+      out.clause += "; but " + std::to_string(entryCalls) + " is within a fifth of that count, and LuaJIT hashes its "
+                    "hot counters by address into 64 slots: a calling loop's counter that shares the entry's slot "
+                    "holds the count back in some runs (about 1 in 20 just above it), so likely";
   } else if (!abortsBefore.empty() && out.unreached) {
     out.clause = "; but the loops that make its calls abort first at " + abortsBefore +
                  ", which aborts every trace through it, on every pass, so their traces never record these calls, "

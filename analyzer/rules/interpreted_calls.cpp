@@ -33,6 +33,11 @@ const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn) {
   return left;
 }
 
+long sureEntryCalls(const RecorderProfile& profile) {
+  const long needed = profile.entryBlacklisting().runs;
+  return needed + needed / 5;
+}
+
 InterpretedCalls interpretedCalls(const FunctionView& fn, int loopPc) {
   const flow::Loop* loop = fn.loops.innermost(loopPc);
   const long needed = fn.profile.entryBlacklisting().runs;
@@ -56,7 +61,12 @@ InterpretedCalls interpretedCalls(const FunctionView& fn, int loopPc) {
            functionName(fn, callee.proto) + " at line " + std::to_string(ins.line) +
            ", whose every trace from its entry leaves at its tail call of " + ff->name +
            " (LLEAVE: the fast function returns below where the trace started): at " + std::to_string(needed) +
-           " interpreted calls its entry is blacklisted too, and every trace that calls " +
+           " interpreted calls its entry is blacklisted too" +
+           (calls < sureEntryCalls(fn.profile)
+                ? std::string(" (in most runs: this close to that count, a hot counter another loop shares can "
+                              "hold it back)")
+                : std::string()) +
+           ", and every trace that calls " +
            functionName(fn, callee.proto) + " afterwards aborts there (BLACKL), so later loops that call it do not "
            "compile either until this site is fixed";
     break;  // one is enough to say what the fix buys

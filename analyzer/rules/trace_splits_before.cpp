@@ -334,6 +334,16 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     if (pc != last && leavesTraceKept(fn, pc, depth)) return out;
   std::string what;
   if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) {
+    std::string likely;
+    if (out.resumedMayAbort.empty() && stitchesAt(fn, last, &likely) == Confidence::Likely &&
+        resolveCallee(fn, last).patternReceiver) {
+      const flow::Routes around = flow::routesAround(branches, last, from, to, from <= 1);
+      if (!around.compiles && !around.aborts) {
+        out.likelyStitchLine = fn.proto.at(last).line;
+        out.likelyStitchCallee = likely;
+      }
+      return out;
+    }
     // The last one may end the trace there and return to the interpreter
     // (a RETURN, a call through pcall): then no trace resumes after it,
     // and what follows may never be recorded (audit 58: `pcall(tostring,

@@ -279,3 +279,29 @@ TEST_CASE("an upvalue close after a call whose loop turns a known 2+ times, behi
   CHECK(p->severity == Severity::Warn);
   CHECK(p->reasoning.find("the loop at line 1 of sum4 turns 4 times on each call") != std::string::npos);
 }
+
+TEST_CASE("a closure after a string method on a receiver taken for a string is a likely warning",
+          "[rules][side-traces]") {
+  // Audit 83: `ctx.content_type:match("^[^;]+")` then a closure, 1,000
+  // calls: both builds stitch at the match and link the stitching trace to
+  // itself at the first abort. Whether the receiver is a string the
+  // bytecode does not show: were it an object, its match would record and
+  // 1,000 runs would blacklist nothing.
+  auto ps = predict(
+      "local transforms = {}\n"
+      "local function header_filter(ctx)\n"
+      "  local media = ctx.content_type:match('^[^;]+')\n"
+      "  transforms[1] = function(body) return media .. #body end\n"
+      "  return media\n"
+      "end\n"
+      "local cts = { 'text/html; charset=utf-8', 'application/json' }\n"
+      "local n = 0\n"
+      "for i = 1, 1000 do n = n + #header_filter({ content_type = cts[i % 2 + 1] }) end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(p);
+  CHECK(p->severity == Severity::Warn);
+  CHECK(p->confidence == Confidence::Likely);
+  CHECK(p->reasoning.find("likely stitches the trace (its receiver is taken for a string") != std::string::npos);
+  CHECK(p->reasoning.find("fewer than blacklisting") == std::string::npos);
+}
