@@ -205,6 +205,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     const flow::LoopTrips* returningLoop = nullptr;
     std::string returningFunction;
     bool fieldRead = false;  // `call` is a field read that may call an __index function (SplitBefore::fieldRead)
+    bool unresolved = false;  // `call`'s callee is not known (SplitBefore::unresolved)
   };
   auto splitBeforeHere = [&](bool fromEntry) -> Split {
     auto described = [&](const SplitBefore& found, const std::string& in, const FunctionView& view, int first,
@@ -216,6 +217,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
       if (split.refusedBefore > 0 && (split.returningLoop = callerReturningLoop(view, found.pc)))
         split.returningFunction = functionName(fn, resolveCallee(view, found.pc).value.proto);
       split.fieldRead = found.fieldRead;
+      split.unresolved = found.unresolved;
       if (found.skippableLine > 0) split.skippable = "the call at line " + std::to_string(found.skippableLine) + in;
       if (found.stitchLine > 0)
         split.stitch = "the call of " + found.stitchCallee + " at line " + std::to_string(found.stitchLine) + in;
@@ -289,6 +291,15 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
              "side trace of the callee's loop returning here) records this abort, if one does, so a warning, and "
              "likely";
     }
+    // A callee the file does not know may record inline as well (audit
+    // 83: `req:header(...)` on a parameter, a one-line method of another
+    // file; both builds blacklist the loop and the function's entry).
+    if (split.unresolved)
+      return "; " + split.call + " comes before it, and what it calls the bytecode does not show: if it ends or "
+             "splits the trace (a stitch, a RETURN, a loop of its own), the abort comes in a trace that resumes "
+             "after it and the loop's or the function's own start is not what gets blacklisted; if it records "
+             "inline (a short method, say), the root trace aborts here and its start is blacklisted. Which, the "
+             "bytecode does not show, so a warning";
     return "; " + split.call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
            "own); then the abort comes in a trace that resumes after it, not in the root trace, and the loop's "
            "or the function's own start is not what gets blacklisted, so a warning (whether that call splits "

@@ -314,6 +314,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   if (splits.empty()) return out;
   out.pc = splits.front();
   out.fieldRead = isFieldRead(fn.proto.at(out.pc).op);
+  out.unresolved = !out.fieldRead && !resolveCallee(fn, out.pc).value.known();
   // A pass that goes around every one of them reaches `to` in the root
   // trace (audit 56: `if debug_on then print(...) end` before a closure).
   const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
@@ -324,6 +325,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     out.line = 0;
     out.pc = 0;
     out.fieldRead = false;
+    out.unresolved = false;
     return out;
   }
   // The last such call surely stitches and runs on every path from `from`

@@ -28,6 +28,9 @@ struct SplitBefore {
   // It is a field read that may call an __index function of a metatable
   // (a loop or a split in it stops the root trace), not a call.
   bool fieldRead = false;
+  // It is a call whose callee the file does not resolve (a method of a
+  // parameter, say): it may as well record inline.
+  bool unresolved = false;
   // When a branch can go around every such call (`if debug then print(x)
   // end`), `line` is 0 and this is the first one's line: the passes that
   // skip them reach the end of the range in the root trace.

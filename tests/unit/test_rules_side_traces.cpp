@@ -305,3 +305,25 @@ TEST_CASE("a closure after a string method on a receiver taken for a string is a
   CHECK(p->reasoning.find("likely stitches the trace (its receiver is taken for a string") != std::string::npos);
   CHECK(p->reasoning.find("fewer than blacklisting") == std::string::npos);
 }
+
+TEST_CASE("a closure after a call the file does not resolve says both outcomes", "[rules][side-traces]") {
+  // Audit 83: `req:header(...)` on a parameter, a one-line method of
+  // another file: both builds record it inline and blacklist the loop and
+  // the function's entry; the reasoning had said their starts were not
+  // what gets blacklisted.
+  auto ps = predict(
+      "local cleanups = {}\n"
+      "local function access(req)\n"
+      "  local user = req:header('authorization')\n"
+      "  cleanups[1] = function() return user end\n"
+      "  return user\n"
+      "end\n"
+      "return function(req) for i = 1, 100000 do access(req) end end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(p);
+  CHECK(p->severity == Severity::Warn);
+  CHECK(p->reasoning.find("what it calls the bytecode does not show") != std::string::npos);
+  CHECK(p->reasoning.find("if it records inline (a short method, say), the root trace aborts here") !=
+        std::string::npos);
+}
