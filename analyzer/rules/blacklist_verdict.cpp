@@ -454,11 +454,23 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.dependsOnData = true;
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerSkippedAt > 0) {
-    out.clause = besides + "the loop at line " + std::to_string(stop.line) +
-                 " comes first on the passes that enter it, where a root trace stops, and the branch at line " +
-                 std::to_string(stop.innerSkippedAt) + " can go around it: a root trace that records a pass around "
-                 "it aborts here, and at " + std::to_string(allRuns) + " runs the start is blacklisted (" + takes +
-                 "). Which passes the traces record, the data decides, so a warning, and likely";
+    const FunctionView view = fn.of(heatProto);
+    const flow::Loop* body = view.loops.innermost(heatPc);
+    // Behind an abort on every pass, no root trace gets here around the
+    // inner loop either: only the side traces from its exit do (audit 82:
+    // a timer wheel's closure before `if nt >= 32 then for ... end end`;
+    // `-jv` shows 4 aborts of the inner loop's side trace at the UCLO).
+    if (const int before = body ? refusedOnEveryPass(view, body->first, body->last, heatPc) : 0; before > 0)
+      out.clause = besides + "the loop at line " + std::to_string(stop.line) + " comes first on the passes that "
+                   "enter it, where a root trace stops, and every pass aborts at line " + std::to_string(before) +
+                   " before this one: only the side traces from that inner loop's exit record this abort, " +
+                   sideTraceFate(fn.profile) + ", so a warning, and likely";
+    else
+      out.clause = besides + "the loop at line " + std::to_string(stop.line) +
+                   " comes first on the passes that enter it, where a root trace stops, and the branch at line " +
+                   std::to_string(stop.innerSkippedAt) + " can go around it: a root trace that records a pass around "
+                   "it aborts here, and at " + std::to_string(allRuns) + " runs the start is blacklisted (" + takes +
+                   "). Which passes the traces record, the data decides, so a warning, and likely";
     out.dependsOnData = true;
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerTurnsUnknown) {

@@ -327,3 +327,30 @@ TEST_CASE("a closure after a call the file does not resolve says both outcomes",
   CHECK(p->reasoning.find("if it records inline (a short method, say), the root trace aborts here") !=
         std::string::npos);
 }
+
+TEST_CASE("an upvalue close past an inner loop, behind a closure every pass makes, aborts only side traces",
+          "[rules][side-traces]") {
+  // Audit 82's timer wheel: the closure aborts every pass before the `if
+  // nt >= 32 then for ... end end`; no root trace reaches the UCLO around
+  // the inner loop, and `-jv` shows only the 4 aborts of that loop's side
+  // trace there, on both builds.
+  auto ps = predict(
+      "local timers, nt, fired = {}, 0, 0\n"
+      "for tick = 1, 50000 do\n"
+      "  local id = tick\n"
+      "  nt = nt + 1\n"
+      "  timers[nt] = function() fired = fired + id end\n"
+      "  if nt >= 32 then\n"
+      "    for i = 1, nt do timers[i](); timers[i] = nil end\n"
+      "    nt = 0\n"
+      "  end\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* p = nullptr;
+  for (const auto& q : ps)
+    if (q.reasonId.str() == "NYIBC:UCLO" && !q.masked()) p = &q;
+  REQUIRE(p);
+  CHECK(p->severity == Severity::Warn);
+  CHECK(p->reasoning.find("every pass aborts at line 5 before this one") != std::string::npos);
+  CHECK(p->reasoning.find("the start is blacklisted") == std::string::npos);
+}
