@@ -538,8 +538,10 @@ TEST_CASE("a certain site behind a pcall of a function that raises an error is l
 TEST_CASE("an inner loop a branch goes around stops the root trace only on the passes that enter it",
           "[rules][hotness]") {
   // Audit 77: `if qn >= 32 then for i = 1, qn do ... end end` before a UCLO
-  // every pass runs: most passes skip the inner loop, and `-jv` blacklisted
-  // the outer loop's start at the UCLO.
+  // every pass runs: most passes skip the inner loop. Here the closure at
+  // line 3 aborts every pass first (`-jv`: 11 aborts there, the start
+  // blacklisted), so only the inner loop's side traces reach the UCLO (4
+  // aborts of `(1/3)`); without it, see the next case.
   auto ps = predict("local q, qn = {}, 0\n"                                              // 1
                     "for frame = 1, 60000 do\n"                                           // 2
                     "  q[#q + 1] = function() return frame end\n"                         // 3
@@ -552,6 +554,23 @@ TEST_CASE("an inner loop a branch goes around stops the root trace only on the p
   INFO(listed(ps));
   const Prediction* uclo = find(ps, 8, "NYIBC:UCLO");  // the VM stamps it with the inner block's last line
   REQUIRE(uclo);
-  CHECK(uclo->reasoning.find("the branch at line 5 can go around it") != std::string::npos);
+  CHECK(uclo->reasoning.find("every pass aborts at line 3 before this one") != std::string::npos);
   CHECK(uclo->reasoning.find("comes first in each turn") == std::string::npos);
+  // The closure behind a branch of its own: a root trace that records a
+  // pass around both the closure and the inner loop reaches the UCLO.
+  auto behind = predict("local q, qn = {}, 0\n"
+                        "for frame = 1, 60000 do\n"
+                        "  if frame % 3 == 0 then q[#q + 1] = function() return frame end end\n"
+                        "  qn = qn + 1\n"
+                        "  if qn >= 32 then\n"
+                        "    for i = 1, qn do q[i] = nil end\n"
+                        "    qn = 0\n"
+                        "  end\n"
+                        "end\n");
+  INFO(listed(behind));
+  const Prediction* u = nullptr;
+  for (const auto& p : behind)
+    if (p.reasonId.str() == "NYIBC:UCLO" && !p.masked()) u = &p;
+  REQUIRE(u);
+  CHECK(u->reasoning.find("every pass aborts at line") == std::string::npos);
 }
