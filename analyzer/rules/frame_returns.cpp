@@ -347,6 +347,59 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
   }
 }
 
+// A function called through pcall from code that runs hot, which calls a
+// builtin the recorder stitches around and then returns: the trace that
+// resumes after the stitch starts in the function's own frame, and at its
+// return the frame below is pcall's, which lj_record_ret refuses at the
+// trace's base (framedepth 0): "NYI: return to lower frame". Its first
+// abort links the stitching trace to itself, so what follows the builtin's
+// call runs interpreted from then on (audit 81: a row parser under pcall,
+// `line:match(...)` then `return tonumber(id), ...`; both builds, one
+// abort, never retried). The stitch must be the last call that splits the
+// trace before the return, on every path to it, with nothing the recorder
+// refuses between them (splitBefore, abortsAfter).
+void reportStitchInProtectedCallee(const FunctionView& fn, PredictionSink& sink) {
+  if (fn.proto.isVararg()) return;  // a stitched trace in a vararg frame stops at its return instead
+  const flow::CallSite* protectedSite = nullptr;
+  bool onlyProtected = fn.calls.callbacks(fn.index).empty();
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    onlyProtected = onlyProtected && site.protectedCall;
+    if (site.protectedCall && !protectedSite && fn.calls.runsHot(site.proto, site.pc)) protectedSite = &site;
+  }
+  if (!protectedSite || fn.calls.externalCaller(fn.index)) return;
+  const std::vector<bool> reached = flow::reachablePcs(fn.proto);
+  std::vector<int> returns;
+  for (int pc = 1; pc <= fn.proto.size(); ++pc)
+    if (reached[static_cast<std::size_t>(pc)] && isReturn(fn.proto.at(pc).op)) returns.push_back(pc);
+  const auto& caller = fn.chunk.prototypes[protectedSite->proto];
+  const std::string self = functionName(fn, fn.index);
+  for (int pc : returns) {
+    if (fn.loops.inLoop(pc)) continue;
+    const SplitBefore split = splitBefore(fn, 1, pc);
+    const int stitchLine = split.stitchLine > 0 ? split.stitchLine : split.likelyStitchLine;
+    if (stitchLine == 0) continue;
+    const std::string& stitched = split.stitchLine > 0 ? split.stitchCallee : split.likelyStitchCallee;
+    Finding f;
+    f.pc = pc;
+    f.reasonId = ReasonId::traceError("NYIRETL");
+    f.construct = "return";
+    f.aborts = true;  // every trace that resumes after the stitch aborts here
+    f.confidence = split.stitchLine > 0 && onlyProtected && returns.size() == 1 ? Confidence::Certain
+                                                                                : Confidence::Likely;
+    f.message = "the trace that resumes after the call of " + stitched + " at line " + std::to_string(stitchLine) +
+                " cannot return into the pcall frame below " + self + " (NYIRETL)";
+    f.reasoning = self + " is called through pcall at line " + std::to_string(caller.at(protectedSite->pc).line) +
+                  ", and its call of " + stitched + " at line " + std::to_string(stitchLine) +
+                  " stitches the trace: the trace that resumes after it starts in " + self +
+                  "'s frame, and at this return the frame below is pcall's, which the recorder cannot return into "
+                  "at the trace's base (lj_record.c lj_record_ret)" +
+                  (returns.size() == 1 ? std::string() : ", at whichever of its returns that trace takes");
+    f.advice = "call " + stitched + " outside the function called through pcall, or give " + self +
+               " an error return instead of pcall";
+    sink.report(fn, std::move(f));
+  }
+}
+
 class FrameReturnRule final : public Rule {
  public:
   std::string_view name() const override { return "frame-returns"; }
@@ -357,6 +410,7 @@ class FrameReturnRule final : public Rule {
     reportCallbackTailCall(fn, sink);
     reportProtectedCalleeOfAbortingLoop(fn, sink);
     reportSideEffectTailCallAfterLoop(fn, sink);
+    reportStitchInProtectedCallee(fn, sink);
     std::string protectedAt = protectedHotCall(fn);
     bool vararg = fn.proto.isVararg() && fn.calls.heat(fn.index) >= flow::Heat::Likely;
     if (protectedAt.empty() && !vararg) return;
