@@ -189,6 +189,21 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
   switch (ins.op) {
     case Op::TSETS: case Op::TSETV: {
       Value table = valueAt(ins.b);
+      // A table of this file read from another's field (`M.layer = {}`, then
+      // `function M.layer.consume()`): the inner table, once the file's
+      // stores name it (audit 83: a Knot Resolver module's layer table).
+      if (table.kind == Kind::Method && !table.reassignable && table.integer == Value::kMethodOfTable) {
+        Value inner = resolveMethod(table);
+        // Stored earlier in this prototype: the stores it made so far.
+        if (!inner.is(Kind::Table)) {
+          const TableOrigin outer{table.proto, table.pc};
+          int writes = 0;
+          for (const auto& w : tables.fieldWrites)
+            if (w.table == outer && w.key == table.name && ++writes == 1) inner = w.value;
+          if (writes != 1) inner = {};
+        }
+        if (inner.is(Kind::Table) && inner.pc != 0) table = inner;
+      }
       const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;  // null: not named
       // Into another module's table, or into an object one of its functions
       // returned (`mode.render = fn` on Widget.new()'s object, audit 65): a

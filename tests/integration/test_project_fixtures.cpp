@@ -39,7 +39,8 @@ const std::vector<std::string> kProjects{"fixtures/projects/aborting_helpers",
                                          "fixtures/projects/stubbed_modules", "fixtures/projects/grandchild_override",
                                          "fixtures/projects/method_helpers", "fixtures/projects/inline_constructor",
                                          "fixtures/projects/inherited_method", "fixtures/projects/mixin_class",
-                                         "fixtures/projects/stubbing_helper", "fixtures/projects/reparented_class"};
+                                         "fixtures/projects/stubbing_helper", "fixtures/projects/reparented_class",
+                                         "fixtures/projects/layer_module"};
 
 using SitesByFile = std::map<std::string, std::set<Site>>;
 
@@ -309,4 +310,10 @@ TEST_CASE("a class a helper gives another parent inherits no claimed method", "[
   // require("fastbase")}); Base:access never runs. stats.count stays certain.
   checkClaims("fixtures/projects/reparented_class", "base.lua", {9}, {});
   checkClaims("fixtures/projects/reparented_class", "stats.lua", {}, {4});
+}
+
+TEST_CASE("a hook in a table of the module table links to the host's loop", "[fixtures][project]") {
+  // Audit 83: a Knot Resolver module's M.layer.consume, stored after
+  // M.layer is made: the closure is a certain error (it was a note).
+  checkClaims("fixtures/projects/layer_module", "stats.lua", {}, {8});
 }
