@@ -309,6 +309,7 @@ class CallSplitRule final : public Rule {
         if (closureArgumentAbortsFirst(fn, pc)) continue;
         const StitchBefore before = stitchBeforeTailCall(fn, pc);
         const auto own = before.line > 0 && !via ? ownTraceAfterStitch(fn) : std::nullopt;
+        const flow::LoopTrips* loopBefore = via ? nullptr : loopBeforeTailCall(fn, pc);
         for (const auto& [site, called] : tailCallLandings(fn, fn.index)) {
           if (!fn.calls.runsHot(site.proto, site.pc)) continue;
           const auto& caller = fn.chunk.prototypes[site.proto];
@@ -318,6 +319,11 @@ class CallSplitRule final : public Rule {
           if (!ends && (before.line > 0 || (via && via->stitchLine > 0))) {
             ends = true;
             why = kAfterStitchEnds;
+          }
+          const bool afterLoop = !ends && loopBefore;
+          if (afterLoop) {
+            ends = true;
+            why = kAfterLoopEnds;
           }
           Finding f = splitFinding(site.pc, site.proto, subject, std::string(callee.value.name), ends, why);
           f.endsTrace = ends;  // the caller's trace ends at this call: what follows it there is not recorded
@@ -345,7 +351,9 @@ class CallSplitRule final : public Rule {
                    : !fn.calls.onEveryCall(fn.index, pc) && !everyReturnTailCalls(fn, callee.value.name)))
             capBehindBranch(f, ends, "a branch of " + (via ? memberAsWritten(member) : functionName(fn, fn.index)) +
                                          " can go around the tail call");
-          if (ends && !neverStitches && !site.protectedCall && !nextFeedsVariableCount(caller, site.pc)) {
+          if (afterLoop) {
+            explainLoopBeforeTailCall(fn, *loopBefore, f);
+          } else if (ends && !neverStitches && !site.protectedCall && !nextFeedsVariableCount(caller, site.pc)) {
             if (before.line > 0) {
               f.reasoning += "; " + stitchBeforeWhy(functionName(fn, fn.index), before.callee, before.line, "");
               f.confidence = std::min(f.confidence, before.confidence);

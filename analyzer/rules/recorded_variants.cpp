@@ -444,18 +444,22 @@ class RecordedVariantRule final : public Rule {
     const StitchBefore before = stitchBeforeTailCall(fn, pc);
     const std::string self = functionName(fn, fn.index);
     const auto ownAfter = before.line > 0 ? ownTraceAfterStitch(fn) : std::nullopt;
+    const flow::LoopTrips* loopBefore = loopBeforeTailCall(fn, pc);
     for (const auto& site : fn.calls.callers(fn.index)) {
       if (!fn.calls.runsHot(site.proto, site.pc)) continue;
       const auto& caller = fn.chunk.prototypes[site.proto];
       bool ends = site.protectedCall || nextFeedsVariableCount(caller, site.pc);
       bool afterStitch = !ends && before.line > 0;
       if (afterStitch && ownAfter && ownAfter->landsElsewhere(site)) continue;
-      Finding f = splitFinding(site.pc, site.proto, ff->name, ff->name, ends || afterStitch,
-                               afterStitch ? kAfterStitchEnds : whyEnds(false, site.protectedCall));
-      f.endsTrace = ends || afterStitch;  // the caller's trace ends at this call
+      const bool afterLoop = !ends && !afterStitch && loopBefore;
+      Finding f = splitFinding(site.pc, site.proto, ff->name, ff->name, ends || afterStitch || afterLoop,
+                               afterStitch ? kAfterStitchEnds
+                               : afterLoop ? kAfterLoopEnds
+                                           : whyEnds(false, site.protectedCall));
+      f.endsTrace = ends || afterStitch || afterLoop;  // the caller's trace ends at this call
       f.calledAs = calledAs(fn, site);
       f.message = refusal.why + " is not compiled: " +
-                  (ends || afterStitch ? "the trace ends here" : "the trace is stitched around it");
+                  (f.endsTrace ? "the trace ends here" : "the trace is stitched around it");
       f.confidence = refusal.confidence;
       f.most = callee.mostClaimed();
       f.reasoning = self + " tail-calls " + ff->name + ": " + refusal.reasoning +
@@ -466,6 +470,7 @@ class RecordedVariantRule final : public Rule {
         f.confidence = std::min(f.confidence, before.confidence);
         if (ownAfter) ownAfter->explain(f, site, self);
       }
+      if (afterLoop) explainLoopBeforeTailCall(fn, *loopBefore, f);
       sink.report(fn, std::move(f));
     }
     if (before.line > 0) return;  // every trace through it already ends at the tail call

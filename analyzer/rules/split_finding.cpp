@@ -295,6 +295,34 @@ std::string stitchBeforeWhy(const std::string& function, const std::string& call
 }
 
 const char* const kAfterStitchEnds = "the trace that reaches the tail call started after a stitch, with no frame below it";
+const char* const kAfterLoopEnds =
+    "the trace that reaches the tail call started at the exit of a loop of the function, with no frame below it";
+
+// The last loop every path to pc runs through (split_finding.h).
+const flow::LoopTrips* loopBeforeTailCall(const FunctionView& fn, int pc) {
+  const flow::LoopTrips* found = nullptr;
+  for (const flow::Loop& loop : fn.loops.loops()) {
+    if (loop.last >= pc || flow::jumpAround(fn.proto, loop.first, loop.last, pc) != 0) continue;
+    const flow::LoopTrips* trips = fn.calls.evidenceAt(fn.index, loop.last).loop;
+    if (trips && trips->first == loop.first && (!found || trips->last > found->last)) found = trips;
+  }
+  return found;
+}
+
+void explainLoopBeforeTailCall(const FunctionView& fn, const flow::LoopTrips& loop, Finding& f) {
+  const std::string self = functionName(fn, fn.index);
+  f.reasoning += "; every path in " + self + " to its tail call runs through its loop at line " +
+                 std::to_string(loop.line) + ", where the callers' traces stop (they link to the loop's own trace): "
+                 "the trace that reaches the tail call is the side trace from the loop's exit, which starts in " +
+                 self + "'s frame and has no frame below it to stitch back into, so the tail call ends it";
+  // Sure only when the loop turns twice or more on every call: a loop that
+  // may not turn lets a caller's trace run through it.
+  if (!(loop.known && loop.count >= 2 && !loop.leavesAt)) {
+    f.reasoning += "; but how many times that loop turns the bytecode does not show, and on calls where it turns "
+                   "once or not at all a caller's trace runs on to the tail call and stitches there, so likely";
+    f.confidence = std::min(f.confidence, Confidence::Likely);
+  }
+}
 
 Finding splitFinding(int pc, std::size_t proto, const std::string& subject, const std::string& callee, bool ends,
                      const std::string& why) {

@@ -95,6 +95,19 @@ std::string boundCalleeWhy(const FunctionView& fn, int pc, const Callee& callee)
 bool nextFeedsVariableCount(const bytecode::Prototype& proto, int pc);
 std::string whyEnds(bool neverStitches, bool protectedCall);
 
+// The loop of `fn` that every path to the tail call at pc runs through: the
+// callers' traces stop at it (they link to its trace, or abort there), and
+// the trace that gets to the tail call is the side trace from its exit,
+// which starts in fn's frame and has no frame below it to stitch back into:
+// the tail call ends it (RETURN; audit 85: `for i = 1, 4 do ... end return
+// unpack(out, 1, 4)`, `-jv` on both builds: `(1/1) ... return`, never a
+// stitch). Null for none (a loop behind a branch, or one after the call).
+const flow::LoopTrips* loopBeforeTailCall(const FunctionView& fn, int pc);
+// The split's message reason for such a tail call, and the clause that
+// explains it (likely unless the loop surely turns twice or more).
+extern const char* const kAfterLoopEnds;
+void explainLoopBeforeTailCall(const FunctionView& fn, const flow::LoopTrips& loop, Finding& f);
+
 // RETURN:C at operators on objects of C modules (c_metamethods.cpp).
 void checkCMetamethods(const FunctionView& fn, PredictionSink& sink);
 

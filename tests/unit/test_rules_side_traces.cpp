@@ -354,3 +354,44 @@ TEST_CASE("an upvalue close past an inner loop, behind a closure every pass make
   CHECK(p->reasoning.find("every pass aborts at line 5 before this one") != std::string::npos);
   CHECK(p->reasoning.find("the start is blacklisted") == std::string::npos);
 }
+
+TEST_CASE("a tail call of an unrecorded builtin after the function's own loop ends the trace", "[rules][side-traces]") {
+  // Audit 85: the callers' traces stop at the loop (they link to its
+  // trace), and the side trace from its exit starts in the function's
+  // frame: `-jv` on both builds shows `(1/1) ... return`, never a stitch.
+  // Without the loop the tail call stitches at each call (r30).
+  auto ps = predict(
+      "local unpack = unpack or table.unpack\n"
+      "local function fields4(s)\n"
+      "  local out = {}\n"
+      "  for i = 1, 4 do out[i] = s:byte(i) end\n"
+      "  return unpack(out, 1, 4)\n"
+      "end\n"
+      "local n = 0\n"
+      "for i = 1, 100000 do\n"
+      "  local a, b, c, d = fields4('abcd')\n"
+      "  n = n + a + d\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 9, "RETURN:unpack");
+  REQUIRE(p);
+  CHECK(p->confidence == Confidence::Certain);
+  CHECK(p->reasoning.find("runs through its loop at line 4") != std::string::npos);
+  CHECK_FALSE(find(ps, 9, "STITCH:unpack"));
+  auto hex = predict(
+      "local function field(parts)\n"
+      "  local s = 0\n"
+      "  for i = 1, #parts do s = s + #parts[i] end\n"
+      "  return tonumber(parts[s % #parts + 1], 16)\n"
+      "end\n"
+      "local recs = { { 'ff', '10', '0a', '1b', '2c', '3d' }, { '1f', '2e', '3d', '4c', '5b' } }\n"
+      "local n = 0\n"
+      "for i = 1, 100000 do n = n + field(recs[i % 2 + 1]) end\n");
+  INFO(listed(hex));
+  const Prediction* q = find(hex, 8, "RETURN:tonumber");
+  REQUIRE(q);
+  // A loop over a parameter may turn once or not at all: then a caller's
+  // trace runs on to the tail call and stitches there (`-jv` with lists of
+  // one and two: `stitch tonumber`), so likely.
+  CHECK(q->confidence == Confidence::Likely);
+}
