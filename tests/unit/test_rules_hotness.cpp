@@ -1201,3 +1201,33 @@ TEST_CASE("an entry's calls within a fifth of the blacklisting count are a likel
   CHECK(q->severity == Severity::Blacklist);
   CHECK(q->confidence == Confidence::Certain);
 }
+
+TEST_CASE("a blacklisted loop's calls of a constructor add up over its sites on every pass", "[rules][hotness]") {
+  // Audit 84: two `Point.new` per turn of 50,000 turns blacklist its entry
+  // (`-jv`: 11 LLEAVE at its start, later loops BLACKL); one behind `if
+  // frame % 2 == 0` in 100,000 turns does not (10 aborts, the later loop
+  // compiles).
+  const std::string point = "local Point = {} Point.__index = Point\n"
+                            "function Point.new(x, y) return setmetatable({x = x, y = y}, Point) end\n"
+                            "local cbs, s = {}, 0\n";
+  auto two = predict(point +
+                     "for frame = 1, 50000 do\n"
+                     "  local a, b = Point.new(frame, 0), Point.new(0, frame)\n"
+                     "  cbs[frame % 4 + 1] = function() return a.x + b.y end\n"
+                     "end\n");
+  INFO(listed(two));
+  const Prediction* p = find(two, 6, "NYIBC:FNEW");
+  REQUIRE(p);
+  CHECK(p->reasoning.find("its 100000 calls of Point.new (2 call sites, the first at line 5)") != std::string::npos);
+  CHECK(p->blacklistsEntry);
+  auto half = predict(point +
+                      "for frame = 1, 100000 do\n"
+                      "  cbs[frame % 4 + 1] = function() return frame end\n"
+                      "  if frame % 2 == 0 then s = s + Point.new(frame, 0).x end\n"
+                      "end\n");
+  INFO(listed(half));
+  const Prediction* q = find(half, 5, "NYIBC:FNEW");
+  REQUIRE(q);
+  CHECK(q->reasoning.find("calls of Point.new") == std::string::npos);
+  CHECK_FALSE(q->blacklistsEntry);
+}
