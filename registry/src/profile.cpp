@@ -293,12 +293,13 @@ RecorderProfile::Blacklisting RecorderProfile::blacklisting(const char* stepKey)
   std::int64_t bits = constant("penaltyRandomBits"), hotloop = param("hotloop", 0);
   if (loopStep <= 0 || step <= 0 || min <= 0 || max < min || bits < 0 || bits > 16 || hotloop <= 0) return {};
   Blacklisting b;
-  b.runs = static_cast<long>((hotloop * loopStep - 1) / step + 1);
+  b.runs = b.fewestRuns = static_cast<long>((hotloop * loopStep - 1) / step + 1);
   b.aborts = 1;
   for (std::int64_t penalty = min; penalty <= max; penalty = 2 * penalty + ((std::int64_t{1} << bits) - 1)) {
     b.runs += static_cast<long>(penalty / step + 1);
     ++b.aborts;
   }
+  for (std::int64_t penalty = min; penalty <= max; penalty = 2 * penalty) b.fewestRuns += static_cast<long>(penalty / step + 1);
   return b;
 }
 

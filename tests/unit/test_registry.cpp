@@ -211,6 +211,7 @@ TEST_CASE("blacklisting takes the loop runs the profile's hot-counter constants 
     bare = profile;
     bare.hotCounters["penaltyRandomBits"] = 0;
     CHECK(bare.loopBlacklisting().runs == 36894);
+    CHECK(profile.loopBlacklisting().fewestRuns == 36894);  // the same count as with no random bits
   }
 }
 

@@ -99,6 +99,9 @@ struct RecorderProfile {
   struct Blacklisting {
     long runs = 0;
     int aborts = 0;
+    // With the random bits all zero: fewer runs never blacklist it, and
+    // between this and `runs` the random bits decide.
+    long fewestRuns = 0;
   };
   Blacklisting loopBlacklisting() const;
   // The same for a function's entry, whose counter each call (interpreted)
