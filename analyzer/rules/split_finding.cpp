@@ -192,10 +192,13 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
   // 51: lpeg's `pair:match("12." .. i)`). Still a guess: likely.
   const bool strong =
       pattern.isConstantString() || pattern.text().find_first_of("^$*+?([%") != std::string_view::npos;
-  c.patternReceiver = specials && strong && !fn.values.definesSelfMethod(key);
+  c.ownMethodOfName = fn.values.definesSelfMethod(key);
+  c.patternReceiver = specials && strong && !c.ownMethodOfName;
+  if (c.ownMethodOfName)
+    c.patternWhy += ", though this file gives its own objects a " + key + " method, which the receiver may be one of";
   // A parameter every call passes a string in (the MOV of the receiver): no guess.
   if (stringParameter(fn, fn.proto.at(load - 1).d, load - 1)) {
-    c.inferredReceiver = c.patternReceiver = false;
+    c.inferredReceiver = c.patternReceiver = c.ownMethodOfName = false;
     c.receiverEvidence = parameterEvidence(fn);
   }
   return c.value.known() ? c : Callee{};

@@ -27,9 +27,15 @@ struct Callee {
   // (o:gsub(...), flow::onlyStringsHave): the same.
   bool receiverByName = false;
   bool receiverGuessed() const { return patternReceiver || receiverByName; }
+  // ... though this file gives its own objects a method of that name (a
+  // router's `match`, a scene graph's `find`: audit 84), which the receiver
+  // may as well be: possible at most.
+  bool ownMethodOfName = false;
   // What a split at this call may claim (Finding::most): likely at most on
-  // a guessed receiver.
-  Confidence mostClaimed() const { return receiverGuessed() ? Confidence::Likely : Confidence::Certain; }
+  // a guessed receiver, possible where the file has a method of the name.
+  Confidence mostClaimed() const {
+    return ownMethodOfName ? Confidence::Possible : receiverGuessed() ? Confidence::Likely : Confidence::Certain;
+  }
   // A receiver known to be a string from the calls of the function whose
   // parameter it is (no guess): the clause that says so; empty otherwise.
   std::string receiverEvidence;

@@ -1056,7 +1056,7 @@ TEST_CASE("a blocker after a stitch: error only when the stitch is sure and some
     INFO(listed(ps));
     const Prediction* stitch = find(ps, 5, "STITCH:string.match");
     REQUIRE(stitch);
-    CHECK(stitch->confidence == Confidence::Likely);
+    CHECK(stitch->confidence == Confidence::Possible);  // the file's own match method may be it (audit 84)
     const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
     REQUIRE(fnew);
     CHECK(fnew->severity == Severity::Warn);
