@@ -261,3 +261,55 @@ TEST_CASE("a blacklisted loop's interpreted calls blacklist a constructor that t
     if (p.at("reasonId") == "NYIBC:FNEW" && p.at("line") == 9)
       CHECK(p.at("reasoning").get<std::string>().find("Point.new") == std::string::npos);
 }
+
+TEST_CASE("a call that may end the loop's trace before another module's closure keeps it a warning",
+          "[cli][lint][run][blacklist][project]") {
+  // Audit 85: `pcall(validate.port, v)`, which raises on half the passes,
+  // before `validate.record(...)` makes a closure, 50,000 turns: the loop's
+  // root trace ends at the error, the closure aborts side traces and
+  // record's entry only, and no start is blacklisted. Without the pcall
+  // before it, the closure blacklists the loop: an error.
+  const std::string dir = ljcheck::testing::scratchDirectory("split-before-module-call");
+  writeFile(dir + "/validate.lua",
+            "local M = {}\n"
+            "function M.port(s)\n"
+            "  local n = tonumber(s)\n"
+            "  if not n or n > 65535 then error('invalid port: ' .. tostring(s), 2) end\n"
+            "  return n\n"
+            "end\n"
+            "function M.record(rec)\n"
+            "  local problems = {}\n"
+            "  local add = function(msg) problems[#problems + 1] = msg end\n"
+            "  if type(rec.name) ~= 'string' then add('name') end\n"
+            "  return #problems == 0\n"
+            "end\n"
+            "return M\n");
+  auto lintMain = [&](const std::string& body) {
+    writeFile(dir + "/main.lua",
+              "package.path = arg[0]:gsub('main%.lua$', '?.lua') .. ';' .. package.path\n"
+              "local validate = require('validate')\n"
+              "local ports, good = { '80', '70000' }, 0\n"
+              "for i = 1, 50000 do\n" + body +
+              "  if validate.record({ name = 'svc', port = i }) then good = good + 1 end\n"
+              "end\n");
+    ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "--root", dir, dir});
+    INFO(lint.err);
+    REQUIRE(lint.exitCode == 0);
+    const json report = json::parse(lint.out);
+    for (const auto& p : report.at("predictions"))
+      if (p.at("reasonId") == "NYIBC:FNEW" && p.at("path") == "validate.lua") return p;
+    return json();
+  };
+  const json behind = lintMain("  local ok = pcall(validate.port, ports[i % 2 + 1])\n");
+  REQUIRE(behind.is_object());
+  CHECK(behind.at("severity") == "warn");
+  CHECK(behind.at("reasoning").get<std::string>().find("may end or split the loop's trace there") != std::string::npos);
+  const std::string report = dir + "/run.json";
+  ProcessResult run = runLjcheck({"run", "--json", report, "--root", dir, "--", dir + "/main.lua"});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  CHECK(json::parse(readFile(report)).at("blacklisted").get<long>() == 0);
+  const json alone = lintMain("");
+  REQUIRE(alone.is_object());
+  CHECK(alone.at("severity") == "blacklist");
+}
