@@ -331,23 +331,23 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       if (!blacklisting && !(aborting && abortingMemberBefore(project.links->calls, call, calls, *aborting))) continue;
       const rules::AbortingCall before = rules::abortingCallBefore(view(call.proto), call.pc, aborting);
       if (before.pc == 0) {
-        // A call before it in the loop that may end or split the root
-        // trace there (a pcall of a function that may raise an error, a
-        // RETURN, a callee the file does not resolve): the root trace may
-        // never get to this call, so its runs are not sure to blacklist
-        // anything in the callee (audit 85: `pcall(validate.port, v)`, which
-        // raises on some passes, before `validate.record(...)`'s closure:
-        // `-jv` shows no start blacklisted). A sure stitch resumes after
-        // the call, in a trace that does get there.
+        // A call before it in the loop that may end the root trace there
+        // (a pcall of a function that may raise an error, a RETURN): the
+        // root trace may never get to this call, so its runs are not sure
+        // to blacklist anything in the callee (audit 85: `pcall(validate.port,
+        // v)`, which raises on some passes, before `validate.record(...)`'s
+        // closure: `-jv` shows no start blacklisted). A call that may only
+        // split it (another module's method, a stitch) leaves a trace that
+        // gets there: audits 69, 72 and 80 saw those loops blacklisted.
         const flow::Loop* loop = calls.loopMap(call.proto).innermost(call.pc);
         const rules::SplitBefore split =
             blacklisting && loop ? rules::splitBefore(view(call.proto), loop->first, call.pc) : rules::SplitBefore{};
-        if (split.line > 0 && split.stitchLine == 0) {
+        if (split.line > 0 && split.endsTrace) {
           call.steadyRuns = 0;
           call.shortfall = "the call at line " + std::to_string(split.line) + " comes before it in the loop at line " +
-                           std::to_string(call.loopLine) + " and may end or split the loop's trace there (a call "
-                           "through pcall, a RETURN, a loop of its own), so the loop's root trace may never record "
-                           "the call at line " + std::to_string(call.line);
+                           std::to_string(call.loopLine) + " and may end the loop's trace there (a call through "
+                           "pcall, a RETURN), so the loop's root trace may never record the call at line " +
+                           std::to_string(call.line);
         }
         continue;
       }

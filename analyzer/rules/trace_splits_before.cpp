@@ -315,6 +315,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   out.pc = splits.front();
   out.fieldRead = isFieldRead(fn.proto.at(out.pc).op);
   out.unresolved = !out.fieldRead && !resolveCallee(fn, out.pc).value.known();
+  out.endsTrace = leavesTraceKept(fn, out.pc, depth);
   // A pass that goes around every one of them reaches `to` in the root
   // trace (audit 56: `if debug_on then print(...) end` before a closure).
   const std::vector<flow::Branch>& branches = fn.calls.branches(fn.index);
@@ -326,6 +327,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     out.pc = 0;
     out.fieldRead = false;
     out.unresolved = false;
+    out.endsTrace = false;
     return out;
   }
   // The last such call surely stitches and runs on every path from `from`

@@ -31,6 +31,9 @@ struct SplitBefore {
   // It is a call whose callee the file does not resolve (a method of a
   // parameter, say): it may as well record inline.
   bool unresolved = false;
+  // It leaves what follows it to the interpreter (a RETURN, a call through
+  // pcall): no root trace gets past it on the passes it ends.
+  bool endsTrace = false;
   // When a branch can go around every such call (`if debug then print(x)
   // end`), `line` is 0 and this is the first one's line: the passes that
   // skip them reach the end of the range in the root trace.
