@@ -261,11 +261,6 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     return false;
   };
   auto splitClause = [&out](const Split& split) {
-    // Behind an abort on every pass before the call, no root trace gets
-    // there: only a trace that starts after that abort and resumes after
-    // the call records this one, if one does (audit 82: a listener closure,
-    // then `em:emit(...)`, whose one-turn loop gives a function trace that
-    // ends in a return link; `-jv` never shows the UCLO after it).
     // An __index function's traces stop when they return into the VM's
     // metamethod frame: none resumes after the read (audit 83: `-jv` shows
     // no abort at the closure after `h.host`, on either build).
@@ -275,6 +270,13 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
              "the trace: a root trace stops there, and a trace that starts in that function stops when it returns "
              "into the VM's metamethod frame, so no trace may get to this abort, so a warning, and likely";
     }
+    // Behind an abort on every pass before the call, no root trace gets
+    // there: only a trace that starts after that abort and resumes after
+    // the call records this one, if one does (audit 82: a listener closure,
+    // then `em:emit(...)`, whose one-turn loop gives a function trace that
+    // ends in a return link; `-jv` never shows the UCLO after it). A
+    // callee's loop that surely turns twice gets a trace whose exit's side
+    // trace does resume here.
     if (split.returningLoop) {
       return "; " + split.call + " comes before it, and every pass aborts at line " +
              std::to_string(split.refusedBefore) + " before that call, so no root trace gets to it; but the loop at "

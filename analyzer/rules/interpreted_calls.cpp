@@ -1,7 +1,9 @@
 // Callees a blacklisted loop blacklists in turn (see interpreted_calls.h).
 #include "rules/interpreted_calls.h"
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 #include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
@@ -65,18 +67,20 @@ InterpretedCalls interpretedCalls(const FunctionView& fn, int loopPc) {
     ++sites[callee.proto];
     firstSite.try_emplace(callee.proto, pc);
   }
-  for (const auto& [proto, calls] : callsOf) {
-    const int pc = firstSite.at(proto);
+  // In the order of their first call in the body: the first that
+  // qualifies is named.
+  std::vector<std::pair<int, std::size_t>> byFirstCall;
+  for (const auto& [proto, pc] : firstSite) byFirstCall.emplace_back(pc, proto);
+  std::sort(byFirstCall.begin(), byFirstCall.end());
+  for (const auto& [pc, proto] : byFirstCall) {
+    const long calls = callsOf.at(proto);
     const auto& ins = fn.proto.at(pc);
-    const flow::Value callee = flow::Value::luaFunction(proto);
-    const FunctionView called = fn.of(callee.proto);
-    const FastFunctionDef* ff = tailCallLeavingEntry(called);
-    if (!ff) continue;
-    if (calls < needed) continue;
-    out.entryLine = fn.chunk.prototypes[callee.proto].firstline;
-    out.function = functionName(fn, callee.proto);
+    const FastFunctionDef* ff = tailCallLeavingEntry(fn.of(proto));
+    if (!ff || calls < needed) continue;
+    out.entryLine = fn.chunk.prototypes[proto].firstline;
+    out.function = functionName(fn, proto);
     out.clause = "; the loop then runs in the interpreter, and so do its " + std::to_string(calls) + " calls of " +
-           functionName(fn, callee.proto) +
+           functionName(fn, proto) +
            (sites.at(proto) > 1 ? " (" + std::to_string(sites.at(proto)) + " call sites, the first at line "
                                 : std::string(" at line ")) +
            std::to_string(ins.line) + (sites.at(proto) > 1 ? ")" : "") +
@@ -88,7 +92,7 @@ InterpretedCalls interpretedCalls(const FunctionView& fn, int loopPc) {
                               "hold it back)")
                 : std::string()) +
            ", and every trace that calls " +
-           functionName(fn, callee.proto) + " afterwards aborts there (BLACKL), so later loops that call it do not "
+           functionName(fn, proto) + " afterwards aborts there (BLACKL), so later loops that call it do not "
            "compile either until this site is fixed";
     break;  // one is enough to say what the fix buys
   }
