@@ -384,8 +384,8 @@ class ValueMap {
   // Unknown when there is none, or the metatable is in doubt.
   Value indexMetamethod(const Value& object) const;
   // The Lua functions tables of this file hold under __index, in
-  // prototype order (found on the first question): in a file without
-  // one, no field read calls an __index function of this file.
+  // prototype order (found on the first question): a read from a table
+  // the tracker cannot name may call one.
   const std::vector<std::size_t>& indexMetamethods() const;
   // The table a field read (TGETS, TGETV, TGETB) at pc reads from, as the
   // register state at the next kept instruction shows it, when the code

@@ -318,11 +318,20 @@ void explainLoopBeforeTailCall(const FunctionView& fn, const flow::LoopTrips& lo
                  std::to_string(loop.line) + ", where the callers' traces stop (they link to the loop's own trace): "
                  "the trace that reaches the tail call is the side trace from the loop's exit, which starts in " +
                  self + "'s frame and has no frame below it to stitch back into, so the tail call ends it";
-  // Sure only when the loop turns twice or more on every call: a loop that
-  // may not turn lets a caller's trace run through it.
-  if (!(loop.known && loop.count >= 2 && !loop.leavesAt)) {
+  // Sure only when the loop turns more often than a caller's trace
+  // unrolls: a loop that may not turn lets a caller's trace run through
+  // it, and so does one of a few turns, which a caller's trace unrolls once
+  // the loop's own traces keep leaving it (audit 87: a loop of 3 turns,
+  // then `return unpack(t)`: `stitch unpack` in most runs).
+  const long unrolled = fn.profile.param("loopunroll", 15) + 1;
+  if (!loop.known || loop.leavesAt) {
     f.reasoning += "; but how many times that loop turns the bytecode does not show, and on calls where it turns "
                    "once or not at all a caller's trace runs on to the tail call and stitches there, so likely";
+    f.confidence = std::min(f.confidence, Confidence::Likely);
+  } else if (loop.count <= unrolled) {
+    f.reasoning += "; but that loop turns " + std::to_string(loop.count) + " times, few enough for a caller's trace "
+                   "to unroll it (at most " + std::to_string(unrolled) + " turns) once its own traces keep leaving "
+                   "it, and that trace stitches at the tail call instead, so likely";
     f.confidence = std::min(f.confidence, Confidence::Likely);
   }
 }

@@ -45,16 +45,27 @@ bool readInlined(const FunctionView& fn, const flow::Value& table, int depth) {
 // (audit 83: a header table whose __index scans a list; `-jv` shows the
 // host loop's trace linked to that loop's, and no abort at the closure
 // after the read, ever). The table is the one the read sees, or, for a
-// parameter of a function only this file calls, each one its calls pass.
+// parameter of a function only this file calls, each one its calls pass;
+// one the tracker cannot name may have any of the file's metatables (audit
+// 87: an object built in the call's arguments, `handle(setmetatable({…},
+// mt))`, or taken from a pool).
 bool inlined(const FunctionView& fn, int pc, int depth) {
   const auto& ins = fn.proto.at(pc);
   if (isFieldRead(ins.op)) {
     const flow::Value table = fn.values.tableReadAt(fn.index, pc);
     if (table.known()) return readInlined(fn, table, depth);
-    if (!parameterFromCallsHere(fn, ins.b, pc)) return true;
+    // Not the function itself: an __index function reading its own table
+    // (`t.w * t.h` for a lazy `area`) finds fields the table has.
+    auto anyOfTheFiles = [&] {
+      const std::vector<std::size_t>& all = fn.values.indexMetamethods();
+      return std::all_of(all.begin(), all.end(),
+                         [&](std::size_t proto) { return proto == fn.index || inlinedFunction(fn, proto, depth); });
+    };
+    if (!parameterFromCallsHere(fn, ins.b, pc)) return anyOfTheFiles();
     const auto& sites = fn.calls.callers(fn.index);
     return std::all_of(sites.begin(), sites.end(), [&](const flow::CallSite& site) {
-      return readInlined(fn, callerArgument(fn, site, ins.b), depth);
+      const flow::Value passed = callerArgument(fn, site, ins.b);
+      return passed.known() ? readInlined(fn, passed, depth) : anyOfTheFiles();
     });
   }
   const Callee resolved = resolveCallee(fn, pc);

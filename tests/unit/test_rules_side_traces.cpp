@@ -248,6 +248,34 @@ TEST_CASE("a closure after a read through an __index function that loops is a li
     CHECK(p->confidence == Confidence::Likely);
     CHECK(p->reasoning.find("the field read at line 5") != std::string::npos);
   }
+  SECTION("the object built in the call's arguments, where the tracker loses it") {
+    // Audit 87: `access(setmetatable({…}, mt))` passes it in the call's
+    // variable part; `-jv`, both builds: the host loop links to the scan
+    // loop's trace, no abort at the closure.
+    auto ps = predict("local mt = {\n"
+                      "  __index = " + scan + ",\n"
+                      "}\n"
+                      "local seen = {}\n"
+                      "local function access(h) local host = h.host seen[2] = function() return host end return host end\n"
+                      "for i = 1, 100000 do\n"
+                      "  access(setmetatable({ _list = { 'accept', '*/*', 'ua', 'curl', 'host', 'h' .. (i % 5) } }, mt))\n"
+                      "end\n");
+    INFO(listed(ps));
+    const Prediction* p = find(ps, 5, "NYIBC:FNEW");
+    REQUIRE(p);
+    CHECK(p->severity == Severity::Warn);
+    CHECK(p->reasoning.find("the field read at line 5") != std::string::npos);
+  }
+  SECTION("a lazy field computed from the table's own fields is recorded inline") {
+    // Audit 87 r24: `__index` reads `t.w * t.h` and rawsets `area`; both
+    // builds blacklist the loop at the closure.
+    auto ps = lint("function(t, k) if k == 'area' then local a = t.w * t.h rawset(t, 'area', a) return a end end",
+                   false);
+    INFO(listed(ps));
+    const Prediction* p = find(ps, 9, "NYIBC:FNEW");
+    REQUIRE(p);
+    CHECK(p->severity == Severity::Blacklist);
+  }
   SECTION("an __index function a trace records inline") {
     auto ps = lint("function(t, k) return rawget(t, '_list')[2] end", false);
     INFO(listed(ps));
@@ -360,24 +388,34 @@ TEST_CASE("a tail call of an unrecorded builtin after the function's own loop en
   // trace), and the side trace from its exit starts in the function's
   // frame: `-jv` on both builds shows `(1/1) ... return`, never a stitch.
   // Without the loop the tail call stitches at each call (r30).
-  auto ps = predict(
-      "local unpack = unpack or table.unpack\n"
-      "local function fields4(s)\n"
-      "  local out = {}\n"
-      "  for i = 1, 4 do out[i] = s:byte(i) end\n"
-      "  return unpack(out, 1, 4)\n"
-      "end\n"
-      "local n = 0\n"
-      "for i = 1, 100000 do\n"
-      "  local a, b, c, d = fields4('abcd')\n"
-      "  n = n + a + d\n"
-      "end\n");
+  auto fields = [](const char* turns) {
+    return predict(std::string("local unpack = unpack or table.unpack\n"
+                               "local function fields(s)\n"
+                               "  local out = {}\n"
+                               "  for i = 1, ") + turns + " do out[i] = s:byte(i % 4 + 1) end\n"
+                   "  return unpack(out, 1, 4)\n"
+                   "end\n"
+                   "local n = 0\n"
+                   "for i = 1, 100000 do\n"
+                   "  local a, b, c, d = fields('abcd')\n"
+                   "  n = n + a + d\n"
+                   "end\n");
+  };
+  auto ps = fields("20");  // `-jv`, both builds: `(2/3) ... return`, never a stitch
   INFO(listed(ps));
   const Prediction* p = find(ps, 9, "RETURN:unpack");
   REQUIRE(p);
   CHECK(p->confidence == Confidence::Certain);
   CHECK(p->reasoning.find("runs through its loop at line 4") != std::string::npos);
   CHECK_FALSE(find(ps, 9, "STITCH:unpack"));
+  // Audit 87: a loop of 3 turns, which a caller's trace unrolls once the
+  // loop's own traces keep leaving it: `stitch unpack` in most runs.
+  auto few = fields("3");
+  INFO(listed(few));
+  const Prediction* q3 = find(few, 9, "RETURN:unpack");
+  REQUIRE(q3);
+  CHECK(q3->confidence == Confidence::Likely);
+  CHECK(q3->reasoning.find("few enough for a caller's trace to unroll it") != std::string::npos);
   auto hex = predict(
       "local function field(parts)\n"
       "  local s = 0\n"
