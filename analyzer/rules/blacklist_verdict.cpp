@@ -206,6 +206,11 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     std::string returningFunction;
     bool fieldRead = false;  // `call` is a field read that may call an __index function (SplitBefore::fieldRead)
     bool unresolved = false;  // `call`'s callee is not known (SplitBefore::unresolved)
+    // `call` is of a function of this file whose traces end at a tail call
+    // after its loop (endingTailCallAfterLoop): "its tail call of unpack at
+    // line 5"; empty otherwise.
+    std::string endsInCallee;
+    bool endsSurely = false;  // its loop turns more times than a caller's trace unrolls
   };
   auto splitBeforeHere = [&](bool fromEntry) -> Split {
     auto described = [&](const SplitBefore& found, const std::string& in, const FunctionView& view, int first,
@@ -218,6 +223,14 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
         split.returningFunction = functionName(fn, resolveCallee(view, found.pc).value.proto);
       split.fieldRead = found.fieldRead;
       split.unresolved = found.unresolved;
+      if (found.pc > 0 && flow::isCall(view.proto.at(found.pc).op))
+        if (const flow::Value callee = resolveCallee(view, found.pc).value;
+            callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size()) {
+          const FunctionView body = fn.of(callee.proto);
+          std::string name;
+          if (const int tail = endingTailCallAfterLoop(body, name, split.endsSurely); tail > 0)
+            split.endsInCallee = "its tail call of " + name + " at line " + std::to_string(body.proto.at(tail).line);
+        }
       if (found.skippableLine > 0) split.skippable = "the call at line " + std::to_string(found.skippableLine) + in;
       if (found.stitchLine > 0)
         split.stitch = "the call of " + found.stitchCallee + " at line " + std::to_string(found.stitchLine) + in;
@@ -291,6 +304,24 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
              "its own), but every pass aborts at line " + std::to_string(split.refusedBefore) + " before that "
              "call, so no root trace gets to it: only a trace that resumes after the call (a stitched trace, a "
              "side trace of the callee's loop returning here) records this abort, if one does, so a warning, and "
+             "likely";
+    }
+    // A callee whose traces end at its tail call after its loop: nothing
+    // resumes after the call (audit 87: `checksum` loops, then `return
+    // tonumber(x, 16)`, or `return unpack(t)`; `-jv` never shows the closure
+    // after its call abort, on either build).
+    if (!split.endsInCallee.empty()) {
+      out.dependsOnData = true;
+      if (split.endsSurely)
+        return "; " + split.call + " comes before it, and the callee's traces end at " + split.endsInCallee +
+               ", which the side trace from its loop's exit reaches with no frame below it to stitch back into "
+               "(RETURN): no trace resumes after the call, so no trace may get to this abort, so a warning, and "
+               "likely";
+      return "; " + split.call + " comes before it, and the callee ends with " + split.endsInCallee + " after a "
+             "loop whose turns the bytecode does not show or a caller's trace unrolls: if the side trace from "
+             "that loop's exit reaches the tail call, it ends there (RETURN) and no trace resumes after the call; "
+             "if a caller's trace gets through the loop, it stitches there, and the trace that resumes after the "
+             "call aborts here and links the stitching trace to itself. Which, the run decides, so a warning, and "
              "likely";
     }
     // A callee the file does not know may record inline as well (audit

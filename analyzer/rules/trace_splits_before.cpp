@@ -186,6 +186,28 @@ bool tailCallStitches(const FunctionView& fn, int pc, std::string& name) {
   return true;
 }
 
+}  // namespace
+
+int endingTailCallAfterLoop(const FunctionView& body, std::string& name, bool& sure) {
+  const long unrolled = body.profile.param("loopunroll", 15) + 1;
+  for (int q = 1; q <= body.proto.size(); ++q) {
+    if (body.proto.at(q).op != bytecode::Op::CALLT) continue;
+    const flow::LoopTrips* loop = loopBeforeTailCall(body, q);
+    if (!loop) continue;
+    // A loop of a few turns a caller's trace unrolls, and one that may not
+    // turn it runs through: that trace stitches at the tail call instead.
+    sure = loop->known && !loop->leavesAt && loop->count > unrolled;
+    if (tailCallStitches(body, q, name)) return q;
+    if (refusedVariantCall(body, q)) {  // `return tonumber(x, 16)`
+      name = std::string(resolveCallee(body, q).value.name);
+      return q;
+    }
+  }
+  return 0;
+}
+
+namespace {
+
 // "the call of h at line 8 (its call of string.gsub at line 2)": a call of
 // a Lua function whose call at `stitchPc` stitches the trace.
 std::string stitchingCall(const FunctionView& fn, int pc, const FunctionView& body, int stitchPc,

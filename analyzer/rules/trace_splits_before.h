@@ -61,6 +61,17 @@ struct SplitBefore {
 // The calls in [from, to) of the function `fn` views.
 SplitBefore splitBefore(const FunctionView& fn, int from, int to);
 
+// The tail call of a builtin the recorder does not compile in that form
+// (`return unpack(t)`, `return tonumber(x, 16)`) that the function `body`
+// views makes after a loop every path to it runs through: the side trace
+// from the loop's exit that reaches it has no frame to stitch back into,
+// so it ends there, and no trace resumes in the caller after the call
+// (loopBeforeTailCall). Its pc, with `name` set to the builtin's; 0 for
+// none. `sure`: the loop turns more times than a caller's trace unrolls
+// (else a caller's trace may run through it and stitch at the tail call,
+// and the trace resumed after the call goes on in the caller).
+int endingTailCallAfterLoop(const FunctionView& body, std::string& name, bool& sure);
+
 // Whether a trace that calls the function `fn` views records all of it
 // inline: no loop of its own, and no call it makes splits the trace. Such
 // a function of another module splits no caller's trace either

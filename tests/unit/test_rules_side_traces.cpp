@@ -433,3 +433,39 @@ TEST_CASE("a tail call of an unrecorded builtin after the function's own loop en
   // one and two: `stitch tonumber`), so likely.
   CHECK(q->confidence == Confidence::Likely);
 }
+
+TEST_CASE("a closure after a call whose traces end at its tail call after its loop may never be recorded",
+          "[rules][side-traces]") {
+  // Audit 87: the helper loops, then `return unpack(...)`; its loop's exit
+  // side trace ends at the tail call, and no trace resumes in the caller:
+  // `-jv` on both builds shows no abort at the closure (20 turns). With 3
+  // turns a caller's trace may unroll the loop and stitch there instead,
+  // and the resumed trace then aborts at the closure (r44: blacklisted).
+  auto lint = [](const char* turns) {
+    return predict(std::string("local unpack = unpack or table.unpack\n"
+                               "local function fields(s)\n"
+                               "  local out = {}\n"
+                               "  for i = 1, ") + turns + " do out[i] = s:byte(i % 4 + 1) end\n"
+                   "  return unpack(out, 1, 4)\n"
+                   "end\n"
+                   "local fs, n = {}, 0\n"
+                   "for i = 1, 60000 do\n"
+                   "  local a, b, c, d = fields('abcd')\n"
+                   "  fs[1] = function() return a + d end\n"
+                   "  n = n + a\n"
+                   "end\n");
+  };
+  auto sure = lint("20");
+  INFO(listed(sure));
+  const Prediction* p = find(sure, 10, "NYIBC:FNEW");
+  REQUIRE(p);
+  CHECK(p->severity == Severity::Warn);
+  CHECK(p->confidence == Confidence::Likely);
+  CHECK(p->reasoning.find("no trace resumes after the call, so no trace may get to this abort") != std::string::npos);
+  auto few = lint("3");
+  INFO(listed(few));
+  const Prediction* q = find(few, 10, "NYIBC:FNEW");
+  REQUIRE(q);
+  CHECK(q->confidence == Confidence::Likely);
+  CHECK(q->reasoning.find("Which, the run decides") != std::string::npos);
+}
