@@ -92,6 +92,14 @@ const flow::LoopTrips* callerReturningLoop(const FunctionView& fn, int pc) {
   return nullptr;
 }
 
+// Whether the loop of `fn` whose `while`/`repeat` line is `loopLine` is a
+// while or repeat loop (LOOP), not a `for`.
+bool whileLoopAt(const FunctionView& fn, int loopLine) {
+  for (const flow::Loop& loop : fn.loops.loops())
+    if (fn.proto.at(loop.entry()).line == loopLine) return loop.kind == flow::Loop::Kind::While;
+  return false;
+}
+
 int abortsEveryTurn(const FunctionView& fn, int loopLine) {
   for (const flow::Loop& loop : fn.loops.loops())
     if (fn.proto.at(loop.entry()).line == loopLine) return refusedOnEveryPass(fn, loop.first, loop.last, loop.last + 1);
@@ -515,6 +523,18 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    "through it, aborts here, and at " + std::to_string(allRuns) + " runs the start is blacklisted (" +
                    takes + "). Which, the data decides, so a warning, and likely";
     out.dependsOnData = true;
+  } else if (needed.runs > 0 && allRuns >= needed.runs &&
+             stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerTurns > 0 &&
+             stop.innerTurns <= fn.profile.param("loopunroll", 15) + 1 && whileLoopAt(fn.of(heatProto), stop.line)) {
+    // A while or repeat loop is not unrolled into the root trace: the root
+    // trace aborts there on every pass (audit 87: `while j < 4 do … end`
+    // before a closure; `-jv`, both builds: 11 "inner loop in root trace",
+    // the outer start blacklisted by those, and 4 side-trace aborts at the
+    // closure; a numeric `for` of 4 turns is unrolled and compiles).
+    out.clause = besides + "the loop at line " + std::to_string(stop.line) + " comes first in each turn, a while or "
+                 "repeat loop of " + std::to_string(stop.innerTurns) + " turns, which a root trace does not unroll: "
+                 "it aborts there on every pass (LINNER, and that blacklists its start), so only side traces record "
+                 "this abort, " + sideTraceFate(fn.profile) + ", so a warning";
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::InnerLoop && stop.innerTurns > 0 &&
              stop.innerTurns <= fn.profile.param("loopunroll", 15) + 1) {

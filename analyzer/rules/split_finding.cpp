@@ -315,7 +315,8 @@ const flow::LoopTrips* loopBeforeTailCall(const FunctionView& fn, int pc) {
 void explainLoopBeforeTailCall(const FunctionView& fn, const flow::LoopTrips& loop, Finding& f) {
   const std::string self = functionName(fn, fn.index);
   f.reasoning += "; every path in " + self + " to its tail call runs through its loop at line " +
-                 std::to_string(loop.line) + ", where the callers' traces stop (they link to the loop's own trace): "
+                 std::to_string(loop.line) + ", where the callers' traces stop (they link to the loop's own trace, or abort "
+                 "there: LINNER): "
                  "the trace that reaches the tail call is the side trace from the loop's exit, which starts in " +
                  self + "'s frame and has no frame below it to stitch back into, so the tail call ends it";
   // Sure only when the loop turns more often than a caller's trace

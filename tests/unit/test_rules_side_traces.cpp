@@ -469,3 +469,23 @@ TEST_CASE("a closure after a call whose traces end at its tail call after its lo
   CHECK(q->confidence == Confidence::Likely);
   CHECK(q->reasoning.find("Which, the run decides") != std::string::npos);
 }
+
+TEST_CASE("a short while loop before a closure is not unrolled: the root trace aborts at it", "[rules][side-traces]") {
+  // Audit 87: `while j < 4 do … end` then a closure, 60,000 turns: `-jv` on
+  // both builds shows 11 "inner loop in root trace" aborts (the outer start
+  // blacklisted by them) and 4 side-trace aborts at the closure; with a
+  // numeric `for j = 1, 4` the root trace unrolls the inner loop.
+  auto ps = predict(
+      "local acc = 0\n"
+      "for i = 1, 60000 do\n"
+      "  local j = 0\n"
+      "  while j < 4 do j = j + 1; acc = acc + j end\n"
+      "  local cb = function() return i end\n"
+      "  acc = acc + cb()\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 5, "NYIBC:FNEW");
+  REQUIRE(p);
+  CHECK(p->severity == Severity::Warn);
+  CHECK(p->reasoning.find("a while or repeat loop of 4 turns, which a root trace does not unroll") != std::string::npos);
+}
