@@ -376,7 +376,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // link the stitching trace to itself at the first abort).
     out.dependsOnData = true;
     out.clause = "; " + split.likelyStitch + " comes before it on every pass and likely stitches the trace (its "
-                 "receiver is taken for a string by the Lua pattern it gets): then the trace that resumes after that "
+                 "receiver is taken for a string): then the trace that resumes after that "
                  "call aborts here at its first try, LuaJIT links the stitching trace to itself (lj_trace.c "
                  "trace_abort) and what follows the call runs interpreted from then on; if the receiver is no "
                  "string, the call records as a Lua method and the root trace reaches this abort instead. Which, "

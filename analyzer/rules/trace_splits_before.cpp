@@ -373,7 +373,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) {
     std::string likely;
     if (out.resumedMayAbort.empty() && stitchesAt(fn, last, &likely) == Confidence::Likely &&
-        resolveCallee(fn, last).patternReceiver) {
+        resolveCallee(fn, last).receiverGuessed()) {
       const flow::Routes around = flow::routesAround(branches, last, from, to, from <= 1);
       if (!around.compiles && !around.aborts) {
         out.likelyStitchLine = fn.proto.at(last).line;

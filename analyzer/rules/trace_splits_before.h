@@ -45,9 +45,9 @@ struct SplitBefore {
   int stitchLine = 0;
   int stitchPc = 0;
   std::string stitchCallee;
-  // The same for a last call that likely stitches (a builtin taken for the
-  // string library's by the Lua pattern it gets, on a receiver of a type
-  // the bytecode does not show), when stitchLine is 0.
+  // The same for a last call that likely stitches (a string method on a
+  // receiver of a type the bytecode does not show, taken for a string by
+  // the Lua pattern it gets or by the method's name), when stitchLine is 0.
   int likelyStitchLine = 0;
   std::string likelyStitchCallee;
   // When that last call is of a Lua function that surely stitches, but

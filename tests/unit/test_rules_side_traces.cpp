@@ -330,7 +330,7 @@ TEST_CASE("a closure after a string method on a receiver taken for a string is a
   REQUIRE(p);
   CHECK(p->severity == Severity::Warn);
   CHECK(p->confidence == Confidence::Likely);
-  CHECK(p->reasoning.find("likely stitches the trace (its receiver is taken for a string") != std::string::npos);
+  CHECK(p->reasoning.find("likely stitches the trace (its receiver is taken for a string)") != std::string::npos);
   CHECK(p->reasoning.find("fewer than blacklisting") == std::string::npos);
 }
 
@@ -488,4 +488,27 @@ TEST_CASE("a short while loop before a closure is not unrolled: the root trace a
   REQUIRE(p);
   CHECK(p->severity == Severity::Warn);
   CHECK(p->reasoning.find("a while or repeat loop of 4 turns, which a root trace does not unroll") != std::string::npos);
+}
+
+TEST_CASE("a pcall'd function that likely stitches and returns is a likely NYIRETL", "[rules][side-traces]") {
+  // Audit 87: `s:gsub(...)` on a parameter, taken for a string by the
+  // method's name, then `return out`, called through pcall: both builds
+  // show `(1/stitch) ... NYI: return to lower frame`, once.
+  auto ps = predict(
+      "local msgs = {}\n"
+      "for i = 1, 50 do msgs[i] = 'user<' .. i .. '>' end\n"
+      "local function escape(s)\n"
+      "  local out = s:gsub('[<>]', '_')\n"
+      "  return out\n"
+      "end\n"
+      "local total = 0\n"
+      "for i = 1, 50000 do\n"
+      "  local ok, e = pcall(escape, msgs[i % 50 + 1])\n"
+      "  total = total + #e\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 5, "NYIRETL");
+  REQUIRE(p);
+  CHECK(p->confidence == Confidence::Likely);
+  CHECK(p->reasoning.find("called through pcall at line 9") != std::string::npos);
 }
