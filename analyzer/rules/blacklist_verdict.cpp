@@ -100,6 +100,31 @@ bool whileLoopAt(const FunctionView& fn, int loopLine) {
   return false;
 }
 
+// A loop nested in the loop body around pc (or the function body), before
+// pc, that every pass enters and that turns a known number of times, at
+// least once, whose every turn aborts at an instruction the recorder
+// refuses: no root trace gets past it. Its line, turns and abort line; 0s
+// for none.
+struct InnerAbort {
+  int loopLine = 0;
+  long turns = 0;
+  int abortLine = 0;
+};
+InnerAbort innerLoopAbortsFirst(const FunctionView& fn, int pc) {
+  const flow::Loop* around = fn.loops.innermost(pc);
+  const int first = around ? around->first : 1;
+  for (const flow::Loop& loop : fn.loops.loops()) {
+    if (&loop == around || loop.first <= first || loop.last >= pc || fn.loops.innermost(loop.first - 1) != around)
+      continue;
+    if (flow::jumpAround(fn.proto, loop.first, loop.last, pc) != 0) continue;
+    const flow::LoopTrips* trips = fn.calls.evidenceAt(fn.index, loop.last).loop;
+    if (!trips || trips->first != loop.first || !trips->known || trips->count < 1 || trips->leavesAt) continue;
+    if (const int line = refusedOnEveryPass(fn, loop.first, loop.last, loop.last + 1); line > 0)
+      return {fn.proto.at(loop.entry()).line, trips->count, line};
+  }
+  return {};
+}
+
 int abortsEveryTurn(const FunctionView& fn, int loopLine) {
   for (const flow::Loop& loop : fn.loops.loops())
     if (fn.proto.at(loop.entry()).line == loopLine) return refusedOnEveryPass(fn, loop.first, loop.last, loop.last + 1);
@@ -473,6 +498,17 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                  "loop's start is blacklisted first (" + std::to_string(runs) + " runs) depends on timing, so a "
                  "warning, and likely";
     out.dependsOnData = true;
+  } else if (const InnerAbort inner = needed.runs > 0 && runs >= needed.runs ? innerLoopAbortsFirst(fn.of(heatProto), heatPc)
+                                                                            : InnerAbort{};
+             inner.abortLine > 0) {
+    // Audit 88: `for hand = 1, 2 do local h = function() … end end` before
+    // the outer body's UCLO: the root trace unrolls the inner loop and
+    // aborts at its closure on every pass; `-jv` never shows the UCLO.
+    out.dependsOnData = true;
+    out.clause = "; but the loop at line " + std::to_string(inner.loopLine) + " comes before it on every pass and "
+                 "turns " + std::to_string(inner.turns) + " times, and every turn of it aborts at line " +
+                 std::to_string(inner.abortLine) + ": no root trace gets past it to this abort, and only a side "
+                 "trace could, so a warning, and likely";
   } else if (needed.runs > 0 && runs >= needed.runs) {
     out.blacklists = true;
     const InterpretedCalls calls = interpretedCalls(fn.of(heatProto), heatPc);

@@ -512,3 +512,29 @@ TEST_CASE("a pcall'd function that likely stitches and returns is a likely NYIRE
   CHECK(p->confidence == Confidence::Likely);
   CHECK(p->reasoning.find("called through pcall at line 9") != std::string::npos);
 }
+
+TEST_CASE("an upvalue close after an inner loop whose every turn aborts is never reached by a root trace",
+          "[rules][side-traces]") {
+  // Audit 88: `for hand = 1, 2 do local h = function() … tick end … end` in
+  // a loop of 50,000: the root trace unrolls the inner loop and aborts at
+  // its closure on every pass (`-jv`, both builds: 11 aborts there, the
+  // outer start blacklisted); the outer body's UCLO never aborts.
+  auto ps = predict(
+      "local hands = 0\n"
+      "for tick = 1, 50000 do\n"
+      "  for hand = 1, 2 do\n"
+      "    local h = function() return hand * tick end\n"
+      "    hands = hands + h()\n"
+      "  end\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Blacklist);
+  const Prediction* uclo = nullptr;
+  for (const auto& p : ps)
+    if (p.reasonId.str() == "NYIBC:UCLO" && !p.masked() && p.line >= 5) uclo = &p;
+  REQUIRE(uclo);
+  CHECK(uclo->severity == Severity::Warn);
+  CHECK(uclo->reasoning.find("every turn of it aborts at line 4: no root trace gets past it") != std::string::npos);
+}
