@@ -125,6 +125,40 @@ InnerAbort innerLoopAbortsFirst(const FunctionView& fn, int pc) {
   return {};
 }
 
+// What a blocker's verdict asks of the call at pc that may split the trace
+// before it, in the region [first, last] of the function `fn` views.
+struct CallBefore {
+  // The line of an instruction the recorder refuses that every pass runs
+  // before the call: no root trace gets to it, and only a trace that
+  // resumes after it, if any does, records the blocker; 0 for none.
+  int refusedBefore = 0;
+  // Then: the loop of the function it calls, whose exit's side trace
+  // surely resumes after the call (callerReturningLoop); null otherwise.
+  const flow::LoopTrips* returningLoop = nullptr;
+  std::string returningFunction;
+  // It calls a function of this file whose traces end at a tail call after
+  // its loop (endingTailCallAfterLoop): "its tail call of unpack at line
+  // 5"; empty otherwise. `endsSurely`: that loop turns more times than a
+  // caller's trace unrolls.
+  std::string endsInCallee;
+  bool endsSurely = false;
+};
+CallBefore callBefore(const FunctionView& fn, int pc, int first, int last) {
+  CallBefore out;
+  if (pc <= 0) return out;
+  out.refusedBefore = refusedOnEveryPass(fn, first, last, pc);
+  if (out.refusedBefore > 0 && (out.returningLoop = callerReturningLoop(fn, pc)))
+    out.returningFunction = functionName(fn, resolveCallee(fn, pc).value.proto);
+  if (!flow::isCall(fn.proto.at(pc).op)) return out;
+  const flow::Value callee = resolveCallee(fn, pc).value;
+  if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= fn.chunk.prototypes.size()) return out;
+  const FunctionView body = fn.of(callee.proto);
+  std::string name;
+  if (const int tail = endingTailCallAfterLoop(body, name, out.endsSurely); tail > 0)
+    out.endsInCallee = "its tail call of " + name + " at line " + std::to_string(body.proto.at(tail).line);
+  return out;
+}
+
 int abortsEveryTurn(const FunctionView& fn, int loopLine) {
   for (const flow::Loop& loop : fn.loops.loops())
     if (fn.proto.at(loop.entry()).line == loopLine) return refusedOnEveryPass(fn, loop.first, loop.last, loop.last + 1);
@@ -229,21 +263,12 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // "the call at line 3 (in main)", when a branch can go around every
     // call before it that may split the trace (SplitBefore::skippableLine)
     std::string skippable;
-    // The line of an instruction the recorder refuses that every pass runs
-    // before `call`: no root trace gets to that call, and only a trace that
-    // resumes after it, if any does, records this abort; 0 for none.
-    int refusedBefore = 0;
-    // Then: the loop of the function `call` calls, whose exit's side trace
-    // surely resumes after the call (callerReturningLoop); null otherwise.
-    const flow::LoopTrips* returningLoop = nullptr;
-    std::string returningFunction;
     bool fieldRead = false;  // `call` is a field read that may call an __index function (SplitBefore::fieldRead)
     bool unresolved = false;  // `call`'s callee is not known (SplitBefore::unresolved)
-    // `call` is of a function of this file whose traces end at a tail call
-    // after its loop (endingTailCallAfterLoop): "its tail call of unpack at
-    // line 5"; empty otherwise.
-    std::string endsInCallee;
-    bool endsSurely = false;  // its loop turns more times than a caller's trace unrolls
+    // Where `call` is: its prototype and pc, and the region (loop body or
+    // function body) it was found in, for what splitClause asks of it.
+    std::size_t proto = 0;
+    int pc = 0, first = 0, last = 0;
   };
   auto splitBeforeHere = [&](bool fromEntry) -> Split {
     auto described = [&](const SplitBefore& found, const std::string& in, const FunctionView& view, int first,
@@ -251,19 +276,12 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
       Split split;
       if (found.line > 0)
         split.call = (found.fieldRead ? "the field read at line " : "the call at line ") + std::to_string(found.line) + in;
-      if (found.pc > 0) split.refusedBefore = refusedOnEveryPass(view, first, last, found.pc);
-      if (split.refusedBefore > 0 && (split.returningLoop = callerReturningLoop(view, found.pc)))
-        split.returningFunction = functionName(fn, resolveCallee(view, found.pc).value.proto);
       split.fieldRead = found.fieldRead;
       split.unresolved = found.unresolved;
-      if (found.pc > 0 && flow::isCall(view.proto.at(found.pc).op))
-        if (const flow::Value callee = resolveCallee(view, found.pc).value;
-            callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size()) {
-          const FunctionView body = fn.of(callee.proto);
-          std::string name;
-          if (const int tail = endingTailCallAfterLoop(body, name, split.endsSurely); tail > 0)
-            split.endsInCallee = "its tail call of " + name + " at line " + std::to_string(body.proto.at(tail).line);
-        }
+      split.proto = view.index;
+      split.pc = found.pc;
+      split.first = first;
+      split.last = last;
       if (found.skippableLine > 0) split.skippable = "the call at line " + std::to_string(found.skippableLine) + in;
       if (found.stitchLine > 0)
         split.stitch = "the call of " + found.stitchCallee + " at line " + std::to_string(found.stitchLine) + in;
@@ -306,7 +324,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
       if (flow::isCall(view.proto.at(q).op) && splitAt(view, q)) return true;
     return false;
   };
-  auto splitClause = [&out](const Split& split) {
+  auto splitClause = [&out, &fn](const Split& split) {
+    const CallBefore before = callBefore(fn.of(split.proto), split.pc, split.first, split.last);
     // An __index function's traces stop when they return into the VM's
     // metamethod frame: none resumes after the read (audit 83: `-jv` shows
     // no abort at the closure after `h.host`, on either build).
@@ -323,18 +342,18 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // ends in a return link; `-jv` never shows the UCLO after it). A
     // callee's loop that surely turns twice gets a trace whose exit's side
     // trace does resume here.
-    if (split.returningLoop) {
+    if (before.returningLoop) {
       return "; " + split.call + " comes before it, and every pass aborts at line " +
-             std::to_string(split.refusedBefore) + " before that call, so no root trace gets to it; but the loop at "
-             "line " + std::to_string(split.returningLoop->line) + " of " + split.returningFunction + " turns " +
-             std::to_string(split.returningLoop->count) + " times on each call, enough for a trace of its own, and "
+             std::to_string(before.refusedBefore) + " before that call, so no root trace gets to it; but the loop at "
+             "line " + std::to_string(before.returningLoop->line) + " of " + before.returningFunction + " turns " +
+             std::to_string(before.returningLoop->count) + " times on each call, enough for a trace of its own, and "
              "the side trace from its exit returns into this function and aborts here: not in the root trace, so "
              "the loop's or the function's own start is not what gets blacklisted, so a warning";
     }
-    if (split.refusedBefore > 0) {
+    if (before.refusedBefore > 0) {
       out.dependsOnData = true;
       return "; " + split.call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of "
-             "its own), but every pass aborts at line " + std::to_string(split.refusedBefore) + " before that "
+             "its own), but every pass aborts at line " + std::to_string(before.refusedBefore) + " before that "
              "call, so no root trace gets to it: only a trace that resumes after the call (a stitched trace, a "
              "side trace of the callee's loop returning here) records this abort, if one does, so a warning, and "
              "likely";
@@ -343,14 +362,14 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // resumes after the call (audit 87: `checksum` loops, then `return
     // tonumber(x, 16)`, or `return unpack(t)`; `-jv` never shows the closure
     // after its call abort, on either build).
-    if (!split.endsInCallee.empty()) {
+    if (!before.endsInCallee.empty()) {
       out.dependsOnData = true;
-      if (split.endsSurely)
-        return "; " + split.call + " comes before it, and the callee's traces end at " + split.endsInCallee +
+      if (before.endsSurely)
+        return "; " + split.call + " comes before it, and the callee's traces end at " + before.endsInCallee +
                ", which the side trace from its loop's exit reaches with no frame below it to stitch back into "
                "(RETURN): no trace resumes after the call, so no trace may get to this abort, so a warning, and "
                "likely";
-      return "; " + split.call + " comes before it, and the callee ends with " + split.endsInCallee + " after a "
+      return "; " + split.call + " comes before it, and the callee ends with " + before.endsInCallee + " after a "
              "loop whose turns the bytecode does not show or a caller's trace unrolls: if the side trace from "
              "that loop's exit reaches the tail call, it ends there (RETURN) and no trace resumes after the call; "
              "if a caller's trace gets through the loop, it stitches there, and the trace that resumes after the "

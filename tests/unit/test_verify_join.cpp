@@ -24,6 +24,15 @@ ReportSite site(const std::string& path, int line, const std::string& reasonId, 
   return s;
 }
 
+// A site a run observed: its count, severity and trace start.
+ReportSite observed(const std::string& path, int line, const std::string& reasonId, long count,
+                    const std::string& severity, const std::string& start) {
+  ReportSite s = site(path, line, reasonId, "", count);
+  s.severity = severity;
+  s.start = start;
+  return s;
+}
+
 SiteReport report(const std::string& file, const std::string& kind, const std::string& root,
                   std::vector<ReportSite> sites) {
   SiteReport r;
@@ -258,15 +267,9 @@ TEST_CASE("verify marks a site blacklisted when a run blacklisted its trace star
   lint.sites[0].severity = "blacklist";
   lint.sites[1].severity = "warn";
   lint.sites[2].severity = "blacklist";
-  ReportSite fnew = site("a.lua", 5, "NYIBC:FNEW", "", 9);
-  fnew.severity = "warn";
-  fnew.start = "a.lua:3";
-  ReportSite blackl = site("a.lua", 4, "BLACKL", "", 2);
-  blackl.severity = "blacklist";
-  blackl.start = "a.lua:3";
-  ReportSite other = site("a.lua", 12, "NYIBC:FNEW", "", 4);
-  other.severity = "warn";
-  other.start = "a.lua:12";
+  ReportSite fnew = observed("a.lua", 5, "NYIBC:FNEW", 9, "warn", "a.lua:3");
+  ReportSite blackl = observed("a.lua", 4, "BLACKL", 2, "blacklist", "a.lua:3");
+  ReportSite other = observed("a.lua", 12, "NYIBC:FNEW", 4, "warn", "a.lua:12");
   SiteReport run = report("run.json", "runtime", "/proj", {fnew, blackl, other});
   Verification v = verify(lint, {run}, {});
   REQUIRE(find(v, "a.lua:5", "NYIBC:FNEW"));
@@ -379,9 +382,7 @@ TEST_CASE("verify marks a site whose side exit a run left to the interpreter, an
           "[verify][cost]") {
   SiteReport lint = report("lint.json", "lint", "/proj", {site("a.lua", 6, "NYIBC:FNEW", "certain")});
   lint.sites[0].severity = "warn";
-  ReportSite gaveUp = site("a.lua", 6, "NYIBC:FNEW", "", 4);
-  gaveUp.severity = "warn";
-  gaveUp.start = "a.lua:6";
+  ReportSite gaveUp = observed("a.lua", 6, "NYIBC:FNEW", 4, "warn", "a.lua:6");
   gaveUp.fallback = true;
   gaveUp.costMs = 12.5;
   gaveUp.costMeasured = true;
@@ -432,16 +433,10 @@ TEST_CASE("a BLACKL that ran into code blacklisted for a predicted site follows 
   // blacklisted for a site lint did not predict stays missed.
   SiteReport lint = report("lint.json", "lint", "/proj", {site("u.lua", 15, "NYIBC:FNEW", "certain")});
   lint.sites[0].severity = "blacklist";
-  ReportSite closure = site("u.lua", 15, "NYIBC:FNEW", "", 11);
-  closure.severity = "blacklist";
-  closure.start = "u.lua:14";
-  ReportSite follows = site("u.lua", 14, "BLACKL", "", 11);
-  follows.severity = "blacklist";
-  follows.start = "m.lua:3";
+  ReportSite closure = observed("u.lua", 15, "NYIBC:FNEW", 11, "blacklist", "u.lua:14");
+  ReportSite follows = observed("u.lua", 14, "BLACKL", 11, "blacklist", "m.lua:3");
   follows.blacklistedBy = SiteRef{"u.lua:15", "NYIBC:FNEW"};
-  ReportSite unpredicted = site("u.lua", 30, "BLACKL", "", 11);
-  unpredicted.severity = "blacklist";
-  unpredicted.start = "m.lua:9";
+  ReportSite unpredicted = observed("u.lua", 30, "BLACKL", 11, "blacklist", "m.lua:9");
   unpredicted.blacklistedBy = SiteRef{"u.lua:31", "NYIBC:UCLO"};
   Verification v = verify(lint, {report("run.json", "runtime", "/proj", {closure, follows, unpredicted})}, {});
   REQUIRE(find(v, "u.lua:14", "BLACKL"));
@@ -468,15 +463,9 @@ TEST_CASE("a blacklisting stop-class abort of a predicted site's trace start fol
   // blacklisted a start no predicted site aborted stays missed.
   SiteReport lint = report("lint.json", "lint", "/proj", {site("parse.lua", 5, "NYIBC:FNEW", "certain")});
   lint.sites[0].severity = "warn";
-  ReportSite closure = site("parse.lua", 5, "NYIBC:FNEW", "", 6);
-  closure.severity = "warn";
-  closure.start = "parse.lua:10";
-  ReportSite leave = site("parse.lua", 17, "LLEAVE", "", 5);
-  leave.severity = "blacklist";
-  leave.start = "parse.lua:10";
-  ReportSite alone = site("parse.lua", 40, "LLEAVE", "", 11);
-  alone.severity = "blacklist";
-  alone.start = "parse.lua:38";
+  ReportSite closure = observed("parse.lua", 5, "NYIBC:FNEW", 6, "warn", "parse.lua:10");
+  ReportSite leave = observed("parse.lua", 17, "LLEAVE", 5, "blacklist", "parse.lua:10");
+  ReportSite alone = observed("parse.lua", 40, "LLEAVE", 11, "blacklist", "parse.lua:38");
   Verification v = verify(lint, {report("run.json", "runtime", "/proj", {closure, leave, alone})}, {});
   const JoinedSite* follows = find(v, "parse.lua:17", "LLEAVE");
   REQUIRE(follows);
@@ -496,15 +485,9 @@ TEST_CASE("a stop-class abort of a start a predicted site blacklisted follows it
   // UCLO blacklisted (the UCLO came eleventh) was missed; and a BLACKL
   // that ran into code such a row blacklisted stayed missed.
   SiteReport lint = report("lint.json", "lint", "/proj", {site("r.lua", 31, "NYIBC:UCLO", "certain")});
-  ReportSite uclo = site("r.lua", 31, "NYIBC:UCLO", "", 7);
-  uclo.severity = "blacklist";
-  uclo.start = "r.lua:28";
-  ReportSite leave = site("r.lua", 33, "LLEAVE", "", 4);
-  leave.severity = "info";
-  leave.start = "r.lua:28";
-  ReportSite ranInto = site("r.lua", 40, "BLACKL", "", 11);
-  ranInto.severity = "blacklist";
-  ranInto.start = "r.lua:45";
+  ReportSite uclo = observed("r.lua", 31, "NYIBC:UCLO", 7, "blacklist", "r.lua:28");
+  ReportSite leave = observed("r.lua", 33, "LLEAVE", 4, "info", "r.lua:28");
+  ReportSite ranInto = observed("r.lua", 40, "BLACKL", 11, "blacklist", "r.lua:45");
   ranInto.blacklistedBy = SiteRef{"r.lua:33", "LLEAVE"};
   VerifyOptions options;
   options.includeBenign = true;
