@@ -168,7 +168,7 @@ void aggregateSites(const EventTally& events, const StringPool& strings, const A
         site.extentLastLine = exit->second.second;
       }
     }
-    if (ev.kind == TraceEventKind::Abort && ev.startSource && site.callerExtents.empty() && site.extentFirstLine > 0) {
+    if (ev.kind != TraceEventKind::Stitch && ev.startSource && site.callerExtents.empty() && site.extentFirstLine > 0) {
       auto callers = callersByStart.find(std::make_tuple(std::get<4>(it->first), ev.startLine, ev.startPc));
       if (callers != callersByStart.end()) site.callerExtents = callers->second;
     }

@@ -200,9 +200,9 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
   if (sites.size() > topSites) sites.resize(topSites);
   if (!sites.empty()) out += samples ? "ljcheck: top sites by interpreter cost:\n" : "ljcheck: top sites by count:\n";
   for (const AbortSite* site : sites) {
-    // A split's trace does not die (no start), and a side trace's abort
-    // leaves its parent running (no extent, unless the VM then left its
-    // exit to the interpreter): nothing to measure.
+    // A stitch's trace goes on after the call (no start), and a side
+    // trace's abort leaves its parent running (no extent, unless the VM
+    // then left its exit to the interpreter): nothing to measure.
     char cost[32];
     if (!site->hasExtent()) std::snprintf(cost, sizeof cost, "%9s   ", "-");
     else std::snprintf(cost, sizeof cost, "%9.1f ms", site->costMs);
@@ -210,6 +210,7 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
            site->location() + "  x" + std::to_string(site->count);
     std::string why;
     if (site->fallback) why = "side traces from " + site->startLocation() + ", left to the interpreter";
+    else if (site->reasonId.code() == "RETURN" && site->hasExtent()) why = "its trace returns to the interpreter here";
     else if (!site->startPath.empty()) why = "trace started at " + site->startLocation();
     if (!site->blacklistedByLocation.empty())
       why += (why.empty() ? "" : "; ") + std::string("ran into code blacklisted by ") + site->blacklistedByReasonId +

@@ -88,13 +88,15 @@ class TraceCapture {
   TraceCapture(std::vector<bool> demotedOpcodes, std::size_t traceCapacity, std::size_t maxRecords);
 
   // What each opcode (by the VM's numbering) says of a loop's bounds: the
-  // codeExtent of a trace start (trace_handler.cpp).
+  // codeExtent of a trace start (trace_handler.cpp); and which ones a frame
+  // below a call can be at.
   enum class LoopRole : std::uint8_t {
     None,
     End,   // FORL/ITERL and their I/J variants: jump back to the loop's first instruction
     Head,  // LOOP/ILOOP (a while or repeat loop): D jumps to the loop's exit
     Jump,  // JMP/UCLO: a while loop's back edge, the instruction before its exit
     Next,  // ITERN (a pairs/next loop, whose traces start there): its ITERL follows
+    Call,  // CALL/CALLM/ITERC: a calling frame's instruction
   };
   std::vector<LoopRole> loopRoles;
   // (start chunk, line, pc) -> the lines its trace would have compiled.

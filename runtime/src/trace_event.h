@@ -20,11 +20,11 @@ namespace ljcheck {
 // maxside side traces, lj_record.c links the exit to a stub trace that returns
 // to the interpreter. Its start fields name the exit; it is no site of its
 // own but gives the side-trace aborts that started there an extent.
-// CallerExtent: for such an exit, or a stitched trace's start, inside a
-// function the root trace inlined, one frame it returns into, up to the
-// root's own: `source`, `line` and `functionLine` name the frame and the
-// call it was on, the extent what that frame then runs interpreted; the
-// start fields name the exit or the stitched start.
+// CallerExtent: for such an exit, a stitched trace's start or a Return,
+// inside a function the root trace inlined, one frame it returns into, up
+// to the root's own: `source`, `line` and `functionLine` name the frame and
+// the call it was on, the extent what that frame then runs interpreted; the
+// start fields name the exit, the stitched start or the Return's call.
 enum class TraceEventKind : std::uint8_t { Abort, Stitch, Return, ExitFallback, CallerExtent };
 
 // Subject of an event: a VM number (NYIBC opcode, NYIIR op, ffid), or
@@ -59,8 +59,9 @@ struct TraceEvent {
   // Lines of the code a root trace would have compiled: the loop it started
   // at, or the whole start function (a function trace, a while/repeat
   // loop); for a stitched trace, from its call to the end of the loop (or
-  // function) around it; for an ExitFallback, the same from the exit. 0 for
-  // a side trace's abort: its parent keeps running.
+  // function) around it; for an ExitFallback, and for a Return (whose start
+  // fields name its own call), the same from there. 0 for a side trace's
+  // abort: its parent keeps running.
   std::int32_t extentFirstLine = 0;
   std::int32_t extentLastLine = 0;
   std::int32_t functionLine = -1;  // CallerExtent: the first line of the function `source` names

@@ -165,7 +165,7 @@ void forget(TraceCapture& c, int tr) {
 }
 
 std::vector<TraceCapture::CallerFrame> callerFramesOf(lua_State* L, TraceCapture& c, int parent, StringId source,
-                                                      int functionLine);
+                                                      int functionLine, int level);
 std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc,
                                        std::pair<int, int>* condition = nullptr);
 void recordCallerFrames(TraceCapture& c, const TraceEvent& at, const std::vector<TraceCapture::CallerFrame>& frames);
@@ -185,7 +185,7 @@ void onStart(lua_State* L, TraceCapture& c) {
     // and its abort (if any) may come after they have returned.
     const TraceCapture::Location* at = cachedLocation(L, c, kFunc, c.starts[slot].pc);
     if (at && at->line >= 0) {
-      std::vector<TraceCapture::CallerFrame> frames = callerFramesOf(L, c, parent, at->source, at->functionLine);
+      std::vector<TraceCapture::CallerFrame> frames = callerFramesOf(L, c, parent, at->source, at->functionLine, 1);
       std::pair<int, int> condition{0, 0};
       continuationExtent(L, c, kFunc, c.starts[slot].pc, &condition);
       if (condition.first > 0) frames.push_back({at->source, at->functionLine, at->line, condition});
@@ -450,15 +450,23 @@ bool startLocation(lua_State* L, TraceCapture& c, int tr, Where& out) {
   return found;
 }
 
-// The first pc of the Lua function at funcIdx on `line`, or -1.
-int firstPcOnLine(lua_State* L, TraceCapture& c, int funcIdx, int line) {
-  for (int pc = 0; instructionAt(L, c, funcIdx, pc) >= 0; ++pc) {
+// The pc a frame of the Lua function at funcIdx that is on `line` is at
+// (the API gives its line, not its pc): the last call (CALL, CALLM, ITERC)
+// on that line, so that a loop written on one line holds it; else the
+// first pc on the line; -1 when no instruction has it.
+int framePcOnLine(lua_State* L, TraceCapture& c, int funcIdx, int line) {
+  int first = -1, call = -1;
+  for (int pc = 0;; ++pc) {
+    const long long ins = instructionAt(L, c, funcIdx, pc);
+    if (ins < 0) break;
     pushFuncinfo(L, funcIdx, &pc);
     const int at = lua::intField(L, -1, "currentline", -1);
     lua_pop(L, 1);
-    if (at == line) return pc;
+    if (at != line) continue;
+    if (first < 0) first = pc;
+    if (c.loopRole(static_cast<int>(ins & 0xff)) == TraceCapture::LoopRole::Call) call = pc;
   }
-  return -1;
+  return call >= 0 ? call : first;
 }
 
 // The function the root trace of side trace `parent`'s family started in,
@@ -479,32 +487,34 @@ std::pair<StringId, int> rootFunctionOf(lua_State* L, TraceCapture& c, int paren
   return {0, -1};
 }
 
-// The frames a continuation at level 1 returns into, out to the frame of
-// the root trace's function (the root of `parent`'s family): the loop
-// calls step(), and a stitched trace or a fallback exit resumes in step;
-// after step returns, its caller runs interpreted too, up to the back edge
-// of the root's loop, where it enters the trace again. Each with what it
-// runs from its call on (continuationExtent). None when level 1 is the
-// root's function, or the root's frame is not within a few Lua levels.
+// The frames a continuation at `level` (1 for a stitched trace's start or
+// a fallback exit; 2 for a trace that returned to the interpreter at a
+// call, its callee at level 1) returns into, out to the frame of the root
+// trace's function (the root of `parent`'s family): the loop calls step(),
+// and a stitched trace or a fallback exit resumes in step; after step
+// returns, its caller runs interpreted too, up to the back edge of the
+// root's loop, where it enters the trace again. Each with what it runs
+// from its call on (continuationExtent). None when the continuation is in
+// the root's function, or the root's frame is not within a few Lua levels.
 std::vector<TraceCapture::CallerFrame> callerFramesOf(lua_State* L, TraceCapture& c, int parent, StringId source,
-                                                      int functionLine) {
+                                                      int functionLine, int level) {
   constexpr int kMaxInlinedLevels = 8;
   std::vector<TraceCapture::CallerFrame> out;
   const auto [rootSource, rootLine] = rootFunctionOf(L, c, parent);
   if (rootLine < 0 || (source == rootSource && functionLine == rootLine)) return out;
   lua_Debug ar;
-  int rootLevel = 0;  // level 1 is the continuation's frame
-  for (int level = 2; level <= kMaxInlinedLevels + 1 && lua_getstack(L, level, &ar); ++level) {
+  int rootLevel = 0;
+  for (int up = level + 1; up <= level + kMaxInlinedLevels && lua_getstack(L, up, &ar); ++up) {
     if (!lua_getinfo(L, "S", &ar) || std::strcmp(ar.what, "C") == 0) return out;  // inlined frames are Lua's
     if (c.nameId(ar.source ? ar.source : "") == rootSource && ar.linedefined == rootLine) {
-      rootLevel = level;
+      rootLevel = up;
       break;
     }
   }
-  for (int level = 2; level <= rootLevel; ++level) {
-    if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Slf", &ar)) break;
+  for (int up = level + 1; up <= rootLevel; ++up) {
+    if (!lua_getstack(L, up, &ar) || !lua_getinfo(L, "Slf", &ar)) break;
     const int funcIdx = lua_gettop(L);
-    const int pc = ar.currentline > 0 ? firstPcOnLine(L, c, funcIdx, ar.currentline) : -1;
+    const int pc = ar.currentline > 0 ? framePcOnLine(L, c, funcIdx, ar.currentline) : -1;
     if (pc >= 0) {
       const StringId frameSource = c.nameId(ar.source ? ar.source : "");
       std::pair<int, int> condition{0, 0};
@@ -561,9 +571,63 @@ void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord
   ev.zone = zoneNow(L, c);
   c.events.add(ev);
   std::vector<TraceCapture::CallerFrame> frames =
-      callerFramesOf(L, c, start.parent, ev.startSource, ev.startFunctionLine);
+      callerFramesOf(L, c, start.parent, ev.startSource, ev.startFunctionLine, 1);
   if (condition.first > 0) frames.push_back({ev.startSource, ev.startFunctionLine, ev.startLine, condition});
   recordCallerFrames(c, ev, frames);
+}
+
+// A trace that ended at a call with link type "return" (a split that
+// cannot be stitched) hands what follows the call to the interpreter on
+// every pass: the calling Lua frame runs from the call to the back edge of
+// the loop around it (or to its end), and the frames it returns into, out
+// to the root trace's function, up to where a trace is entered again
+// (continuationExtent, callerFramesOf). That is the split's extent, and so
+// its cost; its start is the call itself. The callee is level 1; pcall and
+// xpcall frames between it and the calling frame are passed over. Nothing
+// when other C code called the callee, or when the calling frame is not
+// the root trace's function or one it inlined: a function's own trace that
+// tail-calls the builtin (`return os.date(...)`) leaves no frame of its
+// own, and its caller ran interpreted anyway (it called the function from
+// the interpreter, else the function would have been inlined); that trace
+// would have returned to the interpreter there all the same.
+void readReturnContinuation(lua_State* L, TraceCapture& c, int tr, TraceEvent& ev,
+                            std::vector<TraceCapture::CallerFrame>& frames) {
+  constexpr int kMaxLevels = 8;
+  const auto [rootSource, rootLine] = rootFunctionOf(L, c, tr);
+  if (rootLine < 0) return;
+  lua_Debug ar;
+  int level = 2;
+  for (;; ++level) {
+    if (level > kMaxLevels || !lua_getstack(L, level, &ar) || !lua_getinfo(L, "Slf", &ar)) return;
+    if (!lua_iscfunction(L, -1)) break;
+    const int ffid = fastFunctionId(L, lua_gettop(L));
+    lua_pop(L, 1);
+    if (ffid != c.pcallFfid && ffid != c.xpcallFfid) return;
+  }
+  const int funcIdx = lua_gettop(L);
+  const StringId source = c.nameId(ar.source ? ar.source : "");
+  bool inRoot = source == rootSource && ar.linedefined == rootLine;
+  lua_Debug up;
+  for (int k = level + 1; !inRoot && k <= level + kMaxLevels && lua_getstack(L, k, &up) && lua_getinfo(L, "S", &up); ++k)
+    inRoot = c.nameId(up.source ? up.source : "") == rootSource && up.linedefined == rootLine;
+  if (!inRoot) {
+    lua_pop(L, 1);
+    return;
+  }
+  const int pc = ar.currentline > 0 ? framePcOnLine(L, c, funcIdx, ar.currentline) : -1;
+  std::pair<int, int> condition{0, 0};
+  const std::pair<int, int> extent = pc >= 0 ? continuationExtent(L, c, funcIdx, pc, &condition) : std::pair<int, int>{};
+  if (extent.first > 0) {
+    ev.startSource = source;
+    ev.startLine = ar.currentline;
+    ev.startPc = pc;
+    ev.startFunctionLine = ar.linedefined;
+    ev.extentFirstLine = extent.first;
+    ev.extentLastLine = extent.second;
+    frames = callerFramesOf(L, c, tr, ev.startSource, ev.startFunctionLine, level);
+    if (condition.first > 0) frames.push_back({ev.startSource, ev.startFunctionLine, ev.startLine, condition});
+  }
+  lua_pop(L, 1);
 }
 
 void onStop(lua_State* L, TraceCapture& c) {
@@ -587,9 +651,11 @@ void onStop(lua_State* L, TraceCapture& c) {
   bool stitch = link == "stitch";
   bool split = cCallee && (stitch || link == "return");
   if (sideTrace && link == "interpreter") recordExitFallback(L, c, tr, *start);
-  forget(c, tr);
   lua_settop(L, kArg6);
-  if (!split) return;
+  if (!split) {
+    forget(c, tr);
+    return;
+  }
   TraceEvent ev;
   ev.kind = stitch ? TraceEventKind::Stitch : TraceEventKind::Return;
   ev.subject = fastFunctionId(L, kFunc);
@@ -598,7 +664,11 @@ void onStop(lua_State* L, TraceCapture& c) {
   ev.source = where.source;
   ev.line = where.line;
   ev.zone = zoneNow(L, c);
+  std::vector<TraceCapture::CallerFrame> frames;
+  if (!stitch && !callback) readReturnContinuation(L, c, tr, ev, frames);  // while tr's family is known
+  forget(c, tr);
   c.events.add(ev);
+  recordCallerFrames(c, ev, frames);
 }
 
 // The handler behind this one (the one it replaced, -jv's, or one attached

@@ -33,7 +33,7 @@ std::vector<bool> demotedOpcodes(const LiveProfile& profile) {
 // start a while or repeat loop (JLOOP holds a trace number, not a jump: no
 // root trace starts at it, but a continuation's extent finds the loop's
 // head by it once the loop has its trace); JMP and UCLO may be a while
-// loop's back edge.
+// loop's back edge; CALL, CALLM and ITERC are what a calling frame is at.
 std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
   using Role = TraceCapture::LoopRole;
   static constexpr std::pair<std::string_view, Role> kRoles[] = {
@@ -41,7 +41,7 @@ std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
       {"IITERL", Role::End}, {"JITERL", Role::End}, {"LOOP", Role::Head}, {"ILOOP", Role::Head},
       {"JLOOP", Role::Head},
       {"JMP", Role::Jump}, {"UCLO", Role::Jump},
-      {"ITERN", Role::Next}};
+      {"ITERN", Role::Next}, {"CALL", Role::Call}, {"CALLM", Role::Call}, {"ITERC", Role::Call}};
   const auto& names = profile.facts.bytecodeNames;
   std::vector<Role> roles(names.size(), Role::None);
   for (std::size_t op = 0; op < names.size(); ++op)

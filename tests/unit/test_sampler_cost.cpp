@@ -687,3 +687,84 @@ TEST_CASE("a side exit's extent starts at the exit, whatever early return LuaJIT
   CHECK(exit->extentFirstLine == 8);
   CHECK(exit->extentLastLine == 8);
 }
+
+TEST_CASE("a trace that returns to the interpreter at a call charges what then runs interpreted, not an outer start",
+          "[runtime][sampler][cost]") {
+  // Audit 86 (d06): each's loop has a trace of its own, which inlines
+  // handle and ends at os.date with link type "return" (its result feeds
+  // tonumber's variable arguments: no stitch). The rest of handle then runs
+  // interpreted on every pass, and so does each's loop body up to its back
+  // edge, where the trace is entered again. Those samples are the RETURN's
+  // cost. They were charged to the outer loop's closure, whose fix saved
+  // nothing (the split's saved 796 of 882 ms).
+  auto [report, samples] = runCosted("\n"
+                                     "local function handle(v)\n"
+                                     "  local h = tonumber(os.date('!%H', v))\n"
+                                     "  local a = h * 3 + v % 7\n"
+                                     "  local b = (a * a) % 11 + (v * 13) % 17\n"
+                                     "  local c = (a + b) * (a - b) % 23\n"
+                                     "  return a + b + c\n"
+                                     "end\n"
+                                     "local function each(t, f)\n"
+                                     "  local s = 0\n"
+                                     "  for i = 1, #t do s = s + f(t[i]) end\n"
+                                     "  return s\n"
+                                     "end\n"
+                                     "local t = {}\n"
+                                     "for i = 1, 300 do t[i] = i * 3600 end\n"
+                                     "local total = 0\n"
+                                     "local wall, cpu = deadline(0.4)\n"
+                                     "while now() < wall or os.clock() < cpu do\n"
+                                     "  local g = function() return total end\n"
+                                     "  total = total + each(t, handle) + g() * 0\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* split = findSite(report, "RETURN:os.date", "snippet.lua:3");
+  REQUIRE(split);
+  CHECK(split->startLocation() == "snippet.lua:3");
+  CHECK(split->startFunctionLine == 2);
+  CHECK(split->extentFirstLine == 3);
+  CHECK(split->extentLastLine == 7);
+  REQUIRE(split->callerExtents.size() == 1);
+  CHECK(split->callerExtents[0].functionLine == 9);
+  CHECK(split->callerExtents[0].firstLine == 11);
+  CHECK(split->callerExtents[0].lastLine == 11);
+  const std::uint64_t inHandle = interpretedOn(samples, 2, 4, 7);
+  INFO("handle's lines after the call " << inHandle);
+  REQUIRE(inHandle > 0);
+  CHECK(split->interpretedSamples >= inHandle);
+  const AbortSite* closure = findSite(report, "NYIBC:FNEW", "snippet.lua:19");
+  REQUIRE(closure);
+  std::uint64_t interpreted = 0;
+  for (const LineSamples& line : samples.lines) interpreted += line.states[VmState::Interpreted];
+  CHECK(closure->interpretedSamples + inHandle <= interpreted);
+  CHECK_THAT(runSummary(report, &samples, 10),
+             Catch::Contains("RETURN:os.date  snippet.lua:3  x1  (its trace returns to the interpreter here)"));
+}
+
+TEST_CASE("a function's own trace that tail-calls an unrecorded builtin charges nothing to its caller",
+          "[runtime][sampler][cost]") {
+  // The loop never compiles (a closure per pass), so hour's entry gets hot
+  // and starts a trace of its own, which ends at the tail call with link
+  // type "return" and leaves no frame: the split is placed at the calling
+  // line. The caller runs interpreted anyway (a trace through the call
+  // would have inlined hour), and the function's trace would have returned
+  // to the interpreter there all the same: no extent, no cost.
+  auto [report, samples] = runCosted("\n"
+                                     "local function hour(v)\n"
+                                     "  return os.date('!%H', v)\n"
+                                     "end\n"
+                                     "local acc = 0\n"
+                                     "for i = 1, 3000 do\n"
+                                     "  local f = function() return i end\n"
+                                     "  acc = acc + #hour(i * 3600) + f()\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* split = findSite(report, "RETURN:os.date", "snippet.lua:8");
+  REQUIRE(split);
+  CHECK(!split->hasExtent());
+  CHECK(split->startPath.empty());
+  CHECK(split->callerExtents.empty());
+}

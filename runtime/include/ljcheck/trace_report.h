@@ -29,7 +29,9 @@ struct AbortSite {
   // for a root trace; for a trace stitched after a call, or a side trace
   // whose exit the VM left to the interpreter (`fallback`), from there to
   // the end of the loop or function around it; other side traces' aborts
-  // have no extent (0): their parent trace keeps running.
+  // have no extent (0): their parent trace keeps running. A RETURN split's
+  // start is its own call, where the interpreter takes over on every pass,
+  // and its extent the same as a stitched trace's; a STITCH has neither.
   std::string startPath;
   int startLine = 0;
   int startFunctionLine = -1;  // the start function's first line (linedefined; 0: a main chunk)
@@ -39,7 +41,8 @@ struct AbortSite {
   // after hotexit + tryside exits (or maxside side traces of the root) it
   // links the exit to the interpreter (-jv: "fallback to interpreter").
   bool fallback = false;
-  // Of a fallback exit inside a function the root trace had inlined: each
+  // Of a fallback exit, a stitched trace's abort or a RETURN split inside
+  // a function the root trace had inlined: each
   // frame it returns into, out to the root's, and what that frame then runs
   // interpreted (from its call to the loop's back edge, or its end).
   struct CallerExtent {
@@ -60,7 +63,8 @@ struct AbortSite {
   std::uint64_t interpretedSamples = 0;
 
   // Whether a cost can be measured: a start with its extent (a root or
-  // stitched trace's, or a side exit's that fell back to the interpreter).
+  // stitched trace's, a side exit's that fell back to the interpreter, or
+  // a RETURN split's).
   bool hasExtent() const { return !startPath.empty() && extentFirstLine > 0; }
 
   std::string location() const;  // path:line, or "?" when unknown
