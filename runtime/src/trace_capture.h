@@ -96,7 +96,8 @@ class TraceCapture {
     Head,  // LOOP/ILOOP (a while or repeat loop): D jumps to the loop's exit
     Jump,  // JMP/UCLO: a while loop's back edge, the instruction before its exit
     Next,  // ITERN (a pairs/next loop, whose traces start there): its ITERL follows
-    Call,  // CALL/CALLM/ITERC: a calling frame's instruction
+    Call,    // CALL/CALLM/ITERC: a calling frame's instruction
+    Return,  // RET/RET0/RET1/RETM: a down-recursion trace restarts there (lj_trace.c trace_downrec)
   };
   std::vector<LoopRole> loopRoles;
   // (start chunk, line, pc) -> the lines its trace would have compiled.

@@ -260,8 +260,11 @@ std::pair<int, int> linesBetween(lua_State* L, int funcIdx, int from, int to) {
 // traces start at its ITERN (lj_record.c: rec_setup_root), from the ISNEXT
 // before its body to the ITERL after the ITERN; a while or repeat loop from
 // its LOOP (or, for a while loop, its condition: the target of the back
-// edge right before the exit) to its exit, the LOOP's jump target;
-// otherwise the whole function.
+// edge right before the exit) to its exit, the LOOP's jump target; a
+// return (where LuaJIT restarts a trace that went down a recursion: what
+// it records is that return and its caller's code after it, never the
+// function's body; audit 86 d04) its own line; otherwise the whole
+// function.
 std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc, long long ins) {
   using Role = TraceCapture::LoopRole;
   const Role role = ins >= 0 ? c.loopRole(static_cast<int>(ins & 0xff)) : Role::None;
@@ -275,6 +278,8 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
       from = std::max(jumpTarget(pc + 1, iterl) - 1, 0);  // the ISNEXT that jumps to the ITERN
       to = pc + 1;
     }
+  } else if (role == Role::Return) {
+    from = to = pc;
   } else if (role == Role::Head) {  // LOOP or ILOOP: no root trace starts at a JLOOP
     const int exit = jumpTarget(pc, ins);
     from = pc;
@@ -283,7 +288,7 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
     if (back >= 0 && c.loopRole(static_cast<int>(back & 0xff)) == Role::Jump && jumpTarget(exit - 1, back) <= pc)
       from = std::max(jumpTarget(exit - 1, back), 0);
   }
-  if (to > from) {
+  if (to > from || role == Role::Return) {
     if (std::pair<int, int> lines = linesBetween(L, funcIdx, from, to); lines.first > 0) return lines;
   }
   pushFuncinfo(L, funcIdx, nullptr);

@@ -33,7 +33,8 @@ std::vector<bool> demotedOpcodes(const LiveProfile& profile) {
 // start a while or repeat loop (JLOOP holds a trace number, not a jump: no
 // root trace starts at it, but a continuation's extent finds the loop's
 // head by it once the loop has its trace); JMP and UCLO may be a while
-// loop's back edge; CALL, CALLM and ITERC are what a calling frame is at.
+// loop's back edge; CALL, CALLM and ITERC are what a calling frame is at;
+// a trace that starts at a return starts at one of the four RETs.
 std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
   using Role = TraceCapture::LoopRole;
   static constexpr std::pair<std::string_view, Role> kRoles[] = {
@@ -41,7 +42,8 @@ std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
       {"IITERL", Role::End}, {"JITERL", Role::End}, {"LOOP", Role::Head}, {"ILOOP", Role::Head},
       {"JLOOP", Role::Head},
       {"JMP", Role::Jump}, {"UCLO", Role::Jump},
-      {"ITERN", Role::Next}, {"CALL", Role::Call}, {"CALLM", Role::Call}, {"ITERC", Role::Call}};
+      {"ITERN", Role::Next}, {"CALL", Role::Call}, {"CALLM", Role::Call}, {"ITERC", Role::Call},
+      {"RET", Role::Return}, {"RET0", Role::Return}, {"RET1", Role::Return}, {"RETM", Role::Return}};
   const auto& names = profile.facts.bytecodeNames;
   std::vector<Role> roles(names.size(), Role::None);
   for (std::size_t op = 0; op < names.size(); ++op)

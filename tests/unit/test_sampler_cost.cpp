@@ -768,3 +768,30 @@ TEST_CASE("a function's own trace that tail-calls an unrecorded builtin charges 
   CHECK(split->startPath.empty());
   CHECK(split->callerExtents.empty());
 }
+
+TEST_CASE("a trace LuaJIT restarts at a return costs that return's line, not its whole function",
+          "[runtime][sampler][cost]") {
+  // The side trace from sum's base case goes down the recursion, and
+  // LuaJIT restarts recording at the return of line 4 as a root trace of
+  // its own (-jv: "down-recursion, restarting at"), which aborts returning
+  // into pcall's frame (both builds, every run). What it records is that
+  // return, never the body above it (audit 86 d04: a decoder's whole
+  // function, its loop included, was charged to such a start).
+  auto [report, samples] = runCosted("\n"
+                                     "local function sum(k)\n"
+                                     "  if k == 0 then return 0 end\n"
+                                     "  return k + sum(k - 1)\n"
+                                     "end\n"
+                                     "local n = 0\n"
+                                     "for i = 1, 3000 do\n"
+                                     "  local ok, v = pcall(sum, 5)\n"
+                                     "  n = n + v\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* restarted = findSite(report, "NYIRETL", "snippet.lua:4", "snippet.lua:4");
+  REQUIRE(restarted);
+  CHECK(restarted->startFunctionLine == 2);
+  CHECK(restarted->extentFirstLine == 4);
+  CHECK(restarted->extentLastLine == 4);
+}
