@@ -50,11 +50,6 @@ bool cannotBeNumber(const Value& v) {
   }
 }
 
-bool isBinaryArithmetic(Op op) {
-  return op == Op::ADDVV || op == Op::SUBVV || op == Op::MULVV || op == Op::DIVVV || op == Op::MODVV ||
-         op == Op::POW;
-}
-
 // "lpeg.P():match" -> "match".
 std::string_view methodName(const Value& method) {
   std::size_t colon = method.name.rfind(':');

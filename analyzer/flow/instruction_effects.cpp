@@ -35,6 +35,11 @@ Writes writesOf(const Instruction& ins, int framesize) {
   }
 }
 
+bool isBinaryArithmetic(Op op) {
+  return op == Op::ADDVV || op == Op::SUBVV || op == Op::MULVV || op == Op::DIVVV || op == Op::MODVV ||
+         op == Op::POW;
+}
+
 bool isArithmeticWithConstant(Op op) {
   switch (op) {
     case Op::ADDVN: case Op::SUBVN: case Op::MULVN: case Op::DIVVN: case Op::MODVN:

@@ -46,6 +46,8 @@ Flow flowOf(const bytecode::Instruction& ins, int pc);
 
 // Arithmetic with a number constant operand (ADDVN ... MODNV).
 bool isArithmeticWithConstant(bytecode::Op op);
+// Arithmetic of two registers (ADDVV ... MODVV, POW).
+bool isBinaryArithmetic(bytecode::Op op);
 // The register state before this instruction is kept (calls, returns, FNEW).
 bool keepsSnapshot(bytecode::Op op);
 

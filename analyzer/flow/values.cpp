@@ -655,7 +655,7 @@ ValueMap::TableUses::Mark ValueMap::TableUses::mark() const {
           fieldWrites.size(),      dynamicKeys.size(),    metatables.size(), reclassed.size(),
           moduleClasses.size(),    cModuleOperations.size(), moduleFieldWrites.size(), objectMethods.size(),
           modulesLoadedInPlace.size(), passedTables.size(), handedKeys.size(), tablesHandedTo.size(),
-          namesPassed.size(), unresolvedSetmetatable, reclassesAnyObject};
+          namesPassed.size(), objectOperations.size(), unresolvedSetmetatable, reclassesAnyObject};
 }
 
 void ValueMap::TableUses::cutBackTo(const Mark& m) {
@@ -669,6 +669,7 @@ void ValueMap::TableUses::cutBackTo(const Mark& m) {
   reclassed.resize(m.reclassed);
   moduleClasses.resize(m.moduleClasses);
   cModuleOperations.resize(m.cModuleOperations);
+  objectOperations.resize(m.objectOperations);
   moduleFieldWrites.resize(m.moduleFieldWrites);
   objectMethods.resize(m.objectMethods);
   modulesLoadedInPlace.resize(m.modulesLoadedInPlace);
@@ -759,7 +760,10 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
       noteEscapes(p, ins, regs, pass.escaping, pass.uses);
       // The operators (UNM to POW in lj_bc.h's order, as Op's) are the only
       // instructions that may operate on a C module's object.
-      if (ins.op >= Op::UNM && ins.op <= Op::POW) noteCModuleOperation(p, ins, pc, regs, pass.uses);
+      if (ins.op >= Op::UNM && ins.op <= Op::POW) {
+        noteCModuleOperation(p, ins, pc, regs, pass.uses);
+        noteObjectOperation(ins, pc, regs, pass.uses);
+      }
       Flow flow = truthyEdges(p, ins, flowOf(ins, pc), regs);
       auto propagate = [&](int t, const Registers& from) {
         if (t < 1 || t > p.size()) return;

@@ -188,6 +188,17 @@ struct CModuleOperation {
   bool needsMetamethod = false;
 };
 
+// An arithmetic operator or UNM applied to a table the tracker knows (an
+// Instance, or a table from a constructor): when its metatable holds a Lua
+// function for the operator, the operator calls it through a metamethod
+// frame (rules/metamethod_returns.cpp). `left` is the operand LuaJIT looks
+// the metamethod up on first; `right` is Unknown for UNM and an operator
+// with a constant.
+struct ObjectOperation {
+  int pc = 0;
+  Value left, right;
+};
+
 // The metamethod an arithmetic, UNM or LEN instruction calls on an object
 // ("__mul"), and its operator as written ("*"); empty for other instructions.
 std::string_view metamethodOf(bytecode::Op op);
@@ -383,6 +394,8 @@ class ValueMap {
   // = function(t, k) ... end`): a read of a key the object lacks calls it.
   // Unknown when there is none, or the metatable is in doubt.
   Value indexMetamethod(const Value& object) const;
+  // The same for any metamethod (`name` such as "__add").
+  Value metamethod(const Value& object, std::string_view name) const;
   // The Lua functions tables of this file hold under __index, in
   // prototype order (found on the first question): a read from a table
   // the tracker cannot name may call one.
@@ -404,6 +417,9 @@ class ValueMap {
   // Why `module` is a C module, as a sentence (c_modules.h); empty when it is not.
   std::string cModuleEvidence(std::string_view module) const;
   // The operators a prototype applies to values of C modules, in pc order.
+  const std::vector<ObjectOperation>& objectOperations(std::size_t proto) const {
+    return protos_.at(proto).objectOperations;
+  }
   const std::vector<CModuleOperation>& cModuleOperations(std::size_t proto) const {
     return protos_.at(proto).cModuleOperations;
   }
@@ -489,6 +505,7 @@ class ValueMap {
     // module's table or one it holds: {T, "a.b" or "a.b:M"}.
     std::vector<std::pair<TableOrigin, std::string_view>> moduleClasses;
     std::vector<CModuleOperation> cModuleOperations;
+    std::vector<ObjectOperation> objectOperations;
     // Constant-key stores into another module's table, a table it holds, or
     // an object one of its functions returned: {"a.b", "a.b:T" or
     // "a.b:new()", key} (assignedModuleMembers).
@@ -526,7 +543,7 @@ class ValueMap {
       std::size_t metatableTargets = 0, escapingTables = 0, cdefs = 0, jitOff = 0, fieldWrites = 0, dynamicKeys = 0,
                   metatables = 0, reclassed = 0, moduleClasses = 0, cModuleOperations = 0, moduleFieldWrites = 0,
                   objectMethods = 0, modulesLoadedInPlace = 0, passedTables = 0, handedKeys = 0, tablesHandedTo = 0,
-                  namesPassed = 0;
+                  namesPassed = 0, objectOperations = 0;
       bool unresolvedSetmetatable = false, reclassesAnyObject = false;
     };
     Mark mark() const;
@@ -540,6 +557,7 @@ class ValueMap {
   };
   void noteEscapes(const bytecode::Prototype& proto, const bytecode::Instruction& ins, const Registers& regs,
                    std::vector<std::size_t>& out, TableUses& tables) const;
+  static void noteObjectOperation(const bytecode::Instruction& ins, int pc, const Registers& regs, TableUses& tables);
   static void noteCModuleOperation(const bytecode::Prototype& proto, const bytecode::Instruction& ins, int pc,
                                    const Registers& regs, TableUses& tables);
   void transfer(std::size_t index, const bytecode::Instruction& ins, int pc, Registers& regs);

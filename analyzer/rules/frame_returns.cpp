@@ -22,17 +22,37 @@
 // - a function that loops and then tail-calls setmetatable: the side traces
 //   from the loop's exit return from it into the caller's frame without a
 //   snapshot (reportSideEffectTailCallAfterLoop), at each hot call site.
+// - an operator whose Lua metamethod ends in a tail call of a fast function,
+//   in a loop whose every pass aborts (metamethod_returns.cpp).
 #include <algorithm>
 
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
+#include "rules/frame_returns.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
 #include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
+
+int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long turns) {
+  const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
+  const flow::Loop* loop = loops.innermost(site.pc);
+  if (!loop) return 0;
+  const auto& proto = fn.chunk.prototypes[site.proto];
+  std::vector<bool> reached;
+  for (int pc = loop->first; pc <= loop->last; ++pc) {
+    if (!flow::refuses(fn.profile, proto.at(pc).op) || loops.innermost(pc) != loop) continue;
+    if (reached.empty()) reached = flow::reachablePcs(proto);
+    if (!reached[static_cast<std::size_t>(pc)] || !fn.values.reached(site.proto, pc)) continue;
+    if (fn.calls.steadyRunsAt(site.proto, pc) >= turns && splitBefore(fn.of(site.proto), loop->first, pc).line == 0)
+      return pc;
+  }
+  return 0;
+}
+
 namespace {
 
 using bytecode::Op;
@@ -177,28 +197,6 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
       sink.report(fn, std::move(f));
     }
   }
-}
-
-// In the loop around the call at `site`, an instruction the recorder
-// refuses that runs on every pass (every_pass.h) of a loop that turns at
-// least `turns` times, with no call before it in the body that ends or
-// splits the root trace (trace_splits_before.h): its pc, or 0. Each root
-// trace of that loop aborts, so the loop runs in the interpreter, and so do
-// the calls it makes.
-int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long turns) {
-  const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
-  const flow::Loop* loop = loops.innermost(site.pc);
-  if (!loop) return 0;
-  const auto& proto = fn.chunk.prototypes[site.proto];
-  std::vector<bool> reached;
-  for (int pc = loop->first; pc <= loop->last; ++pc) {
-    if (!flow::refuses(fn.profile, proto.at(pc).op) || loops.innermost(pc) != loop) continue;
-    if (reached.empty()) reached = flow::reachablePcs(proto);
-    if (!reached[static_cast<std::size_t>(pc)] || !fn.values.reached(site.proto, pc)) continue;
-    if (fn.calls.steadyRunsAt(site.proto, pc) >= turns && splitBefore(fn.of(site.proto), loop->first, pc).line == 0)
-      return pc;
-  }
-  return 0;
 }
 
 // A pcall from a loop that runs in the interpreter ticks the callee's own
@@ -406,6 +404,7 @@ class FrameReturnRule final : public Rule {
   std::vector<ReasonId> reasons(const RecorderProfile&) const override { return {ReasonId::traceError("NYIRETL")}; }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
+    reportMetamethodTailCall(fn, sink);
     if (fn.isMain()) return;
     reportCallbackTailCall(fn, sink);
     reportProtectedCalleeOfAbortingLoop(fn, sink);

@@ -538,3 +538,68 @@ TEST_CASE("an upvalue close after an inner loop whose every turn aborts is never
   CHECK(uclo->severity == Severity::Warn);
   CHECK(uclo->reasoning.find("every turn of it aborts at line 4: no root trace gets past it") != std::string::npos);
 }
+
+TEST_CASE("an operator's metamethod that tail-calls a constructor, called from an interpreted loop, is a NYIRETL",
+          "[rules][side-traces]") {
+  // Audits 82 r27, 84, 88 r23: Vec.__add returns Vec.new(...), which
+  // returns setmetatable(...); the closure keeps the loop interpreted.
+  const std::string klass =
+      "local Vec = {}\n"
+      "Vec.__index = Vec\n"
+      "function Vec.new(x, y) return setmetatable({ x = x, y = y }, Vec) end\n"
+      "function Vec.__mul(a, k) return Vec.new(a.x * k, a.y * k) end\n"
+      "function Vec.__add(a, b)\n"
+      "  local sum = Vec.new(a.x + b.x, a.y + b.y)\n"
+      "  return sum\n"
+      "end\n"
+      "local keep, n = {}, 0\n";
+  SECTION("the object on the left: its metamethod is the one called") {
+    auto ps = predict(klass +
+                      "for i = 1, 3000 do\n"
+                      "  local v = Vec.new(i, -i)\n"
+                      "  keep[i % 8 + 1] = function() return v end\n"
+                      "  local w = v * 2\n"
+                      "  n = n + w.x\n"
+                      "end\n");
+    INFO(listed(ps));
+    const Prediction* p = find(ps, 13, "NYIRETL");
+    REQUIRE(p);
+    CHECK(p->confidence == Confidence::Certain);
+    CHECK(p->reasoning.find("its tail call of Vec.new, which tail-calls setmetatable") != std::string::npos);
+    CHECK(p->reasoning.find("the loop at line 10 reaches the FNEW at line 12 on every pass") != std::string::npos);
+  }
+  SECTION("an unknown value on the left: it may have a metamethod of its own") {
+    auto ps = predict(klass +
+                      "local acc = {}\n"
+                      "for i = 1, 3000 do\n"
+                      "  local v = Vec.new(i, -i)\n"
+                      "  keep[i % 8 + 1] = function() return v end\n"
+                      "  acc = keep[1]() * v\n"
+                      "end\n");
+    INFO(listed(ps));
+    const Prediction* p = find(ps, 14, "NYIRETL");
+    REQUIRE(p);
+    CHECK(p->confidence == Confidence::Likely);
+  }
+  SECTION("a metamethod that returns a local ends its trace there") {
+    auto ps = predict(klass +
+                      "local acc = Vec.new(0, 0)\n"
+                      "for i = 1, 3000 do\n"
+                      "  local v = Vec.new(i, -i)\n"
+                      "  keep[i % 8 + 1] = function() return v end\n"
+                      "  acc = acc + v\n"
+                      "end\n");
+    INFO(listed(ps));
+    CHECK_FALSE(find(ps, 14, "NYIRETL"));
+  }
+  SECTION("a loop that compiles inlines the metamethod") {
+    auto ps = predict(klass +
+                      "local step = Vec.new(1, 1)\n"
+                      "for i = 1, 3000 do\n"
+                      "  local w = step * i\n"
+                      "  n = n + w.x\n"
+                      "end\n");
+    INFO(listed(ps));
+    CHECK_FALSE(find(ps, 12, "NYIRETL"));
+  }
+}
