@@ -85,24 +85,29 @@ std::string_view operatorOf(Op op) {
   }
 }
 
-void ValueMap::noteCModuleOperation(const Prototype&, const Instruction& ins, int pc, const Registers& regs,
-                                    TableUses& uses) {
+bool ValueMap::operandsOf(const Instruction& ins, const Registers& regs, Value& left, Value& right) {
   auto reg = [&](int s) -> Value {
     if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
     const Value& v = regs[static_cast<std::size_t>(s)];
     return v.reassignable ? Value{} : v;
   };
-  Value a, b;
   if (isBinaryArithmetic(ins.op)) {
-    a = reg(ins.b);
-    b = reg(ins.c);
+    left = reg(ins.b);
+    right = reg(ins.c);
   } else if (ins.op == Op::UNM || ins.op == Op::LEN) {
-    a = reg(ins.d);
+    left = reg(ins.d);
   } else if (isArithmeticWithConstant(ins.op)) {
-    a = reg(ins.b);  // the other operand is a number constant
+    left = reg(ins.b);  // the other operand is a number constant, which has no metamethod
   } else {
-    return;
+    return false;
   }
+  return true;
+}
+
+void ValueMap::noteCModuleOperation(const Prototype&, const Instruction& ins, int pc, const Registers& regs,
+                                    TableUses& uses) {
+  Value a, b;
+  if (!operandsOf(ins, regs, a, b)) return;
   bool first = a.is(Kind::CModuleResult);
   if (!first && !b.is(Kind::CModuleResult)) return;
   // A running total (sum = sum + socket.gettime(): the result goes back

@@ -262,24 +262,9 @@ bool ValueMap::isObject(const Value& v) const {
 Value ValueMap::indexMetamethod(const Value& object) const { return metamethod(object, "__index"); }
 
 void ValueMap::noteObjectOperation(const bytecode::Instruction& ins, int pc, const Registers& regs, TableUses& uses) {
-  using bytecode::Op;
-  auto reg = [&](int s) -> Value {
-    if (s < 0 || static_cast<std::size_t>(s) >= regs.size()) return {};
-    const Value& v = regs[static_cast<std::size_t>(s)];
-    return v.reassignable ? Value{} : v;
-  };
   // LEN takes a table's length without __len in LuaJIT 2.1 (Lua 5.1).
   Value left, right;
-  if (isBinaryArithmetic(ins.op)) {
-    left = reg(ins.b);
-    right = reg(ins.c);
-  } else if (ins.op == Op::UNM) {
-    left = reg(ins.d);
-  } else if (isArithmeticWithConstant(ins.op)) {
-    left = reg(ins.b);  // the other operand is a number constant, which has no metamethod
-  } else {
-    return;
-  }
+  if (ins.op == bytecode::Op::LEN || !operandsOf(ins, regs, left, right)) return;
   auto object = [](const Value& v) { return v.is(Kind::Instance) || (v.is(Kind::Table) && v.pc != 0); };
   if (object(left) || object(right)) uses.objectOperations.push_back({pc, left, right});
 }

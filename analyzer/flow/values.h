@@ -557,6 +557,11 @@ class ValueMap {
   };
   void noteEscapes(const bytecode::Prototype& proto, const bytecode::Instruction& ins, const Registers& regs,
                    std::vector<std::size_t>& out, TableUses& tables) const;
+  // The operands of an arithmetic instruction, UNM or LEN as the registers
+  // hold them (Unknown where a closure may have assigned the local); `right`
+  // Unknown for UNM, LEN and an operator with a number constant. False for
+  // other instructions.
+  static bool operandsOf(const bytecode::Instruction& ins, const Registers& regs, Value& left, Value& right);
   static void noteObjectOperation(const bytecode::Instruction& ins, int pc, const Registers& regs, TableUses& tables);
   static void noteCModuleOperation(const bytecode::Prototype& proto, const bytecode::Instruction& ins, int pc,
                                    const Registers& regs, TableUses& tables);
