@@ -265,6 +265,11 @@ void ValueMap::noteObjectOperation(const bytecode::Instruction& ins, int pc, con
   // LEN takes a table's length without __len in LuaJIT 2.1 (Lua 5.1).
   Value left, right;
   if (ins.op == bytecode::Op::LEN || !operandsOf(ins, regs, left, right)) return;
+  // ADDNV ... MODNV: the number constant is the left operand.
+  if (ins.op >= bytecode::Op::ADDNV && ins.op <= bytecode::Op::MODNV) {
+    right = left;
+    left = Value::of(Kind::Number);
+  }
   auto object = [](const Value& v) { return v.is(Kind::Instance) || (v.is(Kind::Table) && v.pc != 0); };
   if (object(left) || object(right)) uses.objectOperations.push_back({pc, left, right});
 }

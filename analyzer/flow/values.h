@@ -192,8 +192,8 @@ struct CModuleOperation {
 // Instance, or a table from a constructor): when its metatable holds a Lua
 // function for the operator, the operator calls it through a metamethod
 // frame (rules/metamethod_returns.cpp). `left` is the operand LuaJIT looks
-// the metamethod up on first; `right` is Unknown for UNM and an operator
-// with a constant.
+// the metamethod up on first (a Number for a constant on the left, 2 * v);
+// `right` is Unknown for UNM and a constant on the right.
 struct ObjectOperation {
   int pc = 0;
   Value left, right;

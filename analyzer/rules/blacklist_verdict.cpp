@@ -264,6 +264,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // call before it that may split the trace (SplitBefore::skippableLine)
     std::string skippable;
     bool fieldRead = false;  // `call` is a field read that may call an __index function (SplitBefore::fieldRead)
+    bool operation = false;  // `call` is an operator whose metamethod splits (SplitBefore::operatorSymbol)
     bool unresolved = false;  // `call`'s callee is not known (SplitBefore::unresolved)
     // Where `call` is: its prototype and pc, and the region (loop body or
     // function body) it was found in, for what splitClause asks of it.
@@ -275,8 +276,12 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                          int last) {
       Split split;
       if (found.line > 0)
-        split.call = (found.fieldRead ? "the field read at line " : "the call at line ") + std::to_string(found.line) + in;
+        split.call = (found.fieldRead                ? std::string("the field read at line ")
+                      : !found.operatorSymbol.empty() ? "the `" + found.operatorSymbol + "` at line "
+                                                      : std::string("the call at line ")) +
+                     std::to_string(found.line) + in;
       split.fieldRead = found.fieldRead;
+      split.operation = !found.operatorSymbol.empty();
       split.unresolved = found.unresolved;
       split.proto = view.index;
       split.pc = found.pc;
@@ -329,11 +334,13 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // An __index function's traces stop when they return into the VM's
     // metamethod frame: none resumes after the read (audit 83: `-jv` shows
     // no abort at the closure after `h.host`, on either build).
-    if (split.fieldRead) {
+    if (split.fieldRead || split.operation) {
       out.dependsOnData = true;
-      return "; " + split.call + " comes before it and may call an __index function that runs a loop or splits "
-             "the trace: a root trace stops there, and a trace that starts in that function stops when it returns "
-             "into the VM's metamethod frame, so no trace may get to this abort, so a warning, and likely";
+      return "; " + split.call + " comes before it and " +
+             (split.fieldRead ? "may call an __index function" : "calls its operand's metamethod, a function") +
+             " that runs a loop or splits the trace: a root trace stops there, and a trace that starts in that "
+             "function stops when it returns into the VM's metamethod frame, so no trace may get to this abort, so "
+             "a warning, and likely";
     }
     // Behind an abort on every pass before the call, no root trace gets
     // there: only a trace that starts after that abort and resumes after

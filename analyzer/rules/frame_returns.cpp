@@ -26,6 +26,7 @@
 //   in a loop whose every pass aborts (metamethod_returns.cpp).
 #include <algorithm>
 
+#include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
@@ -43,10 +44,15 @@ int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long tu
   if (!loop) return 0;
   const auto& proto = fn.chunk.prototypes[site.proto];
   std::vector<bool> reached;
+  const std::vector<flow::Branch>& branches = fn.calls.branches(site.proto);
   for (int pc = loop->first; pc <= loop->last; ++pc) {
     if (!flow::refuses(fn.profile, proto.at(pc).op) || loops.innermost(pc) != loop) continue;
     if (reached.empty()) reached = flow::reachablePcs(proto);
     if (!reached[static_cast<std::size_t>(pc)] || !fn.values.reached(site.proto, pc)) continue;
+    // One a branch can go around is not the one every pass reaches (audit
+    // 89: a closure behind `if p.x < 0`, the upvalue close after it).
+    const flow::Routes around = flow::routesAround(branches, pc, loop->first, loop->last, false);
+    if (around.compiles || around.aborts) continue;
     if (fn.calls.steadyRunsAt(site.proto, pc) >= turns && splitBefore(fn.of(site.proto), loop->first, pc).line == 0)
       return pc;
   }

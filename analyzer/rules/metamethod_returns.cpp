@@ -20,12 +20,14 @@
 // that returns a local (`local r = Vec.new(...) return r`) ends its trace.
 #include <string>
 
+#include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
 #include "flow/refused_bytecodes.h"
 #include "flow/values.h"
 #include "rules/frame_returns.h"
 #include "rules/prediction_sink.h"
 #include "rules/split_finding.h"
+#include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
 namespace {
@@ -36,7 +38,8 @@ using bytecode::Op;
 // from its entry: every return a tail call, of a fast function the
 // recorder compiles or of a function of this file that ends so in turn;
 // no loops, no vararg frame (never hot-counted), no instruction the
-// recorder refuses, no other call but of such fast functions. `through`
+// recorder refuses, no other call but of such fast functions and of
+// `error` behind a branch (an argument check). `through`
 // gets the functions of this file on the way. Null otherwise.
 const FastFunctionDef* tailCalledFastFunction(const FunctionView& fn, std::vector<std::size_t>& through,
                                               int depth = 0) {
@@ -52,6 +55,7 @@ const FastFunctionDef* tailCalledFastFunction(const FunctionView& fn, std::vecto
         return nullptr;
       case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: {
         const bool tail = op == Op::CALLT || op == Op::CALLMT;
+        if (!tail && raisesOnOnePath(fn, pc)) break;  // an argument check: the hot path goes around it
         if (const FastFunctionDef* ff = recordedCall(fn, pc)) {
           if (ff->name == "pcall" || ff->name == "xpcall") return nullptr;
           if (tail) last = ff;
@@ -61,11 +65,13 @@ const FastFunctionDef* tailCalledFastFunction(const FunctionView& fn, std::vecto
         if (!tail || !callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= fn.chunk.prototypes.size() ||
             callee.proto == fn.index)
           return nullptr;
+        // The first tail call's chain is the one named; the others are
+        // only checked.
         const std::size_t known = through.size();
         through.push_back(callee.proto);
         const FastFunctionDef* ff = tailCalledFastFunction(fn.of(callee.proto), through, depth + 1);
         if (!ff) return nullptr;
-        if (known + 1 < through.size()) through.resize(known + 1);  // one chain named is enough
+        if (last) through.resize(known);
         last = ff;
         break;
       }
@@ -92,20 +98,27 @@ void reportMetamethodTailCall(const FunctionView& fn, PredictionSink& sink) {
     const auto& ins = fn.proto.at(op.pc);
     const std::string_view name = flow::metamethodOf(ins.op);
     if (name.empty()) continue;
-    // LuaJIT looks the metamethod up on the left operand first.
+    // LuaJIT looks the metamethod up on the left operand first; a number
+    // has none.
     const bool onLeft = isObject(op.left);
+    const bool numberOnLeft = op.left.is(flow::Value::Kind::Number);
     const flow::Value object = onLeft ? op.left : op.right;
     const flow::Value metamethod = fn.values.metamethod(object, name);
     if (!metamethod.is(flow::Value::Kind::LuaFunction) || metamethod.proto >= fn.chunk.prototypes.size()) continue;
     std::vector<std::size_t> through;
     const FastFunctionDef* ff = tailCalledFastFunction(fn.of(metamethod.proto), through);
     if (!ff) continue;
+    // On every pass of its loop: the passes a branch lets around it do not
+    // call the metamethod, and how many do the data decides (audit 89).
+    const flow::Loop* loop = fn.loops.innermost(op.pc);
+    if (!loop) continue;
+    const flow::Routes around = flow::routesAround(fn.calls.branches(fn.index), op.pc, loop->first, loop->last, false);
+    if (around.compiles || around.aborts) continue;
+    const long runs = fn.calls.steadyRunsAt(fn.index, op.pc);
+    if (runs < turns) continue;
     const flow::CallSite site{fn.index, op.pc, false, 0, ins.line};
     const int abortPc = abortOnEveryPass(fn, site, turns);
     if (!abortPc) continue;
-    const flow::Loop* loop = fn.loops.innermost(op.pc);
-    const long runs = fn.calls.steadyRunsAt(fn.index, op.pc);
-    if (!loop || runs < turns) continue;
     const std::string self = functionName(fn, metamethod.proto);
     const int loopLine = fn.proto.at(loop->entry()).line;
     std::string chain = "its tail call of ";
@@ -120,12 +133,14 @@ void reportMetamethodTailCall(const FunctionView& fn, PredictionSink& sink) {
     f.callee = self;
     // Which metamethod runs is the left operand's first: certain only when
     // that is the object whose class the tracker knows.
-    f.confidence = onLeft ? Confidence::Certain : Confidence::Likely;
+    f.confidence = onLeft || numberOnLeft ? Confidence::Certain : Confidence::Likely;
     f.message = "`" + std::string(flow::operatorOf(ins.op)) + "` calls " + self +
                 " from the interpreter, whose traces cannot return into the metamethod frame through " + ff->name +
                 " (NYIRETL)";
     f.reasoning =
-        std::string(onLeft ? "the left operand" : "the right operand (the left one is unknown to the tracker)") +
+        std::string(onLeft         ? "the left operand"
+                    : numberOnLeft ? "the left operand is a number, and the right one"
+                                   : "the right operand (the left one is unknown to the tracker)") +
         " is an object whose metatable holds " + self + " as " + std::string(name) + "; the loop at line " +
         std::to_string(loopLine) + " reaches the " +
         std::string(bytecode::opName(fn.proto.at(abortPc).op)) + " at line " +

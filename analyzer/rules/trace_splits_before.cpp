@@ -19,23 +19,54 @@ namespace {
 
 constexpr int kDepth = 3;
 
-int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits = nullptr);
+int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits = nullptr,
+                  bool inPcall = false);
 
 bool isFieldRead(bytecode::Op op) {
   return op == bytecode::Op::TGETS || op == bytecode::Op::TGETV || op == bytecode::Op::TGETB;
 }
 
+// The operator at pc on an object the tracker knows (ObjectOperation);
+// null for another instruction.
+const flow::ObjectOperation* objectOperationAt(const FunctionView& fn, int pc) {
+  for (const flow::ObjectOperation& op : fn.values.objectOperations(fn.index))
+    if (op.pc == pc) return &op;
+  return nullptr;
+}
+
+// An instruction that may call a Lua metamethod: a field read (__index) or
+// an operator on a known object.
+bool readsOrOperates(const FunctionView& fn, int pc) {
+  return isFieldRead(fn.proto.at(pc).op) || objectOperationAt(fn, pc) != nullptr;
+}
+
 // Whether a trace that calls the function `proto` records all of it.
-bool inlinedFunction(const FunctionView& fn, std::size_t proto, int depth) {
+// `inPcall`: the call is made inside a function called through pcall.
+bool inlinedFunction(const FunctionView& fn, std::size_t proto, int depth, bool inPcall) {
   return proto < fn.chunk.prototypes.size() && depth < kDepth && !fn.calls.runsLoop(proto) &&
-         splittingCall(fn.of(proto), 1, fn.chunk.prototypes[proto].size() + 1, depth + 1) == 0;
+         splittingCall(fn.of(proto), 1, fn.chunk.prototypes[proto].size() + 1, depth + 1, nullptr, inPcall) == 0;
 }
 
 // Whether a read from `table` calls no __index function, or only one a
 // trace records inline.
-bool readInlined(const FunctionView& fn, const flow::Value& table, int depth) {
+bool readInlined(const FunctionView& fn, const flow::Value& table, int depth, bool inPcall) {
   const flow::Value index = fn.values.indexMetamethod(table);
-  return !index.is(flow::Value::Kind::LuaFunction) || inlinedFunction(fn, index.proto, depth);
+  return !index.is(flow::Value::Kind::LuaFunction) || inlinedFunction(fn, index.proto, depth, inPcall);
+}
+
+// Whether an operator on a known object calls no Lua metamethod of its
+// operands' classes, or only ones a trace records inline: the recorder
+// records the call (lj_record.c rec_mm_arith), and a loop or a split in it
+// stops the root trace there, as in an __index function (audit 89: a
+// Mat3 `__mul` with loops before a closure; `-jv` shows the loop's trace
+// linked to the metamethod's, and no abort at the closure).
+bool operationInlined(const FunctionView& fn, const flow::ObjectOperation& op, int depth, bool inPcall) {
+  const std::string_view name = flow::metamethodOf(fn.proto.at(op.pc).op);
+  for (const flow::Value& operand : {op.left, op.right}) {
+    const flow::Value mm = fn.values.metamethod(operand, name);
+    if (mm.is(flow::Value::Kind::LuaFunction) && !inlinedFunction(fn, mm.proto, depth, inPcall)) return false;
+  }
+  return true;
 }
 
 // The call at pc is inlined into the trace that records it. A field read
@@ -49,23 +80,24 @@ bool readInlined(const FunctionView& fn, const flow::Value& table, int depth) {
 // one the tracker cannot name may have any of the file's metatables (audit
 // 87: an object built in the call's arguments, `handle(setmetatable({…},
 // mt))`, or taken from a pool).
-bool inlined(const FunctionView& fn, int pc, int depth) {
+bool inlined(const FunctionView& fn, int pc, int depth, bool inPcall) {
   const auto& ins = fn.proto.at(pc);
+  if (const flow::ObjectOperation* op = objectOperationAt(fn, pc)) return operationInlined(fn, *op, depth, inPcall);
   if (isFieldRead(ins.op)) {
     const flow::Value table = fn.values.tableReadAt(fn.index, pc);
-    if (table.known()) return readInlined(fn, table, depth);
+    if (table.known()) return readInlined(fn, table, depth, inPcall);
     // Not the function itself: an __index function reading its own table
     // (`t.w * t.h` for a lazy `area`) finds fields the table has.
     auto anyOfTheFiles = [&] {
       const std::vector<std::size_t>& all = fn.values.indexMetamethods();
       return std::all_of(all.begin(), all.end(),
-                         [&](std::size_t proto) { return proto == fn.index || inlinedFunction(fn, proto, depth); });
+                         [&](std::size_t proto) { return proto == fn.index || inlinedFunction(fn, proto, depth, inPcall); });
     };
     if (!parameterFromCallsHere(fn, ins.b, pc)) return anyOfTheFiles();
     const auto& sites = fn.calls.callers(fn.index);
     return std::all_of(sites.begin(), sites.end(), [&](const flow::CallSite& site) {
       const flow::Value passed = callerArgument(fn, site, ins.b);
-      return passed.known() ? readInlined(fn, passed, depth) : anyOfTheFiles();
+      return passed.known() ? readInlined(fn, passed, depth, inPcall) : anyOfTheFiles();
     });
   }
   const Callee resolved = resolveCallee(fn, pc);
@@ -78,17 +110,20 @@ bool inlined(const FunctionView& fn, int pc, int depth) {
     // there (audit 58: `TRACE 1 ... return`, nothing after it recorded).
     if (resolved.protectedCall) return false;
     if (callee.name != "pcall" && callee.name != "xpcall") return true;
-    // pcall(f, ...): f's body is recorded inline.
+    // pcall(f, ...): f's body is recorded inline, and its `error`s count
+    // wherever they are: the pcall is there because they run (audit 85:
+    // a port check that raises on half the passes ends the loop's trace).
     const auto& call = fn.proto.at(pc);
     if (flow::fixedArgs(call) < 1) return false;
     const flow::Value f = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
     return f.is(flow::Value::Kind::LuaFunction) && f.proto < fn.chunk.prototypes.size() && depth < kDepth &&
            !fn.calls.runsLoop(f.proto) &&
-           splittingCall(fn.of(f.proto), 1, fn.chunk.prototypes[f.proto].size() + 1, depth + 1) == 0;
+           splittingCall(fn.of(f.proto), 1, fn.chunk.prototypes[f.proto].size() + 1, depth + 1, nullptr, true) == 0;
   }
   if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size())
     return depth < kDepth && !fn.calls.runsLoop(callee.proto) &&
-           splittingCall(fn.of(callee.proto), 1, fn.chunk.prototypes[callee.proto].size() + 1, depth + 1) == 0;
+           splittingCall(fn.of(callee.proto), 1, fn.chunk.prototypes[callee.proto].size() + 1, depth + 1, nullptr,
+                         inPcall || resolved.protectedCall) == 0;
   // Another module's function its file found recorded inline (audit 70:
   // Vec.new, a setmetatable of a constructor, "may split" the trace).
   if (callee.is(flow::Value::Kind::ModuleMember) && !resolved.protectedCall)
@@ -109,12 +144,13 @@ SplittingCalls::Calls* kept(const FunctionView& fn, int depth) {
   return &calls;
 }
 
-// inlined(fn, pc, depth), kept in fn.splitting at depth 0.
-bool inlinedAt(const FunctionView& fn, int pc, int depth) {
+// inlined(fn, pc, depth), kept in fn.splitting at depth 0 (never in a
+// pcall's body, which is looked into at depth 1 or more).
+bool inlinedAt(const FunctionView& fn, int pc, int depth, bool inPcall) {
   SplittingCalls::Calls* calls = kept(fn, depth);
-  if (!calls) return inlined(fn, pc, depth);
+  if (!calls) return inlined(fn, pc, depth, inPcall);
   signed char& known = calls->inlined.at(static_cast<std::size_t>(pc));
-  if (known < 0) known = inlined(fn, pc, depth) ? 1 : 0;
+  if (known < 0) known = inlined(fn, pc, depth, inPcall) ? 1 : 0;
   return known != 0;
 }
 
@@ -124,14 +160,24 @@ bool inlinedAt(const FunctionView& fn, int pc, int depth) {
 // leaves the body, so nothing after it runs: it counts only over a whole
 // body, where it splits the trace of whatever called the function
 // (audit 56: `local function now() return os.time() end`).
-int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits) {
+int splittingCall(const FunctionView& fn, int from, int to, int depth, std::vector<int>* splits, bool inPcall) {
   int first = 0;
   const bool hasIndexCalls = !fn.values.indexMetamethods().empty();
+  const bool hasOperations = !fn.values.objectOperations(fn.index).empty();
   const bool wholeBody = from <= 1 && to > fn.proto.size();
   for (int pc = std::max(from, 1); pc < to && pc <= fn.proto.size(); ++pc) {
     const bytecode::Op op = fn.proto.at(pc).op;
-    if (isFieldRead(op) ? !hasIndexCalls : !flow::isCall(op) || (flow::isTailCall(op) && !wholeBody)) continue;
-    if (!fn.values.reached(fn.index, pc) || inlinedAt(fn, pc, depth)) continue;
+    const bool operation = hasOperations && !flow::metamethodOf(op).empty() && objectOperationAt(fn, pc);
+    if (!operation &&
+        (isFieldRead(op) ? !hasIndexCalls : !flow::isCall(op) || (flow::isTailCall(op) && !wholeBody)))
+      continue;
+    // Inside a callee looked into, an `error` a branch goes around is on
+    // the failing path only (audit 89: a metamethod that checks its
+    // argument first; `-jv` shows the closure after the operator abort and
+    // blacklist the loop on both builds); not under a pcall.
+    if (!fn.values.reached(fn.index, pc) || inlinedAt(fn, pc, depth, inPcall) ||
+        (depth > 0 && !inPcall && raisesOnOnePath(fn, pc)))
+      continue;
     if (first == 0) first = fn.proto.at(pc).line;
     if (!splits) return first;
     splits->push_back(pc);
@@ -188,6 +234,12 @@ bool tailCallStitches(const FunctionView& fn, int pc, std::string& name) {
 
 }  // namespace
 
+bool raisesOnOnePath(const FunctionView& fn, int pc) {
+  const flow::Value callee = resolveCallee(fn, pc).value;
+  if (!callee.is(flow::Value::Kind::LibFunction) || callee.name != "error") return false;
+  return flow::routesAround(fn.calls.branches(fn.index), pc, 1, fn.proto.size(), true).compiles != nullptr;
+}
+
 int endingTailCallAfterLoop(const FunctionView& body, std::string& name, bool& sure) {
   const long unrolled = body.profile.param("loopunroll", 15) + 1;
   for (int q = 1; q <= body.proto.size(); ++q) {
@@ -233,7 +285,7 @@ int anyStitch(const FunctionView& body, std::string* callee) {
 // a pcall frame), false, with `abortsFirst` saying so in the words of
 // SplitBefore::resumedMayAbort.
 bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what, std::string& abortsFirst) {
-  if (isFieldRead(fn.proto.at(pc).op)) return false;  // an __index function's trace stops in it (leavesTraceAt)
+  if (readsOrOperates(fn, pc)) return false;  // a metamethod's trace stops in it (leavesTraceAt)
   if (stitchesAt(fn, pc, &what) == Confidence::Certain) return true;
   const Callee callee = resolveCallee(fn, pc);
   if (!callee.value.is(flow::Value::Kind::LuaFunction) || callee.value.proto >= fn.chunk.prototypes.size() ||
@@ -323,8 +375,9 @@ bool leavesTraceAt(const FunctionView& fn, int pc) {
   // A trace that starts in an __index function returns into the VM's
   // metamethod frame, below its base and no Lua frame: it stops there
   // (lj_record.c lj_record_ret, a return link) or aborts (NYIRETL after a
-  // stitch in it, audit 83), and no trace resumes after the read.
-  if (isFieldRead(fn.proto.at(pc).op)) return true;
+  // stitch in it, audit 83), and no trace resumes after the read. So does
+  // an operator's metamethod.
+  if (readsOrOperates(fn, pc)) return true;
   if (std::optional<CallSplit> split = splitAt(fn, pc); split && split->endsTrace) return true;
   const Callee callee = resolveCallee(fn, pc);
   if (callee.protectedCall) return true;
@@ -347,7 +400,8 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   if (splits.empty()) return out;
   out.pc = splits.front();
   out.fieldRead = isFieldRead(fn.proto.at(out.pc).op);
-  out.unresolved = !out.fieldRead && !resolveCallee(fn, out.pc).value.known();
+  if (objectOperationAt(fn, out.pc)) out.operatorSymbol = std::string(flow::operatorOf(fn.proto.at(out.pc).op));
+  out.unresolved = !out.fieldRead && out.operatorSymbol.empty() && !resolveCallee(fn, out.pc).value.known();
   out.endsTrace = leavesTraceKept(fn, out.pc, depth);
   // A pass that goes around every one of them reaches `to` in the root
   // trace (audit 56: `if debug_on then print(...) end` before a closure).
@@ -359,6 +413,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     out.line = 0;
     out.pc = 0;
     out.fieldRead = false;
+    out.operatorSymbol.clear();
     out.unresolved = false;
     out.endsTrace = false;
     return out;
@@ -390,6 +445,12 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
                             " may call an __index function that runs a loop or splits the trace, and a trace that "
                             "starts in it stops when it returns into the VM's metamethod frame: then no trace "
                             "resumes after the read";
+    else if (out.resumedMayAbort.empty() && objectOperationAt(fn, last))
+      out.resumedMayAbort = "the `" + std::string(flow::operatorOf(fn.proto.at(last).op)) + "` at line " +
+                            std::to_string(fn.proto.at(last).line) +
+                            " calls a metamethod that runs a loop or splits the trace, and a trace that starts in "
+                            "it stops when it returns into the VM's metamethod frame: then no trace resumes after "
+                            "the operator";
     else if (out.resumedMayAbort.empty() && leavesTraceAt(fn, last))
       out.resumedMayAbort = "the call" + calleeWords(fn, last) + " at line " + std::to_string(fn.proto.at(last).line) +
                             " may end the trace there (a RETURN, or a call through pcall), and then no trace "

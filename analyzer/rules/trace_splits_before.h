@@ -28,6 +28,9 @@ struct SplitBefore {
   // It is a field read that may call an __index function of a metatable
   // (a loop or a split in it stops the root trace), not a call.
   bool fieldRead = false;
+  // It is an operator on an object whose class's metamethod for it runs a
+  // loop or splits the trace, not a call: the operator as written ("*").
+  std::string operatorSymbol;
   // It is a call whose callee the file does not resolve (a method of a
   // parameter, say): it may as well record inline.
   bool unresolved = false;
@@ -71,6 +74,11 @@ SplitBefore splitBefore(const FunctionView& fn, int from, int to);
 // (else a caller's trace may run through it and stitch at the tail call,
 // and the trace resumed after the call goes on in the caller).
 int endingTailCallAfterLoop(const FunctionView& body, std::string& name, bool& sure);
+
+// The call at pc of the function `fn` views is of `error`, and a branch
+// goes around it: only the calls that fail run it, and a trace through the
+// function records the other paths.
+bool raisesOnOnePath(const FunctionView& fn, int pc);
 
 // Whether a trace that calls the function `fn` views records all of it
 // inline: no loop of its own, and no call it makes splits the trace. Such

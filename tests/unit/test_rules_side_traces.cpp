@@ -592,6 +592,30 @@ TEST_CASE("an operator's metamethod that tail-calls a constructor, called from a
     INFO(listed(ps));
     CHECK_FALSE(find(ps, 14, "NYIRETL"));
   }
+  SECTION("a number on the left has no metamethod: the object's is called") {
+    auto ps = predict(klass +
+                      "for i = 1, 3000 do\n"
+                      "  local v = Vec.new(i, -i)\n"
+                      "  keep[i % 8 + 1] = function() return v end\n"
+                      "  local w = 0.5 * v\n"
+                      "  n = n + w.x\n"
+                      "end\n");
+    INFO(listed(ps));
+    const Prediction* p = find(ps, 13, "NYIRETL");
+    REQUIRE(p);
+    CHECK(p->confidence == Confidence::Certain);
+    CHECK(p->reasoning.find("the left operand is a number, and the right one is an object") != std::string::npos);
+  }
+  SECTION("an operator behind a branch: how many passes call the metamethod the data decides") {
+    auto ps = predict(klass +
+                      "for i = 1, 3000 do\n"
+                      "  local v = Vec.new(i, -i)\n"
+                      "  keep[i % 8 + 1] = function() return v end\n"
+                      "  if i % 500 == 0 then n = n + (v * 2).x end\n"
+                      "end\n");
+    INFO(listed(ps));
+    CHECK_FALSE(find(ps, 13, "NYIRETL"));
+  }
   SECTION("a loop that compiles inlines the metamethod") {
     auto ps = predict(klass +
                       "local step = Vec.new(1, 1)\n"
@@ -601,5 +625,89 @@ TEST_CASE("an operator's metamethod that tail-calls a constructor, called from a
                       "end\n");
     INFO(listed(ps));
     CHECK_FALSE(find(ps, 12, "NYIRETL"));
+  }
+}
+
+TEST_CASE("an operator whose metamethod runs a loop comes before a closure as a call of such a function does",
+          "[rules][side-traces]") {
+  // Audit 89 (r31, r58): the loop's root trace links to the trace of the
+  // metamethod's loop, or stops there, and never reaches the closure: `-jv`
+  // on both builds shows no FNEW abort, and the loop compiles.
+  auto ps = predict(
+      "local M = {}\n"
+      "M.__index = M\n"
+      "function M.new(t) return setmetatable({ m = t }, M) end\n"
+      "function M.__mul(a, b)\n"
+      "  local r = {}\n"
+      "  for i = 1, 9 do r[i] = a.m[i] * b.m[(i % 9) + 1] end\n"
+      "  return setmetatable({ m = r }, M)\n"
+      "end\n"
+      "local keep, acc = {}, M.new({ 1, 0, 0, 0, 1, 0, 0, 0, 1 })\n"
+      "local rot = M.new({ 0, 1, 0, 1, 0, 0, 0, 0, 1 })\n"
+      "for i = 1, 100000 do\n"
+      "  acc = acc * rot\n"
+      "  keep[i % 4 + 1] = function() return acc end\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* p = find(ps, 13, "NYIBC:FNEW");
+  REQUIRE(p);
+  CHECK(p->severity == Severity::Warn);
+  CHECK(p->confidence == Confidence::Likely);
+  CHECK(p->reasoning.find("the `*` at line 12 comes before it and calls its operand's metamethod") !=
+        std::string::npos);
+}
+
+TEST_CASE("an argument check that raises is on the failing path only, unless the function is called through pcall",
+          "[rules][side-traces]") {
+  SECTION("a metamethod that checks its argument first still ends in its tail call") {
+    // Audit 89 r5: `-jv` on both builds shows the closure abort and
+    // blacklist the loop, and 10-11 NYIRETL at the operator.
+    auto ps = predict(
+        "local V = {}\n"
+        "V.__index = V\n"
+        "function V.new(x, y) return setmetatable({ x = x, y = y }, V) end\n"
+        "function V.__div(a, s)\n"
+        "  if s == 0 then error('division by zero') end\n"
+        "  return V.new(a.x / s, a.y / s)\n"
+        "end\n"
+        "local sum, log, acc = V.new(1000, 2000), {}, 0\n"
+        "for n = 1, 100000 do\n"
+        "  local c = sum / n\n"
+        "  acc = acc + c.x\n"
+        "  log[n % 32 + 1] = function() return c.x end\n"
+        "end\n");
+    INFO(listed(ps));
+    const Prediction* nyiretl = find(ps, 10, "NYIRETL");
+    REQUIRE(nyiretl);
+    CHECK(nyiretl->confidence == Confidence::Certain);
+    const Prediction* closure = find(ps, 12, "NYIBC:FNEW");
+    REQUIRE(closure);
+    CHECK(closure->severity == Severity::Blacklist);
+  }
+  SECTION("a pcall'd check raises on the passes the pcall is there for") {
+    // Audit 85 d3, in one file: `-jv` shows the loop's start aborted once
+    // and check_record's own entry aborting: the loop is not blacklisted.
+    auto ps = predict(
+        "local function check_port(s)\n"
+        "  local n = tonumber(s)\n"
+        "  if not n or n < 1 or n > 65535 then error('invalid port', 2) end\n"
+        "  return n\n"
+        "end\n"
+        "local function check_record(rec)\n"
+        "  local problems = {}\n"
+        "  local add = function(msg) problems[#problems + 1] = msg end\n"
+        "  if type(rec.name) ~= 'string' then add('name') end\n"
+        "  return #problems == 0\n"
+        "end\n"
+        "local ports, good = { '80', '8080', '70000', 'x' }, 0\n"
+        "for i = 1, 50000 do\n"
+        "  local ok = pcall(check_port, ports[i % 4 + 1])\n"
+        "  if ok then good = good + 1 end\n"
+        "  if check_record({ name = 'svc', port = i }) then good = good + 1 end\n"
+        "end\n");
+    INFO(listed(ps));
+    const Prediction* closure = find(ps, 8, "NYIBC:FNEW");
+    REQUIRE(closure);
+    CHECK(closure->severity == Severity::Warn);
   }
 }
