@@ -269,6 +269,7 @@ void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink&
       // calls then run: certain only when every call is a pcall.
       f.confidence =
           returns.size() == 1 && onlyProtected && shortfall.empty() ? Confidence::Certain : Confidence::Likely;
+      if (shortfall.empty()) f.entryCalls = steady;
       f.message = "the traces that start at " + self + "'s entry cannot return into the pcall frame below (NYIRETL)";
       f.reasoning =
           self + " is called through pcall at line " + std::to_string(caller.at(site.pc).line) +

@@ -128,6 +128,7 @@ void reportMetamethodTailCall(const FunctionView& fn, PredictionSink& sink) {
     f.pc = op.pc;
     f.calleeTraces = true;  // the metamethod's own traces, whatever the loop's do
     f.hotByEvidence = true;
+    f.entryCalls = runs;  // on every pass (no branch goes around the operator)
     f.reasonId = ReasonId::traceError("NYIRETL");
     f.construct = "metamethod";
     f.callee = self;

@@ -9,6 +9,7 @@
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
 #include "rules/blacklist_verdict.h"
+#include "rules/interpreted_calls.h"
 #include "rules/masking.h"
 #include "rules/trace_splits_before.h"
 
@@ -313,6 +314,24 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   p.function = functionName(fn, proto);
   p.message = std::move(finding.message);
   p.reasoning = std::move(finding.reasoning);
+  // A function entry whose every trace aborts here, called often enough
+  // from interpreted code: blacklisted (audit 89: Vec.__add's and
+  // Vec.new's entries, 100,000 and 300,000 calls, on both builds); likely
+  // within a fifth of the count, as interpretedCalls says.
+  const long entryRuns = fn.profile.entryBlacklisting().runs;
+  if (entryRuns > 0 && finding.entryCalls >= entryRuns && p.confidence == Confidence::Certain &&
+      p.severity == Severity::Warn && jit.clause.empty()) {
+    p.severity = Severity::Blacklist;
+    const bool sure = finding.entryCalls >= sureEntryCalls(fn.profile);
+    if (!sure) p.confidence = Confidence::Likely;
+    blacklisting = "; at " + std::to_string(entryRuns) + " interpreted calls, " +
+                   (p.callee.empty() ? p.function : p.callee) + "'s entry is blacklisted" +
+                   (sure ? std::string()
+                         : std::string(" (in most runs: this close to that count, a hot counter another loop shares "
+                                       "can hold it back)")) +
+                   ", and every trace that calls it afterwards aborts there (BLACKL), so later loops that call it "
+                   "do not compile either";
+  }
   if (p.severity != Severity::Info) p.reasoning += blacklisting;
   p.reasoning += aroundClause;
   p.reasoning += jit.clause;

@@ -112,6 +112,12 @@ struct Finding {
   // is when reached, which is what masking weighs: a RETURN that ends the
   // trace there still hides what follows it.
   Confidence most = Confidence::Certain;
+  // For an abort in the traces of a function's own entry (a metamethod's,
+  // a pcall'd callee's, called from a loop that runs interpreted): how
+  // many calls on every pass make those traces, when the rule counts them.
+  // A certain finding with enough of them to blacklist that entry in every
+  // run (sureEntryCalls) is an error; 0: not counted.
+  long entryCalls = 0;
   // What to do about this site, where the reason's advice in the catalog
   // does not fit its cause (a RETURN split at error or through pcall);
   // empty: the catalog's.
