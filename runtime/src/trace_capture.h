@@ -96,8 +96,10 @@ class TraceCapture {
     Head,  // LOOP/ILOOP (a while or repeat loop): D jumps to the loop's exit
     Jump,  // JMP/UCLO: a while loop's back edge, the instruction before its exit
     Next,  // ITERN (a pairs/next loop, whose traces start there): its ITERL follows
-    Call,    // CALL/CALLM/ITERC: a calling frame's instruction
-    Return,  // RET/RET0/RET1/RETM: a down-recursion trace restarts there (lj_trace.c trace_downrec)
+    Call,      // CALL/CALLM/ITERC: a calling frame's instruction
+    Return,    // RET/RET0/RET1/RETM: a down-recursion trace restarts there (lj_trace.c trace_downrec)
+    TailCall,  // CALLT/CALLMT: the function's frame ends there, as at a return
+    Skip,      // FORI/JFORI/ISNEXT: D jumps forward, past the loop's body or to its ITERN
   };
   std::vector<LoopRole> loopRoles;
   // (start chunk, line, pc) -> the lines its trace would have compiled.
@@ -129,6 +131,9 @@ class TraceCapture {
   // The ffids of pcall and xpcall (-1 when the host has none): a split's
   // calling line is looked for across them (set with the handler).
   int pcallFfid = -1, xpcallFfid = -1;
+  // The ffid of error (-1 when the host has none): a RETURN at it resumes
+  // after the pcall it unwinds to.
+  int errorFfid = -1;
   EventTally events;
   StringPool strings;
   VisitedLines visited;  // filled only when the record handler is attached

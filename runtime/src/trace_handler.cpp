@@ -165,9 +165,9 @@ void forget(TraceCapture& c, int tr) {
 }
 
 std::vector<TraceCapture::CallerFrame> callerFramesOf(lua_State* L, TraceCapture& c, int parent, StringId source,
-                                                      int functionLine, int level);
+                                                      int functionLine, int level, bool returns);
 std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc,
-                                       std::pair<int, int>* condition = nullptr);
+                                       std::pair<int, int>* condition = nullptr, bool* backEdge = nullptr);
 void recordCallerFrames(TraceCapture& c, const TraceEvent& at, const std::vector<TraceCapture::CallerFrame>& frames);
 
 void onStart(lua_State* L, TraceCapture& c) {
@@ -185,9 +185,11 @@ void onStart(lua_State* L, TraceCapture& c) {
     // and its abort (if any) may come after they have returned.
     const TraceCapture::Location* at = cachedLocation(L, c, kFunc, c.starts[slot].pc);
     if (at && at->line >= 0) {
-      std::vector<TraceCapture::CallerFrame> frames = callerFramesOf(L, c, parent, at->source, at->functionLine, 1);
       std::pair<int, int> condition{0, 0};
-      continuationExtent(L, c, kFunc, c.starts[slot].pc, &condition);
+      bool backEdge = false;
+      continuationExtent(L, c, kFunc, c.starts[slot].pc, &condition, &backEdge);
+      std::vector<TraceCapture::CallerFrame> frames =
+          callerFramesOf(L, c, parent, at->source, at->functionLine, 1, !backEdge);
       if (condition.first > 0) frames.push_back({at->source, at->functionLine, at->line, condition});
       if (!frames.empty()) c.stitchCallers[tr] = std::move(frames);
     }
@@ -303,8 +305,11 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
 // the interpreter: from pc up to the back edge of the innermost loop around
 // it (a FORL or ITERL, or the JMP of a while loop, jumping back to pc or
 // before it; the back edge itself enters the loop's trace again and carries
-// the loop header's line, which is not counted), or to the function's end
-// when no loop holds it. `condition`, when given, gets the lines of a while
+// the loop header's line, which is not counted; `backEdge` says it was
+// found), or to the function's end when no loop holds it, or to a return
+// (or tail call) that no jump seen on the way goes past: what comes after
+// it does not run from here (audit 90: `return handlers[t](w, unpack(a))`
+// took the samples of a branch after it). `condition`, when given, gets the lines of a while
 // loop's condition that back edge jumps to: they run interpreted too,
 // before the loop's LOOP enters its trace (audit 50: half of a fallback's
 // time), and are kept apart, as an extent of their own, so that a start
@@ -312,14 +317,19 @@ std::pair<int, int> codeExtent(lua_State* L, TraceCapture& c, int funcIdx, int p
 // function returns, in its caller, is that caller's own extent
 // (callerFramesOf).
 std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcIdx, int pc,
-                                       std::pair<int, int>* condition) {
+                                       std::pair<int, int>* condition, bool* backEdge) {
   using Role = TraceCapture::LoopRole;
   int to = pc;
-  for (int at = pc + 1;; ++at) {
+  int farthest = pc;  // the farthest target of a forward jump seen
+  const long long first = instructionAt(L, c, funcIdx, pc);
+  const Role here = first >= 0 ? c.loopRole(static_cast<int>(first & 0xff)) : Role::None;
+  for (int at = pc + 1; here != Role::Return && here != Role::TailCall; ++at) {
     const long long ins = instructionAt(L, c, funcIdx, at);
     if (ins < 0) break;  // past the end
     const Role role = c.loopRole(static_cast<int>(ins & 0xff));
+    if (role == Role::Jump || role == Role::Head || role == Role::Skip) farthest = std::max(farthest, jumpTarget(at, ins));
     if ((role == Role::End || role == Role::Jump) && jumpTarget(at, ins) <= pc) {
+      if (backEdge) *backEdge = true;
       if (condition && role == Role::Jump) {
         const int target = std::max(jumpTarget(at, ins), 0);
         for (int q = target; q < at; ++q) {  // the condition runs up to the LOOP (a JLOOP once traced)
@@ -332,6 +342,7 @@ std::pair<int, int> continuationExtent(lua_State* L, TraceCapture& c, int funcId
       break;
     }
     to = at;
+    if ((role == Role::Return || role == Role::TailCall) && farthest <= at) break;
   }
   // From the exit's own line on: code LuaJIT placed after it that runs
   // before it in the source (the UCLO and RET of an early `return 0`, moved
@@ -474,9 +485,17 @@ int framePcOnLine(lua_State* L, TraceCapture& c, int funcIdx, int line) {
   return call >= 0 ? call : first;
 }
 
-// The function the root trace of side trace `parent`'s family started in,
-// as (chunk, first line); {0, -1} when this capture did not see it start.
-std::pair<StringId, int> rootFunctionOf(lua_State* L, TraceCapture& c, int parent) {
+// Where the root trace of a family started: its function (chunk, first
+// line; -1 when this capture did not see it start), and whether at that
+// function's entry (a function trace) rather than at a loop.
+struct RootFunction {
+  StringId source = 0;
+  int line = -1;
+  bool entry = false;
+};
+
+// The root of side trace `parent`'s family (RootFunction).
+RootFunction rootFunctionOf(lua_State* L, TraceCapture& c, int parent) {
   int root = parent;
   for (int hops = 0; hops < 64 && root > 0 && static_cast<std::size_t>(root) < c.starts.size(); ++hops) {
     const StartRecord& s = c.starts[static_cast<std::size_t>(root)];
@@ -484,49 +503,56 @@ std::pair<StringId, int> rootFunctionOf(lua_State* L, TraceCapture& c, int paren
       lua_rawgeti(L, lua_upvalueindex(kStartFuncsUv), root);
       const TraceCapture::Location* at = cachedLocation(L, c, lua_gettop(L), s.pc);
       lua_pop(L, 1);
-      if (at && at->line >= 0) return {at->source, at->functionLine};
+      if (at && at->line >= 0) return {at->source, at->functionLine, s.pc == 0};
       break;
     }
     root = s.parent;
   }
-  return {0, -1};
+  return {};
 }
 
 // The frames a continuation at `level` (1 for a stitched trace's start or
 // a fallback exit; 2 for a trace that returned to the interpreter at a
-// call, its callee at level 1) returns into, out to the frame of the root
-// trace's function (the root of `parent`'s family): the loop calls step(),
-// and a stitched trace or a fallback exit resumes in step; after step
-// returns, its caller runs interpreted too, up to the back edge of the
-// root's loop, where it enters the trace again. Each with what it runs
-// from its call on (continuationExtent). None when the continuation is in
-// the root's function, or the root's frame is not within a few Lua levels.
+// call, its callee at level 1) returns into, each with what it then runs
+// interpreted from its call on (continuationExtent): the loop calls
+// step(), a stitched trace or a fallback exit resumes in step, and after
+// step returns its caller runs interpreted too, up to the back edge of
+// the loop around the call, where a trace is entered again. `returns`:
+// the continuation's own frame runs to its end (no back edge holds it),
+// so its caller's frame is next. Out to the first frame whose continuation
+// ends at a back edge, or to the root trace's frame when that trace
+// started at its function's entry (its callers called it from the
+// interpreter, and ran there anyway); within a few Lua levels (audit 90:
+// a side trace of a helper's loop that went on into its caller, and an
+// exit left to the interpreter after the loop, charged nothing of the
+// callers' lines).
 std::vector<TraceCapture::CallerFrame> callerFramesOf(lua_State* L, TraceCapture& c, int parent, StringId source,
-                                                      int functionLine, int level) {
+                                                      int functionLine, int level, bool returns) {
   constexpr int kMaxInlinedLevels = 8;
   std::vector<TraceCapture::CallerFrame> out;
-  const auto [rootSource, rootLine] = rootFunctionOf(L, c, parent);
-  if (rootLine < 0 || (source == rootSource && functionLine == rootLine)) return out;
+  const RootFunction root = rootFunctionOf(L, c, parent);
+  if (root.line < 0) return out;
+  bool inRoot = source == root.source && functionLine == root.line;
   lua_Debug ar;
-  int rootLevel = 0;
-  for (int up = level + 1; up <= level + kMaxInlinedLevels && lua_getstack(L, up, &ar); ++up) {
-    if (!lua_getinfo(L, "S", &ar) || std::strcmp(ar.what, "C") == 0) return out;  // inlined frames are Lua's
-    if (c.nameId(ar.source ? ar.source : "") == rootSource && ar.linedefined == rootLine) {
-      rootLevel = up;
+  for (int up = level + 1; returns && !(inRoot && root.entry) && up <= level + kMaxInlinedLevels; ++up) {
+    if (!lua_getstack(L, up, &ar) || !lua_getinfo(L, "Slf", &ar)) break;
+    if (lua_iscfunction(L, -1)) {  // inlined frames are Lua's
+      lua_pop(L, 1);
       break;
     }
-  }
-  for (int up = level + 1; up <= rootLevel; ++up) {
-    if (!lua_getstack(L, up, &ar) || !lua_getinfo(L, "Slf", &ar)) break;
     const int funcIdx = lua_gettop(L);
     const int pc = ar.currentline > 0 ? framePcOnLine(L, c, funcIdx, ar.currentline) : -1;
+    const StringId frameSource = c.nameId(ar.source ? ar.source : "");
+    bool backEdge = false;
     if (pc >= 0) {
-      const StringId frameSource = c.nameId(ar.source ? ar.source : "");
       std::pair<int, int> condition{0, 0};
-      out.push_back({frameSource, ar.linedefined, ar.currentline, continuationExtent(L, c, funcIdx, pc, &condition)});
+      out.push_back(
+          {frameSource, ar.linedefined, ar.currentline, continuationExtent(L, c, funcIdx, pc, &condition, &backEdge)});
       if (condition.first > 0) out.push_back({frameSource, ar.linedefined, ar.currentline, condition});
     }
     lua_pop(L, 1);
+    returns = !backEdge;
+    inRoot = frameSource == root.source && ar.linedefined == root.line;
   }
   return out;
 }
@@ -570,13 +596,14 @@ void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord
   ev.subject = start.exitno;
   ev.afterAborts = c.abortedExits.count({start.parent, start.exitno}) > 0;
   std::pair<int, int> condition{0, 0};
-  const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc, &condition);
+  bool exitLoops = false;
+  const std::pair<int, int> extent = continuationExtent(L, c, funcIdx, start.pc, &condition, &exitLoops);
   ev.extentFirstLine = extent.first;
   ev.extentLastLine = extent.second;
   ev.zone = zoneNow(L, c);
   c.events.add(ev);
   std::vector<TraceCapture::CallerFrame> frames =
-      callerFramesOf(L, c, start.parent, ev.startSource, ev.startFunctionLine, 1);
+      callerFramesOf(L, c, start.parent, ev.startSource, ev.startFunctionLine, 1, !exitLoops);
   if (condition.first > 0) frames.push_back({ev.startSource, ev.startFunctionLine, ev.startLine, condition});
   recordCallerFrames(c, ev, frames);
 }
@@ -588,20 +615,34 @@ void recordExitFallback(lua_State* L, TraceCapture& c, int tr, const StartRecord
 // to the root trace's function, up to where a trace is entered again
 // (continuationExtent, callerFramesOf). That is the split's extent, and so
 // its cost; its start is the call itself. The callee is level 1; pcall and
-// xpcall frames between it and the calling frame are passed over. Nothing
-// when other C code called the callee, or when the calling frame is not
-// the root trace's function or one it inlined: a function's own trace that
-// tail-calls the builtin (`return os.date(...)`) leaves no frame of its
-// own, and its caller ran interpreted anyway (it called the function from
-// the interpreter, else the function would have been inlined); that trace
-// would have returned to the interpreter there all the same.
+// xpcall frames between it and the calling frame are passed over. `error`
+// never returns: what runs next is the caller of the pcall it unwinds to,
+// from that call on (audit 90: the rest of the raising function was
+// charged, and the loop after the pcall was not). Nothing when other C
+// code called the callee, or when a function's own root trace tail-called
+// it from the function's frame (`return os.date(...)`): that leaves no
+// frame of its own, and its caller ran interpreted anyway (it called the
+// function from the interpreter, else the function would have been
+// inlined); that trace would have returned to the interpreter there all
+// the same. A side or stitched trace may have gone on below its root's
+// frame, and then the frames it went into are what runs interpreted.
 void readReturnContinuation(lua_State* L, TraceCapture& c, int tr, TraceEvent& ev,
                             std::vector<TraceCapture::CallerFrame>& frames) {
-  constexpr int kMaxLevels = 8;
-  const auto [rootSource, rootLine] = rootFunctionOf(L, c, tr);
-  if (rootLine < 0) return;
+  constexpr int kMaxLevels = 12;
+  const StartRecord* start = startOf(c, tr);
+  const RootFunction root = rootFunctionOf(L, c, tr);
+  if (!start || root.line < 0) return;
   lua_Debug ar;
   int level = 2;
+  if (ev.subject == c.errorFfid) {  // on to the first pcall or xpcall frame, and past it
+    for (;; ++level) {
+      if (level > kMaxLevels || !lua_getstack(L, level, &ar) || !lua_getinfo(L, "f", &ar)) return;
+      const int ffid = lua_iscfunction(L, -1) ? fastFunctionId(L, lua_gettop(L)) : -1;
+      lua_pop(L, 1);
+      if (ffid == c.pcallFfid || ffid == c.xpcallFfid) break;
+    }
+    ++level;
+  }
   for (;; ++level) {
     if (level > kMaxLevels || !lua_getstack(L, level, &ar) || !lua_getinfo(L, "Slf", &ar)) return;
     if (!lua_iscfunction(L, -1)) break;
@@ -611,17 +652,19 @@ void readReturnContinuation(lua_State* L, TraceCapture& c, int tr, TraceEvent& e
   }
   const int funcIdx = lua_gettop(L);
   const StringId source = c.nameId(ar.source ? ar.source : "");
-  bool inRoot = source == rootSource && ar.linedefined == rootLine;
+  bool inRoot = source == root.source && ar.linedefined == root.line;
   lua_Debug up;
   for (int k = level + 1; !inRoot && k <= level + kMaxLevels && lua_getstack(L, k, &up) && lua_getinfo(L, "S", &up); ++k)
-    inRoot = c.nameId(up.source ? up.source : "") == rootSource && up.linedefined == rootLine;
-  if (!inRoot) {
+    inRoot = c.nameId(up.source ? up.source : "") == root.source && up.linedefined == root.line;
+  if (!inRoot && start->parent == 0) {
     lua_pop(L, 1);
     return;
   }
   const int pc = ar.currentline > 0 ? framePcOnLine(L, c, funcIdx, ar.currentline) : -1;
   std::pair<int, int> condition{0, 0};
-  const std::pair<int, int> extent = pc >= 0 ? continuationExtent(L, c, funcIdx, pc, &condition) : std::pair<int, int>{};
+  bool backEdge = false;
+  const std::pair<int, int> extent =
+      pc >= 0 ? continuationExtent(L, c, funcIdx, pc, &condition, &backEdge) : std::pair<int, int>{};
   if (extent.first > 0) {
     ev.startSource = source;
     ev.startLine = ar.currentline;
@@ -629,7 +672,7 @@ void readReturnContinuation(lua_State* L, TraceCapture& c, int tr, TraceEvent& e
     ev.startFunctionLine = ar.linedefined;
     ev.extentFirstLine = extent.first;
     ev.extentLastLine = extent.second;
-    frames = callerFramesOf(L, c, tr, ev.startSource, ev.startFunctionLine, level);
+    frames = callerFramesOf(L, c, tr, ev.startSource, ev.startFunctionLine, level, !backEdge);
     if (condition.first > 0) frames.push_back({ev.startSource, ev.startFunctionLine, ev.startLine, condition});
   }
   lua_pop(L, 1);
@@ -735,9 +778,9 @@ void pushTraceHandler(lua_State* L, TraceCapture* capture, int utilIndex) {
   lua_getfield(L, utilIndex, "funcbc");
   capture->funcbc = lua_tocfunction(L, -1);  // null when it is not a plain C function
   lua_pop(L, 1);
-  int* ffids[] = {&capture->pcallFfid, &capture->xpcallFfid};
-  const char* names[] = {"pcall", "xpcall"};
-  for (int i = 0; i < 2; ++i) {
+  int* ffids[] = {&capture->pcallFfid, &capture->xpcallFfid, &capture->errorFfid};
+  const char* names[] = {"pcall", "xpcall", "error"};
+  for (int i = 0; i < 3; ++i) {
     lua_getfield(L, LUA_GLOBALSINDEX, names[i]);
     if (lua_iscfunction(L, -1)) {
       lua_getfield(L, utilIndex, "funcinfo");

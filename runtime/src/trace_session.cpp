@@ -34,7 +34,8 @@ std::vector<bool> demotedOpcodes(const LiveProfile& profile) {
 // root trace starts at it, but a continuation's extent finds the loop's
 // head by it once the loop has its trace); JMP and UCLO may be a while
 // loop's back edge; CALL, CALLM and ITERC are what a calling frame is at;
-// a trace that starts at a return starts at one of the four RETs.
+// a trace that starts at a return starts at one of the four RETs; CALLT
+// and CALLMT end a frame as they do; FORI, JFORI and ISNEXT jump forward.
 std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
   using Role = TraceCapture::LoopRole;
   static constexpr std::pair<std::string_view, Role> kRoles[] = {
@@ -43,7 +44,9 @@ std::vector<TraceCapture::LoopRole> loopRoles(const LiveProfile& profile) {
       {"JLOOP", Role::Head},
       {"JMP", Role::Jump}, {"UCLO", Role::Jump},
       {"ITERN", Role::Next}, {"CALL", Role::Call}, {"CALLM", Role::Call}, {"ITERC", Role::Call},
-      {"RET", Role::Return}, {"RET0", Role::Return}, {"RET1", Role::Return}, {"RETM", Role::Return}};
+      {"RET", Role::Return}, {"RET0", Role::Return}, {"RET1", Role::Return}, {"RETM", Role::Return},
+      {"CALLT", Role::TailCall}, {"CALLMT", Role::TailCall},
+      {"FORI", Role::Skip}, {"JFORI", Role::Skip}, {"ISNEXT", Role::Skip}};
   const auto& names = profile.facts.bytecodeNames;
   std::vector<Role> roles(names.size(), Role::None);
   for (std::size_t op = 0; op < names.size(); ++op)

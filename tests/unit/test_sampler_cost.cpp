@@ -795,3 +795,90 @@ TEST_CASE("a trace LuaJIT restarts at a return costs that return's line, not its
   CHECK(restarted->extentFirstLine == 4);
   CHECK(restarted->extentLastLine == 4);
 }
+
+TEST_CASE("a RETURN whose results feed a tail call costs its own line, not the code after that return",
+          "[runtime][sampler][cost]") {
+  // Audit 90 (p07): `return handlers[t](w, unpack(...))`; the spawn path
+  // after it runs only on the other branch, and was charged to the split.
+  auto [report, samples] = runCosted("\n"
+                                     "local handlers = { add = function(w, a, b) return a + b + w end }\n"
+                                     "local function spawn(w) local t = function() return w end return t() end\n"
+                                     "local function dispatch(w, msg)\n"
+                                     "  if msg.n then return handlers[msg.type](w, unpack(msg.args, 1, msg.n)) end\n"
+                                     "  local x = spawn(w)\n"
+                                     "  return x + 1\n"
+                                     "end\n"
+                                     "local m = { n = 2, type = 'add', args = { 1, 2 } }\n"
+                                     "local s = 0\n"
+                                     "for i = 1, 20000 do s = s + dispatch(i, m) end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* split = findSite(report, "RETURN:unpack", "snippet.lua:5");
+  REQUIRE(split);
+  CHECK(split->extentFirstLine == 5);
+  CHECK(split->extentLastLine == 5);
+  REQUIRE(split->callerExtents.size() == 1);
+  CHECK(split->callerExtents[0].functionLine == 0);
+  CHECK(split->callerExtents[0].firstLine == 11);
+}
+
+TEST_CASE("a RETURN at error resumes after the pcall it unwinds to", "[runtime][sampler][cost]") {
+  // Audit 90 (p09): the rest of check and validate never runs after
+  // error(); the loop after the pcall does, interpreted, on every pass.
+  auto [report, samples] = runCosted("\n"
+                                     "local function check(v)\n"
+                                     "  if v % 3 == 0 then error('bad value') end\n"
+                                     "  return v\n"
+                                     "end\n"
+                                     "local function validate(v)\n"
+                                     "  local r = check(v)\n"
+                                     "  return r * 2\n"
+                                     "end\n"
+                                     "local bad, sum = 0, 0\n"
+                                     "for i = 1, 30000 do\n"
+                                     "  local ok, r = pcall(validate, i)\n"
+                                     "  if ok then sum = sum + r else bad = bad + 1 end\n"
+                                     "  sum = sum + i % 7\n"
+                                     "end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* split = findSite(report, "RETURN:error", "snippet.lua:3");
+  REQUIRE(split);
+  CHECK(split->startLocation() == "snippet.lua:12");
+  CHECK(split->extentFirstLine == 12);
+  CHECK(split->extentLastLine == 14);
+}
+
+TEST_CASE("a RETURN in a side trace that went on below its root's frame costs the caller's rest",
+          "[runtime][sampler][cost]") {
+  // Audit 90 (p05): the root trace is shard_of's loop; the side trace from
+  // its exit returns into enrich (`-jv` on both builds: `(1/3) ... return`)
+  // and ends at os.date, whose result feeds tonumber: the rest of enrich
+  // and the main loop's body run interpreted on every pass.
+  auto [report, samples] = runCosted("\n"
+                                     "local function shard_of(key)\n"
+                                     "  local h = 7\n"
+                                     "  for k = 1, #key do h = (h * 31 + key:byte(k)) % 65536 end\n"
+                                     "  return h % 64\n"
+                                     "end\n"
+                                     "local counts = {}\n"
+                                     "local function enrich(ev)\n"
+                                     "  local sh = shard_of(ev.user)\n"
+                                     "  local wday = tonumber(os.date('!%w', ev.ts)) + 1\n"
+                                     "  counts[sh] = (counts[sh] or 0) + wday\n"
+                                     "  local x = wday * 3 + sh\n"
+                                     "  return x % 7\n"
+                                     "end\n"
+                                     "local ev, s = { user = 'user-12345', ts = 1700000000 }, 0\n"
+                                     "for i = 1, 20000 do ev.ts = ev.ts + 97; s = s + enrich(ev) end\n",
+                                     false);
+  INFO(runSummary(report, &samples, 10));
+  const AbortSite* split = findSite(report, "RETURN:os.date", "snippet.lua:10");
+  REQUIRE(split);
+  CHECK(split->startFunctionLine == 8);
+  CHECK(split->extentFirstLine == 10);
+  CHECK(split->extentLastLine == 13);
+  REQUIRE(split->callerExtents.size() == 1);
+  CHECK(split->callerExtents[0].functionLine == 0);
+  CHECK(split->callerExtents[0].firstLine == 16);
+}
