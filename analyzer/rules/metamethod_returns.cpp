@@ -133,7 +133,7 @@ void reportMetamethodTailCall(const FunctionView& fn, PredictionSink& sink) {
     f.construct = "metamethod";
     f.callee = self;
     // Which metamethod runs is the left operand's first: certain only when
-    // that is the object whose class the tracker knows.
+    // that is the object whose class the tracker knows, or a number.
     f.confidence = onLeft || numberOnLeft ? Confidence::Certain : Confidence::Likely;
     f.message = "`" + std::string(flow::operatorOf(ins.op)) + "` calls " + self +
                 " from the interpreter, whose traces cannot return into the metamethod frame through " + ff->name +
