@@ -318,7 +318,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // from interpreted code: blacklisted (audit 89: Vec.__add's and
   // Vec.new's entries, 100,000 and 300,000 calls, on both builds); likely
   // within a fifth of the count, as interpretedCalls says.
-  const long entryRuns = fn.profile.entryBlacklisting().runs;
+  const long entryRuns = finding.entryCalls > 0 ? fn.profile.entryBlacklisting().runs : 0;  // worked out, not kept
   if (entryRuns > 0 && finding.entryCalls >= entryRuns && p.confidence == Confidence::Certain &&
       p.severity == Severity::Warn && jit.clause.empty()) {
     p.severity = Severity::Blacklist;
