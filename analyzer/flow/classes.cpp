@@ -270,8 +270,7 @@ void ValueMap::noteObjectOperation(const bytecode::Instruction& ins, int pc, con
     right = left;
     left = Value::of(Kind::Number);
   }
-  auto object = [](const Value& v) { return v.is(Kind::Instance) || (v.is(Kind::Table) && v.pc != 0); };
-  if (object(left) || object(right)) uses.objectOperations.push_back({pc, left, right});
+  if (ObjectOperation::isObject(left) || ObjectOperation::isObject(right)) uses.objectOperations.push_back({pc, left, right});
 }
 
 Value ValueMap::metamethod(const Value& object, std::string_view name) const {

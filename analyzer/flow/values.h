@@ -197,6 +197,11 @@ struct CModuleOperation {
 struct ObjectOperation {
   int pc = 0;
   Value left, right;
+  // An operand whose class the tracker knows: an Instance, or a table
+  // from a constructor.
+  static bool isObject(const Value& v) {
+    return v.is(Value::Kind::Instance) || (v.is(Value::Kind::Table) && v.pc != 0);
+  }
 };
 
 // The metamethod an arithmetic, UNM or LEN instruction calls on an object

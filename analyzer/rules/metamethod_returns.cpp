@@ -81,10 +81,6 @@ const FastFunctionDef* tailCalledFastFunction(const FunctionView& fn, std::vecto
   return last;
 }
 
-bool isObject(const flow::Value& v) {
-  return v.is(flow::Value::Kind::Instance) || (v.is(flow::Value::Kind::Table) && v.pc != 0);
-}
-
 }  // namespace
 
 void reportMetamethodTailCall(const FunctionView& fn, PredictionSink& sink) {
@@ -100,7 +96,7 @@ void reportMetamethodTailCall(const FunctionView& fn, PredictionSink& sink) {
     if (name.empty()) continue;
     // LuaJIT looks the metamethod up on the left operand first; a number
     // has none.
-    const bool onLeft = isObject(op.left);
+    const bool onLeft = flow::ObjectOperation::isObject(op.left);
     const bool numberOnLeft = op.left.is(flow::Value::Kind::Number);
     const flow::Value object = onLeft ? op.left : op.right;
     const flow::Value metamethod = fn.values.metamethod(object, name);
