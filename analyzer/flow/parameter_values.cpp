@@ -39,7 +39,11 @@ namespace {
 // What a binding may hold: callees and the namespaces they are read from
 // (a library, an FFI namespace, a module), whose calls the rules judge;
 // and nil, a parameter every call leaves out or passes as nil: the code
-// a test of it skips never runs (truthyEdges).
+// a test of it skips never runs (truthyEdges). An object whose class the
+// tracker knows (ValueMap::isObject) binds too: its methods resolve
+// (`scan(src)` with `src = Chars.new(s)`, `source:find(p)` in scan; audit
+// of luacheck's detect_bad_whitespace, whose `chstate.source:find` is a
+// LatinChars method that tail-calls string.find).
 // Strings and numbers are left to the evidence that names the calls they
 // come from (pattern_arguments.h, argument_trips.h), and a field of another
 // module (ModuleMember) to the guesses made at its uses: it may be a
@@ -144,7 +148,9 @@ std::vector<ValueMap::BoundParameters> ValueMap::parametersFromCalls(const std::
         continue;
       }
       const int slot = argumentSlot(chunk_, ins, n);
-      if (slot >= 0 && static_cast<std::size_t>(slot) < regs.size()) passed[i] = bindable(regs[static_cast<std::size_t>(slot)]);
+      if (slot < 0 || static_cast<std::size_t>(slot) >= regs.size()) continue;
+      const Value& v = regs[static_cast<std::size_t>(slot)];
+      passed[i] = isObject(v) ? v : bindable(v);
     }
     BoundParameters& bound = out[f];
     ++bound.calls;
@@ -169,7 +175,7 @@ std::vector<ValueMap::BoundParameters> ValueMap::parametersFromCalls(const std::
   return out;
 }
 
-void ValueMap::bindParameters() {
+void ValueMap::bindParameters(bool afterReturns) {
   const std::size_t count = chunk_.prototypes.size();
   if (count < 2) return;
   const std::vector<bool> escapes = escapingFunctions();
@@ -184,10 +190,11 @@ void ValueMap::bindParameters() {
         return !escapes[c.callee] && chunk_.prototypes[c.callee].numparams > 0;
       }))
     return;
-  parameters_.assign(count, {});
-  // A parameter whose binding a later round contradicted: never bound again
-  // (any known value marks it), so the rounds cannot go back and forth.
-  std::vector<std::vector<Value>> dropped(count);
+  if (!afterReturns || parameters_.size() != count) {
+    parameters_.assign(count, {});
+    droppedParameters_.assign(count, {});
+  }
+  std::vector<std::vector<Value>>& dropped = droppedParameters_;
   auto rerun = [&](const std::vector<bool>& changed) {
     std::vector<bool> again(count, false);
     for (std::size_t i = count; i-- > 0;) {  // parents come after their children in a dump
@@ -199,7 +206,8 @@ void ValueMap::bindParameters() {
   for (int round = 0; round < kRounds; ++round) {
     // A binding can make a function escape (a callee passed on to
     // string.gsub): its calls are then no longer all in view.
-    std::vector<BoundParameters> found = parametersFromCalls(calls, escapingFunctions(), round > 0, dropped);
+    std::vector<BoundParameters> found =
+        parametersFromCalls(calls, escapingFunctions(), round > 0 || afterReturns, dropped);
     std::vector<bool> changed(count, false);
     bool any = false;
     for (std::size_t f = 0; f < count; ++f) {

@@ -190,7 +190,7 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
   if (history_) startHistory();
   // Parents come after their children in a dump: resolve from the end.
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;) resolve(i);
-  bindParameters();
+  bindParameters(false);
   // A second round lets calls see what the Lua functions they call return:
   // only for prototypes that call one with a known return, and their
   // children (whose upvalues come from the parent's registers).
@@ -221,6 +221,7 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
   }
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;)
     if (rerun[i]) resolve(i);
+  bindParameters(true);
   for (const auto& p : protos_) {
     metatableTargets_.insert(p.metatableTargets.begin(), p.metatableTargets.end());
     escapingTables_.insert(p.escapingTables.begin(), p.escapingTables.end());

@@ -680,7 +680,13 @@ class ValueMap {
   // values for none). Set after the first passes, read by every later pass
   // of the prototype.
   std::vector<BoundParameters> parameters_;
-  void bindParameters();
+  // A parameter whose binding a later round contradicted: never bound again
+  // (any known value marks it), so the rounds cannot go back and forth.
+  std::vector<std::vector<Value>> droppedParameters_;
+  // Binds parameters after the first passes; again after the second round
+  // (`afterReturns`), when calls pass the objects other functions return
+  // (`scan(Chars.new(s))`), from the bindings found so far.
+  void bindParameters(bool afterReturns);
   // A call whose callee is a Lua function of this file, by the value in the
   // callee's slot, or the function pcall/xpcall calls.
   struct LocalCall {

@@ -24,17 +24,29 @@ std::string lower(std::string_view s) {
 
 std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
-// A caller in this file passes a string with special characters in the
-// parameter's position: the clause that says where, or empty.
+// Callers in this file pass a string with special characters in the
+// parameter's position: the clause that says where (each call on its own
+// line, up to three: a split that lands at the calls of a function that
+// tail-calls the builtin is reported at each, and naming only the first
+// read as if the others passed its pattern), or empty.
 std::string callerPassingPattern(const FunctionView& fn, int parameter) {
+  constexpr int kNamedCalls = 3;
+  std::string out;
+  int named = 0, more = 0, lastLine = 0;
   for (const auto& site : fn.calls.callers(fn.index)) {
     const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
     flow::Value v = callerArgument(fn, site, parameter);
-    if (!v.is(flow::Value::Kind::String) || !hasPatternSpecials(v.text())) continue;
-    return "the call at line " + std::to_string(call.line) + " passes " +
+    if (!v.is(flow::Value::Kind::String) || !hasPatternSpecials(v.text()) || call.line == lastLine) continue;
+    lastLine = call.line;
+    if (named == kNamedCalls) {
+      ++more;
+      continue;
+    }
+    out += (named++ ? ", and the call at line " : "the call at line ") + std::to_string(call.line) + " passes " +
            (v.constant ? "the pattern " + quoted(v.text()) : "a pattern built from " + quoted(v.text()));
   }
-  return {};
+  if (more > 0) out += ", and " + std::to_string(more) + " more call" + (more > 1 ? "s pass" : " passes") + " one";
+  return out;
 }
 
 // A parameter at index `parameter` that a caller in this file fills with a

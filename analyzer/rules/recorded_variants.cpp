@@ -159,16 +159,28 @@ std::pair<std::string, Confidence> fromCallers(const FunctionView& fn, int pc, i
                                                const std::string& other) {
   const int parameter = fn.isMain() ? -1 : flow::parameterIn(fn.proto, pc, argumentSlot(fn, pc, k));
   if (parameter < 0) return {};
+  // Each call named with what it passes (a split that lands at the calls
+  // of a function that tail-calls the builtin is reported at each of them:
+  // naming only the first read as if the others passed its value).
+  constexpr std::size_t kNamedCalls = 3;
   std::string passes;
+  std::size_t calls = 0;
+  int lastLine = 0;
   for (const auto& site : fn.calls.callers(fn.index)) {
     if (!fn.calls.runsHot(site.proto, site.pc)) continue;
     const Value v = callerArgument(fn, site, parameter);
     if (!fits(v)) return {};
-    if (passes.empty())
-      passes = "the call at line " + std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line) + " passes " +
-               describe(v);
+    const int line = fn.chunk.prototypes[site.proto].at(site.pc).line;
+    if (line == lastLine) continue;
+    lastLine = line;
+    if (++calls <= kNamedCalls)
+      passes += (passes.empty() ? "" : ", and ") + std::string("the call at line ") + std::to_string(line) +
+                " passes " + describe(v);
   }
   if (passes.empty()) return {};
+  if (calls > kNamedCalls)
+    passes += ", and " + std::to_string(calls - kNamedCalls) + " more call" +
+              (calls - kNamedCalls > 1 ? "s pass" : " passes") + " such a value";
   const bytecode::VarInfo* var = flow::variableAt(fn.proto, 1, parameter);
   const std::string name = var ? var->name : "#" + std::to_string(parameter + 1);
   const bool allCalls = !fn.calls.escapes(fn.index) && fn.calls.callbacks(fn.index).empty() &&

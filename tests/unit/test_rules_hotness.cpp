@@ -1049,14 +1049,23 @@ TEST_CASE("a blocker after a stitch: error only when the stitch is sure and some
   SECTION("a receiver taken for a string in a file whose objects have a match method: it may not stitch") {
     // -jv: the object's method is recorded, no stitch, the closure aborts
     // the loop's root traces (13 in 3000 turns, not blacklisted).
-    auto ps = predict("local Obj = {}\nObj.__index = Obj\nfunction Obj:match(p) return self.v end\n"
-                      "local function tag(s)\n  local word = s:match('^%a+')\n  local up = function() return word end\n"
-                      "  return up()\nend\nlocal o = setmetatable({v = 'hello'}, Obj)\nlocal n = 0\n"
-                      "for i = 1, 3000 do n = n + #tag(o) end\n");
-    INFO(listed(ps));
-    const Prediction* stitch = find(ps, 5, "STITCH:string.match");
+    auto program = [](const char* call) {
+      return std::string("local Obj = {}\nObj.__index = Obj\nfunction Obj:match(p) return self.v end\n"
+                         "local function tag(s)\n  local word = s:match('^%a+')\n"
+                         "  local up = function() return word end\n  return up()\nend\n"
+                         "local o = setmetatable({v = 'hello'}, Obj)\nlocal n = 0\n"
+                         "for i = 1, 3000 do n = n + #") +
+             call + " end\n";
+    };
+    auto unseen = predict(program("tag(o) + #tag('x')"));  // a string and an object: s is not bound
+    INFO(listed(unseen));
+    const Prediction* stitch = find(unseen, 5, "STITCH:string.match");
     REQUIRE(stitch);
     CHECK(stitch->confidence == Confidence::Possible);  // the file's own match method may be it (audit 84)
+    // Every call passes the object: s is bound to it, and s:match is its method.
+    auto ps = predict(program("tag(o)"));
+    INFO(listed(ps));
+    CHECK_FALSE(find(ps, 5, "STITCH:string.match"));
     const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
     REQUIRE(fnew);
     CHECK(fnew->severity == Severity::Warn);
