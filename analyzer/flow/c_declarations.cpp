@@ -56,6 +56,7 @@ std::vector<Token> tokenize(std::string_view s) {
 CType scalar(std::size_t size, std::string spelling) {
   CType t;
   t.pass = CPass::Scalar;
+  t.shape = CShape::Number;
   t.size = t.align = size;
   t.spelling = std::move(spelling);
   return t;
@@ -63,6 +64,7 @@ CType scalar(std::size_t size, std::string spelling) {
 
 CType pointerTo(const CType& target) {
   CType p = scalar(8, target.spelling + " *");
+  p.shape = CShape::Pointer;
   return p;
 }
 
@@ -263,6 +265,7 @@ class CParser {
         base = scalar(size, spelling);
         if (isComplex) {
           base->pass = CPass::Complex;
+          base->shape = CShape::Unknown;
           base->size *= 2;
           base->spelling = "complex " + spelling;
         }
@@ -278,6 +281,8 @@ class CParser {
     if (isIdent()) tag = std::string(isUnion ? "union " : "struct ") + std::string(t_[pos_++].text);
     CType r;
     r.pass = CPass::Aggregate;
+    r.shape = CShape::Record;
+    r.isUnion = isUnion;
     r.spelling = tag.empty() ? (isUnion ? "union {...}" : "struct {...}") : tag;
     if (!accept("{")) {
       auto known = out_.tags_.find(tag);
@@ -285,10 +290,11 @@ class CParser {
     }
     std::size_t size = 0, align = 1;
     bool layoutKnown = true;
+    r.membersKnown = true;
     while (!atEnd() && !accept("}")) {
       Specifiers field;
       if (!specifiers(field) || !field.type) return std::nullopt;
-      if (accept(";")) {  // an anonymous struct/union member
+      if (accept(";")) {  // an anonymous struct/union member: crec_alloc passes over unnamed ones
         layoutKnown &= place(*field.type, isUnion, size, align);
         continue;
       }
@@ -297,6 +303,7 @@ class CParser {
         if (!d.ok) return std::nullopt;
         CType ft = apply(*field.type, d);
         if (d.bits >= 0) layoutKnown = false;
+        noteMember(r, ft, d);
         if (ft.variableLength) r.variableLength = true;
         layoutKnown &= place(ft, isUnion, size, align);
       } while (accept(","));
@@ -309,6 +316,18 @@ class CParser {
     }
     if (!tag.empty()) out_.tags_[tag] = r;
     return r;
+  }
+
+  // What crec_alloc makes of a named member `d` of type `t` of record `r`.
+  static void noteMember(CType& r, const CType& t, const Declarator& d) {
+    if (!r.uninitializableMember.empty()) return;
+    if (d.bits >= 0) {
+      r.uninitializableMember = "the bit field " + d.name;
+      return;
+    }
+    if (t.shape == CShape::Unknown) r.membersKnown = false;
+    else if (t.shape == CShape::Array || t.shape == CShape::Record)
+      r.uninitializableMember = d.name + " (" + t.spelling + ")";
   }
 
   // Lays out one member; false when its size is not known.
@@ -337,6 +356,7 @@ class CParser {
       } while (!atEnd() && depth > 0);
     }
     CType e = scalar(4, tag.empty() ? "enum" : tag);
+    e.shape = CShape::Enum;
     if (!tag.empty()) out_.tags_[tag] = e;
     return e;
   }
@@ -415,6 +435,11 @@ class CParser {
     for (int i = 0; i < d.pointers; ++i) t = pointerTo(t);
     for (auto it = d.dims.rbegin(); it != d.dims.rend(); ++it) {
       CType a = t;
+      a.shape = CShape::Array;
+      a.elementShape = t.shape;
+      a.elementSize = t.size;
+      a.isUnion = a.membersKnown = false;
+      a.uninitializableMember.clear();
       a.spelling = t.spelling + "[" + (*it == -1 ? "?" : *it == -2 ? "" : std::to_string(*it)) + "]";
       if (*it == -1) a.variableLength = true;
       a.size = *it >= 0 && t.size > 0 ? t.size * static_cast<std::size_t>(*it) : 0;

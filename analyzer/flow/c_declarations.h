@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -22,12 +23,29 @@ namespace ljcheck::flow {
 // How a value of a C type crosses an FFI call (lj_crecord.c: crec_call).
 enum class CPass { Scalar, Aggregate, Complex, Void, Unknown };
 
+// What a C type is, as lj_crecord.c's crec_alloc tells them apart when it
+// initializes one: the scalars it converts one by one (numbers, pointers,
+// enums), arrays (element by element), and structs and unions (member by
+// member). Unknown: a complex number, void, or a name not declared here.
+enum class CShape : std::uint8_t { Unknown, Number, Pointer, Enum, Array, Record };
+
 struct CType {
   CPass pass = CPass::Unknown;
   std::size_t size = 0;   // bytes; 0 when unknown
   std::size_t align = 0;
   bool variableLength = false;  // a VLA (int[?]) or a struct ending in one
   std::string spelling;         // as declared, for messages
+  CShape shape = CShape::Unknown;
+  // An Array: its element's shape and size.
+  CShape elementShape = CShape::Unknown;
+  std::size_t elementSize = 0;
+  // A Record: a union; whether every member's shape is known; and the
+  // first named member crec_alloc cannot initialize, one that is no
+  // number, pointer or enum ("name (char[16])", "the bit field flags"),
+  // empty when there is none.
+  bool isUnion = false;
+  bool membersKnown = false;
+  std::string uninitializableMember;
 };
 
 struct CFunction {

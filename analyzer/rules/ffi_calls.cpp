@@ -28,6 +28,7 @@ using flow::Value;
 using Kind = flow::Value::Kind;
 
 constexpr std::size_t kMaxInitializedSize = 128;  // lj_crecord.c: crec_alloc
+constexpr std::size_t kMaxUnrolledElements = 16;  // lj_crecord.c: CREC_FILL_MAXUNROLL
 
 bool takesCType(std::string_view ff) {
   return ff == "ffi.new" || ff == "ffi.cast" || ff == "ffi.istype" || ff == "ffi.sizeof" || ff == "ffi.alignof" ||
@@ -46,14 +47,61 @@ Finding abortAt(int pc, ReasonId reasonId, std::string callee, std::string messa
   return f;
 }
 
-// An allocation of `ctype` with `sizeArgs` arguments after the ctype: for a
-// variable-length type the first is the length, the rest initialize.
-std::string allocationRefusal(const flow::CType& type, int args, const std::string& spelling) {
-  if (type.variableLength && args >= 2)
-    return "the ctype \"" + spelling + "\" has a variable length, and the recorder cannot initialize one";
-  if (!type.variableLength && type.size > kMaxInitializedSize && args >= 1)
-    return "the ctype \"" + spelling + "\" takes " + std::to_string(type.size) +
-           " bytes, and the recorder initializes only types up to 128 bytes";
+// The arguments after the ctype of an allocation (ffi.new(ct, ...) or
+// ct(...)): for a variable-length type the first is the length, the rest
+// initialize.
+struct Initializers {
+  int count = 0;       // the fixed ones
+  bool exact = true;   // false: a CALLM passes more after them
+  Value first;         // the first, when there is one
+};
+
+// Why crec_alloc refuses to allocate and initialize `type` from `init`
+// (lj_crecord.c), how sure, and the abort it raises; an empty `why` when it
+// compiles the allocation. A single initializer that is no value (a table;
+// a string, into an array: lj_cconv_multi_init) goes to crec_ct_tv, which
+// converts numbers, cdata and pointers, and strings into pointers only; two
+// or more, or one that is a number, nil or a boolean, initialize an array
+// element by element (of numbers or pointers, at most 16 of them) and a
+// struct member by member (numbers, pointers and enums only).
+struct AllocationRefusal {
+  std::string why;
+  Confidence confidence = Confidence::Certain;
+  std::string code = "NYICONV";
+};
+
+AllocationRefusal allocationRefusal(const flow::CType& type, const Initializers& init, const std::string& spelling) {
+  const std::string ctype = "the ctype \"" + spelling + "\"";
+  if (type.variableLength && init.count >= 2)
+    return {ctype + " has a variable length, and the recorder cannot initialize one"};
+  if (!type.variableLength && type.size > kMaxInitializedSize && init.count >= 1)
+    return {ctype + " takes " + std::to_string(type.size) + " bytes, and the recorder initializes only types up to 128 bytes"};
+  if (type.variableLength || type.size == 0 || init.count < 1) return {};
+  const bool single = init.count == 1 && init.exact;
+  const Value& v = init.first;
+  const bool values = init.count >= 2 || (single && (v.is(Kind::Number) || v.is(Kind::Boolean) || v.is(Kind::Nil)));
+  if (type.shape == flow::CShape::Array) {
+    if (single && v.is(Kind::String))
+      return {"the initializer of " + ctype + " is a string, and the recorder does not copy a string into an array",
+              Confidence::Certain, "BADTYPE"};
+    if (single && !v.known() && type.elementSize == 1)
+      return {ctype + " is a byte array with one initializer whose type the bytecode does not show: a string (the usual "
+                      "initializer of a byte buffer) or a table is not compiled into an array, only a number or a "
+                      "cdata of the same type",
+              Confidence::Likely, "BADTYPE"};
+    const flow::CShape e = type.elementShape;
+    if (values && (e == flow::CShape::Enum || e == flow::CShape::Array || e == flow::CShape::Record))
+      return {ctype + " is an array of " + (e == flow::CShape::Enum ? "enums" : e == flow::CShape::Array ? "arrays"
+                                                                                                      : "structs") +
+              ", and the recorder initializes only arrays of numbers or pointers"};
+    if (values && type.elementSize > 0 && type.elementSize * kMaxUnrolledElements < type.size)
+      return {ctype + " has " + std::to_string(type.size / type.elementSize) +
+              " elements, and the recorder initializes arrays of at most 16 elements (larger ones it only zero-fills)"};
+  }
+  if (type.shape == flow::CShape::Record && !type.isUnion && type.membersKnown && !type.uninitializableMember.empty() &&
+      (values || (single && v.is(Kind::String))))
+    return {ctype + " has the member " + type.uninitializableMember +
+            ", and the recorder initializes only members that are numbers, pointers or enums"};
   return {};
 }
 
@@ -130,13 +178,16 @@ class FfiCallRule final : public Rule {
       // A ctype with a `__new` metamethod is not allocated by its call: the
       // metamethod runs instead.
       if (!tail && checkConstructorCall(fn, pc, callee, sink)) continue;
-      if (!callee.is(Kind::LibFunction) && !callee.is(Kind::FfiSymbol) && !callee.is(Kind::CType)) continue;
-      if (callee.is(Kind::LibFunction) && callee.name.substr(0, 4) != "ffi.") continue;  // checkLibrary's are all ffi.*
       if (!runsHot(fn, pc)) continue;
-      if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, to);
-      else if (callee.is(Kind::CType)) checkCtypeCall(fn, pc, callee, to);
-      else checkLibrary(fn, pc, callee.name, to);
+      checkCall(fn, pc, callee, to);
     }
+  }
+
+  // The checks of the call at pc of `callee`, whatever its heat.
+  static void checkCall(const FunctionView& fn, int pc, const Value& callee, PredictionSink& sink) {
+    if (callee.is(Kind::FfiSymbol)) checkCCall(fn, pc, callee, sink);
+    else if (callee.is(Kind::CType)) checkCtypeCall(fn, pc, callee, sink);
+    else if (callee.is(Kind::LibFunction) && callee.name.substr(0, 4) == "ffi.") checkLibrary(fn, pc, callee.name, sink);
   }
 
  private:
@@ -178,8 +229,10 @@ class FfiCallRule final : public Rule {
       return;
     }
     if (ff == "ffi.new") {
-      if (ctype.isConstantString()) checkAllocation(fn, pc, ctype.text(), args - 1, callee, sink);
-      else if (ctype.is(Kind::CType)) checkAllocation(fn, pc, ctype.name, args - 1, callee, sink, origin);
+      const Initializers init{args - 1, isExact(fn, pc),
+                              args >= 2 ? fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)) : Value{}};
+      if (ctype.isConstantString()) checkAllocation(fn, pc, ctype.text(), init, callee, sink);
+      else if (ctype.is(Kind::CType)) checkAllocation(fn, pc, ctype.name, init, callee, sink, origin);
     }
   }
 
@@ -191,8 +244,10 @@ class FfiCallRule final : public Rule {
   static void reportTableInitializer(const FunctionView& fn, int pc, const Value& ctype, const std::string& origin,
                                      const std::string& callee, PredictionSink& sink) {
     bool known = ctype.isConstantString() || ctype.is(Kind::CType);
-    if (known && !allocationRefusal(fn.values.cDeclarations().typeOf(ctype.name), 1, std::string(ctype.name)).empty()) {
-      checkAllocation(fn, pc, ctype.name, 1, callee, sink, origin);
+    const Initializers table{1, true, Value::of(Kind::Table)};
+    if (known &&
+        !allocationRefusal(fn.values.cDeclarations().typeOf(ctype.name), table, std::string(ctype.name)).why.empty()) {
+      checkAllocation(fn, pc, ctype.name, table, callee, sink, origin);
       return;
     }
     std::string what = known ? "the initializer of the ctype \"" + std::string(ctype.name) + "\" is a table"
@@ -202,7 +257,8 @@ class FfiCallRule final : public Rule {
                         callee == "ffi.new" ? "ffi.new with a table initializer is not compiled (BADTYPE)"
                                             : "a ctype called with a table initializer is not compiled (BADTYPE)",
                         origin + what +
-                            ", and the recorder converts only cdata, numbers, strings and pointers into C data; " +
+                            ", and the recorder converts only cdata, numbers and pointers into C data (and strings "
+                            "into pointers); " +
                             whyHot(fn, pc));
     if (!known) f.confidence = Confidence::Possible;
     if (known && callee != "ffi.new") {
@@ -215,14 +271,22 @@ class FfiCallRule final : public Rule {
   }
 
   // `origin`: how the analyzer knows the ctype, when the call does not spell it.
-  static void checkAllocation(const FunctionView& fn, int pc, std::string_view spelling, int args,
+  static void checkAllocation(const FunctionView& fn, int pc, std::string_view spelling, const Initializers& init,
                               const std::string& callee, PredictionSink& sink, const std::string& origin = {}) {
     flow::CType type = fn.values.cDeclarations().typeOf(spelling);
-    std::string why = allocationRefusal(type, args, std::string(spelling));
-    if (why.empty()) return;
-    sink.report(fn, abortAt(pc, ReasonId::traceError("NYICONV"), callee,
-                            "this cdata initializer is not compiled: the trace aborts (NYICONV)",
-                            origin + why + "; " + whyHot(fn, pc)));
+    AllocationRefusal refusal = allocationRefusal(type, init, std::string(spelling));
+    if (refusal.why.empty()) return;
+    Finding f = abortAt(pc, ReasonId::traceError(refusal.code), callee,
+                        "this cdata initializer is not compiled: the trace aborts (" + refusal.code + ")",
+                        origin + refusal.why + "; " + whyHot(fn, pc));
+    f.confidence = std::min(f.confidence, refusal.confidence);
+    sink.report(fn, std::move(f));
+  }
+
+  // The call at pc passes exactly its fixed arguments (not a CALLM).
+  static bool isExact(const FunctionView& fn, int pc) {
+    const Op op = fn.proto.at(pc).op;
+    return op == Op::CALL || op == Op::CALLT;
   }
 
   // ct(...) of a ctype without a `__new` metamethod allocates as ffi.new(ct, ...) does.
@@ -230,10 +294,11 @@ class FfiCallRule final : public Rule {
     const auto& ins = fn.proto.at(pc);
     const std::string origin = evidenceOf(boundParameterWhy(fn, pc, flow::calleeSlot(ins)));
     const bool oneInitializer = flow::fixedArgs(ins) == 1 && (ins.op == Op::CALL || ins.op == Op::CALLT);
-    if (oneInitializer && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0)).is(Kind::Table))
+    const Value first = flow::fixedArgs(ins) >= 1 ? fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0)) : Value{};
+    if (oneInitializer && first.is(Kind::Table))
       reportTableInitializer(fn, pc, ctype, origin, "ctype call", sink);
     else
-      checkAllocation(fn, pc, ctype.name, flow::fixedArgs(ins), "ctype call", sink, origin);
+      checkAllocation(fn, pc, ctype.name, {flow::fixedArgs(ins), isExact(fn, pc), first}, "ctype call", sink, origin);
   }
 
   static void checkCCall(const FunctionView& fn, int pc, const Value& symbol, PredictionSink& sink) {
@@ -249,8 +314,23 @@ class FfiCallRule final : public Rule {
   }
 };
 
+// Whether one of the checks finds a certain abort.
+class CertainAbortSink final : public PredictionSink {
+ public:
+  void report(const FunctionView&, Finding finding) override {
+    found = found || (finding.aborts && finding.confidence == Confidence::Certain);
+  }
+  bool found = false;
+};
+
 }  // namespace
 
 std::unique_ptr<Rule> makeFfiCallRule() { return std::make_unique<FfiCallRule>(); }
+
+bool refusedFfiCall(const FunctionView& fn, int pc) {
+  CertainAbortSink sink;
+  FfiCallRule::checkCall(fn, pc, calleeAt(fn, pc), sink);
+  return sink.found;
+}
 
 }  // namespace ljcheck::rules

@@ -15,7 +15,7 @@ namespace ljcheck::rules {
 
 using bytecode::Op;
 
-const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn) {
+const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn, int* at) {
   // A vararg function's entry is never hot-counted (FUNCV has no hotcall).
   if (fn.isMain() || fn.proto.isVararg() || !fn.loops.loops().empty()) return nullptr;
   const FastFunctionDef* left = nullptr;
@@ -29,7 +29,10 @@ const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn) {
       case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: {
         const FastFunctionDef* ff = recordedCall(fn, pc);
         if (!ff || ff->name == "pcall" || ff->name == "xpcall") return nullptr;
-        if ((ins.op == Op::CALLT || ins.op == Op::CALLMT) && !left) left = ff;
+        if ((ins.op == Op::CALLT || ins.op == Op::CALLMT) && !left) {
+          left = ff;
+          if (at) *at = pc;
+        }
         break;
       }
       default: break;
@@ -75,8 +78,17 @@ InterpretedCalls interpretedCalls(const FunctionView& fn, int loopPc) {
   for (const auto& [pc, proto] : byFirstCall) {
     const long calls = callsOf.at(proto);
     const auto& ins = fn.proto.at(pc);
-    const FastFunctionDef* ff = tailCallLeavingEntry(fn.of(proto));
+    int tailCall = 0;
+    const FastFunctionDef* ff = tailCallLeavingEntry(fn.of(proto), &tailCall);
     if (!ff || calls < needed) continue;
+    // A form of the call the recorder refuses (`return ffi.new("float[?]",
+    // w, 0)`) aborts the entry's traces there, as it did the loop's (audit
+    // 91: `-jv` shows NYICONV at the helper's entry, no LLEAVE).
+    const std::string leaves =
+        refusedFfiCall(fn.of(proto), tailCall)
+            ? "aborts at its tail call of " + ff->name + ", as the loop's did"
+            : "leaves at its tail call of " + ff->name + " (LLEAVE: the fast function returns below where the "
+                                                          "trace started)";
     out.entryLine = fn.chunk.prototypes[proto].firstline;
     out.function = functionName(fn, proto);
     out.clause = "; the loop then runs in the interpreter, and so do its " + std::to_string(calls) + " calls of " +
@@ -84,8 +96,7 @@ InterpretedCalls interpretedCalls(const FunctionView& fn, int loopPc) {
            (sites.at(proto) > 1 ? " (" + std::to_string(sites.at(proto)) + " call sites, the first at line "
                                 : std::string(" at line ")) +
            std::to_string(ins.line) + (sites.at(proto) > 1 ? ")" : "") +
-           ", whose every trace from its entry leaves at its tail call of " + ff->name +
-           " (LLEAVE: the fast function returns below where the trace started): at " + std::to_string(needed) +
+           ", whose every trace from its entry " + leaves + ": at " + std::to_string(needed) +
            " interpreted calls its entry is blacklisted too" +
            (calls < sureEntryCalls(fn.profile)
                 ? std::string(" (in most runs: this close to that count, a hot counter another loop shares can "

@@ -23,7 +23,8 @@ namespace ljcheck::rules {
 // trace started at its entry leaves there: a function of fixed arguments,
 // without loops, closures or calls other than of fast functions the
 // recorder compiles, whose every return is `return ff(...)`; null otherwise.
-const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn);
+// `at`, when given, gets the pc of its first such tail call.
+const FastFunctionDef* tailCallLeavingEntry(const FunctionView& fn, int* at = nullptr);
 
 // For a loop of `fn` around loopPc whose start is blacklisted: the first
 // call of its body that then blacklists its callee's entry

@@ -343,6 +343,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   entry.tracePc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
   entry.certainAbort = (finding.aborts || finding.endsTrace) && finding.confidence == Confidence::Certain;
   entry.mayEndTrace = finding.endsTrace && p.callee == "error" && finding.confidence == Confidence::Likely;
+  entry.likelyAbort = finding.aborts && finding.confidence == Confidence::Likely;
   entry.unmaskable = finding.calleeTraces;
   if (finding.aborts && here.onceOnlyLine > 0) entry.onceOnlyLine = here.onceOnlyLine;
 }
@@ -501,6 +502,45 @@ void CollectingSink::markAfterErrorPaths() {
   }
 }
 
+// Certain sites that every path in their loop body (or function body)
+// reaches through an abort that is only likely (masking.h, with the likely
+// aborts as maskers): on the passes where it aborts, no trace gets to the
+// site, and whether that is every pass the data decides (audit 91:
+// `ffi.new("char[32]", s)` before `ffi.new("char[?]", n, s)`; `-jv` shows
+// the first blacklist the loop on both builds, never the second).
+void CollectingSink::markAfterLikelyAborts() {
+  std::map<std::size_t, std::vector<const Pending*>> likely;  // by prototype, in pc order
+  for (const auto& m : pending_)
+    if (m.likelyAbort && !m.prediction.masked()) likely[m.proto].push_back(&m);
+  if (likely.empty()) return;
+  for (auto& [proto, list] : likely)
+    std::sort(list.begin(), list.end(), [](const Pending* a, const Pending* b) { return a->tracePc < b->tracePc; });
+  std::map<std::size_t, Masking> masking;
+  for (auto& site : pending_) {
+    Prediction& p = site.prediction;
+    if (p.confidence != Confidence::Certain || p.masked() || site.unmaskable) continue;
+    auto candidates = likely.find(site.proto);
+    if (candidates == likely.end() || candidates->second.front()->tracePc >= site.tracePc) continue;
+    const auto& list = candidates->second;
+    auto it = masking.find(site.proto);
+    if (it == masking.end()) {
+      std::vector<int> pcs;
+      for (const Pending* m : list) pcs.push_back(m->tracePc);
+      it = masking.try_emplace(site.proto, *chunk_, site.proto, *values_, *calls_, pcs).first;
+    }
+    const int pc = it->second.firstMasker(site.tracePc);
+    if (pc == 0) continue;
+    const Prediction& first = (*std::lower_bound(list.begin(), list.end(), pc, [](const Pending* m, int at) {
+                                return m->tracePc < at;
+                              }))->prediction;
+    p.confidence = Confidence::Likely;
+    if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
+    p.reasoning += "; but every pass reaches it through line " + std::to_string(first.line) + ", where " +
+                   first.reasonId.str() +
+                   " likely aborts the trace first, and whether that is on every pass the data decides, so likely";
+  }
+}
+
 // A certain site after an abort inside a lazy initialization of its
 // function: the passes that initialize abort there first. Whether that is
 // once per key or every pass (a fresh object each turn: audit 69, a UCLO
@@ -534,6 +574,7 @@ std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   markMasked();
   if (chunk_ && values_ && calls_) markMaskedByCalls();  // and by other modules' aborting functions
   if (chunk_ && values_ && calls_) markAfterErrorPaths();
+  if (chunk_ && values_ && calls_) markAfterLikelyAborts();
   markAfterLazyInits();
   // One prediction per (line, reasonId): an unmasked one over a masked one,
   // then the surest.

@@ -54,6 +54,10 @@ class CollectingSink final : public PredictionSink {
     // It ends the trace on the passes the data sends there (an error
     // raised under a pcall, likely): a site after it may never be recorded.
     bool mayEndTrace = false;
+    // It likely aborts the trace (an abort whose cause only the data
+    // settles): a certain site that every path reaches through it may
+    // never be recorded.
+    bool likelyAbort = false;
     // It aborts inside a lazy initialization (`if not self._fmt then
     // self._fmt = function ... end end`): the guard's line, else 0.
     int onceOnlyLine = 0;
@@ -69,6 +73,7 @@ class CollectingSink final : public PredictionSink {
   void markMasked();
   void markMaskedByCalls();
   void markAfterErrorPaths();
+  void markAfterLikelyAborts();
   void markAfterLazyInits();
 
   std::string path_;

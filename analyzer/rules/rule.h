@@ -149,6 +149,10 @@ const std::vector<std::unique_ptr<Rule>>& allRules();
 // `view(i)` gives the analysis of prototype i.
 std::vector<std::vector<int>> refusedCallsOf(std::size_t prototypes,
                                              const std::function<FunctionView(std::size_t)>& view);
+// Whether every trace that records the FFI call at pc of `fn` aborts there
+// (a certain abort the ffi-calls family finds), whatever its heat, and
+// where a tail call would land it (ffi_calls.cpp).
+bool refusedFfiCall(const FunctionView& fn, int pc);
 
 // Shared helpers for rules.
 Context contextOf(const flow::CallGraph& calls, const bytecode::Chunk& chunk, std::size_t proto, int pc);

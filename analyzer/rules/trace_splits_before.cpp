@@ -9,6 +9,7 @@
 
 #include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
+#include "flow/metatypes.h"
 #include "flow/refused_bytecodes.h"
 #include "rules/aborting_call_before.h"
 #include "rules/prediction_sink.h"
@@ -124,6 +125,15 @@ bool inlined(const FunctionView& fn, int pc, int depth, bool inPcall) {
     return depth < kDepth && !fn.calls.runsLoop(callee.proto) &&
            splittingCall(fn.of(callee.proto), 1, fn.chunk.prototypes[callee.proto].size() + 1, depth + 1, nullptr,
                          inPcall || resolved.protectedCall) == 0;
+  // A ctype's call allocates on trace (lj_crecord.c: recff_cdata_call,
+  // crec_alloc), unless this file gives the ctype a `__new` metamethod,
+  // which runs instead; a C function of ffi.C or of a library is called on
+  // trace (crec_call). Where the recorder refuses either, that is an abort
+  // of its own, not a split (audit 91: `sprite_t()` before a struct's
+  // initializer "may split the trace").
+  if (callee.is(flow::Value::Kind::CType) && !resolved.protectedCall)
+    return flow::findConstructor(fn.constructors.own, callee.name) == nullptr;
+  if (callee.is(flow::Value::Kind::FfiSymbol) && !resolved.protectedCall) return true;
   // Another module's function its file found recorded inline (audit 70:
   // Vec.new, a setmetatable of a constructor, "may split" the trace).
   if (callee.is(flow::Value::Kind::ModuleMember) && !resolved.protectedCall)

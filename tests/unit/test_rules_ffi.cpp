@@ -266,3 +266,74 @@ TEST_CASE("ffi.new with a table initializer on every pass of a loop that runs en
   REQUIRE(find(few, 5, "BADTYPE"));
   CHECK(find(few, 5, "BADTYPE")->severity == Severity::Warn);
 }
+
+TEST_CASE("cdef parser: the shapes crec_alloc tells apart when it initializes a ctype", "[rules][ffi][cdef]") {
+  CDeclarations d;
+  d.add(R"(
+    typedef struct { int id; char name[16]; } tag_t;
+    typedef struct { float x, y; } v2_t;
+    typedef struct { v2_t pos; int layer; } sprite_t;
+    typedef struct { int a; unsigned flags : 3; } bits_t;
+    typedef struct { int n; foreign_t f; } foreign_holder_t;
+    enum mode { OFF, ON };
+  )");
+  CHECK(d.typeOf("tag_t").shape == flow::CShape::Record);
+  CHECK(d.typeOf("tag_t").uninitializableMember == "name (char[16])");
+  CHECK(d.typeOf("v2_t").uninitializableMember.empty());
+  CHECK(d.typeOf("v2_t").membersKnown);
+  CHECK(d.typeOf("sprite_t").uninitializableMember == "pos (v2_t)");
+  CHECK(d.typeOf("bits_t").uninitializableMember == "the bit field flags");
+  CHECK_FALSE(d.typeOf("foreign_holder_t").membersKnown);  // a type from elsewhere: not judged
+  const flow::CType bytes = d.typeOf("uint8_t[32]");
+  CHECK(bytes.shape == flow::CShape::Array);
+  CHECK(bytes.elementShape == flow::CShape::Number);
+  CHECK(bytes.elementSize == 1);
+  CHECK(d.typeOf("enum mode[4]").elementShape == flow::CShape::Enum);
+  CHECK(d.typeOf("const char *[4]").elementShape == flow::CShape::Pointer);
+}
+
+TEST_CASE("a certain FFI abort that every pass reaches through a likely one is likely, not an error",
+          "[rules][ffi][blacklist]") {
+  // Audit 91, `-jv` on both builds: `ffi.new("char[32]", s)` with s a
+  // string blacklists the loop (bad argument type, 11 aborts); the VLA
+  // after it is never recorded.
+  const std::string head = "local ffi = require('ffi')\n"                                        // 1
+                           "local words = {}\n"                                                  // 2
+                           "for i = 1, 100 do words[i] = 'word' .. i end\n"                      // 3
+                           "local n = 0\n"                                                       // 4
+                           "for i = 1, 100000 do\n"                                              // 5
+                           "  local s = words[i % 100 + 1]\n";                                   // 6
+  auto ps = predict(head + "  local fixed = ffi.new('char[32]', s)\n"                            // 7
+                           "  local dyn = ffi.new('char[?]', #s + 1, s)\n"                       // 8
+                           "  n = n + fixed[0] + dyn[0]\nend\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 7, "BADTYPE"));
+  CHECK(find(ps, 7, "BADTYPE")->confidence == Confidence::Likely);
+  const Prediction* vla = find(ps, 8, "NYICONV");
+  REQUIRE(vla);
+  CHECK(vla->confidence == Confidence::Likely);
+  CHECK(vla->severity == Severity::Warn);
+  CHECK(vla->reasoning.find("every pass reaches it through line 7, where BADTYPE likely aborts the trace first") !=
+        std::string::npos);
+  // A number fills the byte array element by element (32 of them: more than
+  // the 16 the recorder unrolls), a certain NYICONV.
+  auto filled = predict(head + "  local fixed = ffi.new('char[32]', 0)\n  n = n + fixed[0] + #s\nend\n");
+  INFO(listed(filled));
+  REQUIRE(find(filled, 7, "NYICONV"));
+  CHECK(find(filled, 7, "NYICONV")->confidence == Confidence::Certain);
+  // Sixteen ints from numbers compile.
+  auto small = predict(head + "  local v = ffi.new('int[16]', i, 2)\n  n = n + v[0] + #s\nend\n");
+  INFO(listed(small));
+  CHECK_FALSE(find(small, 7, "NYICONV"));
+}
+
+TEST_CASE("a helper whose tail call of ffi.new is refused aborts at its entry, not LLEAVE", "[rules][ffi][blacklist]") {
+  // Audit 91, `-jv` on both builds: NYICONV at the helper's entry, 11 times.
+  auto ps = predict("local ffi = require('ffi')\nlocal function row(w)\n  return ffi.new('float[?]', w, 0)\nend\n"
+                    "local acc = 0\nfor y = 1, 100000 do\n  local r = row(64)\n  acc = acc + r[y % 64]\nend\n");
+  INFO(listed(ps));
+  const Prediction* conv = find(ps, 7, "NYICONV");
+  REQUIRE(conv);
+  CHECK(conv->reasoning.find("whose every trace from its entry aborts at its tail call of ffi.new") != std::string::npos);
+  CHECK(conv->reasoning.find("LLEAVE") == std::string::npos);
+}
