@@ -95,6 +95,7 @@ std::string toJson(const TraceReport& report, const SampleReport* samples) {
     if (report.sampled) {  // null: nothing to measure (a split, a side trace's abort with no fallback)
       sites.back()["costMs"] = site.hasExtent() ? Json(site.costMs) : Json(nullptr);
       sites.back()["interpretedSamples"] = site.interpretedSamples;
+      sites.back()["cCodeSamples"] = site.cCodeSamples;
     }
   }
   Json doc = report.envelope.toJson();

@@ -57,9 +57,14 @@ class SampleCapture {
   using LineKey = std::tuple<StringId, StringId, int, int>;
   std::map<LineKey, StateCounts> lines;
   // (zone, frames innermost first, each with its current line) -> the
-  // interpreted samples taken there; past the bound a new one is not kept.
+  // interpreted and C-code samples taken there (a C function's samples are
+  // taken once it returned: its caller's frames); past the bound a new one
+  // is not kept.
   using CallsKey = std::pair<StringId, std::vector<std::pair<FrameId, int>>>;
-  std::map<CallsKey, std::uint64_t> interpretedCalls;
+  struct CallCounts {
+    std::uint64_t interpreted = 0, cCode = 0;
+  };
+  std::map<CallsKey, CallCounts> interpretedCalls;
 
   // The profiler callback's work: one call for `samples` samples in `state`.
   void record(lua_State* L, int samples, VmState state);
@@ -80,8 +85,8 @@ class SampleCapture {
   // past the bound has none.
   StateCounts& stackCounts(StringId zone);
   StateCounts* lineCounts(const LineKey& at);
-  // Counts an interpreted sample's frames with their lines (scratch_ and walk_).
-  void countInterpretedCalls(StringId zone, std::uint64_t count);
+  // Counts an interpreted or C-code sample's frames with their lines (scratch_ and walk_).
+  void countInterpretedCalls(StringId zone, std::uint64_t count, VmState state);
   // The zone path open now, as a pool id.
   StringId zoneNow(lua_State* L);
   // Pushes package.loaded["jit.zone"], remembered once it is a table.
@@ -97,7 +102,7 @@ class SampleCapture {
   // The entries the last sample counted in (map entries never move).
   std::pair<const std::pair<StringId, std::vector<FrameId>>, StateCounts>* lastStack_ = nullptr;
   std::pair<const LineKey, StateCounts>* lastLine_ = nullptr;
-  std::pair<const CallsKey, std::uint64_t>* lastCalls_ = nullptr;
+  std::pair<const CallsKey, CallCounts>* lastCalls_ = nullptr;
   CallsKey callsScratch_;
   struct LevelSeen {
     const void* function = nullptr;

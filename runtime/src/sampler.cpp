@@ -70,7 +70,7 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
   StringId zone = zoneNow(L);
   auto count = static_cast<std::uint64_t>(samples > 0 ? samples : 1);
   taken += count;
-  if (state == VmState::Interpreted) countInterpretedCalls(zone, count);
+  if (state == VmState::Interpreted || state == VmState::CCode) countInterpretedCalls(zone, count, state);
   stackCounts(zone)[state] += count;
   if (line < 0) return;
   if (StateCounts* counts = lineCounts({zone, lineSource, functionLine, line})) (*counts)[state] += count;
@@ -97,7 +97,7 @@ StateCounts& SampleCapture::stackCounts(StringId zone) {
   return stack->second;
 }
 
-void SampleCapture::countInterpretedCalls(StringId zone, std::uint64_t count) {
+void SampleCapture::countInterpretedCalls(StringId zone, std::uint64_t count, VmState state) {
   callsScratch_.first = zone;
   callsScratch_.second.clear();
   for (std::size_t level = 0; level < scratch_.size(); ++level)
@@ -110,7 +110,7 @@ void SampleCapture::countInterpretedCalls(StringId zone, std::uint64_t count) {
     }
     lastCalls_ = &*counted;
   }
-  lastCalls_->second += count;
+  (state == VmState::CCode ? lastCalls_->second.cCode : lastCalls_->second.interpreted) += count;
 }
 
 StateCounts* SampleCapture::lineCounts(const LineKey& at) {

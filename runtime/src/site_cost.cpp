@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -73,10 +74,22 @@ TraceStart* innermost(Starts& starts, int line) {
 // other zones only (it was blacklisted there, and runs interpreted in every
 // zone) gives it to the zone where it aborted most, so that no sample
 // counts twice.
-void charge(TraceStart& start, const std::string& zonePath, std::uint64_t interpreted) {
+void charge(TraceStart& start, const std::string& zonePath, std::uint64_t interpreted, std::uint64_t cCode) {
   auto inZone = start.sitesByZone.find(zonePath);
-  for (AbortSite* site : inZone != start.sitesByZone.end() ? inZone->second : *start.mainZone)
+  for (AbortSite* site : inZone != start.sitesByZone.end() ? inZone->second : *start.mainZone) {
     site->interpretedSamples += interpreted;
+    site->cCodeSamples += cCode;
+  }
+}
+
+// The lines where the run saw a split (STITCH, RETURN): a builtin there
+// runs in C whether the trace around it compiles or not.
+using Lines = std::set<std::pair<std::string, int>>;
+Lines splitLines(const TraceReport& report) {
+  Lines out;
+  for (const AbortSite& site : report.sites)
+    if (site.reasonId.code() == "STITCH" || site.reasonId.code() == "RETURN") out.emplace(site.path, site.line);
+  return out;
 }
 
 // Interpreted samples of a function with no trace start of its own, called
@@ -85,13 +98,15 @@ void charge(TraceStart& start, const std::string& zonePath, std::uint64_t interp
 // interpreted because of it. The caller's start is the innermost one whose
 // lines hold the call (a loop's, or the function entry's), as for the
 // caller's own lines; a call outside them all takes no start.
-void chargeCallees(StartsByFunction& starts, const SampleReport& samples) {
+void chargeCallees(StartsByFunction& starts, const SampleReport& samples, const Lines& splits) {
   for (const InterpretedStack& stack : samples.interpretedStacks) {
     std::size_t k = stack.frames.size();
     while (k > 0 && !stack.frames[k - 1].function.isLua()) --k;  // the innermost Lua frame
     if (k == 0) continue;
     const FrameFunction& callee = stack.frames[k - 1].function;
     if (starts.count({callee.path, callee.line})) continue;
+    const std::uint64_t cCode = splits.count({callee.path, stack.frames[k - 1].line}) ? 0 : stack.cCodeSamples;
+    if (stack.samples == 0 && cCode == 0) continue;
     while (--k > 0) {
       const SampledCall& caller = stack.frames[k - 1];
       if (!caller.function.isLua()) {
@@ -100,7 +115,8 @@ void chargeCallees(StartsByFunction& starts, const SampleReport& samples) {
       }
       auto function = starts.find({caller.function.path, caller.function.line});
       if (function == starts.end()) continue;
-      if (TraceStart* start = innermost(function->second, caller.line)) charge(*start, stack.zonePath, stack.samples);
+      if (TraceStart* start = innermost(function->second, caller.line))
+        charge(*start, stack.zonePath, stack.samples, cCode);
       break;
     }
   }
@@ -110,18 +126,21 @@ void chargeCallees(StartsByFunction& starts, const SampleReport& samples) {
 
 void addSiteCosts(TraceReport& report, const SampleReport& samples) {
   report.sampled = true;
-  for (AbortSite& site : report.sites) site.interpretedSamples = 0;
+  for (AbortSite& site : report.sites) site.interpretedSamples = site.cCodeSamples = 0;
   StartsByFunction starts = startsOf(report);
+  const Lines splits = splitLines(report);
   for (const LineSamples& line : samples.lines) {
-    std::uint64_t interpreted = line.states[VmState::Interpreted];
-    if (interpreted == 0) continue;
+    const std::uint64_t interpreted = line.states[VmState::Interpreted];
+    const std::uint64_t cCode = splits.count({line.path, line.line}) ? 0 : line.states[VmState::CCode];
+    if (interpreted == 0 && cCode == 0) continue;
     auto function = starts.find({line.path, line.functionLine});
     if (function == starts.end()) continue;
     TraceStart* start = innermost(function->second, line.line);
-    if (start) charge(*start, line.zonePath, interpreted);
+    if (start) charge(*start, line.zonePath, interpreted, cCode);
   }
-  chargeCallees(starts, samples);
-  for (AbortSite& site : report.sites) site.costMs = samples.millisecondsOf(site.interpretedSamples);
+  chargeCallees(starts, samples, splits);
+  for (AbortSite& site : report.sites)
+    site.costMs = samples.millisecondsOf(site.interpretedSamples + site.cCodeSamples);
 }
 
 namespace {

@@ -250,7 +250,8 @@ TEST_CASE("ljcheck run: collapsed stacks, speedscope JSON, sample lines and a su
     if (site["location"] == "busy.lua:5") {  // a record per trace start: the inner loop's costs its samples
       costed = costed || site["costMs"].get<double>() > 0;
       CHECK(site["costMs"].get<double>() ==
-            Approx(site["interpretedSamples"].get<double>() * sampled["msPerSample"].get<double>()));
+            Approx((site["interpretedSamples"].get<double>() + site["cCodeSamples"].get<double>()) *
+                   sampled["msPerSample"].get<double>()));
     }
   CHECK(costed);
 

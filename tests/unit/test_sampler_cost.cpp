@@ -882,3 +882,58 @@ TEST_CASE("a RETURN in a side trace that went on below its root's frame costs th
   CHECK(split->callerExtents[0].functionLine == 0);
   CHECK(split->callerExtents[0].firstLine == 16);
 }
+
+// C code the interpreter calls on an aborted start's lines is part of what
+// the abort costs: a trace would compile a cdata's index inline (audit 91:
+// a blacklisted loop over cdata, 11% interpreted and 83% C code, whose fix
+// saved 8 times what the interpreted samples said).
+TEST_CASE("an aborted loop's cost takes the C code its lines call", "[runtime][sampler][cost]") {
+  auto [report, samples] = runCosted("\nlocal ffi = require('ffi')\n"           // 2
+                                     "local buf = ffi.new('double[64]')\n"     // 3
+                                     "local acc = 0\n"                         // 4
+                                     "local wall, cpu = deadline(0.5)\n"        // 5
+                                     "while now() < wall or os.clock() < cpu do\n"  // 6
+                                     "  for i = 0, 999 do\n"                    // 7
+                                     "    local f = function() return i end\n"  // 8
+                                     "    buf[i % 64] = buf[(i + 1) % 64] + f()\n"  // 9
+                                     "  end\n"                                  // 10
+                                     "end\n", false);
+  std::string sites;
+  for (const AbortSite& s : report.sites) sites += s.reasonId.str() + " " + s.location() + " " + s.startLocation() + "\n";
+  INFO(sites);
+  const AbortSite* site = findSite(report, "NYIBC:FNEW", "snippet.lua:8", "snippet.lua:7");
+  REQUIRE(site);
+  std::uint64_t cOnLoop = 0;
+  for (const LineSamples& line : samples.lines)
+    if (line.functionLine == 0 && line.line >= site->extentFirstLine && line.line <= site->extentLastLine)
+      cOnLoop += line.states[VmState::CCode];
+  INFO("C samples on the loop's lines: " << cOnLoop << ", interpreted: " << site->interpretedSamples);
+  CHECK(cOnLoop > 0);
+  CHECK(site->cCodeSamples == cOnLoop);
+  CHECK(site->costMs == Approx(samples.millisecondsOf(site->interpretedSamples + site->cCodeSamples)));
+}
+
+// A line where the run saw a split (STITCH, RETURN) keeps its C samples out
+// of the cost: that builtin runs in C once the abort is fixed too.
+TEST_CASE("C code on a split's line is not charged to the abort around it", "[runtime][cost]") {
+  SampleReport samples;
+  samples.intervalMs = 1;
+  samples.cpuMs = 100;
+  samples.samplesTaken = 100;  // 1 ms a sample
+  TraceReport report;
+  report.sites.push_back(rootSite("a.lua", 5, 0, 2, 8));
+  AbortSite split = rootSite("a.lua", 4, 0, 0, 0);
+  split.reasonId = ReasonId::parse("STITCH:string.gsub");
+  report.sites.push_back(split);
+  LineSamples index = interpreted("a.lua", 6, 0, 3), gsub = interpreted("a.lua", 4, 0, 2);
+  index.states[VmState::CCode] = 30;   // a cdata's index: compiled inline once the loop compiles
+  index.states[VmState::Collecting] = 5;  // garbage collection: not charged
+  gsub.states[VmState::CCode] = 20;    // string.gsub: C either way
+  samples.lines = {gsub, index};
+  addSiteCosts(report, samples);
+  CHECK(report.sites[0].interpretedSamples == 5);
+  CHECK(report.sites[0].cCodeSamples == 30);
+  CHECK(report.sites[0].costMs == Approx(35.0));
+  auto json = nlohmann::json::parse(toJson(report, &samples));
+  CHECK(json["sites"][0]["cCodeSamples"] == 30);
+}

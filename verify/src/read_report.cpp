@@ -222,6 +222,7 @@ SiteReport readReport(const std::string& path, const std::string& expectedKind) 
       site.costMs = unmeasured ? 0.0 : numberField(s, "costMs", 0.0, path);
       site.costMeasured = !unmeasured && s.contains("costMs") && !site.start.empty();
       site.interpretedSamples = wholeField(s, "interpretedSamples", path);
+      site.cCodeSamples = wholeField(s, "cCodeSamples", path);
       site.fallback = boolField(s, "fallback", path);
       if (s.contains("blacklistsEntry")) {
         const auto& entry = s.at("blacklistsEntry");

@@ -45,11 +45,13 @@ struct SampledCall {
 
 // The interpreted samples of one stack in a zone, with each frame's line,
 // root first: which loop or function entry a callee ran under, for site
-// costs (site_cost.cpp). Not written to reports.
+// costs (site_cost.cpp); and its C-code samples (a C function's are taken
+// once it returned, on its caller's line). Not written to reports.
 struct InterpretedStack {
   std::string zonePath;
   std::vector<SampledCall> frames;
   std::uint64_t samples = 0;
+  std::uint64_t cCodeSamples = 0;
 };
 
 // One Sample record: a stack in a zone, with its count by VM state.

@@ -58,9 +58,12 @@ struct AbortSite {
   std::string blacklistedByReasonId;
   // Interpreter time spent in those lines while sampling: interpreted
   // samples whose innermost Lua frame was the start function on those
-  // lines and no nested trace start's (site_cost.h), times the interval.
+  // lines and no nested trace start's (site_cost.h), and the C-code
+  // samples taken there (the builtins the interpreter calls), times the
+  // interval.
   double costMs = 0;
   std::uint64_t interpretedSamples = 0;
+  std::uint64_t cCodeSamples = 0;
 
   // Whether a cost can be measured: a start with its extent (a root or
   // stitched trace's, a side exit's that fell back to the interpreter, or

@@ -49,9 +49,11 @@ struct ReportSite {
   std::optional<MaskedBy> maskedBy;
   std::string zonePath;  // of an observation: the zone open when it happened
   // Of an observation from a sampled run: the interpreter time its abort cost
-  // (costMs, the interpreted samples in the trace's extent times the interval).
+  // (costMs, the interpreted and C-code samples in the trace's extent times
+  // the interval).
   double costMs = 0;
   long interpretedSamples = 0;
+  long cCodeSamples = 0;
   // Sampled, and of a trace start with an extent: a root or stitched trace's,
   // or a side exit's the VM left to the interpreter (a split's or another
   // side trace's: not).
