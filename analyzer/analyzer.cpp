@@ -295,6 +295,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     project.links->loopingExports.clear();
     for (const auto& [member, proto] : exports)
       if (auto tail = rules::unrecordedTailCall(view(proto))) project.links->tailCalls.emplace(member, *tail);
+      else if (auto refused = rules::refusedTailCall(view(proto))) project.links->tailCalls.emplace(member, *refused);
     // Ending masking is the cautious side: a function the module table may
     // have replaced later (computed keys) still counts.
     for (const auto& [member, proto] : values.exportedFunctions(true))

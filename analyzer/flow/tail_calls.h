@@ -24,12 +24,20 @@ struct TailCalledBuiltin {
   // data decides whether hot calls get there (audit 67: `if M.level >= 3
   // then return print(...) end`, never taken).
   bool behindBranch = false;
+  // A fast function the recorder compiles, called in a form it refuses with
+  // an abort (`return ffi.new("uint8_t[?]", n, 0)`: NYICONV): the abort's
+  // code, and why, as the defining file's FFI rule says it. Empty for a
+  // split.
+  std::string abortCode = {};
+  std::string abortMessage = {};
+  std::string abortWhy = {};
 };
 
 inline bool sameTailCall(const TailCalledBuiltin& a, const TailCalledBuiltin& b) {
   return a.builtin == b.builtin && a.receiverInferred == b.receiverInferred && a.line == b.line &&
          a.definedIn == b.definedIn && a.stitchLine == b.stitchLine && a.stitchCallee == b.stitchCallee &&
-         a.behindBranch == b.behindBranch;
+         a.behindBranch == b.behindBranch && a.abortCode == b.abortCode && a.abortMessage == b.abortMessage &&
+         a.abortWhy == b.abortWhy;
 }
 
 using ImportedTailCalls = std::map<std::string, TailCalledBuiltin, std::less<>>;

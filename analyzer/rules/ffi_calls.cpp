@@ -15,6 +15,7 @@
 #include "flow/c_declarations.h"
 #include "rules/ctype_constructors.h"
 #include "flow/instruction_effects.h"
+#include "flow/module_member.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -178,6 +179,10 @@ class FfiCallRule final : public Rule {
       // A ctype with a `__new` metamethod is not allocated by its call: the
       // metamethod runs instead.
       if (!tail && checkConstructorCall(fn, pc, callee, sink)) continue;
+      if (callee.is(Kind::ModuleMember)) {
+        if (!tail && runsHot(fn, pc)) checkImportedTailCall(fn, pc, callee, sink);
+        continue;
+      }
       if (!runsHot(fn, pc)) continue;
       checkCall(fn, pc, callee, to);
     }
@@ -221,6 +226,21 @@ class FfiCallRule final : public Rule {
                                   "\" declares a struct, union or enum, and the recorder refuses to parse new "
                                   "type definitions; " + whyHot(fn, pc)));
       return;
+    }
+    // A Lua function to convert: a callback, which the recorder does not
+    // make (crec_ct_tv takes it to argv2cdata; audit 91: `ffi.cast("tick_fn",
+    // on_tick)` in a loop, `-jv` "bad argument type" 11 times on both builds).
+    if ((ff == "ffi.cast" || ff == "ffi.new") && args == 2) {
+      const Value value = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
+      if (value.is(Kind::LuaFunction)) {
+        sink.report(fn, abortAt(pc, ReasonId::traceError("BADTYPE"), callee,
+                                callee + " of a Lua function (a callback) is not compiled (BADTYPE)",
+                                origin + "the value is the Lua function " + functionName(fn, value.proto) +
+                                    ", and the recorder converts only cdata, numbers and pointers into C data (and "
+                                    "strings into pointers): it does not make callbacks; " +
+                                    whyHot(fn, pc)));
+        return;
+      }
     }
     // Exactly one initializer: CALLM passes more after the fixed ones.
     bool oneInitializer = args == 2 && (fn.proto.at(pc).op == Op::CALL || fn.proto.at(pc).op == Op::CALLT);
@@ -283,6 +303,28 @@ class FfiCallRule final : public Rule {
     sink.report(fn, std::move(f));
   }
 
+  // A call of another file's function whose tail call aborts every trace
+  // (refusedTailCall): the tail call leaves no frame of that function, so
+  // the abort lands here (audit 91: `bytes.zeroed(32)`, which returns
+  // `ffi.new("uint8_t[?]", n, 0)`; `-jv` shows NYICONV at the calling line,
+  // from the loop's start and the helper's entry, on both builds).
+  static void checkImportedTailCall(const FunctionView& fn, int pc, const Value& callee, PredictionSink& sink) {
+    if (!fn.tailCalls) return;
+    auto it = fn.tailCalls->find(callee.name);
+    if (it == fn.tailCalls->end() || it->second.abortCode.empty()) return;
+    const flow::TailCalledBuiltin& via = it->second;
+    Finding f = abortAt(pc, ReasonId::traceError(via.abortCode), via.builtin, via.abortMessage,
+                        flow::ModuleMemberName::parse(callee.name).asWritten() + " tail-calls " + via.builtin +
+                            " at line " + std::to_string(via.line) + " of " + via.definedIn + ", where " + via.abortWhy +
+                            "; the tail call leaves no frame, so the abort lands at this call; " + whyHot(fn, pc));
+    if (via.behindBranch) {
+      f.confidence = Confidence::Likely;
+      f.most = Confidence::Likely;
+      f.reasoning += "; a branch of it can go around the tail call, so whether the hot calls get there the data decides";
+    }
+    sink.report(fn, std::move(f));
+  }
+
   // The call at pc passes exactly its fixed arguments (not a CALLM).
   static bool isExact(const FunctionView& fn, int pc) {
     const Op op = fn.proto.at(pc).op;
@@ -314,13 +356,13 @@ class FfiCallRule final : public Rule {
   }
 };
 
-// Whether one of the checks finds a certain abort.
+// The first certain abort the checks find.
 class CertainAbortSink final : public PredictionSink {
  public:
   void report(const FunctionView&, Finding finding) override {
-    found = found || (finding.aborts && finding.confidence == Confidence::Certain);
+    if (!found && finding.aborts && finding.confidence == Confidence::Certain) found = std::move(finding);
   }
-  bool found = false;
+  std::optional<Finding> found;
 };
 
 }  // namespace
@@ -330,7 +372,33 @@ std::unique_ptr<Rule> makeFfiCallRule() { return std::make_unique<FfiCallRule>()
 bool refusedFfiCall(const FunctionView& fn, int pc) {
   CertainAbortSink sink;
   FfiCallRule::checkCall(fn, pc, calleeAt(fn, pc), sink);
-  return sink.found;
+  return sink.found.has_value();
+}
+
+std::optional<flow::TailCalledBuiltin> refusedTailCall(const FunctionView& fn) {
+  for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+    const auto& ins = fn.proto.at(pc);
+    if (ins.op != Op::CALLT && ins.op != Op::CALLMT) continue;
+    const Value callee = calleeAt(fn, pc);
+    if (!callee.is(Kind::LibFunction) && !callee.is(Kind::CType)) continue;
+    CertainAbortSink sink;
+    FfiCallRule::checkCall(fn, pc, callee, sink);
+    if (!sink.found) continue;
+    flow::TailCalledBuiltin out{callee.is(Kind::CType) ? "a call of the ctype " + std::string(callee.name)
+                                                       : std::string(callee.name),
+                                false, ins.line};
+    out.behindBranch = !fn.calls.onEveryCall(fn.index, pc);
+    out.abortCode = sink.found->reasonId.code();
+    out.abortMessage = sink.found->message;
+    // Its reasoning without the clause on its heat, which the calling file gives.
+    std::string why = std::move(sink.found->reasoning);
+    if (const std::string hot = "; " + whyHot(fn, pc); why.size() > hot.size() &&
+                                                       why.compare(why.size() - hot.size(), hot.size(), hot) == 0)
+      why.resize(why.size() - hot.size());
+    out.abortWhy = std::move(why);
+    return out;
+  }
+  return std::nullopt;
 }
 
 }  // namespace ljcheck::rules

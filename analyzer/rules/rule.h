@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -153,6 +154,10 @@ std::vector<std::vector<int>> refusedCallsOf(std::size_t prototypes,
 // (a certain abort the ffi-calls family finds), whatever its heat, and
 // where a tail call would land it (ffi_calls.cpp).
 bool refusedFfiCall(const FunctionView& fn, int pc);
+// A tail call of the function `fn` views, on every path to it, that every
+// trace aborts at (refusedFfiCall): what other files that call the function
+// get, the abort landing at their call (TailCalledBuiltin::abortCode).
+std::optional<flow::TailCalledBuiltin> refusedTailCall(const FunctionView& fn);
 
 // Shared helpers for rules.
 Context contextOf(const flow::CallGraph& calls, const bytecode::Chunk& chunk, std::size_t proto, int pc);
