@@ -221,6 +221,11 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
         if (arg0.is(Kind::CType)) return arg0;
         return {};
       }
+      // C data, of the ctype the call spells when it does; ffi.gc returns
+      // the cdata it is given.
+      if (callee.name == "ffi.new" || callee.name == "ffi.cast")
+        return Value::of(Kind::CData, arg0.isConstantString() || arg0.is(Kind::CType) ? arg0.name : std::string_view());
+      if (callee.name == "ffi.gc" && arg0.is(Kind::CData)) return arg0;
       // A file (or nil): its methods are the io.method.* fast functions.
       if (callee.name == "io.open" || callee.name == "io.popen" || callee.name == "io.tmpfile") {
         Value methods = library("io.method");
@@ -233,6 +238,8 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
     }
     case Kind::LuaFunction:
       return callee.proto < protos_.size() ? protos_[callee.proto].returns : Value{};
+    case Kind::CType:  // allocates one, or calls its `__new`, which makes one as a rule
+      return Value::of(Kind::CData, callee.name);
     case Kind::ModuleMember:
       // A library function M.f returns, as its file says (a gmatch or
       // coroutine.wrap iterator); else an object M.f() returns, whose

@@ -64,6 +64,10 @@ struct Value {
     Receiver,     // `self` in a function defined as T:m or T.m = function(self): proto and pc of T
     Method,       // a field read from an Instance, a Receiver, or a table before any store
                   // to it was seen (name: the key): resolved when queried
+    // C data: what ffi.new, ffi.cast and a ctype's call make (name: the
+    // ctype as the code spells it, "" when not known). Its metatable is the
+    // FFI's own (ffi.meta.*: C functions).
+    CData,
   };
   static constexpr std::uint32_t kNoProto = UINT32_MAX;  // proto of a value that names none
 

@@ -72,20 +72,6 @@ void addCModuleEvidence(const FunctionView& fn, const Value& v, Finding& f) {
   }
 }
 
-// An argument of the call at pc is a closure created in this function
-// before the call: its FNEW aborts every trace through the function first,
-// so no trace reaches the call (lua-uri's `return s:gsub(p, function ...)`).
-bool closureArgumentAbortsFirst(const FunctionView& fn, int pc) {
-  const auto& call = fn.proto.at(pc);
-  for (int k = 0; k < flow::fixedArgs(call); ++k) {
-    Value v = fn.values.at(fn.index, pc, argumentSlot(fn, pc, k));
-    if (!v.is(Value::Kind::LuaFunction) || fn.chunk.prototypes[v.proto].parent != fn.index) continue;
-    int created = fn.values.creatingPc(v.proto);
-    if (created > 0 && created < pc) return true;
-  }
-  return false;
-}
-
 // The call's last argument is the results of an unrecorded call made just
 // before it (`os.time(os.date("*t"))`): that call ends the trace, because
 // its results feed a variable-count call (RETURN), and no trace starts
@@ -484,6 +470,19 @@ StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc) {
     if (alone.firstMasker(pc) != 0) k = other;
   }
   return {fn.proto.at(stitches[k]).line, what[k].first, what[k].second};
+}
+
+bool closureArgumentAbortsFirst(const FunctionView& fn, int pc) {
+  const auto& call = fn.proto.at(pc);
+  for (int k = 0; k < flow::fixedArgs(call); ++k) {
+    Value v = fn.values.at(fn.index, pc, argumentSlot(fn, pc, k));
+    if (!v.is(Value::Kind::LuaFunction) || fn.chunk.prototypes[v.proto].parent != fn.index) continue;
+    // Made in the loop body around the call (or, outside loops, before it):
+    // a closure made once before the loop is no abort on its passes.
+    int created = fn.values.creatingPc(v.proto);
+    if (created > 0 && created < pc && fn.loops.innermost(created) == fn.loops.innermost(pc)) return true;
+  }
+  return false;
 }
 
 std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn) {

@@ -227,12 +227,28 @@ class FfiCallRule final : public Rule {
                                   "type definitions; " + whyHot(fn, pc)));
       return;
     }
+    // The size of a variable-length type, or of a cdata of one: the
+    // recorder takes sizes of fixed-size types only (recff_ffi_xof; audit
+    // 91: `ffi.sizeof(buf)` of a `uint8_t[?]`, `-jv` "bad argument type" 11
+    // times on both builds).
+    if (ff == "ffi.sizeof" && (ctype.isConstantString() || ctype.is(Kind::CType) || ctype.is(Kind::CData)) &&
+        !ctype.name.empty() && fn.values.cDeclarations().typeOf(ctype.name).variableLength) {
+      const std::string spelling(ctype.name);
+      sink.report(fn, abortAt(pc, ReasonId::traceError("BADTYPE"), callee,
+                              "ffi.sizeof of a variable-length type is not compiled (BADTYPE)",
+                              origin + (ctype.is(Kind::CData) ? "the argument is a cdata of the ctype \"" + spelling + "\""
+                                                              : "the ctype \"" + spelling + "\"") +
+                                  ", which has a variable length, and the recorder takes the size of fixed-size "
+                                  "types only; " +
+                                  whyHot(fn, pc)));
+      return;
+    }
     // A Lua function to convert: a callback, which the recorder does not
     // make (crec_ct_tv takes it to argv2cdata; audit 91: `ffi.cast("tick_fn",
     // on_tick)` in a loop, `-jv` "bad argument type" 11 times on both builds).
     if ((ff == "ffi.cast" || ff == "ffi.new") && args == 2) {
       const Value value = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1));
-      if (value.is(Kind::LuaFunction)) {
+      if (value.is(Kind::LuaFunction) && !closureArgumentAbortsFirst(fn, pc)) {
         sink.report(fn, abortAt(pc, ReasonId::traceError("BADTYPE"), callee,
                                 callee + " of a Lua function (a callback) is not compiled (BADTYPE)",
                                 origin + "the value is the Lua function " + functionName(fn, value.proto) +

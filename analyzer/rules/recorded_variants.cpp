@@ -47,6 +47,7 @@ std::string describe(const Value& v) {
     case Kind::Nil: return "nil";
     case Kind::Boolean: return "a boolean";
     case Kind::LuaFunction: case Kind::LibFunction: case Kind::CFunction: return "a function";
+    case Kind::CData: return v.name.empty() ? "a cdata" : "a cdata of the ctype \"" + std::string(v.name) + "\"";
     default: return "a value";
   }
 }
@@ -227,6 +228,7 @@ Refusal formatRefusal(const FunctionView& fn, int pc, int args) {
 
 Refusal tostringRefusal(const FunctionView& fn, int pc) {
   Value v = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0));
+
   if (v.is(Kind::LuaFunction) || v.is(Kind::LibFunction) || v.is(Kind::CFunction))
     return {"tostring of a function", Confidence::Certain,
             "the argument is a function, which the recorder cannot turn into a string"};

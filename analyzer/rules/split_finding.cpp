@@ -239,6 +239,18 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
   } else {
     c.slot = flow::calleeSlot(ins);
   }
+  // tostring of a cdata hands over to the __tostring of the FFI's own
+  // metatable, a C function without a recorder (recff_tostring ->
+  // recff_metacall; `-jv` on both builds: "stitch ffi.meta.__tostring" for a
+  // struct, an int64_t and a pointer): that is the call a trace splits at.
+  if (!c.protectedCall && c.value.is(flow::Value::Kind::LibFunction) && c.value.name == "tostring" &&
+      ins.op != Op::CALLT && ins.op != Op::CALLMT && flow::fixedArgs(ins) >= 1)
+    if (const flow::Value arg = fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0)); arg.is(flow::Value::Kind::CData)) {
+      c.value = flow::Value::of(flow::Value::Kind::LibFunction, "ffi.meta.__tostring");
+      c.receiverEvidence = "tostring calls it: the argument is a cdata" +
+                           (arg.name.empty() ? std::string() : " of the ctype \"" + std::string(arg.name) + "\"") +
+                           ", and every cdata's metatable is the FFI's";
+    }
   return c;
 }
 

@@ -204,6 +204,13 @@ std::optional<OwnTraceAfterStitch> ownTraceAfterStitch(const FunctionView& fn);
 std::optional<Finding> ownTraceReturn(const FunctionView& fn, const std::string& subject, const std::string& name,
                                       const std::string& why);
 
+// An argument of the call at pc is a closure created in this function
+// before the call, in the loop body around it (or outside loops, as the
+// call): its FNEW aborts every trace through there first,
+// so no trace reaches the call (lua-uri's `return s:gsub(p, function ...)`;
+// knot-resolver's `ffi.cast('trace_log_f', function(cbreq, msg) ... end)`).
+bool closureArgumentAbortsFirst(const FunctionView& fn, int pc);
+
 // The unrecorded library function this function tail-calls (the first, when
 // several), for other files' calls of it (flow/tail_calls.h; call_splits.cpp).
 std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn);
