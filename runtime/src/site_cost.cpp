@@ -82,13 +82,19 @@ void charge(TraceStart& start, const std::string& zonePath, std::uint64_t interp
   }
 }
 
-// The lines where the run saw a split (STITCH, RETURN): a builtin there
-// runs in C whether the trace around it compiles or not.
+// The lines where the run saw a split (STITCH, RETURN), and the line after
+// each: a builtin there runs in C whether the trace around it compiles or
+// not. LuaJIT's profiler takes a C function's sample at the next
+// instruction the interpreter runs, on the next line when the call ends
+// its own (audit 92: os.date's and LPeg's samples one line below the call).
 using Lines = std::set<std::pair<std::string, int>>;
 Lines splitLines(const TraceReport& report) {
   Lines out;
   for (const AbortSite& site : report.sites)
-    if (site.reasonId.code() == "STITCH" || site.reasonId.code() == "RETURN") out.emplace(site.path, site.line);
+    if (site.reasonId.code() == "STITCH" || site.reasonId.code() == "RETURN") {
+      out.emplace(site.path, site.line);
+      out.emplace(site.path, site.line + 1);
+    }
   return out;
 }
 
@@ -210,6 +216,17 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
   out += collectorSummary(report.collector);
   std::vector<const AbortSite*> sites;
   for (const AbortSite& site : report.sites) sites.push_back(&site);
+  // Sites that aborted one trace start in one zone cost the same samples
+  // (addSiteCosts): their costs overlap and do not add up (audit 92: two
+  // blockers of one loop, each shown with the whole loop's cost).
+  using StartKey = std::tuple<std::string, int, int, int, std::string>;
+  auto startOfSite = [](const AbortSite& s) {
+    return StartKey{s.startPath, s.startLine, s.extentFirstLine, s.extentLastLine, s.zonePath};
+  };
+  std::map<StartKey, int> costedOfStart;
+  if (samples)
+    for (const AbortSite& site : report.sites)
+      if (site.hasExtent() && site.costMs > 0) ++costedOfStart[startOfSite(site)];
   if (samples)
     std::stable_sort(sites.begin(), sites.end(),
                      [](const AbortSite* a, const AbortSite* b) { return a->costMs > b->costMs; });
@@ -234,6 +251,10 @@ std::string runSummary(const TraceReport& report, const SampleReport* samples, s
     if (!site->blacklistedByLocation.empty())
       why += (why.empty() ? "" : "; ") + std::string("ran into code blacklisted by ") + site->blacklistedByReasonId +
              " at " + site->blacklistedByLocation;
+    if (samples && site->hasExtent() && site->costMs > 0)
+      if (int n = costedOfStart[startOfSite(*site)]; n > 1)
+        why += (why.empty() ? "" : "; ") + std::string("cost shared with ") + std::to_string(n - 1) + " other site" +
+               (n > 2 ? "s" : "") + " of that start";
     if (!why.empty()) out += "  (" + why + ")";
     out += "\n";
   }

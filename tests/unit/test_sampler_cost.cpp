@@ -925,15 +925,25 @@ TEST_CASE("C code on a split's line is not charged to the abort around it", "[ru
   AbortSite split = rootSite("a.lua", 4, 0, 0, 0);
   split.reasonId = ReasonId::parse("STITCH:string.gsub");
   report.sites.push_back(split);
-  LineSamples index = interpreted("a.lua", 6, 0, 3), gsub = interpreted("a.lua", 4, 0, 2);
+  LineSamples index = interpreted("a.lua", 6, 0, 3), gsub = interpreted("a.lua", 4, 0, 2),
+              after = interpreted("a.lua", 5, 0, 1);
   index.states[VmState::CCode] = 30;   // a cdata's index: compiled inline once the loop compiles
   index.states[VmState::Collecting] = 5;  // garbage collection: not charged
   gsub.states[VmState::CCode] = 20;    // string.gsub: C either way
-  samples.lines = {gsub, index};
+  // The profiler takes a C function's sample at the next instruction, on
+  // the next line when the call ends its own (audit 92).
+  after.states[VmState::CCode] = 40;
+  samples.lines = {gsub, after, index};
   addSiteCosts(report, samples);
-  CHECK(report.sites[0].interpretedSamples == 5);
+  CHECK(report.sites[0].interpretedSamples == 6);
   CHECK(report.sites[0].cCodeSamples == 30);
-  CHECK(report.sites[0].costMs == Approx(35.0));
+  CHECK(report.sites[0].costMs == Approx(36.0));
   auto json = nlohmann::json::parse(toJson(report, &samples));
   CHECK(json["sites"][0]["cCodeSamples"] == 30);
+  // Two sites of one start share its cost: the summary says so.
+  report.sites.push_back(rootSite("a.lua", 7, 0, 2, 8));
+  addSiteCosts(report, samples);
+  const std::string summary = runSummary(report, &samples);
+  CHECK(summary.find("NYIBC:FNEW  a.lua:5  x1  (trace started at a.lua:2; cost shared with 1 other site of that start)") !=
+        std::string::npos);
 }
