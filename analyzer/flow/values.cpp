@@ -219,9 +219,15 @@ ValueMap::ValueMap(const bytecode::Chunk& chunk, const RecorderProfile& profile,
       }
     }
   }
+  bool reran = false;
   for (std::size_t i = chunk.prototypes.size(); i-- > 0;)
-    if (rerun[i]) resolve(i);
-  bindParameters(true);
+    if (rerun[i]) {
+      resolve(i);
+      reran = true;
+    }
+  // Only a second round shows calls new values (objects other functions
+  // return) to bind.
+  if (reran) bindParameters(true);
   for (const auto& p : protos_) {
     metatableTargets_.insert(p.metatableTargets.begin(), p.metatableTargets.end());
     escapingTables_.insert(p.escapingTables.begin(), p.escapingTables.end());

@@ -5,11 +5,17 @@
 // call through ffi.C or an ffi.load library to a function whose declaration
 // in this file's ffi.cdef passes or returns a struct, union or complex by
 // value (NYICALL, crec_call); ffi.new or a ctype call that initializes a
-// variable-length array/struct or a type over 128 bytes (NYICONV, crec_alloc);
-// ffi.new of a ctype with one initializer that is a table (BADTYPE: crec_alloc
-// initializes from a single value through crec_ct_tv, which converts only
-// cdata, numbers, strings and pointers; a table falls to argv2cdata); a
-// ctype whose `__new` metamethod does that, called (ctype_constructors.cpp).
+// variable-length array/struct or a type over 128 bytes, an array of
+// non-scalars or of more than 16 elements, or a struct with a member that is
+// no number, pointer or enum (NYICONV, crec_alloc); ffi.new of a ctype with
+// one initializer that is a table, or a string into an array (BADTYPE:
+// crec_alloc initializes from a single value through crec_ct_tv, which
+// converts only cdata, numbers and pointers, and strings into pointers; a
+// table falls to argv2cdata); ffi.cast or ffi.new of a Lua function (a
+// callback: BADTYPE); ffi.sizeof of a variable-length type (BADTYPE,
+// recff_ffi_xof); a ctype whose `__new` metamethod initializes from a table,
+// called (ctype_constructors.cpp); and another file's function that
+// tail-calls one of these (refusedTailCall), at its calls.
 #include <algorithm>
 
 #include "flow/c_declarations.h"

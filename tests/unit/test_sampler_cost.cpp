@@ -198,6 +198,16 @@ AbortSite rootSite(const std::string& path, int line, int functionLine, int firs
   return site;
 }
 
+// A sample report whose every sample stands for 1 ms (100 taken in 100 ms
+// of CPU time), to which a test adds its lines.
+SampleReport millisecondSamples() {
+  SampleReport samples;
+  samples.intervalMs = 1;
+  samples.cpuMs = 100;
+  samples.samplesTaken = 100;
+  return samples;
+}
+
 LineSamples interpreted(const std::string& path, int line, int functionLine, std::uint64_t n,
                         const std::string& zone = "") {
   LineSamples l;
@@ -212,10 +222,7 @@ LineSamples interpreted(const std::string& path, int line, int functionLine, std
 }  // namespace
 
 TEST_CASE("a sample costs one trace start: the innermost, of its own function and zone", "[runtime][cost]") {
-  SampleReport samples;
-  samples.intervalMs = 1;
-  samples.cpuMs = 100;
-  samples.samplesTaken = 100;  // 1 ms a sample
+  SampleReport samples = millisecondSamples();
   TraceReport report;
   // In main (function line 0): an outer loop at 2-10 and an inner loop at 4-8 each aborted.
   report.sites.push_back(rootSite("a.lua", 3, 0, 2, 10));
@@ -297,10 +304,7 @@ TEST_CASE("nested loops' aborts are charged no sample twice in a real run", "[ru
 }
 
 TEST_CASE("two starts the collector gave the same lines share no sample", "[runtime][cost]") {
-  SampleReport samples;
-  samples.intervalMs = 1;
-  samples.cpuMs = 100;
-  samples.samplesTaken = 100;
+  SampleReport samples = millisecondSamples();
   TraceReport report;
   // The entry of a function at 2 and a loop at 9 in it, both over 2-13.
   AbortSite entry = rootSite("a.lua", 5, 2, 2, 13);
@@ -916,10 +920,7 @@ TEST_CASE("an aborted loop's cost takes the C code its lines call", "[runtime][s
 // A line where the run saw a split (STITCH, RETURN) keeps its C samples out
 // of the cost: that builtin runs in C once the abort is fixed too.
 TEST_CASE("C code on a split's line is not charged to the abort around it", "[runtime][cost]") {
-  SampleReport samples;
-  samples.intervalMs = 1;
-  samples.cpuMs = 100;
-  samples.samplesTaken = 100;  // 1 ms a sample
+  SampleReport samples = millisecondSamples();
   TraceReport report;
   report.sites.push_back(rootSite("a.lua", 5, 0, 2, 8));
   AbortSite split = rootSite("a.lua", 4, 0, 0, 0);
