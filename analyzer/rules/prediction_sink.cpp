@@ -348,36 +348,45 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   if (finding.aborts && here.onceOnlyLine > 0) entry.onceOnlyLine = here.onceOnlyLine;
 }
 
+CollectingSink::Maskers::Maskers(const CollectingSink& sink, bool (*isMasker)(const Pending&)) : sink_(sink) {
+  for (const auto& m : sink.pending_)
+    if (isMasker(m)) byProto_[m.proto].push_back(&m);
+  for (auto& [proto, list] : byProto_)
+    std::sort(list.begin(), list.end(), [](const Pending* a, const Pending* b) { return a->tracePc < b->tracePc; });
+}
+
+const CollectingSink::Pending* CollectingSink::Maskers::firstHiding(const Pending& site, int* pcOut) {
+  auto candidates = byProto_.find(site.proto);
+  if (candidates == byProto_.end()) return nullptr;
+  const auto& list = candidates->second;
+  // Only an abort before the site can hide it (Masking::firstMasker): a
+  // prototype whose one abort is the site itself needs no Masking.
+  if (list.front()->tracePc >= site.tracePc) return nullptr;
+  auto it = masking_.find(site.proto);
+  if (it == masking_.end()) {
+    std::vector<int> pcs;
+    pcs.reserve(list.size());
+    for (const Pending* m : list) pcs.push_back(m->tracePc);
+    it = masking_.try_emplace(site.proto, *sink_.chunk_, site.proto, *sink_.values_, *sink_.calls_, pcs).first;
+  }
+  const int pc = it->second.firstMasker(site.tracePc);
+  if (pc == 0) return nullptr;
+  if (pcOut) *pcOut = pc;
+  return *std::lower_bound(list.begin(), list.end(), pc, [](const Pending* p, int at) { return p->tracePc < at; });
+}
+
 void CollectingSink::markMasked() {
   if (!chunk_ || !values_ || !calls_) return;
   // Certain aborts by prototype, in pc order: the first one that masks a site wins.
-  std::map<std::size_t, std::vector<const Pending*>> maskers;
-  for (const auto& m : pending_)
-    if (m.certainAbort) maskers[m.proto].push_back(&m);
+  Maskers maskers(*this, [](const Pending& m) { return m.certainAbort; });
   if (maskers.empty()) return;
   if (!behindAborts_) behindAborts_.emplace(*chunk_, *values_);
-  for (auto& [proto, list] : maskers)
-    std::sort(list.begin(), list.end(), [](const Pending* a, const Pending* b) { return a->tracePc < b->tracePc; });
-  std::map<std::size_t, Masking> masking;
   for (auto& site : pending_) {
-    auto candidates = maskers.find(site.proto);
-    if (candidates == maskers.end() || site.prediction.masked() || site.unmaskable) continue;
-    const auto& list = candidates->second;
-    // Only an abort before the site can hide it (Masking::firstMasker): a
-    // prototype whose one abort is the site itself needs no Masking.
-    if (list.front()->tracePc >= site.tracePc) continue;
-    auto it = masking.find(site.proto);
-    if (it == masking.end()) {
-      std::vector<int> pcs;
-      pcs.reserve(list.size());
-      for (const Pending* m : list) pcs.push_back(m->tracePc);
-      it = masking.try_emplace(site.proto, *chunk_, site.proto, *values_, *calls_, pcs).first;
-    }
-    int pc = it->second.firstMasker(site.tracePc);
-    if (pc == 0) continue;
+    if (site.prediction.masked() || site.unmaskable) continue;
+    int pc = 0;
+    const Pending* m = maskers.firstHiding(site, &pc);
+    if (!m) continue;
     behindAborts_->note(site.proto, pc, site.tracePc);
-    const Pending* m = *std::lower_bound(list.begin(), list.end(), pc,
-                                         [](const Pending* p, int at) { return p->tracePc < at; });
     site.prediction.maskedBy = MaskingSite{m->prediction.path, m->prediction.line, m->prediction.reasonId, {}};
   }
 }
@@ -509,30 +518,14 @@ void CollectingSink::markAfterErrorPaths() {
 // `ffi.new("char[32]", s)` before `ffi.new("char[?]", n, s)`; `-jv` shows
 // the first blacklist the loop on both builds, never the second).
 void CollectingSink::markAfterLikelyAborts() {
-  std::map<std::size_t, std::vector<const Pending*>> likely;  // by prototype, in pc order
-  for (const auto& m : pending_)
-    if (m.likelyAbort && !m.prediction.masked()) likely[m.proto].push_back(&m);
+  Maskers likely(*this, [](const Pending& m) { return m.likelyAbort && !m.prediction.masked(); });
   if (likely.empty()) return;
-  for (auto& [proto, list] : likely)
-    std::sort(list.begin(), list.end(), [](const Pending* a, const Pending* b) { return a->tracePc < b->tracePc; });
-  std::map<std::size_t, Masking> masking;
   for (auto& site : pending_) {
     Prediction& p = site.prediction;
     if (p.confidence != Confidence::Certain || p.masked() || site.unmaskable) continue;
-    auto candidates = likely.find(site.proto);
-    if (candidates == likely.end() || candidates->second.front()->tracePc >= site.tracePc) continue;
-    const auto& list = candidates->second;
-    auto it = masking.find(site.proto);
-    if (it == masking.end()) {
-      std::vector<int> pcs;
-      for (const Pending* m : list) pcs.push_back(m->tracePc);
-      it = masking.try_emplace(site.proto, *chunk_, site.proto, *values_, *calls_, pcs).first;
-    }
-    const int pc = it->second.firstMasker(site.tracePc);
-    if (pc == 0) continue;
-    const Prediction& first = (*std::lower_bound(list.begin(), list.end(), pc, [](const Pending* m, int at) {
-                                return m->tracePc < at;
-                              }))->prediction;
+    const Pending* m = likely.firstHiding(site);
+    if (!m) continue;
+    const Prediction& first = m->prediction;
     p.confidence = Confidence::Likely;
     if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
     p.reasoning += "; but every pass reaches it through line " + std::to_string(first.line) + ", where " +

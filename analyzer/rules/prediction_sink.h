@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rules/jit_settings.h"
+#include "rules/masking.h"
 #include "rules/members_behind_aborts.h"
 #include "rules/rule.h"
 
@@ -61,6 +62,21 @@ class CollectingSink final : public PredictionSink {
     // It aborts inside a lazy initialization (`if not self._fmt then
     // self._fmt = function ... end end`): the guard's line, else 0.
     int onceOnlyLine = 0;
+  };
+  // Aborts that may hide the sites behind them, by prototype in pc order,
+  // and the Masking of each prototype, built when first asked.
+  class Maskers {
+   public:
+    Maskers(const CollectingSink& sink, bool (*isMasker)(const Pending&));
+    bool empty() const { return byProto_.empty(); }
+    // The first of them that every path to `site` runs through, in its
+    // loop body (Masking::firstMasker); null when none. `pc` gets its pc.
+    const Pending* firstHiding(const Pending& site, int* pc = nullptr);
+
+   private:
+    const CollectingSink& sink_;
+    std::map<std::size_t, std::vector<const Pending*>> byProto_;
+    std::map<std::size_t, Masking> masking_;
   };
   // A pc that hides the sites behind it, and the abort that does.
   struct Masker {
