@@ -180,6 +180,45 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
   }
 }
 
+// A 64-bit integer or a pointer read from C data comes back boxed, as a
+// cdata; a smaller integer, a float or a double as a number (lj_cdata_get;
+// audit 91: `tostring(ids[i])` of a `uint64_t[?]` stitches around
+// ffi.meta.__tostring on both builds). One dimension, builtin types only:
+// an element that is a struct is a reference the tracker does not follow.
+Value ValueMap::elementOf(const Value& cdata) {
+  if (!cdata.is(Kind::CData) || cdata.name.empty()) return {};
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    if (s.substr(0, 6) == "const ") s.remove_prefix(6);
+    return s;
+  };
+  std::string_view type = trim(cdata.name), element;
+  if (type.empty()) return {};
+  if (type.back() == ']') {
+    const std::size_t open = type.find('[');
+    if (open == std::string_view::npos || type.find(']') != type.size() - 1) return {};  // one dimension
+    element = trim(type.substr(0, open));
+  } else if (type.back() == '*') {
+    element = trim(type.substr(0, type.size() - 1));
+  } else {
+    return {};
+  }
+  if (element.empty()) return {};
+  if (element.back() == '*') return Value::of(Kind::CData, intern(std::string(element)));
+  static constexpr std::string_view kBoxed[] = {"int64_t", "uint64_t", "long long", "unsigned long long",
+                                                "size_t", "ssize_t", "intptr_t", "uintptr_t", "ptrdiff_t",
+                                                "long", "unsigned long"};
+  static constexpr std::string_view kNumbers[] = {"double", "float", "int", "unsigned int", "unsigned", "short",
+                                                  "unsigned short", "char", "unsigned char", "signed char",
+                                                  "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t"};
+  for (std::string_view boxed : kBoxed)
+    if (element == boxed) return Value::of(Kind::CData, intern(std::string(element)));
+  for (std::string_view number : kNumbers)
+    if (element == number) return Value::of(Kind::Number);
+  return {};
+}
+
 // rawget(_G, "loadstring"), rawget(table, "unpack"): a library table
 // has no metatable, so a raw read is the plain one; only library values
 // of the globals table are known.

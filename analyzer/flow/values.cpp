@@ -565,6 +565,9 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     case Op::TGETS:
       if (const auto* key = p.stringConstant(ins.c)) result = indexResult(reg(ins.b), *key);
       break;
+    case Op::TGETV: case Op::TGETB:
+      result = elementOf(reg(ins.b));
+      break;
     case Op::UGET:
       if (ins.d < own.upvalues.size()) result = own.upvalues[ins.d];
       break;

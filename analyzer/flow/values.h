@@ -579,6 +579,9 @@ class ValueMap {
   // The second result of pcall(f, ...): what f returns first.
   Value protectedResult(const bytecode::Instruction& ins, const Registers& regs);
   Value indexResult(const Value& base, const std::string& key);
+  // An element of a cdata array, or what a cdata pointer points to, read
+  // with [ ] (library_values.cpp); Unknown for anything else.
+  Value elementOf(const Value& cdata);
   Value rawMember(const Value& table, std::string_view key);
   // A library table or function by dotted name, or Unknown (cached).
   Value library(std::string_view name);
