@@ -265,7 +265,7 @@ class FfiCallRule final : public Rule {
       }
     }
     // Exactly one initializer: CALLM passes more after the fixed ones.
-    bool oneInitializer = args == 2 && (fn.proto.at(pc).op == Op::CALL || fn.proto.at(pc).op == Op::CALLT);
+    const bool oneInitializer = args == 2 && isExact(fn, pc);
     if (ff == "ffi.new" && oneInitializer && fn.values.at(fn.index, pc, argumentSlot(fn, pc, 1)).is(Kind::Table)) {
       reportTableInitializer(fn, pc, ctype, origin, "ffi.new", sink);
       return;
@@ -357,7 +357,7 @@ class FfiCallRule final : public Rule {
   static void checkCtypeCall(const FunctionView& fn, int pc, const Value& ctype, PredictionSink& sink) {
     const auto& ins = fn.proto.at(pc);
     const std::string origin = evidenceOf(boundParameterWhy(fn, pc, flow::calleeSlot(ins)));
-    const bool oneInitializer = flow::fixedArgs(ins) == 1 && (ins.op == Op::CALL || ins.op == Op::CALLT);
+    const bool oneInitializer = flow::fixedArgs(ins) == 1 && isExact(fn, pc);
     const Value first = flow::fixedArgs(ins) >= 1 ? fn.values.at(fn.index, pc, argumentSlot(fn, pc, 0)) : Value{};
     if (oneInitializer && first.is(Kind::Table))
       reportTableInitializer(fn, pc, ctype, origin, "ctype call", sink);
