@@ -64,7 +64,7 @@ class SampleCapture {
   struct CallCounts {
     std::uint64_t interpreted = 0, cCode = 0;
   };
-  std::map<CallsKey, CallCounts> interpretedCalls;
+  std::map<CallsKey, CallCounts> offTraceCalls;
 
   // The profiler callback's work: one call for `samples` samples in `state`.
   void record(lua_State* L, int samples, VmState state);
@@ -86,7 +86,7 @@ class SampleCapture {
   StateCounts& stackCounts(StringId zone);
   StateCounts* lineCounts(const LineKey& at);
   // Counts an interpreted or C-code sample's frames with their lines (scratch_ and walk_).
-  void countInterpretedCalls(StringId zone, std::uint64_t count, VmState state);
+  void countOffTrace(StringId zone, std::uint64_t count, VmState state);
   // The zone path open now, as a pool id.
   StringId zoneNow(lua_State* L);
   // Pushes package.loaded["jit.zone"], remembered once it is a table.

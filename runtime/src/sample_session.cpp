@@ -89,13 +89,13 @@ class ReportBuilder {
     std::stable_sort(report.lines.begin(), report.lines.end(), [](const LineSamples& a, const LineSamples& b) {
       return std::tie(a.path, a.line, a.zonePath, a.functionLine) < std::tie(b.path, b.line, b.zonePath, b.functionLine);
     });
-    for (const auto& [key, counts] : capture_.interpretedCalls) {
+    for (const auto& [key, counts] : capture_.offTraceCalls) {
       const std::string& zone = capture_.strings.text(key.first);
       if (!inZone(zone, options_.zone)) continue;
-      InterpretedStack stack{zone, {}, counts.interpreted, counts.cCode};
+      OffTraceStack stack{zone, {}, counts.interpreted, counts.cCode};
       for (auto it = key.second.rbegin(); it != key.second.rend(); ++it)
         stack.frames.push_back({function(it->first), it->second});
-      report.interpretedStacks.push_back(std::move(stack));
+      report.offTraceStacks.push_back(std::move(stack));
     }
     return report;
   }

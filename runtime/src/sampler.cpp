@@ -70,7 +70,7 @@ void SampleCapture::record(lua_State* L, int samples, VmState state) {
   StringId zone = zoneNow(L);
   auto count = static_cast<std::uint64_t>(samples > 0 ? samples : 1);
   taken += count;
-  if (state == VmState::Interpreted || state == VmState::CCode) countInterpretedCalls(zone, count, state);
+  if (state == VmState::Interpreted || state == VmState::CCode) countOffTrace(zone, count, state);
   stackCounts(zone)[state] += count;
   if (line < 0) return;
   if (StateCounts* counts = lineCounts({zone, lineSource, functionLine, line})) (*counts)[state] += count;
@@ -97,16 +97,16 @@ StateCounts& SampleCapture::stackCounts(StringId zone) {
   return stack->second;
 }
 
-void SampleCapture::countInterpretedCalls(StringId zone, std::uint64_t count, VmState state) {
+void SampleCapture::countOffTrace(StringId zone, std::uint64_t count, VmState state) {
   callsScratch_.first = zone;
   callsScratch_.second.clear();
   for (std::size_t level = 0; level < scratch_.size(); ++level)
     callsScratch_.second.emplace_back(scratch_[level], walk_[level].line);
   if (!lastCalls_ || lastCalls_->first != callsScratch_) {
-    auto counted = interpretedCalls.find(callsScratch_);
-    if (counted == interpretedCalls.end()) {
-      if (interpretedCalls.size() >= kMaxSampledStacks) return;
-      counted = interpretedCalls.try_emplace(callsScratch_).first;
+    auto counted = offTraceCalls.find(callsScratch_);
+    if (counted == offTraceCalls.end()) {
+      if (offTraceCalls.size() >= kMaxSampledStacks) return;
+      counted = offTraceCalls.try_emplace(callsScratch_).first;
     }
     lastCalls_ = &*counted;
   }

@@ -105,7 +105,7 @@ Lines splitLines(const TraceReport& report) {
 // lines hold the call (a loop's, or the function entry's), as for the
 // caller's own lines; a call outside them all takes no start.
 void chargeCallees(StartsByFunction& starts, const SampleReport& samples, const Lines& splits) {
-  for (const InterpretedStack& stack : samples.interpretedStacks) {
+  for (const OffTraceStack& stack : samples.offTraceStacks) {
     std::size_t k = stack.frames.size();
     while (k > 0 && !stack.frames[k - 1].function.isLua()) --k;  // the innermost Lua frame
     if (k == 0) continue;

@@ -43,11 +43,12 @@ struct SampledCall {
   int line = -1;
 };
 
-// The interpreted samples of one stack in a zone, with each frame's line,
-// root first: which loop or function entry a callee ran under, for site
-// costs (site_cost.cpp); and its C-code samples (a C function's are taken
-// once it returned, on its caller's line). Not written to reports.
-struct InterpretedStack {
+// The samples taken outside compiled code on one stack in a zone, with
+// each frame's line, root first: which loop or function entry a callee ran
+// under, for site costs (site_cost.cpp). Interpreted and C-code samples are
+// counted apart (a C function's are taken once it returned, on its
+// caller's line). Not written to reports.
+struct OffTraceStack {
   std::string zonePath;
   std::vector<SampledCall> frames;
   std::uint64_t samples = 0;
@@ -82,7 +83,7 @@ struct SampleReport {
   StateCounts states;               // the same samples by VM state
   std::vector<SampleRecord> rows;   // by count, descending
   std::vector<LineSamples> lines;   // by path, then line, then zone
-  std::vector<InterpretedStack> interpretedStacks;  // bounded as the stacks are; not written
+  std::vector<OffTraceStack> offTraceStacks;  // bounded as the stacks are; not written
   std::string zoneFilter;           // the zone prefix applied ("" = none)
   std::string rootModule;           // the root module applied ("" = none)
 
