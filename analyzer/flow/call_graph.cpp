@@ -23,6 +23,60 @@ using bytecode::Op;
 
 namespace {
 
+// The tail call at pc of a function to itself passes one of its
+// parameters moved by a constant in that parameter's place (`sum_to(i + 1,
+// n, acc)`, `go(n - 1, acc * n)`): it counts, as a loop's index does. A
+// call that passes something else is as likely a short walk (luarocks
+// following an HTTP redirect with `request(location, ...)`, fun.lua
+// recursing once per zipped generator).
+bool countsLikeALoop(const bytecode::Chunk& chunk, std::size_t proto, int pc) {
+  const bytecode::Prototype& fn = chunk.prototypes[proto];
+  const auto& call = fn.at(pc);
+  for (int k = 0; k < fixedArgs(call) && k < fn.numparams; ++k) {
+    const int w = lastWriteBefore(fn, pc, argumentSlot(chunk, call, k));
+    if (w == 0) continue;
+    const auto& ins = fn.at(w);
+    if (isArithmeticWithConstant(ins.op) && ins.b == k && !assignsSlot(fn, k)) return true;
+  }
+  return false;
+}
+
+// A generic for over a coroutine.wrap generator that a break, goto or
+// return can leave: the generator is not resumed again (audit 93: `take(gen,
+// 1000)` of a generator whose loop turns 100,000 times; `-jv` on both
+// builds: 10 aborts at its closure, never blacklisted). Without one, its
+// loops are taken to run their count (audits 76, 81, 88: generators drained
+// by a `for` over them or a counted loop, blacklisted as the count says).
+bool stopsGeneratorEarly(const bytecode::Chunk& chunk, const ValueMap& values, const std::vector<LoopMap>& loops,
+                         const std::vector<std::vector<Branch>>& branches) {
+  for (std::size_t q = 0; q < chunk.prototypes.size(); ++q)
+    for (const Loop& loop : loops[q].loops()) {
+      if (loop.kind != Loop::Kind::GenericFor || loop.last < 2) continue;
+      const auto& iterator = chunk.prototypes[q].at(loop.last - 1);
+      const Value callee = values.at(q, loop.last - 1, calleeSlot(iterator));
+      if (callee.is(Value::Kind::LibFunction) && callee.name == "coroutine.wrap_aux" &&
+          earlyExit(branches[q], loop.first, loop.last))
+        return true;
+    }
+  return false;
+}
+
+// A loop whose body calls coroutine.yield stops there until it is resumed,
+// and may never be: its count is only the most it turns (LoopTrips::
+// leavesByYield).
+void markYield(LoopTrips& t, const bytecode::Prototype& proto, const ValueMap& values, std::size_t q) {
+  for (int pc = t.first; pc <= t.last; ++pc) {
+    const auto& ins = proto.at(pc);
+    if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
+    const Value callee = values.at(q, pc, calleeSlot(ins));
+    if (callee.is(Value::Kind::LibFunction) && callee.name == "coroutine.yield") {
+      t.leavesAt = ins.line;
+      t.leavesByYield = true;
+      return;
+    }
+  }
+}
+
 // The most turns of a loop that a root trace runs through (see evidence()).
 constexpr long kUnrolledTurns = 2;
 
@@ -507,6 +561,12 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       if (const Branch* exit = earlyExit(branches_[q], shapes[k].first, shapes[k].last)) t.leavesAt = exit->line;
     }
   }
+  // A generator's loop runs as many turns as its consumer resumes it: when
+  // a consumer of this file can stop early, its count is only the most.
+  if (stopsGeneratorEarly(chunk, values, loopMaps_, branches_))
+    for (std::size_t q = 0; q < chunk.prototypes.size(); ++q)
+      for (LoopTrips& t : loops_[q])
+        if (t.known && !t.leavesAt) markYield(t, chunk.prototypes[q], values, q);
   dropMemosKeyedByLoopIndex(chunk);
   indexCallees();
   findEntered();
@@ -539,13 +599,17 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   // A function is as hot as its hottest call site; iterate to a fixpoint.
   for (std::size_t p = 0; p < escapes.size(); ++p)
     if (escapes[p]) heat_[p] = Heat::Possible;
+  findTailRecursion();
   for (const auto& [p, caller] : external_)
     if (p < heat_.size()) heat_[p] = std::max(heat_[p], caller.heat);
   for (bool changed = true; changed;) {
     changed = false;
     for (std::size_t p = 0; p < callers_.size(); ++p) {
       for (const auto& site : callers_[p]) {
-        Heat h = heatAt(site.proto, site.pc);
+        // A tail call of itself outside its loops heats only the code that
+        // leads to it (tailRecursion_), not the function's other returns.
+        if (site.proto == p && isTailCall(chunk.prototypes[p].at(site.pc).op) && !inLoop(p, site.pc)) continue;
+        Heat h = calleeHeat(evidenceAt(site.proto, site.pc));
         if (h > heat_[p]) {
           heat_[p] = h;
           changed = true;
@@ -558,6 +622,9 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   for (std::size_t p = 0; p < callers_.size(); ++p)
     for (const auto& site : callers_[p]) {
       HeatEvidence e = evidenceAt(site.proto, site.pc);
+      // A lazy initialization calls once per key, however hot its caller
+      // (audit 95: a template compiled on its first use, then cached).
+      if (e.onceOnlyLine) continue;
       bool fromLoop = e.loop && (e.unknownTrips || e.iterations >= hotexit_);
       if (fromLoop || heat_[site.proto] >= Heat::Likely) reentered_[p] = true;
     }
@@ -592,9 +659,9 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     HeatEvidence e = evidence(q, pc, false);
     if (e.heat == Heat::Cold) continue;
     CountStop stop;
-    long steady = steadyRunsWith(q, pc, &stop, own.steady);
+    long steady = steadyRunsWith(q, pc, &stop, own.steady, true);
     int line = chunk.prototypes[q].at(pc).line;
-    moduleCalls_.push_back({std::string(called.module), std::string(called.member), e.heat, line,
+    moduleCalls_.push_back({std::string(called.module), std::string(called.member), calleeHeat(e), line,
                             e.loop ? e.loop->line : 0, e.iterations, e.unknownTrips, steady,
                             stop.kind != CountStop::Kind::None ? describeStop(stop, line, "") : own.shortfall[q],
                             stop.kind != CountStop::Kind::None ? stop.kind == CountStop::Kind::Branch
@@ -726,7 +793,7 @@ void CallGraph::countEntries(bool external, EntryCounts& out) const {
         if (component_.at(site.proto) == component_.at(p)) continue;
         long runs = runsWith(site.proto, site.pc, out.runs);
         CountStop stop;
-        long steady = steadyRunsWith(site.proto, site.pc, &stop, out.steady);
+        long steady = steadyRunsWith(site.proto, site.pc, &stop, out.steady, true);
         if (runs > out.runs[p]) {
           out.runs[p] = runs;
           changed = true;
@@ -758,6 +825,9 @@ std::string CallGraph::describeStop(const CountStop& stop, int callLine, const s
       return call + " is in the loop at line " + at + ", whose trip count the bytecode does not show";
     case CountStop::Kind::LeavesEarly:
       return call + " is in a loop that the branch at line " + at + " can leave early";
+    case CountStop::Kind::Yields:
+      return call + " is in a loop that yields at line " + at + ", and whoever resumes the coroutine decides how "
+             "many of its turns run";
     case CountStop::Kind::None:
       break;
   }
@@ -816,7 +886,7 @@ long CallGraph::steadyCalls(std::size_t proto) const {
   long calls = 0;
   for (const auto& site : callers_.at(proto)) {
     if (component_.at(site.proto) == component_.at(proto)) continue;
-    calls = std::min(calls + steadyRunsWith(site.proto, site.pc, nullptr, steadyEntries_), kManyRuns);
+    calls = std::min(calls + steadyRunsWith(site.proto, site.pc, nullptr, steadyEntries_, true), kManyRuns);
   }
   return calls;
 }
@@ -827,7 +897,8 @@ bool CallGraph::onEveryCall(std::size_t proto, int pc) const {
   return !routesAround(branches_.at(proto), pc, 1, std::numeric_limits<int>::max(), true).compiles;
 }
 
-long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const std::vector<long>& steadyEntries) const {
+long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const std::vector<long>& steadyEntries,
+                               bool entering) const {
   const auto& branches = branches_.at(proto);
   CountStop none;
   CountStop& why = stop ? *stop : none;
@@ -841,8 +912,8 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
     const LoopTrips& loop = loops[k];
     if (pc < loop.first || pc > loop.last) continue;
     Routes routes = routesAround(branches, at, loop.first, loop.last, false);
-    if (routes.compiles) {
-      why = {CountStop::Kind::Branch, routes.compiles->line, why.abortingRoute, false, routes.compiles->to == 0};
+    if (const Branch* around = routes.compiles ? routes.compiles : entering ? routes.aborts : nullptr) {
+      why = {CountStop::Kind::Branch, around->line, why.abortingRoute, false, around->to == 0};
       return runs;
     }
     if (routes.aborts && !why.abortingRoute) why.abortingRoute = routes.aborts->line;
@@ -868,7 +939,8 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
       return runs;
     }
     if (loop.leavesAt) {
-      why = {CountStop::Kind::LeavesEarly, loop.leavesAt, why.abortingRoute};
+      why = {loop.leavesByYield ? CountStop::Kind::Yields : CountStop::Kind::LeavesEarly, loop.leavesAt,
+             why.abortingRoute};
       return runs;
     }
     runs = timesSaturating(runs, std::max(loop.count, 1L));
@@ -876,8 +948,8 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
     at = shapes[k].entry();
   }
   Routes routes = routesAround(branches, at, 1, std::numeric_limits<int>::max(), true);
-  if (routes.compiles) {
-    why = {CountStop::Kind::Branch, routes.compiles->line, why.abortingRoute, false, routes.compiles->to == 0};
+  if (const Branch* around = routes.compiles ? routes.compiles : entering ? routes.aborts : nullptr) {
+    why = {CountStop::Kind::Branch, around->line, why.abortingRoute, false, around->to == 0};
     return runs;
   }
   if (routes.aborts && !why.abortingRoute) why.abortingRoute = routes.aborts->line;
@@ -999,6 +1071,11 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
     }
   }
   e.heat = std::max(heat_.at(proto), loopHeat);
+  if (const TailRecursion& t = tailRecursion_.at(proto); e.heat < Heat::Likely && !t.reaches.empty() &&
+                                                         t.reaches[static_cast<std::size_t>(pc)]) {
+    e.heat = Heat::Likely;
+    e.tailRecursion = t.line;
+  }
   if (!inLoop && e.heat == Heat::Known) {
     for (const auto& loop : loops_.at(proto)) {
       // A loop of one or two turns is unrolled into the root trace: its
@@ -1019,7 +1096,10 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
   }
   if (settled_ && e.heat < Heat::Likely && reentered_.at(proto)) {
     for (const auto& loop : loops_.at(proto)) {
-      if (pc <= loop.last || !loop.known || loop.count < hotloop_) continue;
+      // A loop whose trip count the bytecode does not show is likely hot
+      // too (audit 95: `for i = 1, #rows` over 5,000 rows, in a function
+      // called 40 times, then `return buf:tostring()`).
+      if (pc <= loop.last || (loop.known && loop.count < hotloop_)) continue;
       // Side-trace aborts do not blacklist: a warning at most.
       e.afterLoop = &loop;
       e.heat = Heat::Likely;
@@ -1040,6 +1120,58 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
     e.heat = std::min(e.heat, Heat::Possible);
   }
   return e;
+}
+
+void CallGraph::findTailRecursion() {
+  tailRecursion_.assign(callers_.size(), {});
+  for (std::size_t p = 0; p < callers_.size(); ++p) {
+    const bytecode::Prototype& proto = chunk_->prototypes[p];
+    int self = 0;
+    bool called = external_.count(p) > 0;
+    for (const CallSite& site : callers_[p]) {
+      if (site.proto == p && isTailCall(proto.at(site.pc).op)) self = site.pc;
+      else if (site.proto != p && entered_[site.proto]) called = true;
+    }
+    if (self == 0 || !called || !countsLikeALoop(*chunk_, p, self)) continue;
+    // The pcs from which a path leads to that tail call: backwards over
+    // the jumps, tests and fall-throughs.
+    std::vector<std::vector<int>> from(static_cast<std::size_t>(proto.size()) + 2);
+    for (int pc = 1; pc <= proto.size(); ++pc) {
+      const Flow f = flowOf(proto.at(pc), pc);
+      if (f.fallsThrough && pc < proto.size()) from[static_cast<std::size_t>(pc + 1)].push_back(pc);
+      if (f.jump > 0 && f.jump <= proto.size()) from[static_cast<std::size_t>(f.jump)].push_back(pc);
+      if (f.skip > 0 && f.skip <= proto.size()) from[static_cast<std::size_t>(f.skip)].push_back(pc);
+    }
+    TailRecursion& t = tailRecursion_[p];
+    t.line = proto.at(self).line;
+    t.reaches.assign(static_cast<std::size_t>(proto.size()) + 1, false);
+    std::vector<int> work{self};
+    t.reaches[static_cast<std::size_t>(self)] = true;
+    while (!work.empty()) {
+      const int pc = work.back();
+      work.pop_back();
+      for (int q : from[static_cast<std::size_t>(pc)])
+        if (!t.reaches[static_cast<std::size_t>(q)]) {
+          t.reaches[static_cast<std::size_t>(q)] = true;
+          work.push_back(q);
+        }
+    }
+  }
+}
+
+// A loop around a call whose trip count the bytecode does not show may not
+// turn at all, however hot the caller is: the callee is hot only likely
+// (audit 95: `unescape` called in a `for k, v in qs:gmatch(...)` loop of a
+// function called 50,000 times, over query strings that were all empty;
+// no abort at its closure). The call's own heat stays the caller's: the
+// code around it does run.
+Heat CallGraph::calleeHeat(const HeatEvidence& e) { return e.unknownTrips ? std::min(e.heat, Heat::Likely) : e.heat; }
+
+bool CallGraph::calledOnceOnly(std::size_t proto) const {
+  if (heat_.at(proto) != Heat::Possible) return false;
+  for (const CallSite& site : callers_.at(proto))
+    if (evidenceAt(site.proto, site.pc).onceOnlyLine > 0) return true;
+  return false;
 }
 
 bool CallGraph::runsHot(std::size_t proto, int pc) const { return heatAt(proto, pc) != Heat::Cold; }

@@ -55,6 +55,11 @@ struct LoopTrips {
   // A for loop that a break, goto or return can leave early: `count` is
   // only the most it turns. The line of that branch; 0 when none.
   int leavesAt = 0;
+  // The loop is left at `leavesAt` by a coroutine.yield in its body, not a
+  // branch: the coroutine may never be resumed (a consumer that takes the
+  // first items of a generator; audit 93), so `count` is again only the
+  // most it turns.
+  bool leavesByYield = false;
   // A pairs()/next loop (ITERN) that can get hot: the last pc of the code
   // after it that a side trace from its exit records at once (see
   // HeatEvidence::iterExit); 0 when none.
@@ -103,6 +108,14 @@ struct HeatEvidence {
   // The known trips reach hotloop but leave no sure try at recording this
   // code (CallGraph::evidence): Likely, not Known.
   bool barelyHot = false;
+  // The line of its function's tail call of itself (a loop written as tail
+  // recursion) that this code leads to, when that is what makes it likely
+  // hot: each such call runs it again, as many times as the data decides
+  // (audit 93: a closure in a continuation-passing `sum_to`, tail-called
+  // 100,000 times from each of two calls; `-jv` on both builds: 11 aborts
+  // at its entry, blacklisted). Code on the paths that return instead runs
+  // once per call from elsewhere. 0: none.
+  int tailRecursion = 0;
 };
 
 // A call from this file into another module of the project:
@@ -197,6 +210,13 @@ class CallGraph {
   bool runsHot(std::size_t proto, int pc) const;
   // The hotter of the function's heat and that of the loops around pc.
   Heat heatAt(std::size_t proto, int pc) const { return evidenceAt(proto, pc).heat; }
+  // What a call with the evidence `e` makes its callee: its heat, but only
+  // likely through a loop of unknown trip count.
+  static Heat calleeHeat(const HeatEvidence& e);
+  // The function's heat is only possible, and a lazy initialization calls
+  // it (HeatEvidence::onceOnlyLine): once per key, not on every pass.
+  bool calledOnceOnly(std::size_t proto) const;
+
   HeatEvidence evidenceAt(std::size_t proto, int pc) const;
   // How many times the instruction at least runs whenever the program runs
   // it at all: the known trip counts of the loops around it, times the
@@ -216,7 +236,9 @@ class CallGraph {
     // around it turns a number of times the bytecode does not show, maybe
     // none on some passes. LeavesEarly: a loop around it can be left early
     // (`line`: the branch that leaves), so its count is only an upper bound.
-    enum class Kind { None, Branch, InnerLoop, UnknownTurns, LeavesEarly };
+    // Yields: a loop around it yields (`line`), and whoever resumes the
+    // coroutine decides how many of its turns run.
+    enum class Kind { None, Branch, InnerLoop, UnknownTurns, LeavesEarly, Yields };
     Kind kind = Kind::None;
     int line = 0;  // the branch, or the loop's `for`/`while` line
     // The first route around it that was counted through because it aborts
@@ -340,6 +362,14 @@ class CallGraph {
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;
   std::vector<char> underPcall_;
+  // By proto: a function that tail-calls itself (HeatEvidence::
+  // tailRecursion), from code that runs: that call's line, and by pc
+  // whether a path leads from there to it. Empty for any other function.
+  struct TailRecursion {
+    int line = 0;
+    std::vector<bool> reaches;
+  };
+  std::vector<TailRecursion> tailRecursion_;
   // evidenceAt, with or without the code a side trace records once
   // (HeatEvidence::iterExit in a function entered fewer than hotexit times).
   HeatEvidence evidence(std::size_t proto, int pc, bool onceSideTraces) const;
@@ -349,6 +379,7 @@ class CallGraph {
   mutable std::map<std::pair<std::size_t, int>, std::vector<bool>> reachedFromExit_;
   bool barelyHot(std::size_t proto, const HeatEvidence& e) const;
   void findCycles();
+  void findTailRecursion();
   void dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk);
   void findProtected();
   // Per proto: runs (entries_), steady runs (steadyEntries_), shortfall (entryShortfall_).
@@ -359,7 +390,11 @@ class CallGraph {
   };
   void countEntries(bool external, EntryCounts& out) const;
   long runsWith(std::size_t proto, int pc, const std::vector<long>& entries) const;
-  long steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const std::vector<long>& steadyEntries) const;
+  // `entering`: pc is a call, whose callee is entered only on the passes
+  // that make it; a route around it that aborts elsewhere still leaves the
+  // callee out (a branch that skips `slow(x)` and runs into a closure).
+  long steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const std::vector<long>& steadyEntries,
+                      bool entering = false) const;
 };
 
 }  // namespace ljcheck::flow

@@ -20,16 +20,27 @@ bool isRefused(const std::vector<bool>& refused, bytecode::Op op) {
   return k < refused.size() && refused[k];
 }
 
-// The straight code from `pc` on reaches a refused instruction before any
-// branch, loop or return.
-bool abortsAhead(const bytecode::Prototype& proto, int pc, const std::vector<bool>& refused) {
-  for (; pc >= 1 && pc <= proto.size(); ++pc) {
+// By pc: every path from it reaches a refused instruction before a return,
+// a tail call or a jump back (a loop, whose own trace may compile). Paths
+// that only go forward make a DAG, so one sweep from the end settles it
+// (audit 94: `if count > rate then return false end` in a function that
+// creates closures, then the closure: both ways abort).
+std::vector<char> abortingPaths(const bytecode::Prototype& proto, const std::vector<bool>& refused) {
+  const int n = proto.size();
+  std::vector<char> aborts(static_cast<std::size_t>(n) + 2, 0);
+  for (int pc = n; pc >= 1; --pc) {
     const auto& ins = proto.at(pc);
-    if (isRefused(refused, ins.op)) return true;
-    Flow f = flowOf(ins, pc);
-    if (!f.fallsThrough || f.jump != 0 || f.skip != 0) return false;
+    if (isRefused(refused, ins.op)) {
+      aborts[static_cast<std::size_t>(pc)] = 1;
+      continue;
+    }
+    const Flow f = flowOf(ins, pc);
+    bool all = f.fallsThrough || f.jump != 0;  // a return or tail call ends the trace's path here
+    for (int next : {f.fallsThrough ? pc + 1 : 0, f.jump, f.skip})
+      if (next != 0) all = all && next > pc && next <= n && aborts[static_cast<std::size_t>(next)];
+    aborts[static_cast<std::size_t>(pc)] = all ? 1 : 0;
   }
-  return false;
+  return aborts;
 }
 
 }  // namespace
@@ -41,14 +52,31 @@ std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vect
   // and the straight code after each branch need not be walked.
   bool anyRefused = false;
   for (int pc = 1; pc <= proto.size() && !anyRefused; ++pc) anyRefused = isRefused(refused, proto.at(pc).op);
+  const std::vector<char> aborting = anyRefused ? abortingPaths(proto, refused) : std::vector<char>{};
+  // The pcs a jump or a test's skip lands on from elsewhere than the
+  // instruction before (UCLO names the next pc as its target): a return
+  // there is reached without that instruction.
+  std::vector<char> landed(anyRefused ? static_cast<std::size_t>(proto.size()) + 2 : 0, 0);
+  for (int pc = 1; anyRefused && pc <= proto.size(); ++pc) {
+    const Flow f = flowOf(proto.at(pc), pc);
+    for (int target : {f.jump, f.skip})
+      if (target > 0 && target <= proto.size() && target != pc + 1) landed[static_cast<std::size_t>(target)] = 1;
+  }
   for (int pc = 1; pc <= proto.size(); ++pc) {
     const auto& ins = proto.at(pc);
     Flow f = flowOf(ins, pc);
     const bool refusedHere = anyRefused && isRefused(refused, ins.op);
-    if (!f.fallsThrough && f.jump == 0) out.push_back({pc, 0, ins.line, refusedHere});
+    // A return right after a refused instruction that every way to it runs
+    // (the UCLO LuaJIT's parser puts before each return of a function that
+    // creates closures, or the closure `return function ... end` makes).
+    const bool refusedBefore = anyRefused && pc > 1 && !landed[static_cast<std::size_t>(pc)] &&
+                               isRefused(refused, proto.at(pc - 1).op);
+    if (!f.fallsThrough && f.jump == 0) out.push_back({pc, 0, ins.line, refusedHere || refusedBefore});
     for (int target : {f.jump, f.skip})
       if (target != 0)
-        out.push_back({pc, target, ins.line, refusedHere || (anyRefused && abortsAhead(proto, target, refused))});
+        out.push_back({pc, target, ins.line,
+                       refusedHere || (anyRefused && target > 0 && target <= proto.size() &&
+                                       aborting[static_cast<std::size_t>(target)])});
   }
   return out;
 }

@@ -16,10 +16,11 @@ namespace ljcheck::flow {
 struct Branch {
   int from = 0, to = 0;
   int line = 0;  // of the instruction at `from`
-  // The route it opens aborts before it can branch again, so no trace of
-  // it compiles: the instruction itself, or the straight code at its
-  // target, is one the recorder refuses (the UCLO of an early return in a
-  // function that creates closures; a closure right after a skipped block).
+  // The route it opens aborts on every path, so no trace of it compiles:
+  // the instruction itself is one the recorder refuses, or every path from
+  // its target reaches one before a return, a tail call or a jump back (the
+  // UCLO of an early return in a function that creates closures; a closure
+  // right after a skipped block; a test whose two ways each do one).
   bool aborts = false;
 };
 // `refused`: by Op, the bytecodes the recorder refuses (the profile's

@@ -24,6 +24,14 @@ bool returnsString(std::string_view ff) {
 }
 
 
+// The string buffer methods that return the buffer (lib_buffer.c).
+bool returnsItsBuffer(std::string_view ff) {
+  static const std::unordered_set<std::string_view> names = {
+      "buffer.method.reset", "buffer.method.skip", "buffer.method.set",    "buffer.method.put",
+      "buffer.method.putf",  "buffer.method.putcdata", "buffer.method.commit", "buffer.method.encode"};
+  return names.count(ff) > 0;
+}
+
 bool returnsNumber(std::string_view ff) {
   if (ff.substr(0, 5) == "math." && ff != "math.randomseed") return true;
   if (ff.substr(0, 4) == "bit." && ff != "bit.tohex") return true;
@@ -120,6 +128,9 @@ Value ValueMap::indexResult(const Value& base, const std::string& key) {
   switch (base.kind) {
     case Kind::LibTable: {
       if (base.name == "ffi" && key == "C") return Value::of(Kind::FfiLibrary, "C");
+      // A string buffer's tostring method is its __tostring (lib_buffer.c
+      // copies the one into the other).
+      if (base.name == "buffer.method" && key == "tostring") return library("buffer.method.__tostring");
       std::string name = std::string(base.name) + "." + key;
       Value member = library(name);
       return member.known() ? member : Value::missingMember(intern(std::move(name)));
@@ -265,6 +276,12 @@ Value ValueMap::callResult(const Instruction& ins, const Registers& regs) {
       if (callee.name == "ffi.new" || callee.name == "ffi.cast")
         return Value::of(Kind::CData, arg0.isConstantString() || arg0.is(Kind::CType) ? arg0.name : std::string_view());
       if (callee.name == "ffi.gc" && arg0.is(Kind::CData)) return arg0;
+      // A string buffer: its methods are the buffer.method.* fast
+      // functions; those that write into it return it, for chains.
+      if (callee.name == "buffer.new" || returnsItsBuffer(callee.name)) {
+        Value methods = library("buffer.method");
+        if (methods.is(Kind::LibTable)) return methods;
+      }
       // A file (or nil): its methods are the io.method.* fast functions.
       if (callee.name == "io.open" || callee.name == "io.popen" || callee.name == "io.tmpfile") {
         Value methods = library("io.method");

@@ -105,6 +105,14 @@ std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence&
   }
   if (e.iterations >= calls.hotloop())
     return ", inside loops that run " + std::to_string(e.iterations) + " times";
+  if (e.leavesEarly && e.leavesEarly->leavesByYield) {
+    std::string which = e.leavesEarly == e.loop ? std::string(" and yields at line ")
+                                                : ": the loop at line " + std::to_string(e.leavesEarly->line) +
+                                                      " yields at line ";
+    return ", which runs at most " + std::to_string(e.atMost) + " times" + which +
+           std::to_string(e.leavesEarly->leavesAt) +
+           ", so how many turns run the code that resumes the coroutine decides";
+  }
   if (e.leavesEarly) {
     std::string which = e.leavesEarly == e.loop ? std::string(" and can be left early")
                                                 : ": the loop at line " + std::to_string(e.leavesEarly->line) +
@@ -141,6 +149,12 @@ std::string escapingCallers(const FunctionView& fn, std::size_t proto) {
   return chain.empty() ? escapes : chain + ", which code that escapes calls, so code elsewhere may call it hot";
 }
 
+// Code that leads to its function's tail call of itself (HeatEvidence::tailRecursion).
+std::string tailRecursionWhy(const std::string& function, int line) {
+  return function + " tail-calls itself at line " + std::to_string(line) +
+         ", so each such call runs this again, as a loop's turn does, as many times as the data decides";
+}
+
 // Why the function `proto` (called `name`) runs hot: its hottest call, and
 // when that caller only "runs hot" too, why it does, up to kChain callers
 // ("f is called at line 9 from g, which runs hot: g is called from the loop
@@ -157,8 +171,11 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
   const flow::CallSite* hottest = nullptr;
   bool asHot = false;  // the caller's heat is the function's
   long hottestRuns = -1;
+  auto heatOf = [&](const flow::CallSite& site) {
+    return flow::CallGraph::calleeHeat(fn.calls.evidenceAt(site.proto, site.pc));
+  };
   for (const auto& site : fn.calls.callers(proto)) {
-    if (fn.calls.heatAt(site.proto, site.pc) == fn.calls.heat(proto)) {
+    if (heatOf(site) == fn.calls.heat(proto)) {
       const long runs = fn.calls.runsAt(site.proto, site.pc);
       if (!asHot || runs > hottestRuns) {
         hottest = &site;
@@ -167,8 +184,7 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
       asHot = true;
       continue;
     }
-    if (!asHot && (!hottest || fn.calls.heatAt(site.proto, site.pc) > fn.calls.heatAt(hottest->proto, hottest->pc)))
-      hottest = &site;
+    if (!asHot && (!hottest || heatOf(site) > heatOf(*hottest))) hottest = &site;
   }
   if (!hottest || (!asHot && fn.calls.escapes(proto))) return name + " escapes, so code elsewhere may call it hot";
   const flow::CallSite& site = *hottest;
@@ -188,6 +204,14 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
            loopEvidence(fn.calls, caller);
   std::string callerName = functionName(fn, site.proto);
   std::string called = name + " is called at line " + std::to_string(line) + " from " + callerName;
+  if (caller.tailRecursion) return called + ", where " + tailRecursionWhy(callerName, caller.tailRecursion);
+  // A hot caller's call in a loop that may not turn (CallGraph::evidence):
+  // that loop is the evidence, then why the caller runs hot.
+  if (caller.loop && flow::CallGraph::calleeHeat(caller) < caller.heat) {
+    called += ", in the loop at line " + std::to_string(caller.loop->line) + loopEvidence(fn.calls, caller);
+    if (ownCycle || depth + 1 >= kChain) return called + "; " + callerName + " runs hot";
+    return called + "; " + callerName + " runs hot: " + whyCalledHot(fn, site.proto, callerName, depth + 1);
+  }
   if (caller.onceOnlyLine)
     return called + ", where it initializes a value once (the test at line " + std::to_string(caller.onceOnlyLine) +
            " skips the call when the value is set), so it runs once per key, not on every pass, unless every "
@@ -240,10 +264,13 @@ std::string whyHot(const FunctionView& fn, int pc) {
     return "it initializes a value once (the test at line " + std::to_string(e.onceOnlyLine) +
            " skips it when the value is set), so it runs once per key, not on every pass, unless every pass "
            "brings a new key (a fresh object each turn)";
+  if (e.tailRecursion) return tailRecursionWhy(name, e.tailRecursion);
   if (e.afterLoop)
-    return "it runs after the loop at line " + std::to_string(e.afterLoop->line) + ", which runs " +
-           std::to_string(e.afterLoop->count) + " times, and " + name + " is entered at least " +
-           std::to_string(fn.calls.hotexit()) + " times (hotexit): a side trace from the loop's exit records it";
+    return "it runs after the loop at line " + std::to_string(e.afterLoop->line) +
+           (e.afterLoop->known ? ", which runs " + std::to_string(e.afterLoop->count) + " times"
+                               : ", whose trip count the bytecode does not show") +
+           ", and " + name + " is entered at least " + std::to_string(fn.calls.hotexit()) +
+           " times (hotexit): a side trace from the loop's exit records it";
   if (e.iterExit) {
     const flow::LoopTrips& loop = *e.iterExit;
     std::string trips = loop.known ? ", which runs " + std::to_string(loop.count) + " times"

@@ -387,11 +387,11 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // 83: `req:header(...)` on a parameter, a one-line method of another
     // file; both builds blacklist the loop and the function's entry).
     if (split.unresolved)
-      return "; " + split.call + " comes before it, and what it calls the bytecode does not show: if it ends or "
-             "splits the trace (a stitch, a RETURN, a loop of its own), the abort comes in a trace that resumes "
-             "after it and the loop's or the function's own start is not what gets blacklisted; if it records "
-             "inline (a short method, say), the root trace aborts here and its start is blacklisted. Which, the "
-             "bytecode does not show, so a warning";
+      return "; " + split.call + " comes before it, and what it calls is not resolved here (a parameter, a "
+             "field of a table or of another file's value): if it ends or splits the trace (a stitch, a RETURN, a "
+             "loop of its own), the abort comes in a trace that resumes after it and the loop's or the function's "
+             "own start is not what gets blacklisted; if it records inline (a short method, say), the root trace "
+             "aborts here and its start is blacklisted. Which, only the run shows, so a warning";
     return "; " + split.call + " comes before it and may end or split the trace (a stitch, a RETURN, a loop of its "
            "own); then the abort comes in a trace that resumes after it, not in the root trace, and the loop's "
            "or the function's own start is not what gets blacklisted, so a warning (whether that call splits "
@@ -615,6 +615,10 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
              stop.kind == flow::CallGraph::CountStop::Kind::LeavesEarly) {
     out.clause = besides + "the branch at line " + std::to_string(stop.line) +
                    " can leave a loop around it early, so a warning";
+  } else if (needed.runs > 0 && allRuns >= needed.runs && stop.kind == flow::CallGraph::CountStop::Kind::Yields) {
+    out.clause = besides + "a loop around it yields at line " + std::to_string(stop.line) +
+                 ", and whoever resumes the coroutine decides how many of its turns run (it may never be resumed "
+                 "again), so a warning";
   } else if (needed.runs > 0 && allRuns >= needed.runs &&
              stop.kind == flow::CallGraph::CountStop::Kind::UnknownTurns) {
     out.clause = besides + "the loop at line " + std::to_string(stop.line) +

@@ -21,6 +21,7 @@
 
 #include "flow/instruction_effects.h"
 #include "flow/module_member.h"
+#include "flow/refused_bytecodes.h"
 #include "rules/masking.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
@@ -294,6 +295,7 @@ class CallSplitRule final : public Rule {
         // (in a loop body, masking hides the split; here it lands elsewhere).
         if (closureArgumentAbortsFirst(fn, pc)) continue;
         const StitchBefore before = stitchBeforeTailCall(fn, pc);
+        if (before.abortLine) continue;  // no trace gets to the tail call
         const auto own = before.line > 0 && !via ? ownTraceAfterStitch(fn) : std::nullopt;
         const flow::LoopTrips* loopBefore = via ? nullptr : loopBeforeTailCall(fn, pc);
         for (const auto& [site, called] : tailCallLandings(fn, fn.index)) {
@@ -469,7 +471,20 @@ StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc) {
     const Masking alone(fn.chunk, fn.index, fn.values, fn.calls, {stitches[other]});
     if (alone.firstMasker(pc) != 0) k = other;
   }
-  return {fn.proto.at(stitches[k]).line, what[k].first, what[k].second};
+  StitchBefore out{fn.proto.at(stitches[k]).line, what[k].first, what[k].second};
+  // A refused bytecode every path from that stitch to the tail call runs
+  // through: the trace that starts after the stitch aborts there, and none
+  // reaches the tail call (audit 93: `coroutine.running()`, a callback
+  // closure, then `return coroutine.yield()`; `-jv` on both builds: one
+  // abort of the stitched trace at the closure, never a `return` link).
+  std::vector<int> refused;
+  for (int a = stitches[k] + 1; a < pc; ++a)
+    if (flow::refuses(fn.profile, fn.proto.at(a).op)) refused.push_back(a);
+  if (!refused.empty()) {
+    const Masking after(fn.chunk, fn.index, fn.values, fn.calls, refused);
+    if (int a = after.firstMasker(pc)) out.abortLine = fn.proto.at(a).line;
+  }
+  return out;
 }
 
 bool closureArgumentAbortsFirst(const FunctionView& fn, int pc) {

@@ -290,12 +290,14 @@ void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink&
 
 // The fast functions whose recorders store (setmetatable, rawset,
 // table.insert, table.clear: lj_record_idx and friends) or start catching
-// on-trace errors (string.find, lj_ffrecord.c recff_string_find): each sets
-// J->needsnap, so a return straight after it needs a snapshot it has none
-// for.
+// on-trace errors (string.find, lj_ffrecord.c recff_string_find; every
+// string buffer method, recff_sbufx_check): each sets J->needsnap, so a
+// return straight after it needs a snapshot it has none for (audit 95:
+// `return buf:tostring()` after a loop of puts, 4 aborts per exit on both
+// builds).
 bool setsSnapshotNeed(std::string_view name) {
   return name == "setmetatable" || name == "rawset" || name == "table.insert" || name == "table.clear" ||
-         name == "string.find";
+         name == "string.find" || name.rfind("buffer.method.", 0) == 0;
 }
 
 // A function whose loop's exit runs on every call (no branch goes around
@@ -324,8 +326,12 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
   const int tailCall = found.pc;
   const std::string tailCallee = found.callee->name;
   const std::string self = functionName(fn, fn.index);
+  // Entered often enough (hotexit) from a loop, the exit of its own hot
+  // loop gets hot, however cold the calls are (HeatEvidence::afterLoop).
+  const bool exitHot = fn.calls.evidenceAt(fn.index, tailCall).afterLoop != nullptr;
   for (const auto& site : fn.calls.callers(fn.index)) {
-    if (site.protectedCall || !fn.calls.runsHot(site.proto, site.pc)) continue;
+    if (site.protectedCall) continue;
+    if (!fn.calls.runsHot(site.proto, site.pc) && !(exitHot && fn.calls.inLoop(site.proto, site.pc))) continue;
     const auto& caller = fn.chunk.prototypes[site.proto];
     Finding f;
     f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to

@@ -168,10 +168,16 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
   if (!hot) return {};
   Stop at;
   fn.calls.steadyRunsAt(hot->proto, hot->pc, &at);
-  if (at.kind != Stop::Kind::Branch) return {};
-  return "; " + flow::CallGraph::describeStop(at, hot->line, "") + ", so the passes sure to run it number " +
-         std::to_string(steady) + ", fewer than the " + std::to_string(hotloop) + " that get a loop hot (hotloop)" +
-         data;
+  const std::string fewer = ", so the passes sure to run it number " + std::to_string(steady) + ", fewer than the " +
+                            std::to_string(hotloop) + " that get a loop hot (hotloop)" + data;
+  if (at.kind == Stop::Kind::Branch) return "; " + flow::CallGraph::describeStop(at, hot->line, "") + fewer;
+  // A way around the call that aborts elsewhere counts for the loop's
+  // runs, not for the calls (a branch that skips `slow(x)` and runs into a
+  // closure: the passes that take it never enter the callee).
+  if (at.abortingRoute > 0)
+    return "; the path from line " + std::to_string(at.abortingRoute) + " goes around the call at line " +
+           std::to_string(hot->line) + " and aborts elsewhere" + fewer;
+  return {};
 }
 
 // When a call before pc in its loop (or from its function's entry) surely
@@ -277,6 +283,11 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
       ((pastLoop || here.iterExit || unknownAround) && !finding.structural))
     p.confidence = std::min(p.confidence, Confidence::Likely);
   if (heat == flow::Heat::Possible && !evidence) p.confidence = lowered(p.confidence);
+  // A lazy initialization, or a function only one calls, runs once per
+  // key: possible at most (audit 95: a template compiled on first use).
+  if (heat == flow::Heat::Possible && !evidence &&
+      (here.onceOnlyLine > 0 || (heatPc > 0 && fn.calls.calledOnceOnly(heatProto))))
+    p.confidence = std::min(p.confidence, Confidence::Possible);
   p.confidence = std::min(p.confidence, finding.most);
   // jit.off() or jit.opt.start(...) in this file: the VM does not run with
   // the JIT the profile describes (audit 59: no trace at all after a

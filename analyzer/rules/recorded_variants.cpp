@@ -456,6 +456,7 @@ class RecordedVariantRule final : public Rule {
     if (!refused) return;
     const auto& [callee, ff, refusal] = *refused;
     const StitchBefore before = stitchBeforeTailCall(fn, pc);
+    if (before.abortLine) return;  // no trace gets to the tail call
     const std::string self = functionName(fn, fn.index);
     const auto ownAfter = before.line > 0 ? ownTraceAfterStitch(fn) : std::nullopt;
     const flow::LoopTrips* loopBefore = loopBeforeTailCall(fn, pc);

@@ -157,6 +157,10 @@ struct StitchBefore {
   int line = 0;  // 0: none
   std::string callee;
   Confidence confidence = Confidence::Certain;  // that the call stitches
+  // A refused bytecode (FNEW, UCLO) that every path from the stitch to the
+  // tail call runs through: its line. The trace after the stitch aborts
+  // there, and no trace reaches the tail call. 0: none.
+  int abortLine = 0;
 };
 StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc);
 // For the reasoning: "every path in fsub to its tail call runs through the

@@ -313,3 +313,44 @@ TEST_CASE("a call that may end the loop's trace before another module's closure 
   REQUIRE(alone.is_object());
   CHECK(alone.at("severity") == "blacklist");
 }
+
+// A generator's loop runs as many turns as its consumer resumes it. Drained
+// by a `for` over it, its closure aborts on every turn of the 60,000 and the
+// generator's loop is blacklisted: lint says `error`. Taken 1,000 items at a
+// time by a consumer that breaks out (30 times, 30,000 turns in all, audit
+// 93), the loop never runs the turns its count shows: lint says `warning`,
+// and the run blacklists nothing.
+TEST_CASE("a closure in a generator's loop is an error when it is drained, a warning when its consumer can stop",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-generator");
+  auto lintAndRunGenerator = [&](const std::string& name, const std::string& consumer) {
+    const std::string script = dir + "/" + name + ".lua";
+    // The closure on line 4.
+    writeFile(script,
+              "local function stream()\n  return coroutine.wrap(function()\n    for i = 1, 60000 do\n"
+              "      coroutine.yield({ id = i, get = function() return i * 2 end })\n    end\n  end)\nend\n" +
+                  consumer);
+    Outcome o;
+    ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
+    INFO(lint.err);
+    REQUIRE(lint.exitCode == 0);
+    const json predicted = json::parse(lint.out);  // kept: the loop reads into it
+    for (const auto& p : predicted.at("predictions"))
+      if (p.at("reasonId") == "NYIBC:FNEW" && p.at("line") == 4) o.predicted = p.at("severity").get<std::string>();
+    const std::string report = dir + "/" + name + ".json";
+    ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    o.blacklisted = json::parse(readFile(report)).at("blacklisted").get<long>();
+    return o;
+  };
+  Outcome drained = lintAndRunGenerator("drained", "local n = 0\nfor item in stream() do n = n + item.get() end\n");
+  CHECK(drained.predicted == "blacklist");
+  CHECK(drained.blacklisted >= 1);
+  Outcome taken = lintAndRunGenerator(
+      "taken", "local function take(gen, n)\n  local out = {}\n  for item in gen do\n    out[#out + 1] = item.get()\n"
+               "    if #out >= n then break end\n  end\n  return out\nend\n"
+               "local sum = 0\nfor rep = 1, 30 do local t = take(stream(), 1000) sum = sum + #t end\n");
+  CHECK(taken.predicted == "warn");
+  CHECK(taken.blacklisted == 0);
+}

@@ -520,6 +520,7 @@ TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sit
     const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
     REQUIRE(fnew);
     CHECK(fnew->severity == Severity::Info);
+    CHECK(fnew->confidence == Confidence::Possible);  // possible at most, as README's table says
     CHECK(fnew->reasoning.find("initializes a value once (the test at line 5") != std::string::npos);
   }
   // A store somewhere else is no lazy initialization: the branch may run
@@ -547,7 +548,7 @@ TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sit
     const Prediction* fnew = find(callee, 3, "NYIBC:FNEW");
     REQUIRE(fnew);
     CHECK(fnew->severity == Severity::Info);
-    CHECK(fnew->confidence != Confidence::Certain);
+    CHECK(fnew->confidence == Confidence::Possible);  // audit 95: a template compiled on first use
     CHECK(fnew->reasoning.find("compile is called at line 7 from match, where it initializes a value once (the "
                                "test at line 6") != std::string::npos);
   }
@@ -1256,4 +1257,67 @@ TEST_CASE("a blacklisted loop's calls of a constructor add up over its sites on 
   REQUIRE(q);
   CHECK(q->reasoning.find("calls of Point.new") == std::string::npos);
   CHECK_FALSE(q->blacklistsEntry);
+}
+
+// A hot function's call in a loop whose trip count the bytecode does not
+// show may never be made (audit 95: `unescape` called in a `gmatch` loop
+// over query strings that were all empty, in a function called 50,000
+// times): its callee is likely hot, not certainly, and the reasoning names
+// that loop before the caller's own heat.
+TEST_CASE("a callee called in a loop of unknown trip count of a hot function is likely hot", "[rules][hotness]") {
+  auto ps = predict(
+      "local lists = ...\nlocal function unescape(s)\n  local f = function() return s end\n  return f()\nend\n"
+      "local function parse(list)\n  local n = 0\n  for _, v in ipairs(list) do n = n + #unescape(v) end\n"
+      "  return n\nend\nfor i = 1, 50000 do parse(lists) end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->reasoning.find("unescape is called at line 8 from parse, in the loop at line 8, whose trip count the "
+                             "bytecode does not show; parse runs hot: parse is called from the loop at line 11") !=
+        std::string::npos);
+  // Called in a loop of known turns, the callee stays certain.
+  auto known = predict(
+      "local function unescape(s)\n  local f = function() return s end\n  return f()\nend\n"
+      "local function parse(s)\n  local n = 0\n  for k = 1, 4 do n = n + #unescape(s) end\n"
+      "  return n\nend\nfor i = 1, 50000 do parse(\"x\") end\n");
+  INFO(listed(known));
+  REQUIRE(find(known, 2, "NYIBC:FNEW"));
+  CHECK(find(known, 2, "NYIBC:FNEW")->confidence == Confidence::Certain);
+}
+
+// A function that tail-calls itself runs its body again on each such call,
+// as a loop turns, as many times as the data decides (audit 93: a closure
+// in a continuation-passing accumulator, 11 aborts at its entry on both
+// builds): likely, from code that runs even once. The base case, which
+// returns instead, runs once per outside call.
+TEST_CASE("a tail call of a function to itself is a loop of unknown trip count", "[rules][hotness]") {
+  auto ps = predict(
+      "local function sum_to(i, n, acc)\n  if i > n then return acc end\n"
+      "  local add = function(x) return x + i end\n  return sum_to(i + 1, n, add(acc))\nend\n"
+      "print(sum_to(1, 100000, 0))\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->reasoning.find("sum_to tail-calls itself at line 4, so each such call runs this again, as a loop's "
+                             "turn does, as many times as the data decides") != std::string::npos);
+  CHECK_FALSE(find(ps, 2, "NYIBC:UCLO"));  // the base case's return
+  // One that passes no parameter moved by a constant is as likely a short
+  // walk (following a redirect): no such evidence.
+  auto walk = predict(
+      "local fetch = ...\nlocal function request(url, seen)\n  local res = fetch(url)\n"
+      "  local on = function() return res end\n  if res.location then return request(res.location, seen) end\n"
+      "  return on\nend\nprint(request(\"a\", {}))\n");
+  INFO(listed(walk));
+  CHECK_FALSE(find(walk, 4, "NYIBC:FNEW"));
+  // A call of itself that is no tail call is no such evidence.
+  auto plain = predict(
+      "local function sum_to(i, n, acc)\n  if i > n then return acc end\n"
+      "  local add = function(x) return x + i end\n  local r = sum_to(i + 1, n, add(acc))\n  return r\nend\n"
+      "print(sum_to(1, 100000, 0))\n");
+  INFO(listed(plain));
+  CHECK_FALSE(find(plain, 3, "NYIBC:FNEW"));
 }

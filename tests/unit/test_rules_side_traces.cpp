@@ -351,7 +351,7 @@ TEST_CASE("a closure after a call the file does not resolve says both outcomes",
   const Prediction* p = find(ps, 4, "NYIBC:FNEW");
   REQUIRE(p);
   CHECK(p->severity == Severity::Warn);
-  CHECK(p->reasoning.find("what it calls the bytecode does not show") != std::string::npos);
+  CHECK(p->reasoning.find("what it calls is not resolved here") != std::string::npos);
   CHECK(p->reasoning.find("if it records inline (a short method, say), the root trace aborts here") !=
         std::string::npos);
 }
@@ -733,4 +733,42 @@ TEST_CASE("an argument check that raises is on the failing path only, unless the
     REQUIRE(closure);
     CHECK(closure->severity == Severity::Warn);
   }
+}
+
+// A route around a blocker counts when some path of it compiles; one whose
+// every path runs into another refused bytecode does not (audit 94: `if not
+// count then ... return nil end`, then `if count > rate then return false
+// end`, then the timer's closure: every way aborts, and both builds
+// blacklist the loop).
+TEST_CASE("a route around a blocker whose every path aborts does not compile", "[rules][side-traces]") {
+  auto ps = predict(
+      "local log = ...\nlocal function incoming(count)\n  if not count then\n    log(\"x\")\n    return nil\n"
+      "  end\n  if count > 5 then\n    return false\n  end\n  local ok = function() return count end\n"
+      "  return true, ok\nend\nfor i = 1, 100000 do incoming(i) end\n");
+  INFO(listed(ps));
+  const Prediction* uclo = find(ps, 5, "NYIBC:UCLO");
+  REQUIRE(uclo);
+  CHECK(uclo->reasoning.find("a trace that records the other path compiles") == std::string::npos);
+  CHECK(uclo->reasoning.find("the path around it from line 3 runs into another abort") != std::string::npos);
+}
+
+// After a stitch on every path, the trace that reaches a tail call starts
+// inside the function and ends there (RETURN); but when every path from the
+// stitch to the tail call runs into a refused bytecode, that trace aborts
+// first and none reaches the tail call (audit 93: `coroutine.running()`, a
+// callback closure, then `return coroutine.yield()`; `-jv` on both builds:
+// one abort of the stitched trace at the closure, never a `return` link).
+TEST_CASE("no RETURN after a stitch when a blocker comes between it and the tail call", "[rules][side-traces]") {
+  auto ps = predict(
+      "local function f(x)\n  local now = os.time()\n  local g = function() return now end\n"
+      "  return string.gsub(x, \"a\", g())\nend\nlocal n = 0\nfor i = 1, 1000 do n = n + #f(\"abc\") end\n");
+  INFO(listed(ps));
+  REQUIRE(find(ps, 3, "NYIBC:FNEW"));
+  CHECK_FALSE(find(ps, 7, "RETURN:string.gsub"));
+  // Without the closure, the stitched trace gets to the tail call and ends there.
+  auto plain = predict(
+      "local function f(x)\n  local now = os.time()\n  return string.gsub(x, \"a\", now)\nend\nlocal n = 0\n"
+      "for i = 1, 1000 do n = n + #f(\"abc\") end\n");
+  INFO(listed(plain));
+  CHECK(find(plain, 6, "RETURN:string.gsub"));
 }

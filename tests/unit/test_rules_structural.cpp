@@ -266,3 +266,31 @@ TEST_CASE("LINNER at a repeat ... until true block whose body aborts, none when 
   REQUIRE(find(turning, 6, "NYIBC:FNEW"));
   CHECK(find(turning, 6, "NYIBC:FNEW")->reasoning.find("the loop at line 4") != std::string::npos);
 }
+
+// Every string buffer method sets J->needsnap (recff_sbufx_check), so a
+// `return buf:tostring()` after a loop is the side-effect tail call the
+// side traces of the loop's exit cannot return from (audit 95: 4 aborts per
+// exit on both builds). A function entered at least hotexit times from a
+// loop gets a hot exit even when its calls are too few to be hot, and a
+// loop over a parameter is likely hot.
+TEST_CASE("a string buffer's tostring tail-called after a loop cannot return into its caller",
+          "[rules][structural]") {
+  auto ps = predict(
+      "local buffer = require(\"string.buffer\")\nlocal function render(rows, buf)\n"
+      "  for i = 1, #rows do\n    buf:put(rows[i], \",\")\n  end\n  return buf:tostring()\nend\n"
+      "local rows = {}\nfor i = 1, 5000 do rows[i] = \"x\" .. i end\nlocal buf = buffer.new()\nlocal n = 0\n"
+      "for rep = 1, 40 do buf:reset() n = n + #render(rows, buf) end\n");
+  INFO(listed(ps));
+  const Prediction* nyiretl = find(ps, 12, "NYIRETL");
+  REQUIRE(nyiretl);
+  CHECK(nyiretl->confidence == Confidence::Likely);
+  CHECK(nyiretl->message.find("buffer.method.__tostring") != std::string::npos);
+  // Entered fewer than hotexit (10) times, the loop's exit never gets hot.
+  auto few = predict(
+      "local buffer = require(\"string.buffer\")\nlocal function render(rows, buf)\n"
+      "  for i = 1, #rows do\n    buf:put(rows[i], \",\")\n  end\n  return buf:tostring()\nend\n"
+      "local rows = {}\nfor i = 1, 5000 do rows[i] = \"x\" .. i end\nlocal buf = buffer.new()\nlocal n = 0\n"
+      "for rep = 1, 4 do buf:reset() n = n + #render(rows, buf) end\n");
+  INFO(listed(few));
+  CHECK_FALSE(find(few, 12, "NYIRETL"));
+}

@@ -574,3 +574,23 @@ TEST_CASE("an inner loop a branch goes around stops the root trace only on the p
   REQUIRE(u);
   CHECK(u->reasoning.find("every pass aborts at line") == std::string::npos);
 }
+
+// A branch that skips a helper's call and runs into a closure of its own:
+// every pass aborts, but the passes that take that way never enter the
+// helper, so its closure is no `error` and not certain (the helper may
+// never run: `flag` is never set here, and `-jv` shows only the closure at
+// line 10 aborting).
+TEST_CASE("a call a branch skips into another abort does not make its callee's blocker certain", "[rules][hotness]") {
+  auto ps = predict("local flag = os.getenv('LJCHECK_NEVER_SET')\nlocal function slow(x)\n"
+                    "  local f = function() return x end\n  return f()\nend\nlocal function step(x)\n"
+                    "  if flag then\n    slow(x)\n  end\n  local t = function() end\n  return x\nend\n"
+                    "local s = 0\nfor i = 1, 200000 do s = s + step(i) end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->reasoning.find("a branch at line 7 can go around the call at line 8") != std::string::npos);
+  REQUIRE(find(ps, 10, "NYIBC:FNEW"));
+  CHECK(find(ps, 10, "NYIBC:FNEW")->severity == Severity::Blacklist);
+}
