@@ -1168,10 +1168,14 @@ void CallGraph::findTailRecursion() {
 Heat CallGraph::calleeHeat(const HeatEvidence& e) { return e.unknownTrips ? std::min(e.heat, Heat::Likely) : e.heat; }
 
 bool CallGraph::calledOnceOnly(std::size_t proto) const {
-  if (heat_.at(proto) != Heat::Possible) return false;
-  for (const CallSite& site : callers_.at(proto))
-    if (evidenceAt(site.proto, site.pc).onceOnlyLine > 0) return true;
-  return false;
+  if (heat_.at(proto) != Heat::Possible || escapes_.at(proto) || external_.count(proto)) return false;
+  bool once = false;
+  for (const CallSite& site : callers_.at(proto)) {
+    const HeatEvidence e = evidenceAt(site.proto, site.pc);
+    if (e.onceOnlyLine > 0) once = true;
+    else if (calleeHeat(e) >= Heat::Possible) return false;  // a call that gives the heat otherwise
+  }
+  return once;
 }
 
 bool CallGraph::runsHot(std::size_t proto, int pc) const { return heatAt(proto, pc) != Heat::Cold; }

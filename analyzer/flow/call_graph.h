@@ -213,8 +213,9 @@ class CallGraph {
   // What a call with the evidence `e` makes its callee: its heat, but only
   // likely through a loop of unknown trip count.
   static Heat calleeHeat(const HeatEvidence& e);
-  // The function's heat is only possible, and a lazy initialization calls
-  // it (HeatEvidence::onceOnlyLine): once per key, not on every pass.
+  // The function's heat is only possible, and only lazy initializations
+  // give it that (HeatEvidence::onceOnlyLine): once per key, not on every
+  // pass. Not one that escapes or another file calls.
   bool calledOnceOnly(std::size_t proto) const;
 
   HeatEvidence evidenceAt(std::size_t proto, int pc) const;
