@@ -508,6 +508,10 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       t.exitReach = iterExitReach(proto, t, hotloop);
       t.numericFor = loop.kind == Loop::Kind::NumericFor;
       t.pairsLoop = loop.kind == Loop::Kind::GenericFor && loop.last >= 2 && proto.at(loop.last - 1).op == Op::ITERN;
+      for (int pc = loop.first; pc <= loop.last && !t.blocked; ++pc)
+        t.blocked = refused.size() > static_cast<std::size_t>(proto.at(pc).op) &&
+                    refused[static_cast<std::size_t>(proto.at(pc).op)] &&
+                    !routesAround(branches_.back(), pc, loop.first, loop.last, false).compiles;
       if (t.known && loop.kind != Loop::Kind::While)
         if (const Branch* exit = earlyExit(branches_.back(), loop.first, loop.last)) t.leavesAt = exit->line;
     }
@@ -1099,7 +1103,7 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
       // A loop whose trip count the bytecode does not show is likely hot
       // too (audit 95: `for i = 1, #rows` over 5,000 rows, in a function
       // called 40 times, then `return buf:tostring()`).
-      if (pc <= loop.last || (loop.known && loop.count < hotloop_)) continue;
+      if (pc <= loop.last || (loop.known && loop.count < hotloop_) || loop.blocked) continue;
       // Side-trace aborts do not blacklist: a warning at most.
       e.afterLoop = &loop;
       e.heat = Heat::Likely;

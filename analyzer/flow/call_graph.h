@@ -69,6 +69,11 @@ struct LoopTrips {
   // A pairs()/next loop (ITERN), which detects its own loop at its start
   // and forms a trace of its own even over one or two keys.
   bool pairsLoop = false;
+  // Its body runs a bytecode the recorder refuses on every pass (a closure
+  // no branch goes around): no trace of it compiles, and so no side trace
+  // ever leaves from its exit (audit 86's A*: a sort comparator made in
+  // every turn of its `while` loop).
+  bool blocked = false;
 };
 
 // The evidence for the heat at one instruction, for the reasoning sentence.

@@ -772,3 +772,27 @@ TEST_CASE("no RETURN after a stitch when a blocker comes between it and the tail
   INFO(listed(plain));
   CHECK(find(plain, 6, "RETURN:string.gsub"));
 }
+
+// Code after a loop is recorded by the side trace from the loop's exit once
+// the function is entered hotexit times, even when the loop's trip count
+// is unknown (audit 95: `return buf:tostring()` after `for i = 1, #rows`,
+// 40 calls). Not after a loop whose body aborts on every pass: no trace of
+// it compiles, and no side trace leaves its exit (audit 86's A*: a sort
+// comparator made in every turn of its `while` loop).
+TEST_CASE("code after a loop of unknown trips is likely recorded, unless the loop never compiles",
+          "[rules][side-traces]") {
+  const std::string tail = "  local g = function() return n end\n  return g()\nend\nfor q = 1, 40 do search({3, 1, 2}) end\n";
+  auto compiles = predict("local function search(list)\n  local n = 0\n  while #list > 0 do\n    table.sort(list)\n"
+                          "    n = n + table.remove(list)\n  end\n" + tail);
+  INFO(listed(compiles));
+  REQUIRE(find(compiles, 7, "NYIBC:FNEW"));
+  CHECK(find(compiles, 7, "NYIBC:FNEW")->confidence == Confidence::Likely);
+  CHECK(find(compiles, 7, "NYIBC:FNEW")->reasoning.find("it runs after the loop at line 3, whose trip count the "
+                                                         "bytecode does not show, and search is entered at least 10 "
+                                                         "times (hotexit)") != std::string::npos);
+  auto blocked = predict("local function search(list)\n  local n = 0\n  while #list > 0 do\n"
+                         "    table.sort(list, function(a, b) return a > b end)\n    n = n + table.remove(list)\n"
+                         "  end\n" + tail);
+  INFO(listed(blocked));
+  CHECK_FALSE(find(blocked, 7, "NYIBC:FNEW"));
+}
