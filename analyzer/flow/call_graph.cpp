@@ -508,6 +508,13 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       t.exitReach = iterExitReach(proto, t, hotloop);
       t.numericFor = loop.kind == Loop::Kind::NumericFor;
       t.pairsLoop = loop.kind == Loop::Kind::GenericFor && loop.last >= 2 && proto.at(loop.last - 1).op == Op::ITERN;
+      // LuaJIT's parser places a return that closes upvalues after the
+      // function's body, behind a UCLO that jumps there.
+      for (const Branch& b : branches_.back())
+        if (b.from >= loop.first && b.from <= loop.last &&
+            (b.to == 0 || (b.to > loop.last && b.to <= proto.size() &&
+                           (isReturn(proto.at(b.to).op) || isTailCall(proto.at(b.to).op)))))
+          t.returnsInside = true;
       for (int pc = loop.first; pc <= loop.last && !t.blocked; ++pc)
         t.blocked = refused.size() > static_cast<std::size_t>(proto.at(pc).op) &&
                     refused[static_cast<std::size_t>(proto.at(pc).op)] &&
@@ -515,6 +522,12 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       if (t.known && loop.kind != Loop::Kind::While)
         if (const Branch* exit = earlyExit(branches_.back(), loop.first, loop.last)) t.leavesAt = exit->line;
     }
+    // A `while` loop whose body jumps back to its condition early (LuaJIT's
+    // parser sends a trailing `if` there) shows as two loops of one head:
+    // a return in either leaves both.
+    for (LoopTrips& t : loops_[q])
+      for (const LoopTrips& other : loops_[q])
+        if (other.first == t.first && other.returnsInside) t.returnsInside = true;
     for (int pc = 1; pc <= proto.size(); ++pc) {
       const auto& ins = proto.at(pc);
       if (!isCallOrIterator(ins.op)) continue;
@@ -1103,7 +1116,7 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
       // A loop whose trip count the bytecode does not show is likely hot
       // too (audit 95: `for i = 1, #rows` over 5,000 rows, in a function
       // called 40 times, then `return buf:tostring()`).
-      if (pc <= loop.last || (loop.known && loop.count < hotloop_) || loop.blocked) continue;
+      if (pc <= loop.last || loop.blocked || (loop.known ? loop.count < hotloop_ : loop.returnsInside)) continue;
       // Side-trace aborts do not blacklist: a warning at most.
       e.afterLoop = &loop;
       e.heat = Heat::Likely;

@@ -74,6 +74,10 @@ struct LoopTrips {
   // ever leaves from its exit (audit 86's A*: a sort comparator made in
   // every turn of its `while` loop).
   bool blocked = false;
+  // A return (or tail call) in its body: the loop may end there instead of
+  // at its own exit, and the code after it may never run (audit 86's A*
+  // returns on reaching the goal; its `return nil` after the loop never ran).
+  bool returnsInside = false;
 };
 
 // The evidence for the heat at one instruction, for the reasoning sentence.

@@ -795,4 +795,10 @@ TEST_CASE("code after a loop of unknown trips is likely recorded, unless the loo
                          "  end\n" + tail);
   INFO(listed(blocked));
   CHECK_FALSE(find(blocked, 7, "NYIBC:FNEW"));
+  // Nor after one that can return from inside: the code after it may never
+  // run (audit 86's A* returns on reaching the goal).
+  auto returns = predict("local function search(list, x)\n  local n = 0\n  while #list > 0 do\n"
+                         "    if table.remove(list) == x then return n end\n    n = n + 1\n  end\n" + tail);
+  INFO(listed(returns));
+  CHECK_FALSE(find(returns, 7, "NYIBC:FNEW"));
 }
