@@ -11,6 +11,7 @@
 #include "flow/argument_trips.h"
 #include "flow/ctype_registrars.h"
 #include "flow/instruction_effects.h"
+#include "flow/loop_exits.h"
 #include "flow/loops.h"
 #include "flow/module_member.h"
 #include "flow/refused_bytecodes.h"
@@ -39,42 +40,6 @@ bool countsLikeALoop(const bytecode::Chunk& chunk, std::size_t proto, int pc) {
     if (isArithmeticWithConstant(ins.op) && ins.b == k && !assignsSlot(fn, k)) return true;
   }
   return false;
-}
-
-// A generic for over a coroutine.wrap generator that a break, goto or
-// return can leave: the generator is not resumed again (audit 93: `take(gen,
-// 1000)` of a generator whose loop turns 100,000 times; `-jv` on both
-// builds: 10 aborts at its closure, never blacklisted). Without one, its
-// loops are taken to run their count (audits 76, 81, 88: generators drained
-// by a `for` over them or a counted loop, blacklisted as the count says).
-bool stopsGeneratorEarly(const bytecode::Chunk& chunk, const ValueMap& values, const std::vector<LoopMap>& loops,
-                         const std::vector<std::vector<Branch>>& branches) {
-  for (std::size_t q = 0; q < chunk.prototypes.size(); ++q)
-    for (const Loop& loop : loops[q].loops()) {
-      if (loop.kind != Loop::Kind::GenericFor || loop.last < 2) continue;
-      const auto& iterator = chunk.prototypes[q].at(loop.last - 1);
-      const Value callee = values.at(q, loop.last - 1, calleeSlot(iterator));
-      if (callee.is(Value::Kind::LibFunction) && callee.name == "coroutine.wrap_aux" &&
-          earlyExit(branches[q], loop.first, loop.last))
-        return true;
-    }
-  return false;
-}
-
-// A loop whose body calls coroutine.yield stops there until it is resumed,
-// and may never be: its count is only the most it turns (LoopTrips::
-// leavesByYield).
-void markYield(LoopTrips& t, const bytecode::Prototype& proto, const ValueMap& values, std::size_t q) {
-  for (int pc = t.first; pc <= t.last; ++pc) {
-    const auto& ins = proto.at(pc);
-    if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
-    const Value callee = values.at(q, pc, calleeSlot(ins));
-    if (callee.is(Value::Kind::LibFunction) && callee.name == "coroutine.yield") {
-      t.leavesAt = ins.line;
-      t.leavesByYield = true;
-      return;
-    }
-  }
 }
 
 // The most turns of a loop that a root trace runs through (see evidence()).
@@ -457,7 +422,10 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Chunk& chunk, std::size_t q,
     const int first = nilTest ? pc + 1 : end, final = nilTest ? end - 1 : proto.size();
     for (int k = first; k <= final; ++k) {
       if (locationOf(proto, k, true) != where) continue;
-      out.push_back({first, final, test.line, memo ? keyParameterOf(proto, where) : -1});
+      // A global, an upvalue (a field of one), or a local of the main
+      // chunk, which runs once: set once per key.
+      const bool lasting = where[0] == 'G' || where[0] == 'U' || q + 1 == chunk.prototypes.size();
+      out.push_back({first, final, test.line, memo ? keyParameterOf(proto, where) : -1, lasting});
       break;
     }
   }
@@ -508,17 +476,8 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       t.exitReach = iterExitReach(proto, t, hotloop);
       t.numericFor = loop.kind == Loop::Kind::NumericFor;
       t.pairsLoop = loop.kind == Loop::Kind::GenericFor && loop.last >= 2 && proto.at(loop.last - 1).op == Op::ITERN;
-      // LuaJIT's parser places a return that closes upvalues after the
-      // function's body, behind a UCLO that jumps there.
-      for (const Branch& b : branches_.back())
-        if (b.from >= loop.first && b.from <= loop.last &&
-            (b.to == 0 || (b.to > loop.last && b.to <= proto.size() &&
-                           (isReturn(proto.at(b.to).op) || isTailCall(proto.at(b.to).op)))))
-          t.returnsInside = true;
-      for (int pc = loop.first; pc <= loop.last && !t.blocked; ++pc)
-        t.blocked = refused.size() > static_cast<std::size_t>(proto.at(pc).op) &&
-                    refused[static_cast<std::size_t>(proto.at(pc).op)] &&
-                    !routesAround(branches_.back(), pc, loop.first, loop.last, false).compiles;
+      t.returnsInside = returnsInside(proto, branches_.back(), loop.first, loop.last);
+      t.blocked = blockedOnEveryPass(proto, branches_.back(), values.profile(), loop.first, loop.last);
       if (t.known && loop.kind != Loop::Kind::While)
         if (const Branch* exit = earlyExit(branches_.back(), loop.first, loop.last)) t.leavesAt = exit->line;
     }
@@ -583,7 +542,11 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   if (stopsGeneratorEarly(chunk, values, loopMaps_, branches_))
     for (std::size_t q = 0; q < chunk.prototypes.size(); ++q)
       for (LoopTrips& t : loops_[q])
-        if (t.known && !t.leavesAt) markYield(t, chunk.prototypes[q], values, q);
+        if (t.known && !t.leavesAt)
+          if (int yield = yieldLine(chunk.prototypes[q], values, q, t.first, t.last)) {
+            t.leavesAt = yield;
+            t.leavesByYield = true;
+          }
   dropMemosKeyedByLoopIndex(chunk);
   indexCallees();
   findEntered();
@@ -1134,6 +1097,7 @@ HeatEvidence CallGraph::evidence(std::size_t proto, int pc, bool onceSideTraces)
   for (const auto& once : onceOnly_.at(proto)) {
     if (pc < once.first || pc > once.last) continue;
     e.onceOnlyLine = once.line;
+    e.onceOnlyLasting = once.lasting;
     e.heat = std::min(e.heat, Heat::Possible);
   }
   return e;
@@ -1189,7 +1153,7 @@ bool CallGraph::calledOnceOnly(std::size_t proto) const {
   bool once = false;
   for (const CallSite& site : callers_.at(proto)) {
     const HeatEvidence e = evidenceAt(site.proto, site.pc);
-    if (e.onceOnlyLine > 0) once = true;
+    if (e.onceOnlyLine > 0 && e.onceOnlyLasting) once = true;
     else if (calleeHeat(e) >= Heat::Possible) return false;  // a call that gives the heat otherwise
   }
   return once;

@@ -94,6 +94,7 @@ struct HeatEvidence {
   const LoopTrips* leavesEarly = nullptr;
   long atMost = 0;
   int onceOnlyLine = 0;             // inside a lazy initialization guarded at this line (see below)
+  bool onceOnlyLasting = false;     // that initialization's place outlives the call (OnceOnly::lasting)
   // After a hot loop in a function entered at least `hotexit` times: the
   // loop's exit gets hot, and a side trace from it records this code.
   const LoopTrips* afterLoop = nullptr;
@@ -186,6 +187,11 @@ struct OnceOnly {
   int first = 0, last = 0;  // the guarded pcs
   int line = 0;             // the test's line
   int keyParameter = -1;    // the parameter that keys a memoizing function's cache, or -1
+  // The guarded place outlives the call (a global, or an upvalue or a field
+  // of one): it is set once per key. A field of a table the call is given
+  // (`if not mt.__index then` in a helper that registers types) may be
+  // unset on every call.
+  bool lasting = false;
 };
 
 class CallGraph {

@@ -286,7 +286,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // A lazy initialization, or a function only one calls, runs once per
   // key: possible at most (audit 95: a template compiled on first use).
   if (heat == flow::Heat::Possible && !evidence &&
-      (here.onceOnlyLine > 0 || (heatPc > 0 && fn.calls.calledOnceOnly(heatProto))))
+      ((here.onceOnlyLine > 0 && here.onceOnlyLasting) || (heatPc > 0 && fn.calls.calledOnceOnly(heatProto))))
     p.confidence = std::min(p.confidence, Confidence::Possible);
   p.confidence = std::min(p.confidence, finding.most);
   // jit.off() or jit.opt.start(...) in this file: the VM does not run with

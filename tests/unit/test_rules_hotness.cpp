@@ -536,6 +536,17 @@ TEST_CASE("a lazy initialization runs once per key: a note, whatever loop it sit
   CHECK(find(ps, 6, "NYIBC:FNEW")->reasoning.find("the branch at line 5 can go around this abort") !=
         std::string::npos);
 
+  SECTION("a field of a table each call is given may be unset on every call: one step less sure, not possible") {
+    // ljsyscall's h.addtype: `if mt.index and not mt.__index then mt.__index = function ... end`,
+    // a fresh `mt` for each type; `-jv` shows the closure aborting.
+    auto given = predict("local function addtype(mt)\n  if not mt.__index then\n"
+                         "    mt.__index = function(t, k) return k end\n  end\n  return mt\nend\n"
+                         "for i = 1, 1000 do addtype({}) end\n");
+    INFO(listed(given));
+    REQUIRE(find(given, 3, "NYIBC:FNEW"));
+    CHECK(find(given, 3, "NYIBC:FNEW")->confidence == Confidence::Likely);
+  }
+
   SECTION("the value made by a function the initialization calls: that function runs once per key too") {
     // penlight's sip.match: `if not cache[spec] then cache[spec] = compile(spec) end`, where compile
     // makes a closure; `luajit -jv` shows one looping trace and no abort.
