@@ -467,6 +467,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
     onceOnly_[q] = findOnceOnly(chunk, q, parents);
     branches_.push_back(branchesOf(proto, refused));
     const LoopMap& loops = loopMaps_.emplace_back(proto);
+    const std::vector<int> refusedHere = loops.loops().empty() ? std::vector<int>{} : refusedPcs(proto, refused);
     for (const auto& loop : loops.loops()) {
       long trips = loop.kind == Loop::Kind::NumericFor   ? numericTrips(chunk, q, values, loop)
                    : loop.kind == Loop::Kind::GenericFor ? genericTrips(chunk, q, values, loop)
@@ -477,7 +478,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       t.numericFor = loop.kind == Loop::Kind::NumericFor;
       t.pairsLoop = loop.kind == Loop::Kind::GenericFor && loop.last >= 2 && proto.at(loop.last - 1).op == Op::ITERN;
       t.returnsInside = returnsInside(proto, branches_.back(), loop.first, loop.last);
-      t.blocked = blockedOnEveryPass(proto, branches_.back(), values.profile(), loop.first, loop.last);
+      t.blocked = blockedOnEveryPass(branches_.back(), refusedHere, loop.first, loop.last);
       if (t.known && loop.kind != Loop::Kind::While)
         if (const Branch* exit = earlyExit(branches_.back(), loop.first, loop.last)) t.leavesAt = exit->line;
     }

@@ -25,16 +25,16 @@ bool isRefused(const std::vector<bool>& refused, bytecode::Op op) {
 // that only go forward make a DAG, so one sweep from the end settles it
 // (audit 94: `if count > rate then return false end` in a function that
 // creates closures, then the closure: both ways abort).
-std::vector<char> abortingPaths(const bytecode::Prototype& proto, const std::vector<bool>& refused) {
+std::vector<char> abortingPaths(const bytecode::Prototype& proto, const std::vector<bool>& refused,
+                                const std::vector<Flow>& flows) {
   const int n = proto.size();
   std::vector<char> aborts(static_cast<std::size_t>(n) + 2, 0);
   for (int pc = n; pc >= 1; --pc) {
-    const auto& ins = proto.at(pc);
-    if (isRefused(refused, ins.op)) {
+    if (isRefused(refused, proto.at(pc).op)) {
       aborts[static_cast<std::size_t>(pc)] = 1;
       continue;
     }
-    const Flow f = flowOf(ins, pc);
+    const Flow& f = flows[static_cast<std::size_t>(pc)];
     bool all = f.fallsThrough || f.jump != 0;  // a return or tail call ends the trace's path here
     for (int next : {f.fallsThrough ? pc + 1 : 0, f.jump, f.skip})
       if (next != 0) all = all && next > pc && next <= n && aborts[static_cast<std::size_t>(next)];
@@ -47,36 +47,46 @@ std::vector<char> abortingPaths(const bytecode::Prototype& proto, const std::vec
 
 std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused) {
   std::vector<Branch> out;
-  out.reserve(static_cast<std::size_t>(proto.size()) / 4 + 1);  // about one instruction in five branches
+  const int n = proto.size();
+  out.reserve(static_cast<std::size_t>(n) / 4 + 1);  // about one instruction in five branches
   // Most functions hold no refused instruction: no route of theirs aborts,
-  // and the straight code after each branch need not be walked.
+  // and the code after each branch need not be followed.
   bool anyRefused = false;
-  for (int pc = 1; pc <= proto.size() && !anyRefused; ++pc) anyRefused = isRefused(refused, proto.at(pc).op);
-  const std::vector<char> aborting = anyRefused ? abortingPaths(proto, refused) : std::vector<char>{};
+  for (int pc = 1; pc <= n && !anyRefused; ++pc) anyRefused = isRefused(refused, proto.at(pc).op);
+  if (!anyRefused) {
+    for (int pc = 1; pc <= n; ++pc) {
+      const auto& ins = proto.at(pc);
+      const Flow f = flowOf(ins, pc);
+      if (!f.fallsThrough && f.jump == 0) out.push_back({pc, 0, ins.line, false});
+      for (int target : {f.jump, f.skip})
+        if (target != 0) out.push_back({pc, target, ins.line, false});
+    }
+    return out;
+  }
+  std::vector<Flow> flows(static_cast<std::size_t>(n) + 1);
+  for (int pc = 1; pc <= n; ++pc) flows[static_cast<std::size_t>(pc)] = flowOf(proto.at(pc), pc);
+  const std::vector<char> aborting = abortingPaths(proto, refused, flows);
   // The pcs a jump or a test's skip lands on from elsewhere than the
   // instruction before (UCLO names the next pc as its target): a return
   // there is reached without that instruction.
-  std::vector<char> landed(anyRefused ? static_cast<std::size_t>(proto.size()) + 2 : 0, 0);
-  for (int pc = 1; anyRefused && pc <= proto.size(); ++pc) {
-    const Flow f = flowOf(proto.at(pc), pc);
-    for (int target : {f.jump, f.skip})
-      if (target > 0 && target <= proto.size() && target != pc + 1) landed[static_cast<std::size_t>(target)] = 1;
-  }
-  for (int pc = 1; pc <= proto.size(); ++pc) {
+  std::vector<char> landed(static_cast<std::size_t>(n) + 2, 0);
+  for (int pc = 1; pc <= n; ++pc)
+    for (int target : {flows[static_cast<std::size_t>(pc)].jump, flows[static_cast<std::size_t>(pc)].skip})
+      if (target > 0 && target <= n && target != pc + 1) landed[static_cast<std::size_t>(target)] = 1;
+  for (int pc = 1; pc <= n; ++pc) {
     const auto& ins = proto.at(pc);
-    Flow f = flowOf(ins, pc);
-    const bool refusedHere = anyRefused && isRefused(refused, ins.op);
+    const Flow& f = flows[static_cast<std::size_t>(pc)];
+    const bool refusedHere = isRefused(refused, ins.op);
     // A return right after a refused instruction that every way to it runs
     // (the UCLO LuaJIT's parser puts before each return of a function that
     // creates closures, or the closure `return function ... end` makes).
-    const bool refusedBefore = anyRefused && pc > 1 && !landed[static_cast<std::size_t>(pc)] &&
-                               isRefused(refused, proto.at(pc - 1).op);
+    const bool refusedBefore =
+        pc > 1 && !landed[static_cast<std::size_t>(pc)] && isRefused(refused, proto.at(pc - 1).op);
     if (!f.fallsThrough && f.jump == 0) out.push_back({pc, 0, ins.line, refusedHere || refusedBefore});
     for (int target : {f.jump, f.skip})
       if (target != 0)
         out.push_back({pc, target, ins.line,
-                       refusedHere || (anyRefused && target > 0 && target <= proto.size() &&
-                                       aborting[static_cast<std::size_t>(target)])});
+                       refusedHere || (target > 0 && target <= n && aborting[static_cast<std::size_t>(target)])});
   }
   return out;
 }

@@ -1,8 +1,9 @@
 // How a loop can stop short of its count, or never compile (see loop_exits.h).
 #include "flow/loop_exits.h"
 
+#include <algorithm>
+
 #include "flow/instruction_effects.h"
-#include "flow/refused_bytecodes.h"
 
 namespace ljcheck::flow {
 
@@ -16,11 +17,19 @@ bool returnsInside(const bytecode::Prototype& proto, const std::vector<Branch>& 
   return false;
 }
 
-bool blockedOnEveryPass(const bytecode::Prototype& proto, const std::vector<Branch>& branches,
-                        const RecorderProfile& profile, int first, int last) {
-  for (int pc = first; pc <= last; ++pc)
-    if (refuses(profile, proto.at(pc).op) && !routesAround(branches, pc, first, last, false).compiles) return true;
+bool blockedOnEveryPass(const std::vector<Branch>& branches, const std::vector<int>& refused, int first, int last) {
+  for (auto it = std::lower_bound(refused.begin(), refused.end(), first); it != refused.end() && *it <= last; ++it)
+    if (!routesAround(branches, *it, first, last, false).compiles) return true;
   return false;
+}
+
+std::vector<int> refusedPcs(const bytecode::Prototype& proto, const std::vector<bool>& refused) {
+  std::vector<int> out;
+  for (int pc = 1; pc <= proto.size(); ++pc) {
+    const auto op = static_cast<std::size_t>(proto.at(pc).op);
+    if (op < refused.size() && refused[op]) out.push_back(pc);
+  }
+  return out;
 }
 
 bool stopsGeneratorEarly(const bytecode::Chunk& chunk, const ValueMap& values, const std::vector<LoopMap>& loops,

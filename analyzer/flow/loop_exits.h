@@ -14,7 +14,6 @@
 #include "flow/loops.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
-#include "ljcheck/profile.h"
 
 namespace ljcheck::flow {
 
@@ -25,9 +24,12 @@ namespace ljcheck::flow {
 bool returnsInside(const bytecode::Prototype& proto, const std::vector<Branch>& branches, int first, int last);
 
 // The body runs a bytecode the recorder refuses on every pass (no route
-// around it compiles): no trace of the loop compiles.
-bool blockedOnEveryPass(const bytecode::Prototype& proto, const std::vector<Branch>& branches,
-                        const RecorderProfile& profile, int first, int last);
+// around it compiles): no trace of the loop compiles. `refused`: the
+// prototype's refusedPcs.
+bool blockedOnEveryPass(const std::vector<Branch>& branches, const std::vector<int>& refused, int first, int last);
+// The pcs of a prototype's bytecodes the recorder refuses, ascending.
+// `refused`: by Op (refusedBytecodes).
+std::vector<int> refusedPcs(const bytecode::Prototype& proto, const std::vector<bool>& refused);
 
 // A generic for over a coroutine.wrap generator, anywhere in the chunk, that
 // a break, goto or return can leave: its generator is not resumed again.
