@@ -67,6 +67,8 @@ inline bool isReturn(bytecode::Op op) {
 }
 // CALLT and CALLMT: the callee returns straight to this function's caller.
 inline bool isTailCall(bytecode::Op op) { return op == bytecode::Op::CALLT || op == bytecode::Op::CALLMT; }
+// A return or a tail call: the function's frame ends here.
+inline bool leavesFunction(bytecode::Op op) { return isReturn(op) || isTailCall(op); }
 // The slot holding the callee of a call or ITERC/ITERN.
 inline int calleeSlot(const bytecode::Instruction& ins) {
   using bytecode::Op;

@@ -208,7 +208,9 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
   // A hot caller's call in a loop that may not turn (CallGraph::evidence):
   // that loop is the evidence, then why the caller runs hot.
   if (caller.loop && flow::CallGraph::calleeHeat(caller) < caller.heat) {
-    called += ", in the loop at line " + std::to_string(caller.loop->line) + loopEvidence(fn.calls, caller);
+    // The loop whose turns are unknown, which may be one around the innermost.
+    const flow::LoopTrips& named = caller.unknownLoop && !caller.leavesEarly ? *caller.unknownLoop : *caller.loop;
+    called += ", in the loop at line " + std::to_string(named.line) + loopEvidence(fn.calls, caller);
     if (ownCycle || depth + 1 >= kChain) return called + "; " + callerName + " runs hot";
     return called + "; " + callerName + " runs hot: " + whyCalledHot(fn, site.proto, callerName, depth + 1);
   }

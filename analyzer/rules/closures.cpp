@@ -2,6 +2,7 @@
 // close upvalues, in every 2.1 build (the profile's nyiBytecodes). A closure
 // created in a loop body aborts the loop's trace; so does the end of a loop
 // block that holds a captured local, whether or not the closure is created.
+#include "flow/instruction_effects.h"
 #include "flow/refused_bytecodes.h"
 #include "rules/rule.h"
 
@@ -10,12 +11,6 @@ namespace {
 
 using bytecode::Op;
 
-bool isReturn(Op op) {
-  switch (op) {
-    case Op::RET: case Op::RET0: case Op::RET1: case Op::RETM: case Op::CALLT: case Op::CALLMT: return true;
-    default: return false;
-  }
-}
 
 // The UCLO at pc is one LuaJIT's parser puts before a return: parse_return
 // emits it right before the RET or tail call; for a return parsed before the
@@ -23,9 +18,10 @@ bool isReturn(Op op) {
 // that jumps to a copy of it appended after the function's final return (a
 // `break`'s UCLO jumps past its loop, whose last instruction is no return).
 bool beforeAReturn(const bytecode::Prototype& proto, int pc) {
-  if (pc < proto.size() && isReturn(proto.at(pc + 1).op)) return true;
+  if (pc < proto.size() && flow::leavesFunction(proto.at(pc + 1).op)) return true;
   const int target = proto.at(pc).jumpTarget(pc);
-  return target > pc + 1 && target <= proto.size() && isReturn(proto.at(target).op) && isReturn(proto.at(target - 1).op);
+  return target > pc + 1 && target <= proto.size() && flow::leavesFunction(proto.at(target).op) &&
+         flow::leavesFunction(proto.at(target - 1).op);
 }
 
 class ClosureRule final : public Rule {

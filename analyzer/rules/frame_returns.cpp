@@ -63,8 +63,6 @@ namespace {
 
 using bytecode::Op;
 
-bool isReturn(Op op) { return op == Op::RET || op == Op::RET0 || op == Op::RET1 || op == Op::RETM; }
-
 // The first pc after which the function has been in a loop: the end of its
 // first loop, or a call to a function of this file that has one.
 int afterFirstLoop(const FunctionView& fn) {
@@ -227,7 +225,7 @@ void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink&
     const Op op = fn.proto.at(pc).op;
     if (flow::refuses(fn.profile, op) || flow::isTailCall(op)) return;
     if (flow::isCallOrIterator(op) && !recordedCall(fn, pc)) return;
-    if (isReturn(op)) returns.push_back(pc);
+    if (flow::isReturn(op)) returns.push_back(pc);
   }
   if (returns.empty()) return;
   // Enough turns that the interpreted calls surely reach the callee's
@@ -381,7 +379,7 @@ void reportStitchInProtectedCallee(const FunctionView& fn, PredictionSink& sink)
   const std::vector<bool> reached = flow::reachablePcs(fn.proto);
   std::vector<int> returns;
   for (int pc = 1; pc <= fn.proto.size(); ++pc)
-    if (reached[static_cast<std::size_t>(pc)] && isReturn(fn.proto.at(pc).op)) returns.push_back(pc);
+    if (reached[static_cast<std::size_t>(pc)] && flow::isReturn(fn.proto.at(pc).op)) returns.push_back(pc);
   const auto& caller = fn.chunk.prototypes[protectedSite->proto];
   const std::string self = functionName(fn, fn.index);
   for (int pc : returns) {
@@ -433,7 +431,7 @@ class FrameReturnRule final : public Rule {
       Op op = fn.proto.at(pc).op;
       if (fn.loops.inLoop(pc)) continue;
       std::string why;
-      if (!protectedAt.empty() && isReturn(op)) {
+      if (!protectedAt.empty() && flow::isReturn(op)) {
         why = name + " is called through pcall at line " + protectedAt +
               " and loops first, so the side trace from its loop's exit returns through the pcall frame";
       } else if (vararg && flow::isTailCall(op)) {

@@ -66,10 +66,6 @@ std::vector<int> innermostLoops(const std::vector<flow::Loop>& loops, int size) 
   return innermost;
 }
 
-bool isReturnOrTailCall(Op op) {
-  return op == Op::RET0 || op == Op::RET1 || op == Op::RET || op == Op::RETM || op == Op::CALLT || op == Op::CALLMT;
-}
-
 }  // namespace
 
 // Library functions have no Lua loop of their own (pcall's and sort's
@@ -107,7 +103,7 @@ int closingReturnLine(const bytecode::Prototype& callee) {
       if (t >= 1 && t <= size && ins.op != Op::UCLO) plainEntry[static_cast<std::size_t>(t)] = 1;
   }
   for (int q = 1; q <= size; ++q) {
-    if (!isReturnOrTailCall(callee.at(q).op)) continue;
+    if (!flow::leavesFunction(callee.at(q).op)) continue;
     anyReturn = true;
     if (plainEntry[static_cast<std::size_t>(q)]) return 0;
     if (q == 1) return 0;

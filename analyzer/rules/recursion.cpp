@@ -20,7 +20,6 @@ namespace {
 
 using bytecode::Op;
 
-bool isReturn(Op op) { return op == Op::RET || op == Op::RET0 || op == Op::RET1 || op == Op::RETM; }
 
 // The returns that some path from one of `calls` reaches, in pc order. A
 // return only on paths that never recurse (the base case) does not return
@@ -34,7 +33,7 @@ std::vector<int> returnsAfter(const bytecode::Prototype& proto, const std::vecto
     if (pc < 1 || pc > proto.size() || seen[static_cast<std::size_t>(pc)]) continue;
     seen[static_cast<std::size_t>(pc)] = 1;
     Op op = proto.at(pc).op;
-    if (isReturn(op)) {
+    if (flow::isReturn(op)) {
       out.push_back(pc);
       continue;
     }
