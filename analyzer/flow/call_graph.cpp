@@ -1115,29 +1115,7 @@ void CallGraph::findTailRecursion() {
       else if (site.proto != p && entered_[site.proto]) called = true;
     }
     if (self == 0 || !called || !countsLikeALoop(*chunk_, p, self)) continue;
-    // The pcs from which a path leads to that tail call: backwards over
-    // the jumps, tests and fall-throughs.
-    std::vector<std::vector<int>> from(static_cast<std::size_t>(proto.size()) + 2);
-    for (int pc = 1; pc <= proto.size(); ++pc) {
-      const Flow f = flowOf(proto.at(pc), pc);
-      if (f.fallsThrough && pc < proto.size()) from[static_cast<std::size_t>(pc + 1)].push_back(pc);
-      if (f.jump > 0 && f.jump <= proto.size()) from[static_cast<std::size_t>(f.jump)].push_back(pc);
-      if (f.skip > 0 && f.skip <= proto.size()) from[static_cast<std::size_t>(f.skip)].push_back(pc);
-    }
-    TailRecursion& t = tailRecursion_[p];
-    t.line = proto.at(self).line;
-    t.reaches.assign(static_cast<std::size_t>(proto.size()) + 1, false);
-    std::vector<int> work{self};
-    t.reaches[static_cast<std::size_t>(self)] = true;
-    while (!work.empty()) {
-      const int pc = work.back();
-      work.pop_back();
-      for (int q : from[static_cast<std::size_t>(pc)])
-        if (!t.reaches[static_cast<std::size_t>(q)]) {
-          t.reaches[static_cast<std::size_t>(q)] = true;
-          work.push_back(q);
-        }
-    }
+    tailRecursion_[p] = {proto.at(self).line, pcsReaching(proto, self)};
   }
 }
 

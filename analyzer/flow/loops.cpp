@@ -36,6 +36,26 @@ std::vector<bool> reachablePcs(const bytecode::Prototype& proto, int start) {
   return reached;
 }
 
+std::vector<bool> pcsReaching(const bytecode::Prototype& proto, int target) {
+  const int n = proto.size();
+  std::vector<std::vector<int>> from(static_cast<std::size_t>(n) + 2);  // each pc's predecessors
+  for (int pc = 1; pc <= n; ++pc) {
+    const Flow flow = flowOf(proto.at(pc), pc);
+    for (int next : {flow.fallsThrough ? pc + 1 : 0, flow.jump, flow.skip})
+      if (next > 0 && next <= n) from[static_cast<std::size_t>(next)].push_back(pc);
+  }
+  std::vector<bool> reaching(static_cast<std::size_t>(n) + 2, false);
+  std::vector<int> work{target};
+  while (!work.empty()) {
+    const int pc = work.back();
+    work.pop_back();
+    if (pc < 1 || pc > n || reaching[static_cast<std::size_t>(pc)]) continue;
+    reaching[static_cast<std::size_t>(pc)] = true;
+    for (int q : from[static_cast<std::size_t>(pc)]) work.push_back(q);
+  }
+  return reaching;
+}
+
 long numericForTurns(long start, long stop, long step) {
   long span = stop - start;
   if ((step > 0) != (span >= 0)) return span == 0 ? 1 : 0;

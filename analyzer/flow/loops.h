@@ -24,6 +24,9 @@ struct Loop {
 // unused): code after a `goto`, `break` or `do return end` is not. From
 // another pc `start`: what may run after it (it included).
 std::vector<bool> reachablePcs(const bytecode::Prototype& proto, int start = 1);
+// The other way round: the pcs from which some path leads to `target` (it
+// included), by pc (index 0 and past the end unused).
+std::vector<bool> pcsReaching(const bytecode::Prototype& proto, int target);
 
 // The line of a jump (JMP, UCLO) before pc `first` that lands past `last`
 // and at or before pc `upTo`: a path that goes around the loop [first, last]
