@@ -15,6 +15,7 @@
 #include "flow/every_pass.h"
 #include "flow/loops.h"
 #include "flow/metatypes.h"
+#include "flow/once_only.h"
 #include "flow/values.h"
 #include "ljcheck/bytecode.h"
 
@@ -179,20 +180,6 @@ inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
          a.entryCalls == b.entryCalls && a.calls == b.calls && a.callsBehindAborts == b.callsBehindAborts;
 }
 
-
-// A lazy initialization: `if t[k] == nil then t[k] = ... end`, `if not x
-// then x = ... end`. Its body runs once per key, not once per iteration:
-// hot code only takes the exit around it.
-struct OnceOnly {
-  int first = 0, last = 0;  // the guarded pcs
-  int line = 0;             // the test's line
-  int keyParameter = -1;    // the parameter that keys a memoizing function's cache, or -1
-  // The guarded place outlives the call (a global, or an upvalue or a field
-  // of one): it is set once per key. A field of a table the call is given
-  // (`if not mt.__index then` in a helper that registers types) may be
-  // unset on every call.
-  bool lasting = false;
-};
 
 class CallGraph {
  public:
