@@ -355,8 +355,8 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
       call.behindAbort = true;
       if (!blacklisting) continue;
       call.steadyRuns = 0;
-      call.shortfall = "the loop at line " + std::to_string(call.loopLine) + " aborts first in the call of " +
-                       before.name + " at line " + std::to_string(before.line) +
+      call.shortfall = "the loop at line " + std::to_string(call.loopLine) + " aborts first at " + before.what +
+                       " at line " + std::to_string(before.line) +
                        " on every pass, so its trace never records the call at line " + std::to_string(call.line);
     }
   }

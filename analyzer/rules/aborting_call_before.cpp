@@ -64,17 +64,23 @@ AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::Memb
   std::vector<std::string> names;
   for (int q = loop->first; q < pc; ++q) {
     const auto& ins = fn.proto.at(q);
+    if (ins.op == Op::FNEW || ins.op == Op::UCLO) {
+      if (!flow::refuses(fn.profile, ins.op)) continue;
+      aborting.push_back(q);
+      names.push_back(ins.op == Op::FNEW ? "the closure" : "the upvalue close");
+      continue;
+    }
     if (ins.op != Op::CALL && ins.op != Op::CALLM) continue;
     const flow::Value callee = fn.values.at(fn.index, q, ins.a);
     if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size() &&
         callee.proto != fn.index && certainAbortLine(fn, callee.proto) > 0) {
       aborting.push_back(q);
-      names.push_back(functionName(fn, callee.proto));
+      names.push_back("the call of " + functionName(fn, callee.proto));
     } else if (abortingMembers && callee.is(flow::Value::Kind::ModuleMember) &&
                abortingMembers->count(callee.name) > 0) {
       aborting.push_back(q);
       const flow::ModuleMemberName member = flow::ModuleMemberName::parse(callee.name);
-      names.push_back(std::string(member.module) + "." + std::string(member.member));
+      names.push_back("the call of " + std::string(member.module) + "." + std::string(member.member));
     }
   }
   if (aborting.empty()) return {};

@@ -13,9 +13,10 @@
 namespace ljcheck::rules {
 namespace {
 
-// The call of a function that certainly aborts, before every call of
-// function `proto` from a loop of this file (aborting_call_before.h): "the
-// call of first at line 4 (in main)"; empty when a loop's call of `proto`
+// The call of a function that certainly aborts, or an instruction the
+// recorder refuses, before every call of function `proto` from a loop of
+// this file (aborting_call_before.h): "the call of first at line 4 (in
+// main)", "the closure at line 9 (in main)"; empty when a loop's call of `proto`
 // is not behind one, or none is in a loop. `everyCall`: whether every call
 // of `proto` in this file is such a call (none outside loops either).
 std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto, bool* everyCall = nullptr) {
@@ -30,8 +31,7 @@ std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto,
     const AbortingCall before = abortingCallBefore(caller, site.pc, nullptr);
     if (before.pc == 0) return {};
     if (first.empty())
-      first = "the call of " + before.name + " at line " + std::to_string(before.line) + " (in " +
-              functionName(fn, site.proto) + ")";
+      first = before.what + " at line " + std::to_string(before.line) + " (in " + functionName(fn, site.proto) + ")";
   }
   if (everyCall) *everyCall = !outsideLoops;
   return first;
@@ -58,11 +58,6 @@ bool unreachedBehindAborts(const FunctionView& fn, std::size_t proto, const std:
   return localCalls || externalBehind;
 }
 
-// The line of an instruction the recorder refuses that every turn of the
-// loop of `fn` whose `for`/`while` line is `loopLine` runs, no branch going
-// around it; 0 for none. No trace gets past such a loop: its own aborts
-// there, and so does any trace that runs through it (audit 59: a UCLO
-// after `for j = 1, 3 do fs[j] = function() ... end end`, never recorded).
 // The line of the first instruction the recorder refuses in [first, upTo)
 // of the region [first, last] (a loop body, or the whole function) that
 // every pass through it runs; 0 for none.
@@ -159,6 +154,11 @@ CallBefore callBefore(const FunctionView& fn, int pc, int first, int last) {
   return out;
 }
 
+// The line of an instruction the recorder refuses that every turn of the
+// loop of `fn` whose `for`/`while` line is `loopLine` runs, no branch going
+// around it; 0 for none. No trace gets past such a loop: its own aborts
+// there, and so does any trace that runs through it (audit 59: a UCLO
+// after `for j = 1, 3 do fs[j] = function() ... end end`, never recorded).
 int abortsEveryTurn(const FunctionView& fn, int loopLine) {
   for (const flow::Loop& loop : fn.loops.loops())
     if (fn.proto.at(loop.entry()).line == loopLine) return refusedOnEveryPass(fn, loop.first, loop.last, loop.last + 1);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "flow/loop_exits.h"
 #include "flow/every_pass.h"
 #include "flow/instruction_effects.h"
 #include "flow/metatypes.h"
@@ -340,6 +341,12 @@ bool surelyStitches(const FunctionView& fn, int pc, int depth, std::string& what
     const flow::Routes around =
         flow::routesAround(body.calls.branches(body.index), tailStitch, 1, std::numeric_limits<int>::max(), true);
     if (splittingCall(body, 1, tailStitch, depth + 1) != 0 || around.compiles || around.aborts) return false;
+    // Nor when every path to it runs a bytecode the recorder refuses: the
+    // trace aborts there and never gets to the stitch (audit 97: the
+    // closure that `return coroutine.wrap(function() ... end)` makes).
+    if (flow::blockedOnEveryPass(body.calls.branches(body.index),
+                                 flow::refusedPcs(body.proto, flow::refusedBytecodes(fn.profile)), 1, tailStitch - 1))
+      return false;
     what = functionName(fn, callee.value.proto) + " (its tail call of " + stitched + " at line " +
            std::to_string(body.proto.at(tailStitch).line) + ")";
     return true;

@@ -189,6 +189,46 @@ TEST_CASE("calls from several sites of a loop add up on the callee's entry: erro
   CHECK(stitched.blacklisted >= 1);
 }
 
+// A closure made as the argument of a call aborts the loop's trace before
+// the call, on every pass (audits 97 and 98: `after(0.05, function() ...
+// end)`, `once(function() ... end)`): the loop is blacklisted there, and
+// the callee runs interpreted. Its own closure aborts only its entry's
+// traces, which 50,000 calls do not blacklist (88,973 do): one blacklisted
+// start, the loop's, and lint says `error` for the argument and `warning`
+// for the callee's closure.
+TEST_CASE("a closure made as a call's argument blacklists the loop, and the callee's closure is a warning",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-closure-argument");
+  const std::string script = dir + "/after.lua";
+  writeFile(script,
+            "local queue = {}\nlocal function after(delay, fn)\n"
+            "  local entry = { at = delay, run = function() return fn() end }\n"
+            "  queue[#queue % 100 + 1] = entry\n  return entry\nend\nlocal score = 0\n"
+            "for frame = 1, 50000 do\n  after(0.05, function() score = score + 1 end)\nend\n");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
+  INFO(lint.err);
+  REQUIRE(lint.exitCode == 0);
+  const json predicted = json::parse(lint.out);
+  std::string argument, callee;
+  for (const auto& p : predicted.at("predictions")) {
+    if (p.at("reasonId") != "NYIBC:FNEW") continue;
+    if (p.at("line") == 9) argument = p.at("severity").get<std::string>();
+    if (p.at("line") == 3) callee = p.at("severity").get<std::string>();
+  }
+  CHECK(argument == "blacklist");
+  CHECK(callee == "warn");
+  const std::string report = dir + "/after.json";
+  ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  const json r = json::parse(readFile(report));
+  CHECK(r.at("blacklisted").get<long>() == 1);
+  bool calleeAborts = false;
+  for (const auto& site : r.at("sites"))
+    if (site.at("reasonId") == "NYIBC:FNEW" && site.at("line") == 3) calleeAborts = site.at("count").get<long>() > 0;
+  CHECK(calleeAborts);
+}
+
 // A loop blacklisted by a closure runs its 100,000 calls of a constructor
 // that ends in `return setmetatable(...)` in the interpreter: every trace
 // from the constructor's entry leaves at that tail call (LLEAVE), so its

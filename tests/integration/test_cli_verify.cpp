@@ -222,7 +222,7 @@ TEST_CASE("a function another file calls from a hot loop is hot: the project-wid
   expect("fixtures/projects/aborting_helpers/closures.lua:4", "blacklist", "certain",
          "first is called from the loop at line 8 of fixtures/projects/aborting_helpers/main.lua");
   expect("fixtures/projects/aborting_helpers/closures.lua:7", "warn", "certain",
-         "the loop at line 8 aborts first in the call of closures.first at line 9 on every pass");
+         "the loop at line 8 aborts first at the call of closures.first at line 9 on every pass");
   // The same through nested module tables (ltn12's M.source.string, then
   // M.filter.chain), in a loop of 20,000 turns: the second takes varargs,
   // so no trace of its own starts either: latent behind the first, likely.

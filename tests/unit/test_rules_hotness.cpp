@@ -1160,6 +1160,27 @@ TEST_CASE("a helper's closure behind another helper's in the same loop blacklist
   CHECK(find(big, 5, "NYIBC:FNEW")->reasoning.find("second's entry is blacklisted") != std::string::npos);
 }
 
+TEST_CASE("a helper that makes a closure before its stitching tail call aborts there and never stitches",
+          "[rules][hotness]") {
+  // gen_range's `return coroutine.wrap(function() ... end)` makes the
+  // closure first: every trace through it aborts there (`-jv`: 4 aborts of
+  // the loop at line 15, at line 4), none gets to the stitch, and gen_map's
+  // closure after it aborts only gen_map's entry, 3 times (audit 97).
+  const std::string source =
+      "local function gen_range(n)\n  return coroutine.wrap(function()\n"
+      "    for i = 1, n do coroutine.yield(i) end\n  end)\nend\n\n"
+      "local function gen_map(f, g)\n  return coroutine.wrap(function()\n"
+      "    for v in g do coroutine.yield(f(v)) end\n  end)\nend\n\n"
+      "local function triple(x) return x * 3 end\nlocal total = 0\nfor round = 1, 400 do\n"
+      "  for v in gen_map(triple, gen_range(10)) do\n    total = total + v\n  end\nend\n";
+  auto ps = predict(source);
+  INFO(listed(ps));
+  const Prediction* mapped = find(ps, 10, "NYIBC:FNEW");  // the VM line: the closure's `end`
+  REQUIRE(mapped);
+  CHECK(mapped->severity == Severity::Warn);
+  CHECK(mapped->reasoning.find("stitches the trace on every pass") == std::string::npos);
+}
+
 TEST_CASE("a split behind a branch that can go around it is likely, not certain", "[rules][hotness]") {
   // A hot loop is no evidence that the branch runs: `-jv` shows these loops
   // compiled with no split at all, the branch never taken (audit 50).
