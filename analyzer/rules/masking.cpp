@@ -66,6 +66,59 @@ std::vector<int> innermostLoops(const std::vector<flow::Loop>& loops, int size) 
   return innermost;
 }
 
+// Whether a call of `proto` in this file passes, for its parameter k, a
+// function of this file that runs a loop.
+bool passesLoopingFunction(const bytecode::Chunk& chunk, const flow::ValueMap& values, const flow::CallGraph& calls,
+                           std::size_t proto, int k) {
+  for (const flow::CallSite& site : calls.callers(proto)) {
+    const bytecode::Instruction& call = chunk.prototypes[site.proto].at(site.pc);
+    const int arg = site.firstArgument + k;
+    if (arg >= flow::fixedArgs(call)) continue;
+    const flow::Value v = values.at(site.proto, site.pc, flow::argumentSlot(chunk, call, arg));
+    if (v.is(flow::Value::Kind::LuaFunction) && v.proto < chunk.prototypes.size() && calls.runsLoop(v.proto))
+      return true;
+  }
+  return false;
+}
+
+// Whether the side trace from the exit of a loop that `proto` runs (its
+// own, or that of a function it calls, down to `depth` 3) surely returns
+// into its caller: a loop whose body calls no function that runs a loop of
+// its own, nor a parameter some call in this file passes such a function
+// for. A loop trace that records a call into another loop links to that
+// loop's trace and is not left by its own exit (`-jv`: `[TRACE 4 r01.lua:8
+// -> 2]`, audit 97: reduce's loop calling back a closure that runs sum's).
+// What else it calls is taken not to loop, as callRunsLoop takes a callee
+// given no function.
+bool loopReturnsHere(const bytecode::Chunk& chunk, const flow::ValueMap& values, const flow::CallGraph& calls,
+                     std::size_t proto, int depth) {
+  const bytecode::Prototype& code = chunk.prototypes[proto];
+  for (const flow::Loop& loop : calls.loopMap(proto).loops()) {
+    bool plain = true;
+    for (int pc = loop.first; pc <= loop.last && plain; ++pc) {
+      const bytecode::Instruction& ins = code.at(pc);
+      if (!flow::isCall(ins.op)) continue;
+      flow::Value callee = values.at(proto, pc, flow::calleeSlot(ins));
+      if (callee.is(flow::Value::Kind::Method)) callee = values.resolveMethod(callee);
+      if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size())
+        plain = !calls.runsLoop(callee.proto);
+      else if (const int k = flow::parameterIn(code, pc, flow::calleeSlot(ins)); k >= 0)
+        plain = !passesLoopingFunction(chunk, values, calls, proto, k);
+    }
+    if (plain) return true;
+  }
+  if (!calls.loopMap(proto).loops().empty() || depth >= 3) return false;
+  for (int pc = 1; pc <= code.size(); ++pc) {
+    if (!flow::isCall(code.at(pc).op) || flow::isTailCall(code.at(pc).op)) continue;
+    const flow::Value callee = values.at(proto, pc, flow::calleeSlot(code.at(pc)));
+    if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size() &&
+        callee.proto != proto && calls.runsLoop(callee.proto) &&
+        loopReturnsHere(chunk, values, calls, callee.proto, depth + 1))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // Library functions have no Lua loop of their own (pcall's and sort's
@@ -73,16 +126,22 @@ std::vector<int> innermostLoops(const std::vector<flow::Loop>& loops, int size) 
 // given no function is assumed to have none (most are methods that do not
 // loop hot; checked on the accuracy workloads).
 bool callRunsLoop(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
-                  const flow::CallGraph& calls, int pc) {
+                  const flow::CallGraph& calls, int pc, bool* sure) {
+  if (sure) *sure = false;
   const bytecode::Instruction& call = chunk.prototypes[proto].at(pc);
   if (flow::isTailCall(call.op)) return false;
   flow::Value callee = values.at(proto, pc, flow::calleeSlot(call));
   if (callee.is(flow::Value::Kind::Method)) callee = values.resolveMethod(callee);
-  if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size())
-    return calls.runsLoop(callee.proto);
-  if ((callee.is(flow::Value::Kind::ModuleMember) || callee.is(flow::Value::Kind::ModuleResult)) &&
-      calls.memberRunsLoop(callee.name))
+  if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < chunk.prototypes.size()) {
+    if (!calls.runsLoop(callee.proto)) return false;
+    if (sure) *sure = loopReturnsHere(chunk, values, calls, callee.proto, 0);
     return true;
+  }
+  if ((callee.is(flow::Value::Kind::ModuleMember) || callee.is(flow::Value::Kind::ModuleResult)) &&
+      calls.memberRunsLoop(callee.name)) {
+    if (sure) *sure = true;
+    return true;
+  }
   if (!resolvesToLuaCode(callee) || !flow::isCall(call.op)) return false;
   for (int k = 0; k < flow::fixedArgs(call); ++k)
     if (values.at(proto, pc, flow::argumentSlot(chunk, call, k)).is(flow::Value::Kind::LuaFunction)) return true;

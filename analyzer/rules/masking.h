@@ -32,9 +32,14 @@ int closingReturnLine(const bytecode::Prototype& callee);
 // one (CallGraph::memberRunsLoop), or a callee the file
 // does not resolve that gets a function as an argument (a higher-order call
 // such as list:each(fn) loops over its callback). Tail calls return to the
-// caller's caller and never do.
+// caller's caller and never do. `sure`, when given, says whether the side
+// trace from the loop's exit surely returns here: a loop of a function of
+// this file whose body calls no function that runs a loop (audit 97:
+// reduce's loop calling back a closure that ran sum's loop linked to that
+// loop's trace and was never left by its own exit), or another module's
+// looping function; not a guessed higher-order call.
 bool callRunsLoop(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
-                  const flow::CallGraph& calls, int pc);
+                  const flow::CallGraph& calls, int pc, bool* sure = nullptr);
 
 // The certain aborts of one prototype and which site each hides. Built with
 // one pass over the prototype; each question then costs about log n, so a

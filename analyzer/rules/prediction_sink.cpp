@@ -367,23 +367,27 @@ CollectingSink::Maskers::Maskers(const CollectingSink& sink, bool (*isMasker)(co
 }
 
 const CollectingSink::Pending* CollectingSink::Maskers::firstHiding(const Pending& site, int* pcOut) {
-  auto candidates = byProto_.find(site.proto);
+  return hidingAt(site.proto, site.tracePc, pcOut);
+}
+
+const CollectingSink::Pending* CollectingSink::Maskers::hidingAt(std::size_t proto, int at, int* pcOut) {
+  auto candidates = byProto_.find(proto);
   if (candidates == byProto_.end()) return nullptr;
   const auto& list = candidates->second;
   // Only an abort before the site can hide it (Masking::firstMasker): a
   // prototype whose one abort is the site itself needs no Masking.
-  if (list.front()->tracePc >= site.tracePc) return nullptr;
-  auto it = masking_.find(site.proto);
+  if (list.front()->tracePc >= at) return nullptr;
+  auto it = masking_.find(proto);
   if (it == masking_.end()) {
     std::vector<int> pcs;
     pcs.reserve(list.size());
     for (const Pending* m : list) pcs.push_back(m->tracePc);
-    it = masking_.try_emplace(site.proto, *sink_.chunk_, site.proto, *sink_.values_, *sink_.calls_, pcs).first;
+    it = masking_.try_emplace(proto, *sink_.chunk_, proto, *sink_.values_, *sink_.calls_, pcs).first;
   }
-  const int pc = it->second.firstMasker(site.tracePc);
+  const int pc = it->second.firstMasker(at);
   if (pc == 0) return nullptr;
   if (pcOut) *pcOut = pc;
-  return *std::lower_bound(list.begin(), list.end(), pc, [](const Pending* p, int at) { return p->tracePc < at; });
+  return *std::lower_bound(list.begin(), list.end(), pc, [](const Pending* p, int k) { return p->tracePc < k; });
 }
 
 void CollectingSink::markMasked() {
@@ -399,6 +403,56 @@ void CollectingSink::markMasked() {
     if (!m) continue;
     behindAborts_->note(site.proto, pc, site.tracePc);
     site.prediction.maskedBy = MaskingSite{m->prediction.path, m->prediction.line, m->prediction.reasonId, {}};
+  }
+}
+
+// A certain site whose last call before it in its loop body (or function
+// body) may run a loop: a root trace stops at that loop, so only the side
+// trace from the loop's exit records the site, and the bytecode does not
+// make sure that one forms and returns here (callRunsLoop's `sure`) when
+// the call is a guess (a callee the file does not resolve, taken to loop
+// over the function it gets) behind an abort every pass runs, or a
+// function of this file whose loop calls a function that runs a loop (its
+// trace links to that loop's). Audit 97:
+// a closure after `:map(function ... end)` that aborted every call, and
+// after `reduce(rows, f)`, whose loop's trace linked to sum's; `-jv`
+// recorded neither.
+void CollectingSink::markAfterUnsureLoops() {
+  Maskers maskers(*this, [](const Pending& m) { return m.certainAbort; });
+  for (auto& site : pending_) {
+    Prediction& p = site.prediction;
+    if (p.confidence != Confidence::Certain || p.masked() || site.unmaskable || site.tracePc <= 1) continue;
+    const bytecode::Prototype& code = chunk_->prototypes[site.proto];
+    const flow::LoopMap& loops = calls_->loopMap(site.proto);
+    const flow::Loop* around = loops.innermost(site.tracePc);
+    const int first = around ? around->first : 1;
+    int call = 0;
+    bool sure = false;
+    for (int q = site.tracePc - 1; q >= first && call == 0; --q) {
+      if (loops.innermost(q) != around) break;  // a loop between: its exit's side trace comes after the call
+      if (flow::isCallOrIterator(code.at(q).op) && callRunsLoop(*chunk_, site.proto, *values_, *calls_, q, &sure))
+        call = q;
+    }
+    if (call == 0 || sure) continue;
+    flow::Value callee = values_->at(site.proto, call, flow::calleeSlot(code.at(call)));
+    if (callee.is(flow::Value::Kind::Method)) callee = values_->resolveMethod(callee);
+    const Pending* before = maskers.empty() ? nullptr : maskers.hidingAt(site.proto, call);
+    if (!callee.is(flow::Value::Kind::LuaFunction) && !before) continue;
+    p.confidence = Confidence::Likely;
+    if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
+    p.reasoning += "; but ";
+    if (before)
+      p.reasoning += "the abort at line " + std::to_string(before->prediction.line) + " (" +
+                     before->prediction.reasonId.str() + ") comes before the call at line " +
+                     std::to_string(code.at(call).line) + " on every pass, and ";
+    p.reasoning += "only the side trace from the exit of the loop " +
+                   std::string(before ? "that call" : "the call at line " + std::to_string(code.at(call).line)) +
+                   (callee.is(flow::Value::Kind::LuaFunction) ? " runs" : " may run") +
+                   " records this site; whether one forms and returns here the bytecode does not show (" +
+                   (callee.is(flow::Value::Kind::LuaFunction)
+                        ? "that loop calls a function that runs a loop, whose trace it may link to instead"
+                        : "the callee is not resolved here, and is taken to loop over the function it gets") +
+                   "), so likely";
   }
 }
 
@@ -577,6 +631,7 @@ void CollectingSink::markAfterLazyInits() {
 std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   markMasked();
   if (chunk_ && values_ && calls_) markMaskedByCalls();  // and by other modules' aborting functions
+  if (chunk_ && values_ && calls_) markAfterUnsureLoops();
   if (chunk_ && values_ && calls_) markAfterErrorPaths();
   if (chunk_ && values_ && calls_) markAfterLikelyAborts();
   markAfterLazyInits();

@@ -72,6 +72,8 @@ class CollectingSink final : public PredictionSink {
     // The first of them that every path to `site` runs through, in its
     // loop body (Masking::firstMasker); null when none. `pc` gets its pc.
     const Pending* firstHiding(const Pending& site, int* pc = nullptr);
+    // The same for the instruction at `at` of prototype `proto`.
+    const Pending* hidingAt(std::size_t proto, int at, int* pc = nullptr);
 
    private:
     const CollectingSink& sink_;
@@ -87,6 +89,7 @@ class CollectingSink final : public PredictionSink {
   bool startsNoTrace(std::size_t proto, int pc) const;
   std::vector<int> closingLine_;  // by prototype: closingReturnLine, -1 until asked
   void markMasked();
+  void markAfterUnsureLoops();
   void markMaskedByCalls();
   void markAfterErrorPaths();
   void markAfterLikelyAborts();

@@ -402,6 +402,55 @@ TEST_CASE("a call to a function that calls a function with a loop unmasks, one t
   CHECK(maskedBy(*find(ps, 9, "STITCH:string.gsub")).empty());
 }
 
+TEST_CASE("a site unmasked only by a loop the bytecode does not show returning here is likely, not certain",
+          "[rules][masking]") {
+  // Only the side trace from the loop's exit records what follows the
+  // call. A call the file does not resolve, taken to loop over the
+  // function it gets, may not loop (audit 97: Obs:map, whose closure
+  // aborted every call); a loop that calls code the file cannot see into
+  // may link to another loop's trace and never leave by its own exit
+  // (audit 97: reduce's loop calling back into sum's; `-jv`: the loop's
+  // trace `-> 2`, nothing recorded after the call). So may one that calls
+  // a function that runs a loop.
+  auto ps = predict(
+      "local function sum(t) local s = 0 for i = 1, #t do s = s + t[i] end return s end\n"
+      "local function reduce(t, f) local acc = 0 for i = 1, #t do acc = f(acc, t[i]) end return acc end\n"
+      "local rows = {1, 2, 3}\n"
+      "for pass = 1, 3000 do\n"
+      "  local f = function(a, r) return a + sum(rows) end\n"
+      "  sum(rows)\n"
+      "  local a = string.gsub('abc', 'b', 'c')\n"  // 7: sum's loop returns here: certain
+      "  reduce(rows, f)\n"
+      "  local b = string.gsub('abc', 'b', 'c')\n"  // 9: reduce's loop calls f, which runs sum's: likely
+      "  pass = pass + #a + #b\n"
+      "end\n");
+  INFO(listed(ps));
+  const Prediction* a = find(ps, 7, "STITCH:string.gsub");
+  REQUIRE(a);
+  CHECK(maskedBy(*a).empty());
+  CHECK(a->confidence == Confidence::Certain);
+  const Prediction* b = find(ps, 9, "STITCH:string.gsub");
+  REQUIRE(b);
+  CHECK(maskedBy(*b).empty());
+  CHECK(b->confidence == Confidence::Likely);
+  CHECK(b->reasoning.find("only the side trace from the exit of the loop the call at line 8 runs records this site") !=
+        std::string::npos);
+  auto guessed = predict(
+      "local function run(obj, k)\n"
+      "  local f = function() return k end\n"
+      "  obj:map(function(x) return x end)\n"
+      "  local c = string.gsub('abc', 'b', 'c')\n"  // 4: map is a guess: likely
+      "  return #c + f()\n"
+      "end\n"
+      "local o = {map = function(self, g) return g(1) end}\n"
+      "for i = 1, 3000 do run(o, i) end\n");
+  INFO(listed(guessed));
+  const Prediction* c = find(guessed, 4, "STITCH:string.gsub");
+  REQUIRE(c);
+  CHECK(maskedBy(*c).empty());
+  CHECK(c->confidence == Confidence::Likely);
+}
+
 TEST_CASE("a certain RETURN ends the trace: what follows it in the body is masked", "[rules][masking]") {
   // The trace ends at pcall(error, ...) and returns to the interpreter,
   // which runs the rest of the body; no trace starts again before the loop
