@@ -674,4 +674,16 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   return out;
 }
 
+std::string unreachedClause(const FunctionView& fn, std::size_t heatProto, int heatPc) {
+  if (!fn.chunk.prototypes[heatProto].isVararg() || fn.of(heatProto).loops.innermost(heatPc)) return {};
+  bool everyCall = false;
+  const std::string abortsBefore = loopAbortsBeforeEveryCall(fn, heatProto, &everyCall);
+  if (!unreachedBehindAborts(fn, heatProto, abortsBefore, everyCall)) return {};
+  return (abortsBefore.empty() ? std::string("; but ")
+                               : "; but the loops that make its calls abort first at " + abortsBefore +
+                                     ", which aborts every trace through it, on every pass, so their traces never "
+                                     "record these calls, and ") +
+         functionName(fn, heatProto) + kVarargEntry + ", so likely";
+}
+
 }  // namespace ljcheck::rules

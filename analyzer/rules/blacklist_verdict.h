@@ -35,4 +35,11 @@ struct BlacklistVerdict {
 BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding, std::size_t proto,
                                   std::size_t heatProto, int heatPc, const flow::LoopTrips* unknownAround);
 
+// For any other finding at heatPc of vararg function heatProto, outside its
+// loops, when no trace records it (BlacklistVerdict::unreached): the clause
+// that says why, ending "so likely"; empty otherwise (audit 97: a RETURN of
+// `unpack` in the closure `partial(f, ...)` returns, called after partial
+// itself aborts the loop's trace).
+std::string unreachedClause(const FunctionView& fn, std::size_t heatProto, int heatPc);
+
 }  // namespace ljcheck::rules

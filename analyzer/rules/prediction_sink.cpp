@@ -257,6 +257,13 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     if (verdict.entryLine > 0) p.blacklistsEntry = Prediction::BlacklistedEntry{verdict.entryLine, verdict.entryFunction};
     blacklisting = std::move(verdict.clause);
     dependsOnData = verdict.dependsOnData || verdict.unreached;
+  } else if (heat == flow::Heat::Known && finding.confidence == Confidence::Certain && heatPc > 0 && !pastLoop) {
+    // So for a split or any other finding: behind aborts, in a function
+    // whose entry no trace starts at, no trace records it.
+    if (std::string unreached = unreachedClause(fn, heatProto, heatPc); !unreached.empty()) {
+      blacklisting = std::move(unreached);
+      dependsOnData = true;
+    }
   }
   // Any other certain finding behind a branch that can go around it (a
   // split in `if i < 0 then return s:gsub(...) end`): the loop's heat is

@@ -1181,6 +1181,33 @@ TEST_CASE("a helper that makes a closure before its stitching tail call aborts t
   CHECK(mapped->reasoning.find("stitches the trace on every pass") == std::string::npos);
 }
 
+TEST_CASE("a split in a vararg closure called only behind an aborting call is likely: no trace records it",
+          "[rules][hotness]") {
+  // partial() aborts the loop's trace at its closure before log(tick), and
+  // the closure takes varargs, whose entry the VM never counts: `-jv` shows
+  // 11 aborts at line 8 and nothing at line 5 (audit 97). Called straight
+  // from the loop instead, its RETURN is certain.
+  auto source = [](const char* loopBody) {
+    return std::string("local unpack = table.unpack or unpack\nlocal function partial(f, ...)\n"
+                       "  local bound, nb = {...}, select('#', ...)\n  return function(...)\n"
+                       "    local args = {unpack(bound, 1, nb)}\n    args[nb + 1] = ...\n"
+                       "    return f(unpack(args, 1, nb + 1))\n  end\nend\n"
+                       "local function emit(bus, name, v) bus[name] = (bus[name] or 0) + v end\n"
+                       "local bus = {}\nlocal log = partial(emit, bus, 'tick')\nfor tick = 1, 60000 do\n") +
+           loopBody + "\nend\n";
+  };
+  auto behind = predict(source("  local l = partial(emit, bus, 'tick')\n  l(tick)"));
+  INFO(listed(behind));
+  const Prediction* unreached = find(behind, 5, "RETURN:unpack");
+  REQUIRE(unreached);
+  CHECK(unreached->confidence == Confidence::Likely);
+  CHECK(unreached->reasoning.find("whose entry the VM never counts") != std::string::npos);
+  auto straight = predict(source("  log(tick)"));
+  INFO(listed(straight));
+  REQUIRE(find(straight, 5, "RETURN:unpack"));
+  CHECK(find(straight, 5, "RETURN:unpack")->confidence == Confidence::Certain);
+}
+
 TEST_CASE("a split behind a branch that can go around it is likely, not certain", "[rules][hotness]") {
   // A hot loop is no evidence that the branch runs: `-jv` shows these loops
   // compiled with no split at all, the branch never taken (audit 50).
