@@ -157,26 +157,33 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
            ", fewer than the " + std::to_string(hotloop) + " that get a loop hot (hotloop)" + data;
   }
   if (callers.empty()) return {};
-  // The one call that runs hot; the others (a load-time loop of three
-  // turns, audit 77) are too few to get anything hot.
-  const flow::CallSite* hot = nullptr;
-  for (const flow::CallSite& site : callers) {
-    if (fn.calls.runsAt(site.proto, site.pc) < hotloop) continue;
-    if (hot) return {};
-    hot = &site;
-  }
-  if (!hot) return {};
-  Stop at;
-  fn.calls.steadyRunsAt(hot->proto, hot->pc, &at);
   const std::string fewer = ", so the passes sure to run it number " + std::to_string(steady) + ", fewer than the " +
                             std::to_string(hotloop) + " that get a loop hot (hotloop)" + data;
-  if (at.kind == Stop::Kind::Branch) return "; " + flow::CallGraph::describeStop(at, hot->line, "") + fewer;
-  // A way around the call that aborts elsewhere counts for the loop's
-  // runs, not for the calls (a branch that skips `slow(x)` and runs into a
-  // closure: the passes that take it never enter the callee).
-  if (at.abortingRoute > 0)
-    return "; the path from line " + std::to_string(at.abortingRoute) + " goes around the call at line " +
-           std::to_string(hot->line) + " and aborts elsewhere" + fewer;
+  // The one call that runs hot; the others (a load-time loop of three
+  // turns, audit 77) are too few to get anything hot. Up the chain of such
+  // calls while each is on every pass of its function (audit 98: Bus:on,
+  // called from Bus:once, called behind `if frame % 500 == 0`).
+  std::size_t callee = proto;
+  for (int depth = 0; depth < 4; ++depth) {
+    const flow::CallSite* hot = nullptr;
+    for (const flow::CallSite& site : fn.calls.callers(callee)) {
+      if (fn.calls.runsAt(site.proto, site.pc) < hotloop) continue;
+      if (hot) return {};
+      hot = &site;
+    }
+    if (!hot) return {};
+    Stop at;
+    fn.calls.steadyRunsAt(hot->proto, hot->pc, &at);
+    if (at.kind == Stop::Kind::Branch) return "; " + flow::CallGraph::describeStop(at, hot->line, "") + fewer;
+    // A way around the call that aborts elsewhere counts for the loop's
+    // runs, not for the calls (a branch that skips `slow(x)` and runs into a
+    // closure: the passes that take it never enter the callee).
+    if (at.abortingRoute > 0)
+      return "; the path from line " + std::to_string(at.abortingRoute) + " goes around the call at line " +
+             std::to_string(hot->line) + " and aborts elsewhere" + fewer;
+    if (at.kind != Stop::Kind::None || fn.calls.externalCaller(hot->proto) || hot->proto == callee) return {};
+    callee = hot->proto;
+  }
   return {};
 }
 

@@ -1230,6 +1230,31 @@ TEST_CASE("a split behind a branch that can go around it is likely, not certain"
   CHECK(find(always, 3, "RETURN:string.gsub")->confidence == Confidence::Certain);
 }
 
+TEST_CASE("a branch around the call of a helper that calls the function makes its sites likely", "[rules][hotness]") {
+  // Audit 98: Bus:once(fn) calls Bus:on, whose closure is certain when the
+  // loop calls Bus:on on every pass; behind `if frame % 500 == 0` it runs 6
+  // times and `-jv` shows no abort at all.
+  auto program = [](const char* call) {
+    return std::string("local Bus = {}\nBus.__index = Bus\n"
+                       "function Bus.new() return setmetatable({ list = {} }, Bus) end\n"
+                       "function Bus:on(fn, prio)\n  self.list[#self.list + 1] = { fn = fn, prio = prio }\n"
+                       "  table.sort(self.list, function(a, b) return a.prio > b.prio end)\nend\n"
+                       "function Bus:once(fn)\n  self:on(fn, 0)\nend\nlocal bus = Bus.new()\nlocal n = 0\n"
+                       "for frame = 1, 3000 do\n  n = n + frame\n") +
+           call + "\nend\n";
+  };
+  auto behind = predict(program("  if frame % 500 == 0 then bus:once(print) end"));
+  INFO(listed(behind));
+  REQUIRE(find(behind, 6, "NYIBC:FNEW"));
+  CHECK(find(behind, 6, "NYIBC:FNEW")->confidence == Confidence::Likely);
+  CHECK(find(behind, 6, "NYIBC:FNEW")->reasoning.find("a branch at line 15 can go around the call at line 15") !=
+        std::string::npos);
+  auto every = predict(program("  bus:once(print)"));
+  INFO(listed(every));
+  REQUIRE(find(every, 6, "NYIBC:FNEW"));
+  CHECK(find(every, 6, "NYIBC:FNEW")->confidence == Confidence::Certain);
+}
+
 TEST_CASE("a site in the other arm of a branch is not after the loop in the first arm", "[rules][hotness]") {
   // Audit 80: `if #v > 0 then for i = 1, #v do ... end else ... table.sort(keys) end`:
   // the sort never runs after that loop.
