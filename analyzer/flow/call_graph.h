@@ -119,6 +119,11 @@ struct HeatEvidence {
   // The known trips reach hotloop but leave no sure try at recording this
   // code (CallGraph::evidence): Likely, not Known.
   bool barelyHot = false;
+  // Why, when it is not the turn the counter fires on: the loop turns fewer
+  // than one and a half times hotloop in all, and its body calls Lua functions, whose
+  // entry counters may share its slot, fire first and reset it
+  // (CallGraph::runsOtherCounters).
+  bool sharedCounter = false;
   // The line of its function's tail call of itself (a loop written as tail
   // recursion) that this code leads to, when that is what makes it likely
   // hot: each such call runs it again, as many times as the data decides
@@ -381,6 +386,14 @@ class CallGraph {
   const bytecode::Chunk* chunk_ = nullptr;  // what the graph was built of: it outlives the graph
   mutable std::map<std::pair<std::size_t, int>, std::vector<bool>> reachedFromExit_;
   bool barelyHot(std::size_t proto, const HeatEvidence& e) const;
+  // Whether the body of `loop` of `proto` runs hot counters that may fire
+  // late, other than its own: a call, outside its inner loops, of a Lua
+  // function of this file whose entry is counted (FUNCF; a vararg
+  // function's FUNCV is not) and that runs a loop or calls another.
+  bool runsOtherCounters(std::size_t proto, const LoopTrips& loop) const;
+  // The runs of the turns `e` counts over every call of `proto`: the hot
+  // counter lives on across calls.
+  long countedTurns(std::size_t proto, const HeatEvidence& e) const;
   void findCycles();
   void findTailRecursion();
   void dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk);

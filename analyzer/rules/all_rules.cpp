@@ -99,6 +99,11 @@ std::string loopEvidence(const flow::CallGraph& calls, const flow::HeatEvidence&
     return (nested ? ", which runs " + n + " times with the loops around it" : ", which runs " + n + " times") +
            from +
            (e.iterations < calls.hotloop() ? " (fewer than hotloop, " + hotloop + ")"
+            : e.sharedCounter
+                ? " (fewer than " + std::to_string(3 * calls.hotloop() / 2) + ", one and a half times hotloop, and "
+                  "its body calls Lua functions that call others or loop, whose hot counters count too: LuaJIT "
+                  "hashes hot counters into 64 slots, and one that shares the loop's and fires first resets it, so "
+                  "in some runs the loop never gets hot, so likely)"
             : e.barelyHot ? " (just enough for hotloop, " + hotloop + ": the try its hot counter starts may leave "
                             "the loop, or find no turn left, before it records this, so likely)"
                           : "");
