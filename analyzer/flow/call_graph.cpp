@@ -248,6 +248,16 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
       }
     }
   }
+  // Under a pcall that runs hot: the functions its protected calls reach.
+  underHotPcall_.assign(callers_.size(), 0);
+  std::vector<std::size_t> protectedHot;
+  for (std::size_t p = 0; p < callers_.size(); ++p)
+    for (const auto& site : callers_[p])
+      if (site.protectedCall && !underHotPcall_[p] && calleeHeat(evidenceAt(site.proto, site.pc)) >= Heat::Likely) {
+        underHotPcall_[p] = 1;
+        protectedHot.push_back(p);
+      }
+  markCallees(underHotPcall_, std::move(protectedHot));
   // Entered at least hotexit times: from a loop that runs that often (or
   // whose trip count is unknown), or from a function that runs hot.
   for (std::size_t p = 0; p < callers_.size(); ++p)

@@ -330,6 +330,8 @@ class CallGraph {
   // through resolved calls: an error raised there is caught, and the code
   // that raised it can run again.
   bool underPcall(std::size_t proto) const { return underPcall_.at(proto) != 0; }
+  // The same through a protected call that runs hot (likely or known).
+  bool underHotPcall(std::size_t proto) const { return underHotPcall_.at(proto) != 0; }
 
  private:
   std::vector<Heat> heat_;
@@ -370,6 +372,7 @@ class CallGraph {
   std::vector<std::size_t> component_;
   std::vector<bool> recursive_;
   std::vector<char> underPcall_;
+  std::vector<char> underHotPcall_;
   // By proto: a function that tail-calls itself (HeatEvidence::
   // tailRecursion), from code that runs: that call's line, and by pc
   // whether a path leads from there to it. Empty for any other function.

@@ -129,9 +129,20 @@ void capBehindBranch(Finding& f, bool ends, const std::string& clause) {
 }
 
 // Raising an error leaves the loop (and usually the program): the split
-// shows only when an error path runs hot, which needs a pcall to catch it.
+// shows only when an error path runs hot, which needs a pcall that runs
+// hot to catch it (audit 96: one pcall in the main chunk that tests a
+// bounds check once made the check's error, hot through another caller,
+// a warning `-jv` never showed).
 Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
-  return fn.calls.underPcall(proto) ? Confidence::Likely : Confidence::Possible;
+  return fn.calls.underHotPcall(proto) ? Confidence::Likely : Confidence::Possible;
+}
+
+// Why the error path is that sure (errorConfidence).
+std::string errorPathWhy(const FunctionView& fn, std::size_t proto) {
+  if (fn.calls.underHotPcall(proto)) return "; it runs under a pcall of this file that runs hot, which catches the error";
+  if (fn.calls.underPcall(proto))
+    return "; it runs under a pcall of this file, but none that runs hot: an error path rarely runs hot";
+  return "; an error path rarely runs hot";
 }
 
 // The hot call sites of a function that share one loop, in pc order: each
@@ -404,8 +415,7 @@ class CallSplitRule final : public Rule {
       addCModuleEvidence(fn, callee.value, f);
       if (callee.value.name == "error" && !callee.protectedCall) {
         f.confidence = errorConfidence(fn, fn.index);
-        f.reasoning += fn.calls.underPcall(fn.index) ? "; it runs under a pcall of this file, which catches the error"
-                                                     : "; an error path rarely runs hot";
+        f.reasoning += errorPathWhy(fn, fn.index);
       }
       sink.report(fn, std::move(f));
     }

@@ -11,6 +11,7 @@
 #include "rules/blacklist_verdict.h"
 #include "rules/interpreted_calls.h"
 #include "rules/masking.h"
+#include "rules/split_finding.h"
 #include "rules/trace_splits_before.h"
 
 namespace ljcheck::rules {
@@ -130,6 +131,22 @@ Confidence lowered(Confidence c) {
 // each be behind a branch and together run on every pass: `if c then
 // helper(i) else helper(-i) end`, audit 54.) A clause for the reasoning;
 // empty when every pass runs it.
+// The pc of a call of `error` that the straight code after pc runs into
+// (no jump, branch, loop or return in between), not through pcall; 0 when
+// there is none, or the instruction at pc is that call.
+int errorAhead(const FunctionView& fn, int pc) {
+  for (int q = pc; q <= fn.proto.size(); ++q) {
+    const bytecode::Instruction& ins = fn.proto.at(q);
+    const flow::Flow f = flow::flowOf(ins, q);
+    if (!f.fallsThrough || f.jump != 0 || f.skip != 0 || flow::leavesFunction(ins.op)) return 0;
+    if (q == pc || !flow::isCall(ins.op)) continue;
+    const Callee callee = resolveCallee(fn, q);
+    if (callee.value.is(flow::Value::Kind::LibFunction) && callee.value.name == "error" && !callee.protectedCall)
+      return q;
+  }
+  return 0;
+}
+
 std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
   using Stop = flow::CallGraph::CountStop;
   Stop stop;
@@ -303,6 +320,19 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
       ((here.onceOnlyLine > 0 && here.onceOnlyLasting) || (heatPc > 0 && fn.calls.calledOnceOnly(heatProto))))
     p.confidence = std::min(p.confidence, Confidence::Possible);
   p.confidence = std::min(p.confidence, finding.most);
+  // Straight code that runs into a call of `error`: it runs only when the
+  // error is raised, and is as sure as that error's split (audit 96: the
+  // `string.format` of an interval check's message, a warning at 20,000
+  // calls, never run).
+  if (finding.pc > 0)
+    if (const int raise = errorAhead(fn.of(proto), finding.pc); raise > 0) {
+      const bool hotPcall = fn.calls.underHotPcall(proto);
+      p.confidence = std::min(p.confidence, hotPcall ? Confidence::Likely : Confidence::Possible);
+      if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
+      finding.reasoning += "; it runs only on the way to the error raised at line " +
+                           std::to_string(code.at(raise).line) +
+                           (hotPcall ? ", under a pcall of this file that runs hot" : ", and an error path rarely runs hot");
+    }
   // jit.off() or jit.opt.start(...) in this file: the VM does not run with
   // the JIT the profile describes (audit 59: no trace at all after a
   // jit.off(), no stitch under minstitch=100, no blacklisting at

@@ -125,6 +125,34 @@ TEST_CASE("an error call in a function that runs under a pcall of the file is li
   REQUIRE(find(ps, 6, "RETURN:error")->confidence == Confidence::Possible);
 }
 
+TEST_CASE("an error under a pcall that runs once, and what only builds its message, are possible splits",
+          "[rules][confidence]") {
+  // Audit 96: a bounds check called 33,334 times from a loop, and a pcall
+  // of it once in the main chunk; an interval check whose message is
+  // formatted from numbers. `-jv` showed neither on either build.
+  auto ps = predict(
+      "local function check(n, i)\n"
+      "  if i < 0 or i >= n then error('bit index out of range', 3) end\n"
+      "end\n"
+      "local function insert(lo, hi)\n"
+      "  if lo > hi then error(('invalid interval [%s, %s]'):format(lo, hi)) end\n"
+      "  return hi - lo\n"
+      "end\n"
+      "local s = 0\n"
+      "for i = 0, 99999, 3 do check(100000, i) s = s + insert(i, i + 10) end\n"
+      "print(pcall(check, 100000, 100005))\n");
+  INFO(listed(ps));
+  const Prediction* once = find(ps, 2, "RETURN:error");
+  REQUIRE(once);
+  CHECK(once->confidence == Confidence::Possible);
+  CHECK(once->reasoning.find("but none that runs hot") != std::string::npos);
+  const Prediction* message = find(ps, 5, "RETURN:string.format");
+  REQUIRE(message);
+  CHECK(message->confidence == Confidence::Possible);
+  CHECK(message->severity == Severity::Info);
+  CHECK(message->reasoning.find("it runs only on the way to the error raised at line 5") != std::string::npos);
+}
+
 TEST_CASE("a local function called only after a pairs loop is named by its call, not said to escape",
           "[rules][confidence]") {
   // The call right after the pairs loop has a heat of its own (the loop's
