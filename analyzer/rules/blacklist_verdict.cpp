@@ -301,6 +301,12 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     if (here.line > 0 || here.skippableLine > 0)
       return described(here, "", view, loop ? loop->first : 1, loop ? loop->last : view.proto.size());
     if (fromEntry || loop) return {};
+    // The first call site behind a split, when every call in a loop is: a
+    // call the loop's root trace reaches with no split before it brings
+    // the trace to this abort on every pass (audit 97: `bind(acct,
+    // "deposit")` first in the loop, then `dep(5)` and a second bind; `-jv`
+    // shows the loop blacklisted at bind's closure).
+    std::optional<Split> first;
     for (const auto& site : fn.calls.callers(heatProto)) {
       const FunctionView caller = fn.of(site.proto);
       const flow::Loop* around = caller.loops.innermost(site.pc);
@@ -309,14 +315,15 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
       // this abort after (audit 55: `s:gsub(...)` then `mk()` in h; `-jv`
       // shows the stitched trace's one abort, then mk's own entry's).
       if (!around) {
-        if (SplitBefore found = splitBefore(caller, 1, site.pc); found.stitchLine > 0)
-          return described(found, " in " + functionName(fn, site.proto), caller, 1, caller.proto.size());
+        if (SplitBefore found = splitBefore(caller, 1, site.pc); found.stitchLine > 0 && !first)
+          first = described(found, " in " + functionName(fn, site.proto), caller, 1, caller.proto.size());
         continue;
       }
-      if (SplitBefore found = splitBefore(caller, around->first, site.pc); found.line > 0)
-        return described(found, " in " + functionName(fn, site.proto), caller, around->first, around->last);
+      SplitBefore found = splitBefore(caller, around->first, site.pc);
+      if (found.line == 0) return {};
+      if (!first) first = described(found, " in " + functionName(fn, site.proto), caller, around->first, around->last);
     }
-    return {};
+    return first ? *first : Split{};
   };
   // Whether the body of the innermost loop around the site (or its
   // function, outside loops) calls a builtin the recorder does not compile

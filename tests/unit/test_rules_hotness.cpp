@@ -1280,6 +1280,32 @@ TEST_CASE("a loop just over hotloop that calls Lua functions is likely: a shared
   CHECK(find(more, 5, "NYIBC:FNEW")->confidence == Confidence::Certain);
 }
 
+TEST_CASE("a call that may split before one call site of a helper does not spare the site reached first",
+          "[rules][hotness]") {
+  // Audit 97: bind(acct, "deposit") first in the loop, then dep(5) and a
+  // second bind: the root trace reaches bind's closure on every pass at
+  // the first call (`ljcheck run`, both builds: the loop and bind's entry
+  // blacklisted). Only when every call is behind such a call is it a warning.
+  auto program = [](const char* body) {
+    return std::string("local function bind(obj, name)\n  return function(...) return obj[name](obj, ...) end\nend\n"
+                       "local Account = {}\nAccount.__index = Account\n"
+                       "function Account:deposit(x) self.balance = self.balance + x; return self.balance end\n"
+                       "local acct = setmetatable({balance = 0}, Account)\nlocal dep0 = bind(acct, 'deposit')\n"
+                       "for i = 1, 60000 do\n") +
+           body + "\nend\n";
+  };
+  auto first = predict(program("  local dep = bind(acct, 'deposit')\n  dep(5)\n  local wd = bind(acct, 'deposit')\n  wd(3)"));
+  INFO(listed(first));
+  REQUIRE(find(first, 2, "NYIBC:FNEW"));
+  CHECK(find(first, 2, "NYIBC:FNEW")->severity == Severity::Blacklist);
+  auto behind = predict(program("  dep0(1)\n  local dep = bind(acct, 'deposit')\n  dep(5)"));
+  INFO(listed(behind));
+  REQUIRE(find(behind, 2, "NYIBC:FNEW"));
+  CHECK(find(behind, 2, "NYIBC:FNEW")->severity == Severity::Warn);
+  CHECK(find(behind, 2, "NYIBC:FNEW")->reasoning.find("the call at line 10 in <main> comes before it") !=
+        std::string::npos);
+}
+
 TEST_CASE("a site in the other arm of a branch is not after the loop in the first arm", "[rules][hotness]") {
   // Audit 80: `if #v > 0 then for i = 1, #v do ... end else ... table.sort(keys) end`:
   // the sort never runs after that loop.
