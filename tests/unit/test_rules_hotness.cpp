@@ -1042,6 +1042,21 @@ TEST_CASE("an inner loop whose every pass ends its trace with a RETURN is a LINN
   INFO(listed(skipped));
   CHECK(find(skipped, 6, "RETURN:math.fmod"));
   CHECK_FALSE(find(skipped, 4, "LINNER"));
+  // A break before the call leaves the loop from its trace: that exit's
+  // side trace forms (audit 97: `if not e then break end` before
+  // `handle(unpack(e, 1, e.n))`; `-jv`: `(1/1) ... -> 1`, one LINNER abort).
+  auto broken = predict(
+      "local queue, head, tail = {}, 1, 0\n"
+      "local function pop()\n  if head > tail then return nil end\n"
+      "  local e = queue[head]; queue[head] = nil; head = head + 1\n  return e\nend\n"
+      "local function handle(a, b) return a + (b or 0) end\nlocal total = 0\n"
+      "for frame = 1, 20000 do\n"
+      "  tail = tail + 1; queue[tail] = {n = 2, frame, frame % 4}\n"
+      "  while true do\n    local e = pop()\n    if not e then break end\n"
+      "    total = total + handle(unpack(e, 1, e.n))\n  end\nend\n");
+  INFO(listed(broken));
+  CHECK(find(broken, 14, "RETURN:unpack"));
+  CHECK_FALSE(find(broken, 11, "LINNER"));
 }
 
 // Which stitch makes the blocker after it an error (audit of the rule, each
