@@ -486,9 +486,9 @@ void CollectingSink::markAfterUnsureLoops() {
     if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
     p.reasoning += "; but ";
     if (before)
-      p.reasoning += "the abort at line " + std::to_string(before->prediction.line) + " (" +
-                     before->prediction.reasonId.str() + ") comes before the call at line " +
-                     std::to_string(code.at(call).line) + " on every pass, and ";
+      p.reasoning += "every pass runs the abort reported at line " + std::to_string(before->prediction.line) + " (" +
+                     before->prediction.reasonId.str() + ") before it reaches the call at line " +
+                     std::to_string(code.at(call).line) + ", and ";
     p.reasoning += "only the side trace from the exit of the loop " +
                    std::string(before ? "that call" : "the call at line " + std::to_string(code.at(call).line)) +
                    (callee.is(flow::Value::Kind::LuaFunction) ? " runs" : " may run") +
