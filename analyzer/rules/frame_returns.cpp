@@ -442,19 +442,27 @@ class FrameReturnRule final : public Rule {
       } else {
         continue;
       }
-      Finding f;
-      f.pc = pc;
-      f.reasonId = ReasonId::traceError("NYIRETL");
-      f.construct = "return";
-      f.structural = true;
-      f.confidence = Confidence::Likely;
-      f.message = "the side trace from the loop's exit cannot return to the lower frame here (NYIRETL)";
-      f.reasoning = why;
-      sink.report(fn, std::move(f));
+      sink.report(fn, loopExitReturn(pc, "the side trace from the loop's exit cannot return to the lower frame here "
+                                         "(NYIRETL)",
+                                     std::move(why)));
     }
   }
 
  private:
+  // A return a loop's exit side trace records and cannot leave at its base
+  // (structural, likely).
+  static Finding loopExitReturn(int pc, std::string message, std::string reasoning) {
+    Finding f;
+    f.pc = pc;
+    f.reasonId = ReasonId::traceError("NYIRETL");
+    f.construct = "return";
+    f.structural = true;
+    f.confidence = Confidence::Likely;
+    f.message = std::move(message);
+    f.reasoning = std::move(reasoning);
+    return f;
+  }
+
   // The line of a pcall/xpcall of this function that runs hot (in a loop,
   // or in a function that is or may be called hot), or at least hotexit
   // times; empty for none. The side trace needs only the loop's exit to get
@@ -483,17 +491,13 @@ class FrameReturnRule final : public Rule {
       if (!flow::isReturn(fn.proto.at(pc).op)) continue;
       const flow::Loop* loop = fn.loops.innermost(pc);
       if (!loop || flow::blockedOnEveryPass(branches, refused, loop->first, loop->last)) continue;
-      Finding f;
-      f.pc = pc;
-      f.reasonId = ReasonId::traceError("NYIRETL");
-      f.construct = "return";
-      f.structural = true;
-      f.confidence = Confidence::Likely;
-      f.message = "the side trace from the loop's exit to this return cannot return to the lower frame (NYIRETL)";
-      f.reasoning = name + " is called through pcall at line " + protectedAt + " and returns from inside its loop at "
-                    "line " + std::to_string(loopLine(fn, loop->first)) + ", so the side trace that leaves the loop "
-                    "here returns through the pcall frame";
-      sink.report(fn, std::move(f));
+      sink.report(fn, loopExitReturn(pc, "the side trace from the loop's exit to this return cannot return to the lower "
+                                         "frame (NYIRETL)",
+                                     name + " is called through pcall at line " + protectedAt +
+                                         " and returns from inside its loop at line " +
+                                         std::to_string(loopLine(fn, loop->first)) +
+                                         ", so the side trace that leaves the loop here returns through the pcall "
+                                         "frame"));
     }
   }
 };
