@@ -37,6 +37,13 @@ std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto,
   return first;
 }
 
+// "the loops that make its calls abort first at <where>, ...": what
+// loopAbortsBeforeEveryCall found, for the reasoning.
+std::string abortsFirstAt(const std::string& where) {
+  return "the loops that make its calls abort first at " + where +
+         ", which aborts every trace through it, on every pass, so their traces never record these calls";
+}
+
 // Whether no trace ever records code of vararg function `proto` outside
 // its loops: every call of it, in this file and from others, is in a loop
 // whose trace aborts first in an aborting call ahead of it, and the VM
@@ -459,13 +466,10 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                     "hot counters by address into 64 slots: a calling loop's counter that shares the entry's slot "
                     "holds the count back in some runs (about 1 in 20 just above it), so likely";
   } else if (!abortsBefore.empty() && out.unreached) {
-    out.clause = "; but the loops that make its calls abort first at " + abortsBefore +
-                 ", which aborts every trace through it, on every pass, so their traces never record these calls, "
-                 "and " + functionName(fn, heatProto) + kVarargEntry + ", so a warning, and likely";
+    out.clause = "; but " + abortsFirstAt(abortsBefore) + ", and " + functionName(fn, heatProto) + kVarargEntry +
+                 ", so a warning, and likely";
   } else if (!abortsBefore.empty()) {
-    out.clause = "; but the loops that make its calls abort first at " + abortsBefore +
-                   ", which aborts every trace through it, on every pass, so their traces never record these calls, "
-                   "and only " +
+    out.clause = "; but " + abortsFirstAt(abortsBefore) + ", and only " +
                    functionName(fn, heatProto) + "'s own entry trace aborts here: its " + std::to_string(entryCalls) +
                    " calls on every pass are fewer than the " + std::to_string(entryNeeded.runs) +
                    " that blacklist it, so a warning";
@@ -686,10 +690,7 @@ std::string unreachedClause(const FunctionView& fn, std::size_t heatProto, int h
   bool everyCall = false;
   const std::string abortsBefore = loopAbortsBeforeEveryCall(fn, heatProto, &everyCall);
   if (!unreachedBehindAborts(fn, heatProto, abortsBefore, everyCall)) return {};
-  return (abortsBefore.empty() ? std::string("; but ")
-                               : "; but the loops that make its calls abort first at " + abortsBefore +
-                                     ", which aborts every trace through it, on every pass, so their traces never "
-                                     "record these calls, and ") +
+  return "; but " + (abortsBefore.empty() ? std::string() : abortsFirstAt(abortsBefore) + ", and ") +
          functionName(fn, heatProto) + kVarargEntry + ", so likely";
 }
 

@@ -128,15 +128,6 @@ void capBehindBranch(Finding& f, bool ends, const std::string& clause) {
   f.reasoning += "; " + clause;
 }
 
-// Raising an error leaves the loop (and usually the program): the split
-// shows only when an error path runs hot, which needs a pcall that runs
-// hot to catch it (audit 96: one pcall in the main chunk that tests a
-// bounds check once made the check's error, hot through another caller,
-// a warning `-jv` never showed).
-Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
-  return fn.calls.underHotPcall(proto) ? Confidence::Likely : Confidence::Possible;
-}
-
 // Why the error path is that sure (errorConfidence).
 std::string errorPathWhy(const FunctionView& fn, std::size_t proto) {
   if (fn.calls.underHotPcall(proto)) return "; it runs under a pcall of this file that runs hot, which catches the error";

@@ -326,12 +326,13 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   // calls, never run).
   if (finding.pc > 0)
     if (const int raise = errorAhead(fn.of(proto), finding.pc); raise > 0) {
-      const bool hotPcall = fn.calls.underHotPcall(proto);
-      p.confidence = std::min(p.confidence, hotPcall ? Confidence::Likely : Confidence::Possible);
+      const Confidence raised = errorConfidence(fn, proto);
+      p.confidence = std::min(p.confidence, raised);
       if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
       finding.reasoning += "; it runs only on the way to the error raised at line " +
                            std::to_string(code.at(raise).line) +
-                           (hotPcall ? ", under a pcall of this file that runs hot" : ", and an error path rarely runs hot");
+                           (raised == Confidence::Likely ? ", under a pcall of this file that runs hot"
+                                                         : ", and an error path rarely runs hot");
     }
   // jit.off() or jit.opt.start(...) in this file: the VM does not run with
   // the JIT the profile describes (audit 59: no trace at all after a

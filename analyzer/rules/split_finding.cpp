@@ -371,4 +371,8 @@ Finding splitFinding(int pc, std::size_t proto, const std::string& subject, cons
   return f;
 }
 
+Confidence errorConfidence(const FunctionView& fn, std::size_t proto) {
+  return fn.calls.underHotPcall(proto) ? Confidence::Likely : Confidence::Possible;
+}
+
 }  // namespace ljcheck::rules

@@ -55,6 +55,13 @@ struct Callee {
 bool hasPatternSpecials(std::string_view pattern);
 Callee resolveCallee(const FunctionView& fn, int pc);
 
+// How sure an error path of function `proto` is to run hot: raising leaves
+// the loop (and usually the program), so only a pcall that runs hot to
+// catch it makes it likely (audit 96: one pcall in the main chunk that
+// tested a bounds check once made the check's error, hot through another
+// caller, a warning `-jv` never showed); else possible.
+Confidence errorConfidence(const FunctionView& fn, std::size_t proto);
+
 // The register of the k-th argument (0-based) of the call at pc
 // (flow::argumentSlot in the function being checked).
 int argumentSlot(const FunctionView& fn, int pc, int k);
