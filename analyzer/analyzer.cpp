@@ -134,8 +134,9 @@ std::set<std::string> membersAskedAbout(const FileLinks& links, const flow::Call
 // (on a branch, maybe): a trace through it may abort there.
 bool refusesSome(const bytecode::Prototype& proto, const RecorderProfile& profile) {
   if (proto.isVararg()) return true;  // its '...' may be refused (rules/varargs.h)
+  const std::vector<bool>& refused = flow::refusedBytecodes(profile);
   for (int pc = 1; pc <= proto.size(); ++pc)
-    if (flow::refuses(profile, proto.at(pc).op)) return true;
+    if (flow::refuses(refused, proto.at(pc).op)) return true;
   return false;
 }
 
@@ -146,13 +147,14 @@ std::set<std::string> membersBeforeRefused(const bytecode::Chunk& chunk, const f
                                            const RecorderProfile& profile) {
   std::set<std::string> out;
   std::map<std::size_t, int> lastRefused;  // by prototype, asked about
+  const std::vector<bool>& refused = flow::refusedBytecodes(profile);
   for (const flow::ModuleCall& call : calls.moduleCalls()) {
     if (call.proto >= chunk.prototypes.size()) continue;
     auto [it, added] = lastRefused.emplace(call.proto, 0);
     if (added) {
       const bytecode::Prototype& p = chunk.prototypes[call.proto];
       for (int pc = 1; pc <= p.size(); ++pc)
-        if (flow::refuses(profile, p.at(pc).op) || p.at(pc).op == bytecode::Op::VARG) it->second = pc;
+        if (flow::refuses(refused, p.at(pc).op) || p.at(pc).op == bytecode::Op::VARG) it->second = pc;
     }
     if (call.pc < it->second) out.emplace(call.module + ":" + call.member);
   }

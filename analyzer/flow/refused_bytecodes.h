@@ -13,10 +13,13 @@ namespace ljcheck::flow {
 // Indexed by Op; built once per thread and profile.
 const std::vector<bool>& refusedBytecodes(const RecorderProfile& profile);
 
-inline bool refuses(const RecorderProfile& profile, bytecode::Op op) {
-  const std::vector<bool>& refused = refusedBytecodes(profile);
+// `refused`: refusedBytecodes(profile), looked up once before a walk over
+// every instruction.
+inline bool refuses(const std::vector<bool>& refused, bytecode::Op op) {
   auto i = static_cast<std::size_t>(op);
   return i < refused.size() && refused[i];
 }
+
+inline bool refuses(const RecorderProfile& profile, bytecode::Op op) { return refuses(refusedBytecodes(profile), op); }
 
 }  // namespace ljcheck::flow

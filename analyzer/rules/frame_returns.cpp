@@ -220,11 +220,12 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
 void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink& sink) {
   if (fn.isMain() || fn.proto.isVararg() || !fn.loops.loops().empty()) return;
   const std::vector<bool> reached = flow::reachablePcs(fn.proto);
+  const std::vector<bool>& refused = flow::refusedBytecodes(fn.profile);
   std::vector<int> returns;
   for (int pc = 1; pc <= fn.proto.size(); ++pc) {
     if (!reached[static_cast<std::size_t>(pc)]) continue;
     const Op op = fn.proto.at(pc).op;
-    if (flow::refuses(fn.profile, op) || flow::isTailCall(op)) return;
+    if (flow::refuses(refused, op) || flow::isTailCall(op)) return;
     if (flow::isCallOrIterator(op) && !recordedCall(fn, pc)) return;
     if (flow::isReturn(op)) returns.push_back(pc);
   }
