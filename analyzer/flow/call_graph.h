@@ -307,6 +307,12 @@ class CallGraph {
   const std::vector<std::string>& calledMembers() const { return calledMembers_; }
   // Why other files make a prototype hot, when they are what does.
   const ExternalCaller* externalCaller(std::size_t proto) const;
+  // What other files said of their calls of a prototype, hotter than its
+  // own heat or not; null when none calls it.
+  const ExternalCaller* callsFromOtherFiles(std::size_t proto) const {
+    auto it = external_.find(proto);
+    return it == external_.end() ? nullptr : &it->second;
+  }
   bool inLoop(std::size_t proto, int pc) const;
   bool hasLoop(std::size_t proto) const { return !loops_.at(proto).empty(); }
   // It has a loop, or calls (not through pcall) a function of this file

@@ -418,8 +418,44 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   // trace and the one that runs it (`luajit -jv`: the one abort shows from
   // 60 turns on).
   const long hotloop = fn.profile.param("hotloop", 56);
+  // Every call of it in a loop whose trace aborts first ahead of the call,
+  // on every pass, and fewer calls than get its own entry hot (2 * hotloop)
+  // as far as the bytecode shows: only that entry's trace would record this
+  // site, if its calls turn out to be enough (audit 100: `enum(list{...})`
+  // in a 60-turn loop, list's closure aborting first; `-jv` never showed
+  // enum's closure, on either build).
+  std::string belowEntryHeat;
+  if (outsideLoops && abortsBefore.empty() && hotloop > 0 && !(needed.runs > 0 && runs >= needed.runs)) {
+    bool every = false;
+    const bool localCalls = !fn.calls.callers(heatProto).empty();
+    const std::string where = localCalls ? loopAbortsBeforeEveryCall(fn, heatProto, &every) : std::string();
+    const flow::ExternalCaller* external = fn.calls.callsFromOtherFiles(heatProto);
+    const bool otherFiles = external && external->calls > 0;
+    const bool externalBehind = !otherFiles || external->callsBehindAborts == external->calls;
+    const long calls = fn.calls.steadyCalls(heatProto) + (external ? external->entryCalls : 0);
+    const bool vararg = fn.chunk.prototypes[heatProto].isVararg();
+    if ((localCalls || otherFiles) && (!localCalls || (!where.empty() && every)) && externalBehind &&
+        (vararg || calls < 2 * hotloop)) {
+      belowEntryHeat = "; but " +
+                       (localCalls ? abortsFirstAt(where)
+                                   : std::string("the loops of other files that call it abort first at a call ahead "
+                                                 "of theirs that aborts every trace through it, on every pass, so "
+                                                 "their traces never record these calls")) +
+                       ", and " + functionName(fn, heatProto);
+      if (vararg) {
+        belowEntryHeat += std::string(kVarargEntry) + ", so a warning, and likely";
+      } else {
+        belowEntryHeat += "'s own entry trace is the only one that may record this site, and that entry gets hot "
+                          "after " + std::to_string(2 * hotloop) + " calls, of which the bytecode shows at least " +
+                          std::to_string(calls) + ", so a warning, and likely";
+      }
+    }
+  }
   Split split;
-  if (hotloop > 0 && runs >= hotloop + 4 && !(split = splitBeforeHere(false)).stitch.empty()) {
+  if (!belowEntryHeat.empty()) {
+    out.dependsOnData = true;
+    out.clause = belowEntryHeat;
+  } else if (hotloop > 0 && runs >= hotloop + 4 && !(split = splitBeforeHere(false)).stitch.empty()) {
     out.blacklists = true;
     out.clause = "; " + split.stitch + " stitches the trace on every pass before it, and the trace that resumes "
                    "after that call aborts here: LuaJIT then links the stitching trace to itself (a blacklisted "

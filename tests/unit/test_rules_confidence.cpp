@@ -194,3 +194,41 @@ TEST_CASE("a local function stored in a table at once keeps its own name", "[rul
   REQUIRE(find(ps, 6, "NYIBC:FNEW"));
   CHECK(find(ps, 6, "NYIBC:FNEW")->function == "parsers.cb");  // no local: the table and field it is stored in
 }
+
+TEST_CASE("a helper called only behind an aborting helper is certain only when its own entry gets hot",
+          "[rules][confidence]") {
+  // Audit 100: pl.seq's `seq.enum(seq.list{...})` in a 60-turn loop; every
+  // trace of the loop aborts at list's closure first, and enum's own entry
+  // gets hot after 2 * hotloop = 112 calls (-jv: at 200 calls it aborts at
+  // enum's closure in every run; at 60, in none on OpenResty, 9 of 60 on Debian).
+  auto source = [](int turns) {
+    return "local function list(t)\n"
+           "  local k = 0\n"
+           "  return function() k = k + 1; return t[k] end\n"
+           "end\n"
+           "local function enum(iter)\n"
+           "  local i = 0\n"
+           "  return function() local v = iter(); if v then i = i + 1; return i, v end end\n"
+           "end\n"
+           "local total = 0\n"
+           "for run = 1, " + std::to_string(turns) + " do\n"
+           "  for k in enum(list { 'a', 'b' }) do total = total + k end\n"
+           "end\n";
+  };
+  auto few = predict(source(60));
+  INFO(listed(few));
+  const Prediction* listClosure = find(few, 3, "NYIBC:FNEW");
+  const Prediction* enumClosure = find(few, 7, "NYIBC:FNEW");
+  REQUIRE(listClosure);
+  REQUIRE(enumClosure);
+  CHECK(listClosure->confidence == Confidence::Certain);
+  CHECK(enumClosure->confidence == Confidence::Likely);
+  CHECK(enumClosure->severity == Severity::Warn);
+  CHECK(enumClosure->reasoning.find("abort first at the call of list at line 11") != std::string::npos);
+  CHECK(enumClosure->reasoning.find("gets hot after 112 calls, of which the bytecode shows at least 60") !=
+        std::string::npos);
+  auto many = predict(source(200));
+  INFO(listed(many));
+  REQUIRE(find(many, 7, "NYIBC:FNEW"));
+  CHECK(find(many, 7, "NYIBC:FNEW")->confidence == Confidence::Certain);
+}
