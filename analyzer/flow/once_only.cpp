@@ -161,7 +161,19 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Chunk& chunk, std::size_t q,
       memo = returnsIt && lasting;
     }
     if (!nilTest && !memo) continue;
-    const int first = nilTest ? pc + 1 : end, final = nilTest ? end - 1 : proto.size();
+    const int first = nilTest ? pc + 1 : end;
+    int final = nilTest ? end - 1 : proto.size();
+    // Only the code no jump from elsewhere enters: when the test ends the
+    // branch of an `if`, its jump lands past the whole if/elseif chain, and
+    // the next branch (run on every pass that takes it) is in between
+    // (audit 100: Penlight's Date, `os.time(t)` after a nil test of another
+    // branch).
+    for (int k = 1; k <= proto.size(); ++k) {
+      if (k >= first && k <= final) continue;
+      const Flow flow = flowOf(proto.at(k), k);
+      for (int target : {flow.jump, flow.skip})
+        if (target > first && target <= final) final = target - 1;
+    }
     for (int k = first; k <= final; ++k) {
       if (locationOf(proto, k, true) != where) continue;
       // A global, an upvalue (a field of one), or a local of the main

@@ -1471,3 +1471,21 @@ TEST_CASE("a tail call of a function to itself is a loop of unknown trip count",
   INFO(listed(plain));
   CHECK_FALSE(find(plain, 3, "NYIBC:FNEW"));
 }
+
+TEST_CASE("a lazy initialization that ends one branch of an if chain does not take in the next branch",
+          "[rules][hotness]") {
+  // Audit 100: Penlight's Date, `if self.utc == nil then self.utc = true end`
+  // ending the number branch; the nil test's jump lands past the whole
+  // chain, and `os.time(t)` of the table branch stitched on every call.
+  auto ps = predict(
+      "local Stamp = {}\nStamp.__index = Stamp\n"
+      "function Stamp.new(t)\n  local self = setmetatable({}, Stamp)\n  local time\n"
+      "  if type(t) == 'number' then\n    time = t\n    if self.utc == nil then self.utc = true end\n"
+      "  elseif type(t) == 'table' then\n    time = os.time(t)\n  end\n  self.time = time\n  return self\nend\n"
+      "local n = 0\nfor i = 1, 3000 do n = n + Stamp.new({ year = 2024, month = 1, day = 1 }).time % 7 end\n");
+  INFO(listed(ps));
+  const Prediction* stitch = find(ps, 10, "STITCH:os.time");
+  REQUIRE(stitch);
+  CHECK(stitch->reasoning.find("initializes a value once") == std::string::npos);
+  CHECK(stitch->reasoning.find("is called from the loop at line 16, which runs 3000 times") != std::string::npos);
+}
