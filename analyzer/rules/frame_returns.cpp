@@ -22,6 +22,9 @@
 // - a function that loops and then tail-calls setmetatable: the side traces
 //   from the loop's exit return from it into the caller's frame without a
 //   snapshot (reportSideEffectTailCallAfterLoop), at each hot call site.
+// - a function without loops that stitches and then tail-calls setmetatable:
+//   the trace that resumes after the stitch returns from it into the
+//   caller's frame without a snapshot (reportStitchThenSideEffectTailCall).
 // - an operator whose Lua metamethod ends in a tail call of a fast function,
 //   in a loop whose every pass aborts (metamethod_returns.cpp).
 #include <algorithm>
@@ -358,6 +361,67 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
   }
 }
 
+// A function without loops that calls a builtin the recorder stitches
+// around and then tail-calls a fast function with side effects (a
+// constructor's `local a = s:match(...)` then `return setmetatable({...},
+// mt)`): the trace that resumes after the stitch starts in the function's
+// own frame, and the return from that tail call into the caller's frame has
+// no snapshot to guard it (lj_record.c lj_record_ret: "Tailcalled to ff
+// with side-effects"). Its first abort links the stitching trace to itself,
+// so what follows the builtin's call runs interpreted from then on: one
+// abort, reported at the caller's line (audit 99: a semver parser; `luajit
+// -jv` on both builds, Debian's naming the caller's line, OpenResty's the
+// fast function), at each call site of this file that runs hot. A caller
+// through pcall returns into its frame instead (the rule below).
+void reportStitchThenSideEffectTailCall(const FunctionView& fn, PredictionSink& sink) {
+  if (fn.proto.isVararg() || !fn.loops.loops().empty()) return;
+  const std::vector<bool> reached = flow::reachablePcs(fn.proto);
+  int tailCall = 0, returns = 0;
+  for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+    const Op op = fn.proto.at(pc).op;
+    if (!reached[static_cast<std::size_t>(pc)] || !(flow::isReturn(op) || flow::isTailCall(op))) continue;
+    ++returns;
+    if (op == Op::CALLT && !tailCall) tailCall = pc;
+  }
+  if (!tailCall) return;
+  const FastFunctionDef* callee = recordedCall(fn, tailCall);
+  if (!callee || !setsSnapshotNeed(callee->name)) return;
+  const SplitBefore split = splitBefore(fn, 1, tailCall);
+  const int stitchLine = split.stitchLine > 0 ? split.stitchLine : split.likelyStitchLine;
+  if (stitchLine == 0 || split.endsTrace) return;
+  const std::string& stitched = split.stitchLine > 0 ? split.stitchCallee : split.likelyStitchCallee;
+  const std::string self = functionName(fn, fn.index);
+  const std::string tailLine = std::to_string(fn.proto.at(tailCall).line);
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    if (site.protectedCall || !fn.calls.runsHot(site.proto, site.pc)) continue;
+    const auto& caller = fn.chunk.prototypes[site.proto];
+    Finding f;
+    f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to
+    f.pc = site.pc;
+    f.sideTrace = true;  // the stitched trace: the caller's loop keeps its own trace
+    f.calleeTraces = true;
+    f.passesEndInterpreted = true;
+    f.reasonId = ReasonId::traceError("NYIRETL");
+    f.construct = "call";
+    f.callee = self;
+    f.confidence = split.stitchLine > 0 && returns == 1 ? Confidence::Certain : Confidence::Likely;
+    f.message = "the trace that resumes after " + self + "'s call of " + stitched + " cannot return into this call "
+                "(NYIRETL): " + self + " tail-calls " + callee->name + ", a fast function with side effects, at "
+                "line " + tailLine;
+    f.reasoning = self + "'s call of " + stitched + " at line " + std::to_string(stitchLine) +
+                  " stitches the trace, and the trace that resumes after it starts in " + self +
+                  "'s frame and records its tail call to " + callee->name + " at line " + tailLine +
+                  ": the return from a fast function with side effects into the frame below (this call, at line " +
+                  std::to_string(caller.at(site.pc).line) +
+                  ") has no snapshot to guard it (lj_record.c lj_record_ret); that first abort links the stitching "
+                  "trace to itself, so the rest of " + self + " runs interpreted on every call from then on" +
+                  (returns == 1 ? std::string() : ", when that trace takes this return");
+    f.advice = "in " + self + ", assign the result to a local and return the local (local o = " + callee->name +
+               "(...) return o): the return then gets its snapshot";
+    sink.report(fn, std::move(f));
+  }
+}
+
 // A function called through pcall from code that runs hot, which calls a
 // builtin the recorder stitches around and then returns: the trace that
 // resumes after the stitch starts in the function's own frame, and at its
@@ -422,6 +486,7 @@ class FrameReturnRule final : public Rule {
     reportCallbackTailCall(fn, sink);
     reportProtectedCalleeOfAbortingLoop(fn, sink);
     reportSideEffectTailCallAfterLoop(fn, sink);
+    reportStitchThenSideEffectTailCall(fn, sink);
     reportStitchInProtectedCallee(fn, sink);
     std::string protectedAt = protectedHotCall(fn);
     bool vararg = fn.proto.isVararg() && fn.calls.heat(fn.index) >= flow::Heat::Likely;

@@ -402,6 +402,7 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   entry.likelyAbort = finding.aborts && finding.confidence == Confidence::Likely;
   entry.unmaskable = finding.calleeTraces;
   if (finding.aborts && here.onceOnlyLine > 0) entry.onceOnlyLine = here.onceOnlyLine;
+  entry.passesEndInterpreted = finding.passesEndInterpreted;
 }
 
 CollectingSink::Maskers::Maskers(const CollectingSink& sink, bool (*isMasker)(const Pending&)) : sink_(sink) {
@@ -621,6 +622,52 @@ void CollectingSink::markAfterErrorPaths() {
   }
 }
 
+// A certain site after a loop nested in its loop body (or function body),
+// which every pass runs first, where a call's stitched trace aborts on every
+// pass (Finding::passesEndInterpreted): from its first abort on, each pass
+// of that loop finishes in the interpreter, so the loop is left there and no
+// side trace from its exit records the site, and the outer loop's trace
+// links to the inner loop's at its start (audit 99: `table.sort(vs)` after
+// `for j = 1, #strs do vs[j] = parse(strs[j]) end`, whose parse stitches and
+// then returns through setmetatable; `-jv` never shows the sort on either
+// build). Masked by that abort when it is certain; likely when the abort is.
+void CollectingSink::markAfterInterpretedLoops() {
+  std::vector<const Pending*> interpreted;
+  for (const auto& m : pending_)
+    if (m.passesEndInterpreted && !m.prediction.masked() && m.prediction.confidence >= Confidence::Likely)
+      interpreted.push_back(&m);
+  if (interpreted.empty()) return;
+  for (auto& site : pending_) {
+    Prediction& p = site.prediction;
+    if (p.confidence != Confidence::Certain || p.masked() || site.passesEndInterpreted ||
+        site.proto >= chunk_->prototypes.size())
+      continue;
+    const flow::LoopMap& loops = calls_->loopMap(site.proto);
+    const flow::Loop* around = loops.innermost(site.tracePc);
+    const int first = around ? around->first : 1;
+    for (const Pending* m : interpreted) {
+      if (m->proto != site.proto || m->tracePc <= first || m->tracePc >= site.tracePc) continue;
+      const flow::Loop* inner = loops.innermost(m->tracePc);
+      if (!inner || inner == around || inner->last >= site.tracePc || inner->first <= first) continue;
+      const bytecode::Prototype& code = chunk_->prototypes[site.proto];
+      if (flow::jumpAround(code, inner->first, inner->last, site.tracePc)) continue;  // passes that skip it
+      const Prediction& abort = m->prediction;
+      if (abort.confidence == Confidence::Certain) {
+        p.maskedBy = MaskingSite{abort.path, abort.line, abort.reasonId, {}};
+      } else {
+        p.confidence = Confidence::Likely;
+        if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
+        p.reasoning += "; but the loop at line " + std::to_string(code.at(inner->entry()).line) +
+                       " comes first, and if the trace that resumes after a stitch in the call at line " +
+                       std::to_string(abort.line) + " aborts there (" + abort.reasonId.str() +
+                       ", likely), every pass of that loop finishes in the interpreter, which then leaves the loop, "
+                       "and no side trace from its exit records this site, so likely";
+      }
+      break;
+    }
+  }
+}
+
 // Certain sites that every path in their loop body (or function body)
 // reaches through an abort that is only likely (masking.h, with the likely
 // aborts as maskers): on the passes where it aborts, no trace gets to the
@@ -677,6 +724,7 @@ std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   markMasked();
   if (chunk_ && values_ && calls_) markMaskedByCalls();  // and by other modules' aborting functions
   if (chunk_ && values_ && calls_) markAfterUnsureLoops();
+  if (chunk_ && values_ && calls_) markAfterInterpretedLoops();
   if (chunk_ && values_ && calls_) markAfterErrorPaths();
   if (chunk_ && values_ && calls_) markAfterLikelyAborts();
   markAfterLazyInits();

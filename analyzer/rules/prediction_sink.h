@@ -62,6 +62,7 @@ class CollectingSink final : public PredictionSink {
     // It aborts inside a lazy initialization (`if not self._fmt then
     // self._fmt = function ... end end`): the guard's line, else 0.
     int onceOnlyLine = 0;
+    bool passesEndInterpreted = false;  // Finding::passesEndInterpreted
   };
   // Aborts that may hide the sites behind them, by prototype in pc order,
   // and the Masking of each prototype, built when first asked.
@@ -90,6 +91,7 @@ class CollectingSink final : public PredictionSink {
   std::vector<int> closingLine_;  // by prototype: closingReturnLine, -1 until asked
   void markMasked();
   void markAfterUnsureLoops();
+  void markAfterInterpretedLoops();
   void markMaskedByCalls();
   void markAfterErrorPaths();
   void markAfterLikelyAborts();

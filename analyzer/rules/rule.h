@@ -119,6 +119,12 @@ struct Finding {
   // A certain finding with enough of them to blacklist that entry in every
   // run (sureEntryCalls) is an error; 0: not counted.
   long entryCalls = 0;
+  // At a call in a loop body: the trace that resumes after a stitch in the
+  // callee aborts on every pass, and its first abort links the stitching
+  // trace to itself, so each pass finishes in the interpreter from then on,
+  // the loop's exit included: no side trace from that exit records the code
+  // after the loop (CollectingSink::markAfterInterpretedLoops).
+  bool passesEndInterpreted = false;
   // What to do about this site, where the reason's advice in the catalog
   // does not fit its cause (a RETURN split at error or through pcall);
   // empty: the catalog's.
