@@ -303,6 +303,53 @@ bool setsSnapshotNeed(std::string_view name) {
          name == "string.find" || name.rfind("buffer.method.", 0) == 0;
 }
 
+// A call site a return from a function lands in, and the tail call it went
+// through to get there (line 0: none).
+struct ReturnSite {
+  flow::CallSite site;
+  int throughLine = 0;
+  std::string throughName;  // the function whose tail call it went through
+};
+
+// The call sites whose frame a return from function `proto` lands in: its
+// callers' calls, and through a caller's tail call (`return filter(self,
+// pred)`, whose frame the callee's takes over) that caller's own callers'
+// (audit 100: Penlight's List:filter tail-calling tablex.filter; `-jv`
+// reports the NYIRETL at the line that called List:filter, never at the
+// tail call). Calls through pcall return into its frame instead: left out.
+std::vector<ReturnSite> framesReturnedTo(const FunctionView& fn, std::size_t proto) {
+  std::vector<ReturnSite> out;
+  std::vector<std::size_t> seen{proto};
+  std::vector<std::pair<std::size_t, ReturnSite>> work;  // a function, and the tail call that led to it
+  work.emplace_back(proto, ReturnSite{});
+  while (!work.empty() && seen.size() < 16) {
+    auto [callee, via] = work.back();
+    work.pop_back();
+    for (const auto& site : fn.calls.callers(callee)) {
+      if (site.protectedCall) continue;
+      const auto& ins = fn.chunk.prototypes[site.proto].at(site.pc);
+      if (!flow::isTailCall(ins.op)) {
+        out.push_back({site, via.throughLine, via.throughName});
+        continue;
+      }
+      if (std::find(seen.begin(), seen.end(), site.proto) != seen.end()) continue;
+      seen.push_back(site.proto);
+      work.emplace_back(site.proto, ReturnSite{site, via.throughLine ? via.throughLine : ins.line,
+                                               via.throughLine ? via.throughName : functionName(fn, site.proto)});
+    }
+  }
+  return out;
+}
+
+// "this call, at line 29" or "the call at line 29, through List:filter's tail
+// call at line 19": the frame a return lands in, for the reasoning.
+std::string frameReturnedTo(const FunctionView& fn, const ReturnSite& r) {
+  const int line = fn.chunk.prototypes[r.site.proto].at(r.site.pc).line;
+  if (r.throughLine == 0) return "this call, at line " + std::to_string(line);
+  return "this call, at line " + std::to_string(line) + ", through " + r.throughName + "'s tail call at line " +
+         std::to_string(r.throughLine);
+}
+
 // A function whose loop's exit runs on every call (no branch goes around
 // the loop) and that then tail-calls setmetatable, with only calls the
 // recorder compiles in between (lua-inifile's parse: a loop, then `return
@@ -332,10 +379,9 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
   // Entered often enough (hotexit) from a loop, the exit of its own hot
   // loop gets hot, however cold the calls are (HeatEvidence::afterLoop).
   const bool exitHot = fn.calls.evidenceAt(fn.index, tailCall).afterLoop != nullptr;
-  for (const auto& site : fn.calls.callers(fn.index)) {
-    if (site.protectedCall) continue;
+  for (const ReturnSite& returned : framesReturnedTo(fn, fn.index)) {
+    const flow::CallSite& site = returned.site;
     if (!fn.calls.runsHot(site.proto, site.pc) && !(exitHot && fn.calls.inLoop(site.proto, site.pc))) continue;
-    const auto& caller = fn.chunk.prototypes[site.proto];
     Finding f;
     f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to
     f.pc = site.pc;
@@ -352,7 +398,7 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
                   " on every call, and the side traces from that loop's exit record its tail call to " + tailCallee +
                   " at line " + std::to_string(fn.proto.at(tailCall).line) +
                   " in its own frame: the return from a fast function with side effects into the frame below "
-                  "(this call, at line " + std::to_string(caller.at(site.pc).line) +
+                  "(" + frameReturnedTo(fn, returned) +
                   ") has no snapshot to guard it (lj_record.c lj_record_ret), 4 times per exit, and then the exit "
                   "is left to the interpreter";
     f.advice = "in " + self + ", assign the result to a local and return the local (local o = " + tailCallee +
@@ -392,9 +438,9 @@ void reportStitchThenSideEffectTailCall(const FunctionView& fn, PredictionSink& 
   const std::string& stitched = split.stitchLine > 0 ? split.stitchCallee : split.likelyStitchCallee;
   const std::string self = functionName(fn, fn.index);
   const std::string tailLine = std::to_string(fn.proto.at(tailCall).line);
-  for (const auto& site : fn.calls.callers(fn.index)) {
-    if (site.protectedCall || !fn.calls.runsHot(site.proto, site.pc)) continue;
-    const auto& caller = fn.chunk.prototypes[site.proto];
+  for (const ReturnSite& returned : framesReturnedTo(fn, fn.index)) {
+    const flow::CallSite& site = returned.site;
+    if (!fn.calls.runsHot(site.proto, site.pc)) continue;
     Finding f;
     f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to
     f.pc = site.pc;
@@ -411,8 +457,8 @@ void reportStitchThenSideEffectTailCall(const FunctionView& fn, PredictionSink& 
     f.reasoning = self + "'s call of " + stitched + " at line " + std::to_string(stitchLine) +
                   " stitches the trace, and the trace that resumes after it starts in " + self +
                   "'s frame and records its tail call to " + callee->name + " at line " + tailLine +
-                  ": the return from a fast function with side effects into the frame below (this call, at line " +
-                  std::to_string(caller.at(site.pc).line) +
+                  ": the return from a fast function with side effects into the frame below (" +
+                  frameReturnedTo(fn, returned) +
                   ") has no snapshot to guard it (lj_record.c lj_record_ret); that first abort links the stitching "
                   "trace to itself, so the rest of " + self + " runs interpreted on every call from then on" +
                   (returns == 1 ? std::string() : ", when that trace takes this return");
