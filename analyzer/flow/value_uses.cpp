@@ -3,6 +3,7 @@
 // field stores, ffi.cdef strings and jit.off targets.
 #include <algorithm>
 #include <cctype>
+#include <variant>
 #include "flow/instruction_effects.h"
 #include "flow/module_member.h"
 #include "flow/values.h"
@@ -172,6 +173,20 @@ Value ValueMap::field(const Value& table, std::string_view key) const {
   if (dynamicKeys_.count(origin)) return {};
   auto it = fields_.find(std::make_pair(origin, key));
   return it == fields_.end() ? Value{} : it->second;
+}
+
+void ValueMap::noteTemplateFields(const Prototype& proto, const Instruction& ins, std::size_t index, int pc,
+                                  TableUses& tables) {
+  if (ins.d >= proto.gc.size() || proto.gc[ins.d].kind != bytecode::GcConstant::Kind::Table) return;
+  for (const auto& [key, value] : proto.gc[ins.d].table.hash) {
+    // Strings only: a pattern, a name, a format. A `false` or a number is
+    // most often a placeholder a store replaces (`writecallback = false`,
+    // then `t.writecallback = function ... end`), and two different values
+    // for one field leave it unknown.
+    const std::string* name = std::get_if<std::string>(&key);
+    const std::string* text = std::get_if<std::string>(&value);
+    if (name && text) tables.fieldWrites.push_back({{index, pc}, *name, Value::constantString(*text)});
+  }
 }
 
 void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const Registers& regs,

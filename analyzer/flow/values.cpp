@@ -796,6 +796,7 @@ ValueMap::Pass ValueMap::forwardPass(std::size_t index) {
         propagate(flow.skip, regs);  // a test that skips the next JMP changes nothing
       }
       transfer(index, ins, pc, regs);
+      if (ins.op == Op::TDUP) noteTemplateFields(p, ins, index, pc, pass.uses);
       if (typeTest.slot >= 0 && typeTest.matchesOnJump) narrowType(regs, typeTest);  // on to the JMP
       propagate(flow.jump, regs);
       reachable = flow.fallsThrough;

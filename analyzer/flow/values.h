@@ -566,6 +566,10 @@ class ValueMap {
   };
   void noteEscapes(const bytecode::Prototype& proto, const bytecode::Instruction& ins, const Registers& regs,
                    std::vector<std::size_t>& out, TableUses& tables) const;
+  // The string fields a TDUP's template gives its table (`{ pattern =
+  // "^/a/(%d+)$" }`), as stores the constructor makes.
+  static void noteTemplateFields(const bytecode::Prototype& proto, const bytecode::Instruction& ins, std::size_t index,
+                                 int pc, TableUses& tables);
   // The operands of an arithmetic instruction, UNM or LEN as the registers
   // hold them (Unknown where a closure may have assigned the local); `right`
   // Unknown for UNM, LEN and an operator with a number constant. False for

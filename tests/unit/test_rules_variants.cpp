@@ -421,3 +421,25 @@ TEST_CASE("a string parameter read before the function assigns it is still the c
   REQUIRE(fnew);
   CHECK(fnew->severity == Severity::Blacklist);
 }
+
+TEST_CASE("a pattern read from a field of a constant table constructor is a pattern", "[rules][variants]") {
+  // Audit 99: a router's `path:match(route.pattern)` with
+  // `local route = { pattern = "^/users/([^/]+)$" }` (LuaJIT makes the table
+  // with TDUP from a template: no store shows the field); `-jv` shows the
+  // stitch on both builds. A placeholder `false` in the template is not a
+  // value: the function stored later still resolves.
+  auto ps = predict(
+      "local route = { pattern = '^/users/([^/]+)$', handler = false }\n"
+      "route.handler = function(id) return #id end\n"
+      "local function dispatch(path)\n"
+      "  local id = path:match(route.pattern)\n"
+      "  return route.handler(id)\n"
+      "end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do n = n + dispatch(next_request().path) end\n");
+  INFO(listed(ps));
+  const Prediction* match = find(ps, 4, "STITCH:string.match");
+  REQUIRE(match);
+  CHECK(match->confidence == Confidence::Likely);
+  CHECK(match->reasoning.find("gets a Lua pattern") != std::string::npos);
+}
