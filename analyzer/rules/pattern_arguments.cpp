@@ -113,6 +113,13 @@ PatternEvidence patternArgument(const FunctionView& fn, int pc, int k) {
     if (ins.d >= fn.proto.upvalueNames.size() || !isPatternName(fn.proto.upvalueNames[ins.d])) return {};
     return {true, "the argument is the upvalue " + fn.proto.upvalueNames[ins.d] + ", named for a pattern"};
   }
+  // A field named for a pattern (`path:match(route.pattern)`, audit 99: a
+  // router's table of routes read in a loop).
+  if (ins.op == Op::TGETS) {
+    const std::string* key = fn.proto.stringConstant(ins.c);
+    if (!key || !isPatternName(*key)) return {};
+    return {true, "the argument is the field " + *key + ", named for a pattern"};
+  }
   if (ins.op != Op::MOV) return {};
   const bytecode::VarInfo* var = flow::variableAt(fn.proto, q, ins.d);
   if (!var) return {};

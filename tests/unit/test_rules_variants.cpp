@@ -443,3 +443,26 @@ TEST_CASE("a pattern read from a field of a constant table constructor is a patt
   CHECK(match->confidence == Confidence::Likely);
   CHECK(match->reasoning.find("gets a Lua pattern") != std::string::npos);
 }
+
+TEST_CASE("a pattern read from a field named for a pattern makes the receiver a string", "[rules][variants]") {
+  // Audit 99: `path:match(r.pattern)` over a table of routes read in a
+  // loop; the field's text is not known, its name is the evidence, as a
+  // local's is. Not a field named otherwise.
+  auto ps = predict(
+      "local routes = load_routes()\n"
+      "local function match(path)\n"
+      "  for i = 1, #routes do\n"
+      "    local r = routes[i]\n"
+      "    local a = path:match(r.pattern)\n"
+      "    local b = path:match(r.name)\n"
+      "    if a or b then return r end\n"
+      "  end\n"
+      "end\n"
+      "local n = 0\n"
+      "for i = 1, 3000 do if match(next_path()) then n = n + 1 end end\n");
+  INFO(listed(ps));
+  const Prediction* pattern = find(ps, 5, "STITCH:string.match");
+  REQUIRE(pattern);
+  CHECK(pattern->reasoning.find("the field pattern, named for a pattern") != std::string::npos);
+  CHECK_FALSE(find(ps, 6, "STITCH:string.match"));
+}
