@@ -605,6 +605,12 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
   } else if (ins.op == Op::FORI || ins.op == Op::JFORI || ins.op == Op::FORL || ins.op == Op::IFORL ||
              ins.op == Op::JFORL) {
     set(ins.a + 3, Value::of(Kind::Number));  // the visible loop variable
+  } else if (ins.op == Op::ITERC && ins.a >= 3 && reg(ins.a - 3).is(Kind::LibFunction) &&
+             reg(ins.a - 3).name == "string.gmatch_aux") {
+    // What string.gmatch's iterator gives: its captures, or the whole match
+    // (strings; a position capture `()` gives a number, which such a loop
+    // seldom asks for).
+    for (int s = w.first; s <= w.last; ++s) set(s, Value::of(Kind::String));
   } else if (w.last >= w.first && (w.first == w.last || ins.op == Op::CALL || ins.op == Op::CALLM)) {
     set(w.first, result);
     if ((ins.op == Op::CALL || ins.op == Op::CALLM) && ins.b >= 3) set(w.first + 1, second);
