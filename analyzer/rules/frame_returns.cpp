@@ -534,7 +534,7 @@ class FrameReturnRule final : public Rule {
     reportSideEffectTailCallAfterLoop(fn, sink);
     reportStitchThenSideEffectTailCall(fn, sink);
     reportStitchInProtectedCallee(fn, sink);
-    std::string protectedAt = protectedHotCall(fn);
+    std::string protectedAt = protectedHotCall(fn, fn.index);
     bool vararg = fn.proto.isVararg() && fn.calls.heat(fn.index) >= flow::Heat::Likely;
     if (protectedAt.empty() && !vararg) return;
     int after = afterFirstLoop(fn);
@@ -581,11 +581,23 @@ class FrameReturnRule final : public Rule {
   // hot (hotexit, 10 exits), far fewer runs than a function needs to start
   // a trace of its own (audit 98: 30 pcalls of a function whose loop runs
   // 200 turns; `-jv`: 4 NYIRETL aborts, then the exit left to the interpreter).
-  static std::string protectedHotCall(const FunctionView& fn) {
-    for (const auto& site : fn.calls.callers(fn.index))
+  // So through a tail call of a function called that way (`return
+  // parse_list(s, i)` in the pcall'd parse_value, audit 99): the tail call
+  // leaves no frame between, "20, through parse_value's tail call at line 15,".
+  static std::string protectedHotCall(const FunctionView& fn, std::size_t proto, int depth = 0) {
+    for (const auto& site : fn.calls.callers(proto))
       if (site.protectedCall &&
           (fn.calls.runsHot(site.proto, site.pc) || fn.calls.runsAt(site.proto, site.pc) >= fn.calls.hotexit()))
         return std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line);
+    constexpr int kTailCalls = 3;
+    if (depth >= kTailCalls) return {};
+    for (const auto& site : fn.calls.callers(proto)) {
+      const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
+      if (site.protectedCall || site.proto == proto || !flow::isTailCall(call.op)) continue;
+      if (std::string at = protectedHotCall(fn, site.proto, depth + 1); !at.empty())
+        return at + ", through " + functionName(fn, site.proto) + "'s tail call at line " + std::to_string(call.line) +
+               ",";
+    }
     return {};
   }
 
