@@ -131,6 +131,7 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Chunk& chunk, std::size_t q,
                                    const std::vector<std::size_t>& parents) {
   const bytecode::Prototype& proto = chunk.prototypes[q];
   std::vector<OnceOnly> out;
+  std::vector<std::pair<int, int>> jumps;  // every jump and skip: its pc and target, listed at the first test
   for (int pc = 3; pc <= proto.size(); ++pc) {
     const auto& jmp = proto.at(pc);
     const auto& test = proto.at(pc - 1);
@@ -163,25 +164,28 @@ std::vector<OnceOnly> findOnceOnly(const bytecode::Chunk& chunk, std::size_t q,
     if (!nilTest && !memo) continue;
     const int first = nilTest ? pc + 1 : end;
     int final = nilTest ? end - 1 : proto.size();
+    int store = 0;
+    for (int k = first; k <= final && !store; ++k)
+      if (locationOf(proto, k, true) == where) store = k;
+    if (!store) continue;
     // Only the code no jump from elsewhere enters: when the test ends the
     // branch of an `if`, its jump lands past the whole if/elseif chain, and
     // the next branch (run on every pass that takes it) is in between
     // (audit 100: Penlight's Date, `os.time(t)` after a nil test of another
     // branch).
-    for (int k = 1; k <= proto.size(); ++k) {
-      if (k >= first && k <= final) continue;
-      const Flow flow = flowOf(proto.at(k), k);
-      for (int target : {flow.jump, flow.skip})
-        if (target > first && target <= final) final = target - 1;
-    }
-    for (int k = first; k <= final; ++k) {
-      if (locationOf(proto, k, true) != where) continue;
-      // A global, an upvalue (a field of one), or a local of the main
-      // chunk, which runs once: set once per key.
-      const bool lasting = where[0] == 'G' || where[0] == 'U' || q + 1 == chunk.prototypes.size();
-      out.push_back({first, final, test.line, memo ? keyParameterOf(proto, where) : -1, lasting});
-      break;
-    }
+    if (jumps.empty())
+      for (int k = 1; k <= proto.size(); ++k) {
+        const Flow flow = flowOf(proto.at(k), k);
+        for (int target : {flow.jump, flow.skip})
+          if (target > 0) jumps.emplace_back(k, target);
+      }
+    for (const auto& [from, target] : jumps)
+      if ((from < first || from > final) && target > first && target <= final) final = target - 1;
+    if (store > final) continue;
+    // A global, an upvalue (a field of one), or a local of the main
+    // chunk, which runs once: set once per key.
+    const bool lasting = where[0] == 'G' || where[0] == 'U' || q + 1 == chunk.prototypes.size();
+    out.push_back({first, final, test.line, memo ? keyParameterOf(proto, where) : -1, lasting});
   }
   return out;
 }

@@ -421,26 +421,31 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
 // through pcall returns into its frame instead (the rule below).
 void reportStitchThenSideEffectTailCall(const FunctionView& fn, PredictionSink& sink) {
   if (fn.proto.isVararg() || !fn.loops.loops().empty()) return;
-  const std::vector<bool> reached = flow::reachablePcs(fn.proto);
-  int tailCall = 0, returns = 0;
-  for (int pc = 1; pc <= fn.proto.size(); ++pc) {
-    const Op op = fn.proto.at(pc).op;
-    if (!reached[static_cast<std::size_t>(pc)] || !(flow::isReturn(op) || flow::isTailCall(op))) continue;
-    ++returns;
-    if (op == Op::CALLT && !tailCall) tailCall = pc;
-  }
+  int tailCall = 0;  // the first CALLT: the cheap questions first, most functions have none
+  for (int pc = 1; pc <= fn.proto.size() && !tailCall; ++pc)
+    if (fn.proto.at(pc).op == Op::CALLT) tailCall = pc;
   if (!tailCall) return;
   const FastFunctionDef* callee = recordedCall(fn, tailCall);
   if (!callee || !setsSnapshotNeed(callee->name)) return;
+  std::vector<ReturnSite> hotSites;
+  for (const ReturnSite& returned : framesReturnedTo(fn, fn.index))
+    if (fn.calls.runsHot(returned.site.proto, returned.site.pc)) hotSites.push_back(returned);
+  if (hotSites.empty()) return;
+  const std::vector<bool> reached = flow::reachablePcs(fn.proto);
+  if (!reached[static_cast<std::size_t>(tailCall)]) return;
+  int returns = 0;
+  for (int pc = 1; pc <= fn.proto.size(); ++pc) {
+    const Op op = fn.proto.at(pc).op;
+    if (reached[static_cast<std::size_t>(pc)] && (flow::isReturn(op) || flow::isTailCall(op))) ++returns;
+  }
   const SplitBefore split = splitBefore(fn, 1, tailCall);
   const int stitchLine = split.stitchLine > 0 ? split.stitchLine : split.likelyStitchLine;
   if (stitchLine == 0 || split.endsTrace) return;
   const std::string& stitched = split.stitchLine > 0 ? split.stitchCallee : split.likelyStitchCallee;
   const std::string self = functionName(fn, fn.index);
   const std::string tailLine = std::to_string(fn.proto.at(tailCall).line);
-  for (const ReturnSite& returned : framesReturnedTo(fn, fn.index)) {
+  for (const ReturnSite& returned : hotSites) {
     const flow::CallSite& site = returned.site;
-    if (!fn.calls.runsHot(site.proto, site.pc)) continue;
     Finding f;
     f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to
     f.pc = site.pc;
