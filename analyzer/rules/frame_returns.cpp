@@ -588,22 +588,39 @@ class FrameReturnRule final : public Rule {
   // 200 turns; `-jv`: 4 NYIRETL aborts, then the exit left to the interpreter).
   // So through a tail call of a function called that way (`return
   // parse_list(s, i)` in the pcall'd parse_value, audit 99): the tail call
-  // leaves no frame between, "20, through parse_value's tail call at line 15,".
+  // leaves no frame between, "20, through parse_value's tail call at line
+  // 15,". Only when every call of the function is such a tail call, and
+  // every call of the function making it is through pcall (or again such a
+  // tail call): a call from a Lua frame returns there (audit 99's JSON
+  // decoder, whose parsers are also called from each other's loops: their
+  // returns inside loops aborted only at the top level, on one build).
   static std::string protectedHotCall(const FunctionView& fn, std::size_t proto, int depth = 0) {
     for (const auto& site : fn.calls.callers(proto))
       if (site.protectedCall &&
           (fn.calls.runsHot(site.proto, site.pc) || fn.calls.runsAt(site.proto, site.pc) >= fn.calls.hotexit()))
         return std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line);
     constexpr int kTailCalls = 3;
-    if (depth >= kTailCalls) return {};
+    if (depth >= kTailCalls || fn.calls.callers(proto).empty() || fn.calls.externalCaller(proto)) return {};
+    for (const auto& site : fn.calls.callers(proto))
+      if (site.protectedCall || site.proto == proto || !flow::isTailCall(fn.chunk.prototypes[site.proto].at(site.pc).op))
+        return {};
     for (const auto& site : fn.calls.callers(proto)) {
       const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
-      if (site.protectedCall || site.proto == proto || !flow::isTailCall(call.op)) continue;
+      if (!onlyProtectedOrTailCalls(fn, site.proto)) continue;
       if (std::string at = protectedHotCall(fn, site.proto, depth + 1); !at.empty())
         return at + ", through " + functionName(fn, site.proto) + "'s tail call at line " + std::to_string(call.line) +
                ",";
     }
     return {};
+  }
+
+  // Every call of the function is through pcall or a tail call, none from
+  // other files.
+  static bool onlyProtectedOrTailCalls(const FunctionView& fn, std::size_t proto) {
+    if (fn.calls.externalCaller(proto)) return false;
+    for (const auto& site : fn.calls.callers(proto))
+      if (!site.protectedCall && !flow::isTailCall(fn.chunk.prototypes[site.proto].at(site.pc).op)) return false;
+    return true;
   }
 
   // A return inside a loop of a function called through pcall (`while true
