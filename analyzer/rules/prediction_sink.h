@@ -90,9 +90,11 @@ class CollectingSink final : public PredictionSink {
   bool startsNoTrace(std::size_t proto, int pc) const;
   std::vector<int> closingLine_;  // by prototype: closingReturnLine, -1 until asked
   void markMasked();
+  void markMaskedByCalls();
+  // Certain sites something before them may keep every trace from
+  // (sites_after_doubts.cpp).
   void markAfterUnsureLoops();
   void markAfterInterpretedLoops();
-  void markMaskedByCalls();
   void markAfterErrorPaths();
   void markAfterLikelyAborts();
   void markAfterLazyInits();
