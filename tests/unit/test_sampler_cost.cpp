@@ -93,7 +93,12 @@ TEST_CASE("an abort site's cost is the interpreted samples of its loop", "[runti
   CHECK(samples.cpuMs > 0);
   CHECK(samples.samplesTaken >= samples.samples);
   CHECK(samples.msPerSample() == Approx(samples.cpuMs / static_cast<double>(samples.samplesTaken)));
-  CHECK(site->costMs == Approx(static_cast<double>(site->interpretedSamples) * samples.msPerSample()));
+  // The C code the interpreted lines call counts too (site_cost.cpp): a
+  // sample may land in the allocator or the collector the closures call
+  // (seen in CI under load: 4 of 225 ms).
+  CHECK(site->costMs ==
+        Approx(static_cast<double>(site->interpretedSamples + site->cCodeSamples) * samples.msPerSample()));
+  CHECK(site->cCodeSamples <= site->interpretedSamples / 10);
   CHECK(samples.states[VmState::Interpreted] >= site->interpretedSamples);
 
   auto json = nlohmann::json::parse(toJson(report, &samples));
