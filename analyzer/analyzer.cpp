@@ -223,22 +223,36 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   const flow::MemberNames* loopingMembers = project.imports ? &project.imports->loopingMembers : nullptr;
   // Each exported function's heat without other files' calls: the
   // project weighs their calls against it (ProjectIndex::incoming).
-  auto ownHeats = [&] {
-    const flow::CallGraph alone(chunk, values, hotloop, hotexit, {}, &constructors.own, loopingMembers);
+  auto heatsIn = [&](const flow::CallGraph& graph) {
     std::map<std::string, flow::Heat> own;
-    for (const auto& [member, proto] : exports) own[std::string(member)] = alone.heat(proto);
+    for (const auto& [member, proto] : exports) own[std::string(member)] = graph.heat(proto);
     return own;
   };
+  auto ownHeats = [&] {
+    return heatsIn(flow::CallGraph(chunk, values, hotloop, hotexit, {}, &constructors.own, loopingMembers));
+  };
   std::optional<std::map<std::string, flow::Heat>> own;
+  // The graph without other files' calls, kept when the callers that came
+  // first give none either: the same graph, built once.
+  std::optional<flow::CallGraph> alone;
   if (project.seedsFor && !exports.empty()) {
-    own = ownHeats();
+    if (external.empty()) {
+      alone.emplace(chunk, values, hotloop, hotexit, std::map<std::size_t, flow::ExternalCaller>{},
+                    &constructors.own, loopingMembers);
+      own = heatsIn(*alone);
+    } else {
+      own = ownHeats();
+    }
     *project.given = (*project.seedsFor)(*own);
     for (const auto& [member, proto] : exports)
       if (auto it = project.given->find(std::string(member));
           it != project.given->end() && callsReach(member, project, stored))
         external[proto] = it->second;
   }
-  flow::CallGraph calls(chunk, values, hotloop, hotexit, external, &constructors.own, loopingMembers);
+  flow::CallGraph calls = alone && external.empty()
+                              ? std::move(*alone)
+                              : flow::CallGraph(chunk, values, hotloop, hotexit, external, &constructors.own,
+                                                loopingMembers);
   if (project.links) {
     if (!external.empty()) {
       project.links->exports = own ? std::move(*own) : ownHeats();
