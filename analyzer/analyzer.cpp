@@ -301,9 +301,11 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   std::vector<std::vector<int>> refusedCalls;
   if (namesFfi(chunk) || !constructors.imported.empty())
     refusedCalls = rules::refusedCallsOf(chunk.prototypes.size(), viewOf);
+  rules::ResolvedCallees callees(chunk.prototypes.size());
   auto view = [&](std::size_t i) {
     rules::FunctionView v = viewOf(i);
     if (!refusedCalls.empty()) v.refusedCalls = &refusedCalls;
+    v.callees = &callees;
     return v;
   };
   if (project.links) {

@@ -24,6 +24,7 @@ namespace ljcheck::rules {
 
 struct FunctionNames;   // prediction_sink.h
 struct SplittingCalls;  // trace_splits_before.h
+struct ResolvedCallees;  // split_finding.h
 
 struct FunctionView {
   const bytecode::Chunk& chunk;
@@ -55,12 +56,15 @@ struct FunctionView {
   // By prototype, the pcs of the calls the recorder surely refuses (FFI
   // calls: refusedCallsOf), sorted; null: none looked for.
   const std::vector<std::vector<int>>* refusedCalls = nullptr;
+  // What each call calls (resolveCallee), kept for the analysis; null:
+  // resolved at each question.
+  ResolvedCallees* callees = nullptr;
   bool isMain() const { return index + 1 == chunk.prototypes.size(); }
   // The same analysis, seen from another prototype of the chunk.
   FunctionView of(std::size_t other) const {
     return {chunk,        other, chunk.prototypes[other], calls.loopMap(other), values,        calls, profile, catalog,
             constructors, names, tailCalls,               luaMethods,           splitting,     inlinedMembers,
-            refusedCalls};
+            refusedCalls, callees};
   }
 };
 

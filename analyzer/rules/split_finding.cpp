@@ -208,7 +208,9 @@ Callee stringMethodOfUnknown(const FunctionView& fn, int pc) {
 
 bool hasPatternSpecials(std::string_view pattern) { return pattern.find_first_of("^$*+?.([%-") != std::string_view::npos; }
 
-Callee resolveCallee(const FunctionView& fn, int pc) {
+namespace {
+
+Callee calleeOf(const FunctionView& fn, int pc) {
   const auto& ins = fn.proto.at(pc);
   Callee c;
   c.value = calleeAt(fn, pc);
@@ -252,6 +254,18 @@ Callee resolveCallee(const FunctionView& fn, int pc) {
                            ", and every cdata's metatable is the FFI's";
     }
   return c;
+}
+
+}  // namespace
+
+Callee resolveCallee(const FunctionView& fn, int pc) {
+  if (!fn.callees || fn.index >= fn.callees->byProto.size() || pc < 1 || pc > fn.proto.size())
+    return calleeOf(fn, pc);
+  auto& byPc = fn.callees->byProto[fn.index];
+  if (byPc.empty()) byPc.resize(static_cast<std::size_t>(fn.proto.size()) + 1);
+  std::optional<Callee>& kept = byPc[static_cast<std::size_t>(pc)];
+  if (!kept) kept = calleeOf(fn, pc);
+  return *kept;
 }
 
 std::string boundParameterWhy(const FunctionView& fn, int pc, int slot) {

@@ -53,7 +53,15 @@ struct Callee {
 // Whether a Lua pattern (or the constant pieces of one) has characters
 // that make string.find match a pattern rather than search plain text.
 bool hasPatternSpecials(std::string_view pattern);
+// What the call at pc calls, as the rules see it; kept in fn.callees when
+// the analysis keeps one (the rules ask it of the same call many times).
 Callee resolveCallee(const FunctionView& fn, int pc);
+
+// resolveCallee's answers for one analysis, by prototype and pc.
+struct ResolvedCallees {
+  explicit ResolvedCallees(std::size_t prototypes) : byProto(prototypes) {}
+  std::vector<std::vector<std::optional<Callee>>> byProto;  // by pc, sized at the first question
+};
 
 // How sure an error path of function `proto` is to run hot: raising leaves
 // the loop (and usually the program), so only a pcall that runs hot to
