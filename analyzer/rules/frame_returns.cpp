@@ -67,6 +67,15 @@ namespace {
 
 using bytecode::Op;
 
+// The advice for a tail call of a fast function that leaves no frame:
+// "in f, assign the result to a local and return the local (local o =
+// setmetatable(...) return o): <why>".
+std::string returnALocal(const std::string& function, const std::string& callee, const char* local,
+                         const char* why) {
+  return "in " + function + ", assign the result to a local and return the local (local " + local + " = " + callee +
+         "(...) return " + local + "): " + why;
+}
+
 // The first pc after which the function has been in a loop: the end of its
 // first loop, or a call to a function of this file that has one.
 int afterFirstLoop(const FunctionView& fn) {
@@ -200,8 +209,7 @@ void reportCallbackTailCall(const FunctionView& fn, PredictionSink& sink) {
                                                            " tail-calls it in turn, so no frame of either is left") +
                                " below the C frame, and the VM reports the abort at this call of " +
                                functionName(fn, called));
-      f.advice = "in " + self + ", assign the result to a local and return the local (local s = " + ff->name +
-                 "(...) return s): a return from Lua code ends the trace cleanly";
+      f.advice = returnALocal(self, ff->name, "s", "a return from Lua code ends the trace cleanly");
       sink.report(fn, std::move(f));
     }
   }
@@ -401,8 +409,7 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
                   "(" + frameReturnedTo(fn, returned) +
                   ") has no snapshot to guard it (lj_record.c lj_record_ret), 4 times per exit, and then the exit "
                   "is left to the interpreter";
-    f.advice = "in " + self + ", assign the result to a local and return the local (local o = " + tailCallee +
-               "(...) return o): the return then gets its snapshot";
+    f.advice = returnALocal(self, tailCallee, "o", "the return then gets its snapshot");
     sink.report(fn, std::move(f));
   }
 }
@@ -467,8 +474,7 @@ void reportStitchThenSideEffectTailCall(const FunctionView& fn, PredictionSink& 
                   ") has no snapshot to guard it (lj_record.c lj_record_ret); that first abort links the stitching "
                   "trace to itself, so the rest of " + self + " runs interpreted on every call from then on" +
                   (returns == 1 ? std::string() : ", when that trace takes this return");
-    f.advice = "in " + self + ", assign the result to a local and return the local (local o = " + callee->name +
-               "(...) return o): the return then gets its snapshot";
+    f.advice = returnALocal(self, callee->name, "o", "the return then gets its snapshot");
     sink.report(fn, std::move(f));
   }
 }
@@ -569,15 +575,7 @@ class FrameReturnRule final : public Rule {
   // A return a loop's exit side trace records and cannot leave at its base
   // (structural, likely).
   static Finding loopExitReturn(int pc, std::string message, std::string reasoning) {
-    Finding f;
-    f.pc = pc;
-    f.reasonId = ReasonId::traceError("NYIRETL");
-    f.construct = "return";
-    f.structural = true;
-    f.confidence = Confidence::Likely;
-    f.message = std::move(message);
-    f.reasoning = std::move(reasoning);
-    return f;
+    return structuralFinding(pc, "NYIRETL", "return", Confidence::Likely, std::move(message), std::move(reasoning));
   }
 
   // The line of a pcall/xpcall of this function that runs hot (in a loop,

@@ -79,27 +79,18 @@ class RecursionRule final : public Rule {
                             " at line " + std::to_string(fn.proto.at(firstRecursiveCall).line) +
                             " (not a tail call) and " + whyHot(fn, firstRecursiveCall);
     for (int pc : returnsAfter(fn.proto, recursiveCalls)) {
-      Finding f;
-      f.pc = pc;
-      f.reasonId = ReasonId::traceError("DOWNREC");
-      f.construct = "return";
-      f.structural = true;
-      f.confidence = Confidence::Likely;
-      f.message = "returning from the recursion restarts recording here as a down-recursion trace (DOWNREC)";
-      f.reasoning = recursion + "; returns into its own frames are recorded as down-recursion";
-      sink.report(fn, std::move(f));
+      sink.report(fn, structuralFinding(pc, "DOWNREC", "return", Confidence::Likely,
+                                        "returning from the recursion restarts recording here as a down-recursion "
+                                        "trace (DOWNREC)",
+                                        recursion + "; returns into its own frames are recorded as down-recursion"));
     }
     if (!direct) return;
-    Finding f;
-    f.pc = 0;  // the header
+    Finding f = structuralFinding(
+        0, "CUNROLL", "closure", Confidence::Possible,  // pc 0: the header
+        "a trace that inlines this recursion more than 3 levels deep aborts here (CUNROLL)",
+        recursion + (selfCalls > 1 ? ", branching into " + std::to_string(selfCalls) + " calls" : "") +
+            "; a trace not started at its header unrolls at most 3 levels");
     f.proto = fn.index;
-    f.reasonId = ReasonId::traceError("CUNROLL");
-    f.construct = "closure";
-    f.structural = true;
-    f.confidence = Confidence::Possible;
-    f.message = "a trace that inlines this recursion more than 3 levels deep aborts here (CUNROLL)";
-    f.reasoning = recursion + (selfCalls > 1 ? ", branching into " + std::to_string(selfCalls) + " calls" : "") +
-                  "; a trace not started at its header unrolls at most 3 levels";
     sink.report(fn, std::move(f));
   }
 };

@@ -135,6 +135,21 @@ struct Finding {
   std::string advice;
 };
 
+// A structural prediction (a stop the recorder makes by design: a note) at
+// pc, of the trace error `traceError` (lj_traceerr.h's name).
+inline Finding structuralFinding(int pc, const char* traceError, std::string construct, Confidence confidence,
+                                 std::string message, std::string reasoning) {
+  Finding f;
+  f.pc = pc;
+  f.reasonId = ReasonId::traceError(traceError);
+  f.construct = std::move(construct);
+  f.structural = true;
+  f.confidence = confidence;
+  f.message = std::move(message);
+  f.reasoning = std::move(reasoning);
+  return f;
+}
+
 class PredictionSink {
  public:
   virtual ~PredictionSink() = default;
