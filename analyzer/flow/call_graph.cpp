@@ -275,6 +275,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   countEntries(true, counts);
   entries_ = std::move(counts.runs);
   steadyEntries_ = std::move(counts.steady);
+  countInterpretedCalls();
   entryShortfall_ = std::move(counts.shortfall);
   entryShortfallByBranch_ = std::move(counts.byBranch);
   // What other files are told of this file's calls into them counts only
@@ -527,9 +528,40 @@ long CallGraph::steadyCalls(std::size_t proto) const {
   long calls = 0;
   for (const auto& site : callers_.at(proto)) {
     if (component_.at(site.proto) == component_.at(proto)) continue;
-    calls = std::min(calls + steadyRunsWith(site.proto, site.pc, nullptr, steadyEntries_, true), kManyRuns);
+    calls = std::min(calls + steadyRunsWith(site.proto, site.pc, nullptr, interpretedCalls_, true, true), kManyRuns);
   }
   return calls;
+}
+
+// Each prototype's interpreted calls: those of a caller's own callers
+// count once for each of its calls, to a fixpoint (the graph without its
+// cycles of recursion is acyclic, and the counts only grow). A function
+// no call of this file reaches counts 1, or other files' calls of it.
+void CallGraph::countInterpretedCalls() {
+  const std::size_t n = callers_.size();
+  std::vector<long> base(n, 1);
+  for (const auto& [p, caller] : external_)
+    if (p < n) base[p] = std::min(std::max(caller.entryCalls, 1L), kManyRuns);
+  interpretedCalls_ = base;
+  for (std::size_t round = 0; round <= n; ++round) {
+    bool changed = false;
+    for (std::size_t p = 0; p < n; ++p) {
+      long calls = 0;
+      bool called = false;
+      for (const auto& site : callers_[p]) {
+        if (component_.at(site.proto) == component_.at(p)) continue;
+        called = true;
+        calls = std::min(calls + steadyRunsWith(site.proto, site.pc, nullptr, interpretedCalls_, true, true), kManyRuns);
+      }
+      if (!called) continue;
+      if (external_.count(p)) calls = std::min(calls + base[p], kManyRuns);
+      if (calls != interpretedCalls_[p]) {
+        interpretedCalls_[p] = calls;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
 }
 
 bool CallGraph::onEveryCall(std::size_t proto, int pc) const {
@@ -539,7 +571,7 @@ bool CallGraph::onEveryCall(std::size_t proto, int pc) const {
 }
 
 long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const std::vector<long>& steadyEntries,
-                               bool entering) const {
+                               bool entering, bool interpreted) const {
   const auto& branches = branches_.at(proto);
   CountStop none;
   CountStop& why = stop ? *stop : none;
@@ -562,7 +594,7 @@ long CallGraph::steadyRunsWith(std::size_t proto, int pc, CountStop* stop, const
     // that comes first (lj_record.c: LINNER, or a link to that loop's own
     // trace), unless that loop turns so few times that it is unrolled (see
     // evidence()): what comes after it is recorded by side traces only.
-    if (innermost && !unrolled(loop)) {
+    if (innermost && !unrolled(loop) && !interpreted) {
       for (std::size_t j = k + 1; j < loops.size(); ++j) {
         const LoopTrips& inner = loops[j];
         if (inner.last >= pc || inner.first < loop.first || inner.last > loop.last) continue;

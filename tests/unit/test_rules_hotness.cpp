@@ -1409,6 +1409,56 @@ TEST_CASE("a blacklisted loop's calls of a constructor add up over its sites on 
   CHECK_FALSE(q->blacklistsEntry);
 }
 
+TEST_CASE("an entry's calls add up through a helper called from several sites, and past inner loops",
+          "[rules][hotness]") {
+  // Audit 99: a closure-making iterator factory called by a helper called
+  // three times per turn of 40,000 turns, or from three sites of the turn
+  // each after the previous site's for-in loop: 120,000 calls, and every
+  // run blacklists the factory's entry (11 aborts there); the counts were
+  // those of one call site (40,000: "depends on the run").
+  const std::string counter = "local function counter(s)\n"
+                              "  local i = 0\n"
+                              "  return function() i = i + 1; if i <= #s then return i end end\n"
+                              "end\n";
+  auto helper = predict(counter +
+                        "local function rev(s)\n"
+                        "  local t = {}\n"
+                        "  for i in counter(s) do t[#t + 1] = s:sub(-i, -i) end\n"
+                        "  return table.concat(t)\n"
+                        "end\n"
+                        "local total = 0\n"
+                        "for i = 1, 40000 do\n"
+                        "  total = total + #rev('abcdef') + #rev('abcdef') + #rev('abcdef')\n"
+                        "end\n");
+  INFO(listed(helper));
+  const Prediction* p = find(helper, 3, "NYIBC:FNEW");
+  REQUIRE(p);
+  CHECK(p->severity == Severity::Blacklist);
+  CHECK(p->reasoning.find("run at least 120000 times on every pass") != std::string::npos);
+  auto sites = predict(counter +
+                       "local total = 0\n"
+                       "for i = 1, 40000 do\n"
+                       "  for _ in counter('abcdef') do total = total + 1 end\n"
+                       "  for _ in counter('abcdef') do total = total + 2 end\n"
+                       "  for _ in counter('abcdef') do total = total + 3 end\n"
+                       "end\n");
+  INFO(listed(sites));
+  const Prediction* q = find(sites, 3, "NYIBC:FNEW");
+  REQUIRE(q);
+  CHECK(q->severity == Severity::Blacklist);
+  CHECK(q->reasoning.find("run at least 120000 times on every pass") != std::string::npos);
+  // One site per turn: 40,000 calls, short of the 73,778 the earliest
+  // blacklisting takes.
+  auto one = predict(counter +
+                     "local total = 0\n"
+                     "for i = 1, 40000 do\n"
+                     "  for _ in counter('abcdef') do total = total + 1 end\n"
+                     "end\n");
+  const Prediction* r = find(one, 3, "NYIBC:FNEW");
+  REQUIRE(r);
+  CHECK(r->severity == Severity::Warn);
+}
+
 // A hot function's call in a loop whose trip count the bytecode does not
 // show may never be made (audit 95: `unescape` called in a `gmatch` loop
 // over query strings that were all empty, in a function called 50,000
