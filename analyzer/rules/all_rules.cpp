@@ -297,7 +297,8 @@ std::string whyHot(const FunctionView& fn, int pc) {
              "until its start is blacklisted; which one depends on the data";
     reasons += "; it runs after the loop at line " + std::to_string(e.pastLoop->line) + ", where a root trace entering " +
                name + " stops (inner loop, LINNER), unless the loop keeps leaving after a few turns, which such a "
-               "trace then unrolls (lj_record.c: innerloopleft): mostly side traces record it, " +
+               "trace then unrolls (lj_record.c: innerloopleft), or one that resumes after a call before it that "
+               "split the trace; otherwise side traces record it, " +
                sideTraceFate(fn.profile);
   }
   return reasons;

@@ -459,7 +459,8 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     out.blacklists = true;
     out.clause = "; " + split.stitch + " stitches the trace on every pass before it, and the trace that resumes "
                    "after that call aborts here: LuaJIT then links the stitching trace to itself (a blacklisted "
-                   "link, lj_trace.c trace_abort) and never records after the call again, so from the first "
+                   "link, lj_trace.c trace_abort) and never records after the call from it again (a side trace "
+                   "that stitches at the same call aborts here once in turn), so from the first "
                    "abort on what follows the call runs interpreted on every pass (" + std::to_string(runs) +
                    " runs)";
     // Counted through a route around it that aborts elsewhere: the

@@ -284,7 +284,7 @@ TEST_CASE("code after a short loop is recorded by root traces only when the loop
     const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
     REQUIRE(fnew);
     CHECK(fnew->severity == Severity::Warn);
-    CHECK(fnew->reasoning.find("mostly side traces record it, which blacklist no trace start: after 4 failed side traces") !=
+    CHECK(fnew->reasoning.find("otherwise side traces record it, which blacklist no trace start: after 4 failed side traces") !=
           std::string::npos);
   }
   // The short loop behind a branch (lua-inifile's save: `if comments then
@@ -675,7 +675,7 @@ TEST_CASE("an abort after a loop of a hot function is a warning, likely, and say
   CHECK(uclo->severity == Severity::Warn);
   CHECK(uclo->confidence == Confidence::Likely);
   CHECK(uclo->reasoning.find("after the loop at line 2") != std::string::npos);
-  CHECK(uclo->reasoning.find("mostly side traces record it") != std::string::npos);
+  CHECK(uclo->reasoning.find("otherwise side traces record it") != std::string::npos);
   // The closure in the loop itself still blacklists: a root trace records it.
   const Prediction* fnew = find(ps, 3, "NYIBC:FNEW");
   REQUIRE(fnew);
