@@ -275,7 +275,6 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   countEntries(true, counts);
   entries_ = std::move(counts.runs);
   steadyEntries_ = std::move(counts.steady);
-  countInterpretedCalls();
   entryShortfall_ = std::move(counts.shortfall);
   entryShortfallByBranch_ = std::move(counts.byBranch);
   // What other files are told of this file's calls into them counts only
@@ -525,6 +524,7 @@ void CallGraph::dropMemosKeyedByLoopIndex(const bytecode::Chunk& chunk) {
 }
 
 long CallGraph::steadyCalls(std::size_t proto) const {
+  if (interpretedCalls_.size() != callers_.size()) countInterpretedCalls();
   long calls = 0;
   for (const auto& site : callers_.at(proto)) {
     if (component_.at(site.proto) == component_.at(proto)) continue;
@@ -537,7 +537,7 @@ long CallGraph::steadyCalls(std::size_t proto) const {
 // count once for each of its calls, to a fixpoint (the graph without its
 // cycles of recursion is acyclic, and the counts only grow). A function
 // no call of this file reaches counts 1, or other files' calls of it.
-void CallGraph::countInterpretedCalls() {
+void CallGraph::countInterpretedCalls() const {
   const std::size_t n = callers_.size();
   std::vector<long> base(n, 1);
   for (const auto& [p, caller] : external_)

@@ -428,9 +428,9 @@ class CallGraph {
                       bool entering = false, bool interpreted = false) const;
   // Per proto: its calls on every pass when they run in the interpreter,
   // all call sites added up, through callers called from several sites
-  // too (steadyCalls); computed with the other counts.
-  std::vector<long> interpretedCalls_;
-  void countInterpretedCalls();
+  // too (steadyCalls); counted on the first question, few files ask it.
+  mutable std::vector<long> interpretedCalls_;
+  void countInterpretedCalls() const;
 };
 
 }  // namespace ljcheck::flow
