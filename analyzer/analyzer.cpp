@@ -74,6 +74,9 @@ struct ProjectView {
   const std::function<IncomingHeat(const std::map<std::string, flow::Heat>&)>* seedsFor = nullptr;
   IncomingHeat* given = nullptr;
   bool callersFirst = false;  // in that pass, whether or not this file has callers
+  // The counts of other files' calls flow on into this file's calls of
+  // others: it is in no cycle of the require graph (inRequireCycles).
+  bool countsFlowOn = false;
 };
 
 // Takes `bytes` from the budget of kept dumps; false when they do not fit.
@@ -252,7 +255,7 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
   flow::CallGraph calls = alone && external.empty()
                               ? std::move(*alone)
                               : flow::CallGraph(chunk, values, hotloop, hotexit, external, &constructors.own,
-                                                loopingMembers);
+                                                loopingMembers, project.countsFlowOn);
   if (project.links) {
     if (!external.empty()) {
       project.links->exports = own ? std::move(*own) : ownHeats();
@@ -652,6 +655,7 @@ void analyzeBatch(const ProjectFiles& project, const std::vector<std::size_t>& w
     auto in = incoming.find(i);
     ProjectView view{in == incoming.end() ? nullptr : &in->second, &links[i], nullptr, project.dumpBudget};
     view.callersFirst = ordered != nullptr;
+    view.countsFlowOn = i < project.inRequireCycle.size() && !project.inRequireCycle[i];
     std::function<IncomingHeat(const std::map<std::string, flow::Heat>&)> seedsFor;
     if (ordered && !ordered->order.waitFor[i].empty()) {  // the queue handed it out after them
       const std::vector<std::size_t>& callers = ordered->order.waitFor[i];
@@ -803,7 +807,9 @@ std::vector<FileResult> analyzeFiles(const std::vector<std::string>& files, cons
       thread_local std::vector<char> buffer;
       required[i] = unsaved ? requiredModules(*unsaved) : requiredModulesOf(files[i], options.maxFileBytes, buffer);
     });
-    OrderedPass first{index, callersFirst(index.callersOf(required), project.sizes), std::vector<IncomingHeat>(files.size())};
+    const std::vector<std::vector<std::size_t>> callers = index.callersOf(required);
+    project.inRequireCycle = inRequireCycles(callers);
+    OrderedPass first{index, callersFirst(callers, project.sizes), std::vector<IncomingHeat>(files.size())};
     analyzeBatch(project, all, used, results, links, true, &first);
     for (std::size_t i = 0; i < files.size(); ++i)
       if (!first.given[i].empty()) used[i] = std::move(first.given[i]);

@@ -8,9 +8,11 @@
 #include <optional>
 #include <set>
 
+#include "file_text.h"
 #include "ljcheck/project_path.h"
 #include "project.h"
 #include "project_batch.h"
+#include "required_modules.h"
 
 namespace ljcheck {
 namespace {
@@ -84,6 +86,8 @@ struct ProjectAnalysis::State {
   std::map<std::size_t, ModuleImports> imports;  // the latest, for every file that has some
   std::vector<std::optional<Seeded>> seeded;
   std::vector<bool> usesSeeded;  // the latest result is seeded's
+  std::vector<std::vector<std::string>> required;  // by index: the modules its text requires
+  std::vector<char> inRequireCycle;                // as analyzeFiles finds it (inRequireCycles)
 
   State(std::vector<std::string> f, AnalyzeOptions o) : options(std::move(o)), root(options.root) {
     for (auto& file : f) add(std::move(file));
@@ -100,6 +104,7 @@ struct ProjectAnalysis::State {
     firstImports.emplace_back();
     seeded.emplace_back();
     usesSeeded.push_back(false);
+    required.emplace_back();
     index.reset();
     return i;
   }
@@ -120,6 +125,19 @@ struct ProjectAnalysis::State {
         stale.push_back(i);
         firstLinks[i] = {};  // else its old dump would stand in for the new text
       }
+    // Which files are in cycles of modules, as analyzeFiles finds them: a
+    // seeded analysis of a file that joined or left one is not kept.
+    std::vector<char> buffer;
+    for (std::size_t i : stale) {
+      auto it = unsaved.find(files[i]);
+      required[i] = it != unsaved.end() ? requiredModules(it->second)
+                                        : requiredModulesOf(files[i], options.maxFileBytes, buffer);
+    }
+    std::vector<char> cycles = files.size() > 1 ? inRequireCycles(index->callersOf(required)) : std::vector<char>{};
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if ((i < cycles.size() && cycles[i]) != (i < inRequireCycle.size() && inRequireCycle[i])) seeded[i].reset();
+    inRequireCycle = std::move(cycles);
+    project.inRequireCycle = inRequireCycle;
     if (!stale.empty()) analyzeBatch(project, stale, {}, first, firstLinks, false);
     for (std::size_t i : stale) {
       dirty[i] = false;

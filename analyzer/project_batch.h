@@ -40,6 +40,9 @@ struct ProjectFiles {
   // Each file's size in bytes, by index, for the order in which workers
   // take them; empty: looked up for each batch.
   std::vector<std::uintmax_t> sizes = {};
+  // By index: the file requires itself through others (inRequireCycles);
+  // empty: every file is taken to, and no counts flow on through it.
+  std::vector<char> inRequireCycle = {};
 
   const std::string* unsavedText(std::size_t i) const {
     if (!overlay) return nullptr;

@@ -57,6 +57,52 @@ CallersFirst callersFirst(const std::vector<std::vector<std::size_t>>& callers,
   return out;
 }
 
+std::vector<char> inRequireCycles(const std::vector<std::vector<std::size_t>>& callers) {
+  // Tarjan's algorithm, without recursion: a deep chain of modules must
+  // not overflow the stack.
+  const std::size_t n = callers.size();
+  constexpr std::size_t kUnseen = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> index(n, kUnseen), low(n, 0), stack;
+  std::vector<char> onStack(n, 0), inCycle(n, 0);
+  std::size_t counter = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> work;  // (file, next edge)
+  for (std::size_t root = 0; root < n; ++root) {
+    if (index[root] != kUnseen) continue;
+    work.push_back({root, 0});
+    while (!work.empty()) {
+      auto& [v, edge] = work.back();
+      if (edge == 0 && index[v] == kUnseen) {
+        index[v] = low[v] = counter++;
+        stack.push_back(v);
+        onStack[v] = 1;
+      }
+      if (edge < callers[v].size()) {
+        const std::size_t w = callers[v][edge++];
+        if (w >= n) continue;
+        if (index[w] == kUnseen) work.push_back({w, 0});
+        else if (onStack[w]) low[v] = std::min(low[v], index[w]);
+        continue;
+      }
+      const std::size_t done = v;
+      work.pop_back();
+      if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
+      if (low[done] != index[done]) continue;
+      std::size_t members = 0, w;
+      std::vector<std::size_t> component;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        onStack[w] = 0;
+        component.push_back(w);
+        ++members;
+      } while (w != done);
+      if (members > 1)
+        for (std::size_t m : component) inCycle[m] = 1;
+    }
+  }
+  return inCycle;
+}
+
 CallersFirstQueue::CallersFirstQueue(const CallersFirst& order, const std::vector<std::uintmax_t>& sizes)
     : rank_(order.waitFor.size(), 0),
       later_([this](std::size_t a, std::size_t b) { return rank_[a] != rank_[b] ? rank_[a] < rank_[b] : a > b; }),

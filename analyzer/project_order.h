@@ -30,6 +30,12 @@ struct CallersFirst {
 CallersFirst callersFirst(const std::vector<std::vector<std::size_t>>& callers,
                           const std::vector<std::uintmax_t>& sizes);
 
+// By file: whether it requires itself through other files (a cycle of the
+// require graph, `callers[j]` the files that require file j). Counts of
+// calls flow on from other files through a file in no cycle only: in a
+// cycle they would grow with every round of the project (CallGraph).
+std::vector<char> inRequireCycles(const std::vector<std::vector<std::size_t>>& callers);
+
 // Hands the files of a callers-first pass out to worker threads: a file
 // once every file it waits for is analyzed, first the ready file with the
 // most work behind it (its size and the longest chain of files waiting

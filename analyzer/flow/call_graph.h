@@ -161,6 +161,10 @@ struct ModuleCall {
   // In a loop whose trace aborts first in an aborting call ahead of it, on
   // every pass (steadyRuns was zeroed for it): no loop trace records it.
   bool behindAbort = false;
+  // The calls it makes whenever this file runs, as CallGraph::runsAt
+  // counts them: its loops' known trip counts times its function's runs
+  // from this file's own calls (a helper called from a loop), at least 1.
+  long runs = 1;
 };
 
 // What other files say about how hot a function of this file runs: the
@@ -196,10 +200,13 @@ class CallGraph {
   // one calls its `__new` (null: none known).
   // `loopingMembers`: other files' module functions ("a.b:f") that run a
   // loop (runsLoop in their own file; null: none known).
+  // `countsFlowOn`: what this file's calls into other files tell them
+  // counts the runs `external` gives too (a file in no cycle of modules);
+  // otherwise only this file's own loops and calls.
   CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
             const std::map<std::size_t, ExternalCaller>& external = {},
             const std::vector<CtypeConstructor>* constructors = nullptr,
-            const MemberNames* loopingMembers = nullptr);
+            const MemberNames* loopingMembers = nullptr, bool countsFlowOn = false);
   Heat heat(std::size_t proto) const { return heat_.at(proto); }
   // The prototype's branches (every_pass.h), with the routes that abort marked.
   const std::vector<Branch>& branches(std::size_t proto) const { return branches_.at(proto); }

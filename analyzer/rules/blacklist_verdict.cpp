@@ -686,9 +686,10 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                    "an inner loop where a root trace stops comes first, or a loop turns a number of times the "
                    "bytecode does not show), so a warning";
   } else if (needed.runs > 0 && unknownAround) {
-    out.clause = "; the bytecode shows " + std::to_string(allRuns) + " runs of the code around the loop at line " +
-                   std::to_string(unknownAround->line) +
-                   ", which turns a number of times the bytecode does not show, maybe none, so a warning";
+    out.clause = (allRuns > 1 ? "; the bytecode shows " + std::to_string(allRuns) + " runs of the code around"
+                              : std::string("; the bytecode does not show how often its function runs, nor")) +
+                 " the loop at line " + std::to_string(unknownAround->line) +
+                 ", which turns a number of times the bytecode does not show, maybe none, so a warning";
   } else if (needed.runs > 0 && allRuns <= 1) {
     out.clause = "; the bytecode does not show how often it runs, and blacklisting the trace start needs "
                    "many runs (" + takes + "), so a warning";

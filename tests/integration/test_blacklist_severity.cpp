@@ -189,6 +189,42 @@ TEST_CASE("calls from several sites of a loop add up on the callee's entry: erro
   CHECK(stitched.blacklisted >= 1);
 }
 
+// Counts flow on through a module in no cycle of requires (audit 100:
+// array2d's map calling tablex.imap had "1 runs"): a loop of 100,000 turns
+// calls layer.tag, which calls lib.counter once, whose closure aborts every
+// trace: 100,000 runs, past the 44,487 that blacklist a start. Lint said a
+// warning ("does not show how often it runs"); it says error, and the run
+// blacklists.
+TEST_CASE("a module function called by another module's function counts that function's runs",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-chain");
+  writeFile(dir + "/main.lua",
+            "package.path = arg[0]:gsub('main%.lua$', '?.lua') .. ';' .. package.path\n"
+            "local layer = require('layer')\nlocal n = 0\n"
+            "for i = 1, 100000 do n = n + layer.tag(i % 7)() end\nassert(n > 0)\n");
+  writeFile(dir + "/layer.lua",
+            "local lib = require('lib')\nlocal M = {}\nfunction M.tag(x)\n  return lib.counter(x)\nend\nreturn M\n");
+  writeFile(dir + "/lib.lua", "local M = {}\nfunction M.counter(start)\n  local n = start\n"
+                              "  return function() n = n + 1; return n end\nend\nreturn M\n");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "--root", dir, dir});
+  INFO(lint.out << lint.err);
+  REQUIRE(lint.exitCode == 0);
+  std::string severity, reasoning;
+  const json predicted = json::parse(lint.out);
+  for (const auto& p : predicted.at("predictions"))
+    if (p.at("reasonId") == "NYIBC:FNEW" && p.at("path") == "lib.lua" && p.at("line") == 4) {
+      severity = p.at("severity").get<std::string>();
+      reasoning = p.at("reasoning").get<std::string>();
+    }
+  CHECK(severity == "blacklist");
+  CHECK(reasoning.find("called at line 4 of layer.lua, in code that runs at least 100000 times") != std::string::npos);
+  const std::string report = dir + "/run.json";
+  ProcessResult run = runLjcheck({"run", "--json", report, "--", dir + "/main.lua"});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  CHECK(json::parse(readFile(report)).at("blacklisted").get<long>() >= 1);
+}
+
 // A closure made as the argument of a call aborts the loop's trace before
 // the call, on every pass (audits 97 and 98: `after(0.05, function() ...
 // end)`, `once(function() ... end)`): the loop is blacklisted there, and
