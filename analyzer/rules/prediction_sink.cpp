@@ -527,11 +527,29 @@ void CollectingSink::markMaskedByCalls() {
     int pc = m->second.firstMasker(site.tracePc);
     if (pc == 0) continue;
     const auto& code = chunk_->prototypes[site.proto];
-    bool callBetween = false;
+    int callBetween = 0;
     for (int q = pc + 1; q < site.tracePc && !callBetween; ++q)
-      callBetween = flow::isCallOrIterator(code.at(q).op) && !startsNoTrace(site.proto, q);
-    if (callBetween) continue;
+      if (flow::isCallOrIterator(code.at(q).op) && !startsNoTrace(site.proto, q)) callBetween = q;
     auto masker = std::lower_bound(list.begin(), list.end(), pc, [](const Masker& c, int at) { return c.pc < at; });
+    if (callBetween) {
+      // Not masked, but only a trace the later call starts can record the
+      // site, if any does (audit 102: `new_cli()`, whose closure aborts
+      // every trace, then `cli:flag(...)`, then a certain closure `-jv`
+      // never showed: the method's own entry trace ends at its return).
+      Prediction& p = site.prediction;
+      if (p.confidence != Confidence::Certain) continue;
+      p.confidence = Confidence::Likely;
+      if (p.severity == Severity::Blacklist) p.severity = Severity::Warn;
+      p.reasoning += "; but every pass first makes the call at line " + std::to_string(code.at(pc).line) +
+                     ", whose callee aborts every trace that records it (" + masker->site.reasonId.str() + " at " +
+                     (masker->site.path == p.path ? "line " + std::to_string(masker->site.line)
+                                                  : masker->site.location()) +
+                     "), so only a trace that a later call starts (at line " +
+                     std::to_string(code.at(callBetween).line) +
+                     ": a stitch inside it, or a side trace) may record this site, and whether one does the "
+                     "bytecode does not show, so likely";
+      continue;
+    }
     site.prediction.maskedBy = masker->site;
   }
 }
