@@ -305,8 +305,11 @@ class InnerLoopRule final : public Rule {
                 "; this loop can be left from the middle of its body, so its trace has several exits: one with no "
                 "side trace yet returns to the interpreter, where the calling code gets hot and starts root traces, "
                 "and a root trace that reaches this loop aborts, compiled or not (lj_record.c rec_loop_jit)";
-        } else if (fn.calls.heat(fn.index) == flow::Heat::Known && !neverLoops().empty() &&
+        } else if (fn.calls.heat(fn.index) != flow::Heat::Cold && !neverLoops().empty() &&
                    rootTraceOfCallerReaches(fn)) {
+          // Hot from a loop whose trip count the bytecode does not show too
+          // (audit 101: basexx's bits, called per byte of a string from a
+          // loop of 3,000 turns: the calling loop blacklisted in every run).
           why = whyFunctionHot(fn) + "; " + neverLoopsWhy("the calling code");
         } else {
           continue;
@@ -320,6 +323,19 @@ class InnerLoopRule final : public Rule {
       f.structural = true;
       f.hotByEvidence = hotByEvidence;
       f.confidence = confidence;
+      // Runs enough to blacklist the calling code's start, when this loop
+      // never loops: whether each pass enters it the data decides (a
+      // `while n > 0` skipped for 0), so a warning, and likely (audit 101:
+      // 50,000 turns, the calling loop blacklisted in every run).
+      if (const RecorderProfile::Blacklisting needed = fn.profile.loopBlacklisting();
+          needed.runs > 0 && !neverLoops().empty() && why.find(neverLoops()) != std::string::npos) {
+        const long runs = fn.calls.runsAt(fn.index, loop.first);
+        if (runs >= needed.runs) {
+          f.blacklistsCaller = true;
+          why += ": the bytecode shows at least " + std::to_string(runs) + " runs, and " +
+                 std::to_string(needed.runs) + " blacklist it, so a warning";
+        }
+      }
       f.message = "a root trace runs into this inner loop and aborts (LINNER); it waits for the inner loop's trace";
       f.reasoning = why;
       sink.report(fn, std::move(f));

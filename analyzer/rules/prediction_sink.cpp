@@ -302,7 +302,8 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
     if ((aroundClause = branchAround(fn, heatProto, heatPc)).empty())
       aroundClause = resumedAbortBefore(fn, heatProto, heatPc);
   dependsOnData = dependsOnData || !aroundClause.empty();
-  if (heat == flow::Heat::Possible || finding.structural) p.severity = Severity::Info;
+  if (finding.blacklistsCaller) p.severity = Severity::Warn;  // a stop the catalog calls benign, costly here
+  if (heat == flow::Heat::Possible || (finding.structural && !finding.blacklistsCaller)) p.severity = Severity::Info;
   // Recorded once, by the side trace that leaves a pairs() loop, in code
   // that runs once: right about the recorder, but it costs one attempt.
   if (here.iterExit && here.once) p.severity = Severity::Info;

@@ -98,6 +98,10 @@ struct Finding {
   int tracePc = -1;
   // A structural prediction (inner loops, recursion, frames): severity info.
   bool structural = false;
+  // A structural stop that aborts the calling code's root trace on every
+  // pass it enters, with runs enough to blacklist that start: a warning,
+  // not a note (LINNER at a loop whose own trace never loops).
+  bool blacklistsCaller = false;
   // The rule itself showed how the code gets hot (a callback from C): the
   // confidence stands even where the call graph only says "possibly hot".
   bool hotByEvidence = false;

@@ -225,6 +225,42 @@ TEST_CASE("a module function called by another module's function counts that fun
   CHECK(json::parse(readFile(report)).at("blacklisted").get<long>() >= 1);
 }
 
+// An inner loop whose own trace never loops (math.fmod ends it on every
+// pass: RETURN) stops every root trace of the calling loop that enters it
+// (LINNER), a stop the catalog calls benign: with 50,000 turns, past the
+// 44,487 that blacklist a start, lint says warning, not note (audit 101),
+// and the run blacklists the calling loop; with 3,000 it stays a note.
+TEST_CASE("an inner loop that never loops blacklists a calling loop with runs enough: a warning",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-linner");
+  auto lintAndRunTurns = [&](int turns) {
+    const std::string script = dir + "/bits" + std::to_string(turns) + ".lua";
+    writeFile(script, "local function bits(num)\n  local n = 0\n  while num > 0 do\n"
+                      "    local rest = math.floor(math.fmod(num, 2))\n    n = n + rest\n"
+                      "    num = (num - rest) / 2\n  end\n  return n\nend\nlocal total = 0\n"
+                      "for k = 1, " + std::to_string(turns) + " do total = total + bits(k % 256) end\n"
+                      "assert(total > 0)\n");
+    Outcome o;
+    ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
+    INFO(lint.err);
+    REQUIRE(lint.exitCode == 0);
+    const json predicted = json::parse(lint.out);
+    for (const auto& p : predicted.at("predictions"))
+      if (p.at("reasonId") == "LINNER" && p.at("line") == 4) o.predicted = p.at("severity").get<std::string>();
+    const std::string report = dir + "/run" + std::to_string(turns) + ".json";
+    ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    o.blacklisted = json::parse(readFile(report)).at("blacklisted").get<long>();
+    return o;
+  };
+  Outcome many = lintAndRunTurns(50000);
+  CHECK(many.predicted == "warn");
+  CHECK(many.blacklisted >= 1);
+  Outcome few = lintAndRunTurns(3000);
+  CHECK(few.predicted == "info");
+}
+
 // A closure made as the argument of a call aborts the loop's trace before
 // the call, on every pass (audits 97 and 98: `after(0.05, function() ...
 // end)`, `once(function() ... end)`): the loop is blacklisted there, and
