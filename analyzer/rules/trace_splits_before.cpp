@@ -476,6 +476,15 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   }
   const flow::Routes around = flow::routesAround(branches, last, from, to, from <= 1);
   if (around.compiles || around.aborts) return out;
+  // An instruction the recorder refuses before it on every path (the
+  // closure made as its own argument, `s:gsub(p, function(c) ... end)`)
+  // aborts the trace first: none ever gets to stitch there (audit 101).
+  const std::vector<bool>& refused = flow::refusedBytecodes(fn.profile);
+  flow::RouteSweep before(branches, from, to, from <= 1);
+  for (int q = from; q < last; ++q) {
+    const auto op = static_cast<std::size_t>(fn.proto.at(q).op);
+    if (op < refused.size() && refused[op] && !before.around(q)) return out;
+  }
   out.stitchLine = fn.proto.at(last).line;
   out.stitchPc = last;
   out.stitchCallee = what;

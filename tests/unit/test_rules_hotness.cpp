@@ -1063,6 +1063,15 @@ TEST_CASE("an inner loop whose every pass ends its trace with a RETURN is a LINN
 // shape checked with `luajit -jv` on both builds).
 TEST_CASE("a blocker after a stitch: error only when the stitch is sure and some trace gets to it",
           "[rules][hotness]") {
+  SECTION("a stitching call whose closure argument aborts first stitches nothing (audit 101)") {
+    auto ps = predict("local map = { i = '1' }\nlocal function normalize(s)\n"
+                      "  s = s:gsub('[il]', function(c) return map[c] end)\n  return s\nend\nlocal n = 0\n"
+                      "for i = 1, 3000 do n = n + #normalize('hi') end\n");
+    INFO(listed(ps));
+    const Prediction* uclo = find(ps, 4, "NYIBC:UCLO");
+    REQUIRE(uclo);
+    CHECK(uclo->reasoning.find("stitches the trace on every pass") == std::string::npos);
+  }
   SECTION("a call of a function whose every call ends in a stitch: one (1/stitch) abort, blacklisted") {
     auto ps = predict("local function word(s)\n  local w = s:match('^%a+')\n  return w\nend\nlocal n = 0\n"
                       "for i = 1, 3000 do\n  local w = word('hello')\n  local up = function() return w end\n"
