@@ -19,6 +19,7 @@
 // A compiled numeric for is linked to instead (JFORI), so only while/repeat
 // and generic for loops count. Reported where the collector sees it: the
 // first statement of the body, or for pairs/next loops (ITERN) the `for` line.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,6 +29,7 @@
 #include "flow/instruction_effects.h"
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
+#include "rules/aborting_call_before.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -51,15 +53,25 @@ int reportedPc(const bytecode::Prototype& proto, const Loop& loop) {
 }
 
 // The line of a closure creation or upvalue close at the outer loop's own
-// level in (from, to]; 0 when there is none. Both always abort a trace.
-int abortBetween(const FunctionView& fn, const bytecode::Prototype& proto, const flow::LoopMap& loops,
-                 const Loop& outer, int from, int to) {
+// level in (from, to] of prototype `index`, or of the one in a function of
+// this file called there that every trace through it aborts at
+// (certainAbortLine: audit 102, a loop calling a parser that makes a
+// closure on every call); 0 when there is none. Both always abort a trace.
+int abortBetween(const FunctionView& fn, std::size_t index, const flow::LoopMap& loops, const Loop& outer, int from,
+                 int to) {
+  const bytecode::Prototype& proto = fn.chunk.prototypes[index];
   for (int pc = from + 1; pc <= to; ++pc) {
     Op op = proto.at(pc).op;
-    if (op != Op::FNEW && op != Op::UCLO) continue;
-    if (!flow::refuses(fn.profile, op)) continue;
+    const bool call = op == Op::CALL || op == Op::CALLM || op == Op::CALLT || op == Op::CALLMT;
+    if (!call && op != Op::FNEW && op != Op::UCLO) continue;
+    if (!call && !flow::refuses(fn.profile, op)) continue;
     const Loop* inner = loops.innermost(pc);
-    if (inner && inner->first == outer.first && inner->last == outer.last) return proto.at(pc).line;
+    if (!inner || inner->first != outer.first || inner->last != outer.last) continue;
+    if (!call) return proto.at(pc).line;
+    const flow::Value callee = fn.values.at(index, pc, proto.at(pc).a);
+    if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size() &&
+        callee.proto != index)
+      if (const int line = certainAbortLine(fn, callee.proto); line > 0) return line;
   }
   return 0;
 }
@@ -164,18 +176,34 @@ flow::Value calleeAt(const bytecode::Chunk& chunk, const flow::ValueMap& values,
 }
 
 // Why the header of `proto` gets hot outside any trace that could inline
-// it; empty when nothing in this file says so. One level of plain calls is
-// followed: a function called from such a function is traced with it.
-std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) {
+// it; empty when nothing in this file says so. Up to three levels of plain
+// calls are followed: a function called from such a function is traced
+// with it, and its own entry counts the same calls (audit 102: lua_cliargs'
+// filter, called by invoke, tail-called by parse, from a loop that aborts
+// at parse's closure: filter's entry traces run into its loop).
+constexpr int kPlainCallLevels = 3;
+struct HotHeader {
+  std::string why;  // empty: nothing says so
+  // The calls on every pass that reach the header from a loop whose trace
+  // aborts, through calls on every call of each function between: run in
+  // the interpreter, each counts the entry down. 0 when not known.
+  long interpretedCalls = 0;
+};
+HotHeader headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) {
   std::string name = functionName(fn, proto);
   for (const auto& site : fn.calls.callers(proto)) {
     const auto& caller = fn.chunk.prototypes[site.proto];
     int line = caller.at(site.pc).line;
     if (!fn.calls.inLoop(site.proto, site.pc)) {
-      if (depth > 0 || site.protectedCall) continue;
-      std::string why = headerGetsHot(fn, site.proto, depth + 1);
-      if (!why.empty()) return why + "; it calls " + name + " at line " + std::to_string(line);
-      continue;
+      // Its own recursive calls are no way in (recursive() below says so).
+      if (depth >= kPlainCallLevels || site.protectedCall || site.proto == proto) continue;
+      // A lazy initialization's call runs once per key, not on every call.
+      if (fn.calls.evidenceAt(site.proto, site.pc).onceOnlyLine) continue;
+      HotHeader hot = headerGetsHot(fn, site.proto, depth + 1);
+      if (hot.why.empty()) continue;
+      hot.why += "; it calls " + name + " at line " + std::to_string(line);
+      if (!fn.calls.onEveryCall(site.proto, site.pc)) hot.interpretedCalls = 0;
+      return hot;
     }
     // A function's entry gets hot after twice hotloop calls (a call counts
     // one, a loop's turn two): a loop of fewer known turns never starts a
@@ -184,23 +212,27 @@ std::string headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) 
       if (!fn.calls.evidenceAt(site.proto, site.pc).unknownTrips &&
           fn.calls.runsAt(site.proto, site.pc) < 2 * fn.calls.hotloop())
         continue;
-      return name + " is called through pcall at line " + std::to_string(line) +
-             ", so the side trace from this loop's exit cannot return through the pcall frame";
+      return {name + " is called through pcall at line " + std::to_string(line) +
+                  ", so the side trace from this loop's exit cannot return through the pcall frame",
+              0};
     }
     const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
     const Loop* loop = loops.innermost(site.pc);
-    if (int abortLine = abortBetween(fn, caller, loops, *loop, loop->first - 1, loop->last))
-      return name + " is called at line " + std::to_string(line) + " from a loop whose trace aborts at line " +
-             std::to_string(abortLine) + ", so " + name + " gets hot and traced on its own";
+    if (int abortLine = abortBetween(fn, site.proto, loops, *loop, loop->first - 1, loop->last))
+      return {name + " is called at line " + std::to_string(line) + " from a loop whose trace aborts at line " +
+                  std::to_string(abortLine) + ", so " + name + " gets hot and traced on its own",
+              fn.calls.steadyRunsAt(site.proto, site.pc)};
   }
   if (fn.calls.recursive(proto))
-    return name + " is recursive: its recursive calls count towards its header's hot counter too, so a deep or "
-                  "frequent recursion gets the header hot and starts traces of its own";
+    return {name + " is recursive: its recursive calls count towards its header's hot counter too, so a deep or "
+                   "frequent recursion gets the header hot and starts traces of its own",
+            0};
   for (const auto& site : fn.calls.callbacks(proto)) {
     flow::Value by = calleeAt(fn.chunk, fn.values, site);
-    return name + " is called back from C by " + std::string(by.name) + " (line " +
-           std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line) +
-           "), so its header gets hot and starts traces";
+    return {name + " is called back from C by " + std::string(by.name) + " (line " +
+                std::to_string(fn.chunk.prototypes[site.proto].at(site.pc).line) +
+                "), so its header gets hot and starts traces",
+            0};
   }
   return {};
 }
@@ -251,13 +283,49 @@ void reportOnceLoops(const FunctionView& fn, PredictionSink& sink) {
   }
 }
 
+// When the interpreted calls that get a function's header hot are enough
+// to blacklist its entry, every one of its header's traces running into
+// `loop` (on every call: no branch goes around it): the clause that says
+// so and names the loops of this file whose traces then abort at that
+// entry (BLACKL), whatever else they do (audit 102: lua_cliargs' filter,
+// blacklisted at its entry after 11 LINNER aborts, then a clean loop of
+// 60,000 calls of it blacklisted in turn). Empty when not.
+std::string entryBlacklisted(const FunctionView& fn, const HotHeader& hot, const Loop& loop, bool& blacklists) {
+  const RecorderProfile::Blacklisting needed = fn.profile.entryBlacklisting();
+  if (needed.runs <= 0 || hot.interpretedCalls < needed.runs || fn.proto.isVararg() ||
+      !fn.calls.onEveryCall(fn.index, loop.first > 1 ? loop.first - 1 : 1))  // the instruction before it
+    return {};
+  blacklists = true;
+  const std::string name = functionName(fn, fn.index);
+  std::string clause = "; those calls, at least " + std::to_string(hot.interpretedCalls) +
+                       " on every pass, run in the interpreter, and at " + std::to_string(needed.runs) +
+                       " the trace start at " + name + "'s entry is blacklisted (" + std::to_string(needed.aborts) +
+                       " aborts here): from then on every trace that records a call of " + name +
+                       " aborts at its entry (BLACKL)";
+  std::vector<int> loops;
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    const Loop* around = fn.calls.loopMap(site.proto).innermost(site.pc);
+    if (around) loops.push_back(loopLine(fn.of(site.proto), around->first));
+  }
+  std::sort(loops.begin(), loops.end());
+  loops.erase(std::unique(loops.begin(), loops.end()), loops.end());
+  if (!loops.empty()) {
+    clause += ", the traces of the loop" + std::string(loops.size() > 1 ? "s" : "") + " at line";
+    clause += loops.size() > 1 ? "s " : " ";
+    for (std::size_t k = 0; k < loops.size(); ++k)
+      clause += (k == 0 ? "" : k + 1 == loops.size() ? " and " : ", ") + std::to_string(loops[k]);
+    clause += " that call it among them";
+  }
+  return clause + "; whether each call enters this loop the data decides, so a warning";
+}
+
 class InnerLoopRule final : public Rule {
  public:
   std::string_view name() const override { return "inner-loops"; }
   std::vector<ReasonId> reasons(const RecorderProfile&) const override { return {ReasonId::traceError("LINNER")}; }
 
   void check(const FunctionView& fn, PredictionSink& sink) const override {
-    std::string hotHeader;
+    HotHeader hotHeader;
     bool headerChecked = false;
     for (const auto& loop : fn.loops.loops()) {
       if (loop.kind == Loop::Kind::NumericFor) continue;  // a compiled one is linked to (JFORI)
@@ -265,6 +333,7 @@ class InnerLoopRule final : public Rule {
       if (pc <= 0) continue;
       std::string why;
       bool hotByEvidence = false;
+      bool blacklistsEntry = false;
       Confidence confidence = Confidence::Likely;
       // Computed once per loop, asked of loops that nothing else reports.
       auto neverLoops = [&, known = false, call = std::string()]() mutable -> const std::string& {
@@ -281,7 +350,7 @@ class InnerLoopRule final : public Rule {
       if (const Loop* outer = enclosing(fn.loops, loop)) {
         if (!fn.calls.inLoop(fn.index, outer->first)) continue;
         const std::string outerLine = std::to_string(loopLine(fn, outer->first));
-        if (int abortLine = abortBetween(fn, fn.proto, fn.loops, *outer, loop.last, outer->last)) {
+        if (int abortLine = abortBetween(fn, fn.index, fn.loops, *outer, loop.last, outer->last)) {
           why = "the enclosing loop at line " + outerLine + " aborts its traces at line " +
                 std::to_string(abortLine) +
                 ", after this loop, so the side trace from this loop's exit never forms and the outer loop's own "
@@ -297,9 +366,14 @@ class InnerLoopRule final : public Rule {
           hotHeader = headerGetsHot(fn, fn.index, 0);
           headerChecked = true;
         }
-        if (!hotHeader.empty()) {
-          why = hotHeader + "; a trace started at its header runs into this loop";
+        // A call that splits the trace before the loop ends the header's
+        // trace there, and the trace stitched after it is no root trace: it
+        // links to the loop (audit fixture stitch_gmatch_loop_closure.lua:
+        // `for w in string.gmatch(...)`, no LINNER on either build).
+        if (!hotHeader.why.empty() && splitBefore(fn, 1, loop.first).line == 0) {
+          why = hotHeader.why + "; a trace started at its header runs into this loop";
           hotByEvidence = true;
+          why += entryBlacklisted(fn, hotHeader, loop, blacklistsEntry);
         } else if (fn.calls.heat(fn.index) != flow::Heat::Cold && leavesEarly(fn.proto, loop)) {
           why = whyFunctionHot(fn) +
                 "; this loop can be left from the middle of its body, so its trace has several exits: one with no "
@@ -322,6 +396,7 @@ class InnerLoopRule final : public Rule {
       f.construct = "loop";
       f.structural = true;
       f.hotByEvidence = hotByEvidence;
+      f.blacklistsCaller = blacklistsEntry;
       f.confidence = confidence;
       // Runs enough to blacklist the calling code's start, when this loop
       // never loops: whether each pass enters it the data decides (a
