@@ -130,9 +130,13 @@ bool leavesBefore(const FunctionView& fn, const Loop& loop, int pc) {
 std::string traceEndingCallOnEveryPass(const FunctionView& fn, const Loop& loop) {
   std::vector<int> ends;
   std::vector<std::string> callees;
+  const std::vector<bool>& refused = flow::refusedBytecodes(fn.profile);
   for (int pc = loop.first; pc < loop.last; ++pc) {
+    const Op op = fn.proto.at(pc).op;
+    const bool refusedHere = flow::refuses(refused, op);
+    if (!refusedHere && !flow::isCallOrIterator(op)) continue;  // only a call ends the trace so
     if (fn.loops.innermost(pc) != &loop) continue;
-    if (flow::refuses(fn.profile, fn.proto.at(pc).op)) break;
+    if (refusedHere) break;
     std::optional<CallSplit> split = splitAt(fn, pc);
     // error() ends the trace too, but the pass ends with it.
     if (!split || !split->endsTrace || !nextFeedsVariableCount(fn.proto, pc)) continue;
@@ -341,7 +345,9 @@ class InnerLoopRule final : public Rule {
         known = true;
         return call;
       };
+      bool saysNeverLoops = false;  // `why` is neverLoopsWhy's
       auto neverLoopsWhy = [&](const std::string& around) {
+        saysNeverLoops = true;
         return "every pass of this loop runs " + neverLoops() +
                ", which ends the loop's own trace there (RETURN), so that trace never loops and never leaves "
                "the loop: no side trace from its exit forms, and a root trace of " + around +
@@ -402,8 +408,9 @@ class InnerLoopRule final : public Rule {
       // never loops: whether each pass enters it the data decides (a
       // `while n > 0` skipped for 0), so a warning, and likely (audit 101:
       // 50,000 turns, the calling loop blacklisted in every run).
-      if (const RecorderProfile::Blacklisting needed = fn.profile.loopBlacklisting();
-          needed.runs > 0 && !neverLoops().empty() && why.find(neverLoops()) != std::string::npos) {
+      if (const RecorderProfile::Blacklisting needed = saysNeverLoops ? fn.profile.loopBlacklisting()
+                                                                     : RecorderProfile::Blacklisting{};
+          needed.runs > 0) {
         const long runs = fn.calls.runsAt(fn.index, loop.first);
         if (runs >= needed.runs) {
           f.blacklistsCaller = true;
