@@ -313,7 +313,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // the trace to this abort on every pass (audit 97: `bind(acct,
     // "deposit")` first in the loop, then `dep(5)` and a second bind; `-jv`
     // shows the loop blacklisted at bind's closure).
-    std::optional<Split> first;
+    std::optional<Split> first, skippable;
     for (const auto& site : fn.calls.callers(heatProto)) {
       const FunctionView caller = fn.of(site.proto);
       const flow::Loop* around = caller.loops.innermost(site.pc);
@@ -327,10 +327,20 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
         continue;
       }
       SplitBefore found = splitBefore(caller, around->first, site.pc);
-      if (found.line == 0) return {};
+      // Behind a branch only, the passes that skip it reach this abort in
+      // the root trace, the others split first: the data decides (audit
+      // 103: `if i % 3 ~= 0 then refill(i) end`, refill's loop, before
+      // tag(...)'s closure; the loop's trace linked to refill's, never
+      // blacklisted). No split at all on the way: the root trace gets here.
+      if (found.line == 0 && found.skippableLine == 0) return {};
+      if (found.line == 0) {
+        if (!skippable)
+          skippable = described(found, " in " + functionName(fn, site.proto), caller, around->first, around->last);
+        continue;
+      }
       if (!first) first = described(found, " in " + functionName(fn, site.proto), caller, around->first, around->last);
     }
-    return first ? *first : Split{};
+    return first ? *first : skippable ? *skippable : Split{};
   };
   // Whether the body of the innermost loop around the site (or its
   // function, outside loops) calls a builtin the recorder does not compile

@@ -58,7 +58,7 @@ int reportedPc(const bytecode::Prototype& proto, const Loop& loop) {
 // (certainAbortLine: audit 102, a loop calling a parser that makes a
 // closure on every call); 0 when there is none. Both always abort a trace.
 int abortBetween(const FunctionView& fn, std::size_t index, const flow::LoopMap& loops, const Loop& outer, int from,
-                 int to) {
+                 int to, int* atPc = nullptr) {
   const bytecode::Prototype& proto = fn.chunk.prototypes[index];
   for (int pc = from + 1; pc <= to; ++pc) {
     Op op = proto.at(pc).op;
@@ -67,6 +67,7 @@ int abortBetween(const FunctionView& fn, std::size_t index, const flow::LoopMap&
     if (!call && !flow::refuses(fn.profile, op)) continue;
     const Loop* inner = loops.innermost(pc);
     if (!inner || inner->first != outer.first || inner->last != outer.last) continue;
+    if (atPc) *atPc = pc;
     if (!call) return proto.at(pc).line;
     const flow::Value callee = fn.values.at(index, pc, proto.at(pc).a);
     if (callee.is(flow::Value::Kind::LuaFunction) && callee.proto < fn.chunk.prototypes.size() &&
@@ -222,10 +223,17 @@ HotHeader headerGetsHot(const FunctionView& fn, std::size_t proto, int depth) {
     }
     const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
     const Loop* loop = loops.innermost(site.pc);
-    if (int abortLine = abortBetween(fn, site.proto, loops, *loop, loop->first - 1, loop->last))
+    int abortPc = 0;
+    if (int abortLine = abortBetween(fn, site.proto, loops, *loop, loop->first - 1, loop->last, &abortPc)) {
+      // Counted only when every pass aborts: behind a branch, the passes
+      // around it run a compiled trace, which calls nothing here (audit
+      // 103: a closure behind `if i % 2 == 0`, half the calls interpreted).
+      const bool everyPass =
+          !flow::routesAround(fn.calls.branches(site.proto), abortPc, loop->first, loop->last, false).compiles;
       return {name + " is called at line " + std::to_string(line) + " from a loop whose trace aborts at line " +
                   std::to_string(abortLine) + ", so " + name + " gets hot and traced on its own",
-              fn.calls.steadyRunsAt(site.proto, site.pc)};
+              everyPass ? fn.calls.steadyRunsAt(site.proto, site.pc) : 0};
+    }
   }
   if (fn.calls.recursive(proto))
     return {name + " is recursive: its recursive calls count towards its header's hot counter too, so a deep or "
@@ -323,6 +331,29 @@ std::string entryBlacklisted(const FunctionView& fn, const HotHeader& hot, const
   return clause + "; whether each call enters this loop the data decides, so a warning";
 }
 
+// Whether a loop comes after `loop` in its function, or after a call of
+// the function in the loop that calls it (its own, or one a call there
+// runs): the side trace from that loop's exit records on round the
+// calling loop.
+bool loopsAfter(const FunctionView& fn, const Loop& loop) {
+  for (const auto& other : fn.loops.loops())
+    if (other.first > loop.last) return true;
+  for (const auto& site : fn.calls.callers(fn.index)) {
+    const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
+    const Loop* around = loops.innermost(site.pc);
+    if (!around) continue;
+    for (const auto& other : loops.loops())
+      if (other.first > site.pc && other.last <= around->last) return true;
+    const bytecode::Prototype& caller = fn.chunk.prototypes[site.proto];
+    for (int pc = site.pc + 1; pc < around->last; ++pc)
+      if (flow::isCall(caller.at(pc).op)) {
+        const flow::Value callee = fn.values.at(site.proto, pc, caller.at(pc).a);
+        if (callee.is(flow::Value::Kind::LuaFunction) && fn.calls.runsLoop(callee.proto)) return true;
+      }
+  }
+  return false;
+}
+
 class InnerLoopRule final : public Rule {
  public:
   std::string_view name() const override { return "inner-loops"; }
@@ -351,7 +382,7 @@ class InnerLoopRule final : public Rule {
         return "every pass of this loop runs " + neverLoops() +
                ", which ends the loop's own trace there (RETURN), so that trace never loops and never leaves "
                "the loop: no side trace from its exit forms, and a root trace of " + around +
-               " runs into this loop on every pass and aborts, until its start is blacklisted";
+               " runs into this loop on every pass that reaches it and aborts, until its start is blacklisted";
       };
       if (const Loop* outer = enclosing(fn.loops, loop)) {
         if (!fn.calls.inLoop(fn.index, outer->first)) continue;
@@ -411,7 +442,14 @@ class InnerLoopRule final : public Rule {
       if (const RecorderProfile::Blacklisting needed = saysNeverLoops ? fn.profile.loopBlacklisting()
                                                                      : RecorderProfile::Blacklisting{};
           needed.runs > 0) {
-        const long runs = fn.calls.runsAt(fn.index, loop.first);
+        // On every pass (audit 103: a branch skipping the call one pass in
+        // eight left the start compiled in some runs), and with no loop
+        // after it in the function or the calling loop, whose exit's side
+        // traces would carry on round the calling loop and link back
+        // (audit 103: two loops after the fmod loop, 3 aborts, no
+        // blacklisting).
+        const long runs =
+            loopsAfter(fn, loop) ? 0 : fn.calls.steadyRunsAt(fn.index, loop.first > 1 ? loop.first - 1 : 1);
         if (runs >= needed.runs) {
           f.blacklistsCaller = true;
           why += ": the bytecode shows at least " + std::to_string(runs) + " runs, and " +

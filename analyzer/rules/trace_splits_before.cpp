@@ -441,6 +441,25 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   const int last = splits.back();
   for (int pc : splits)
     if (pc != last && leavesTraceKept(fn, pc, depth)) return out;
+  // A call before it of what the tracker cannot name (a table called
+  // through its __call, a function passed in or stored elsewhere) may
+  // abort every trace that records it, and then none gets to the stitch
+  // (audit 104: `List()` of a pl.class-style class, whose constructor
+  // closes upvalues, before `require 'string'`: `-jv` shows no stitch).
+  auto namesNoFunction = [](const flow::Value& v) {
+    using K = flow::Value::Kind;
+    return !v.known() || v.is(K::Table) || v.is(K::Instance) || v.is(K::Receiver) || v.is(K::Global);
+  };
+  for (int pc : splits)
+    if (pc != last && !isFieldRead(fn.proto.at(pc).op) && !objectOperationAt(fn, pc) &&
+        namesNoFunction(resolveCallee(fn, pc).value)) {
+      out.resumedMayAbort = "the call at line " + std::to_string(fn.proto.at(pc).line) +
+                            " goes to what the bytecode does not name (a table called through __call, a function "
+                            "passed in or stored elsewhere), which may abort every trace that records it before "
+                            "the call" + calleeWords(fn, last) + " at line " + std::to_string(fn.proto.at(last).line) +
+                            " stitches";
+      return out;
+    }
   std::string what;
   if (!surelyStitches(fn, last, depth, what, out.resumedMayAbort)) {
     std::string likely;

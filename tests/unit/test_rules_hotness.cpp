@@ -1468,6 +1468,61 @@ TEST_CASE("an entry's calls add up through a helper called from several sites, a
   CHECK(r->severity == Severity::Warn);
 }
 
+TEST_CASE("a call that may split the trace behind a branch in the calling loop leaves a blocker of the callee likely",
+          "[rules][hotness]") {
+  // Audit 103: `if i % 3 ~= 0 then refill(i) end`, refill running a loop of
+  // its own, then tag(...)'s closure: the loop's trace linked to refill's
+  // and was never blacklisted; lint said error.
+  auto ps = predict("local pool = {}\nlocal function refill(n)\n  for j = 1, 8 do pool[j] = n + j end\nend\n"
+                    "local function tag(x)\n  local f = function() return x end\n  return f() + 1\nend\n"
+                    "local n = 0\nfor i = 1, 60000 do\n  if i % 3 ~= 0 then refill(i) end\n"
+                    "  n = n + tag(pool[1])\nend\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 6, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity == Severity::Warn);
+  CHECK(fnew->confidence == Confidence::Likely);
+  CHECK(fnew->reasoning.find("a branch can go around it") != std::string::npos);
+}
+
+TEST_CASE("a stitch behind a call of a value the bytecode does not name is not sure to be reached",
+          "[rules][hotness]") {
+  // Audit 104: `List()` of a class whose __call constructor closes upvalues,
+  // then `require 'string'`, then a closure: lint said error through the
+  // stitch; every trace aborted in the constructor.
+  auto ps = predict("local List = setmetatable({}, { __call = function(cls) return {} end })\n"
+                    "local function render(code)\n  local res, mod = List(), require 'string'\n"
+                    "  local w = function() return code end\n  res[1] = mod.upper(code)\n  return res, w\nend\n"
+                    "local n = 0\nfor i = 1, 60000 do n = n + #render('x')[1] end\n");
+  INFO(listed(ps));
+  const Prediction* fnew = find(ps, 4, "NYIBC:FNEW");
+  REQUIRE(fnew);
+  CHECK(fnew->severity != Severity::Blacklist);
+  CHECK(fnew->reasoning.find("stitches on every pass") == std::string::npos);
+}
+
+TEST_CASE("a function's entry counts interpreted calls only from a loop that aborts on every pass",
+          "[rules][hotness]") {
+  // Audit 103: the calling loop's closure behind `if i % 2 == 0`: the other
+  // passes compile, half the calls run interpreted, the entry of the
+  // function whose loop its traces run into is never blacklisted.
+  const std::string filter = "local function filter(t, v)\n  local out = {}\n"
+                             "  for _, x in ipairs(t) do if x == v then out[#out + 1] = x end end\n"
+                             "  return out\nend\nlocal opts = {1, 2, 3, 4, 5, 6, 7, 8}\nlocal keep = {}\n";
+  auto every = predict(filter + "for i = 1, 100000 do\n  keep[i % 8] = function() return 1 end\n"
+                                "  local r = filter(opts, i % 8)\nend\n");
+  INFO(listed(every));
+  const Prediction* linner = find(every, 3, "LINNER");
+  REQUIRE(linner);
+  CHECK(linner->severity == Severity::Warn);
+  auto half = predict(filter + "for i = 1, 100000 do\n  if i % 2 == 0 then keep[i % 8] = function() return 1 end end\n"
+                               "  local r = filter(opts, i % 8)\nend\n");
+  INFO(listed(half));
+  const Prediction* note = find(half, 3, "LINNER");
+  REQUIRE(note);
+  CHECK(note->severity == Severity::Info);
+}
+
 // A hot function's call in a loop whose trip count the bytecode does not
 // show may never be made (audit 95: `unescape` called in a `gmatch` loop
 // over query strings that were all empty, in a function called 50,000
