@@ -34,27 +34,34 @@ struct Outcome {
 
 const char* const kClosureEveryTurn = "t[i % 7 + 1] = function() return i end";
 
-// `body` is line 3, inside the loop.
-Outcome lintAndRun(const std::string& dir, int turns, const std::string& body = kClosureEveryTurn,
-                   const std::string& name = "loop") {
-  const std::string script = dir + "/" + name + std::to_string(turns) + ".lua";
-  writeFile(script, "local t = {}\nfor i = 1, " + std::to_string(turns) + " do\n  " + body + "\nend\n");
+// Lints `script` and runs it under `ljcheck run`: lint's severity of the
+// site `reasonId` at `line`, the run's count of blacklisted starts and its
+// severity of that site.
+Outcome lintAndRunScript(const std::string& script, const std::string& reasonId, int line) {
   Outcome o;
   ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
   INFO(lint.err);
   REQUIRE(lint.exitCode == 0);
   const json predictions = json::parse(lint.out).at("predictions");
   for (const auto& p : predictions)
-    if (p.at("reasonId") == "NYIBC:FNEW" && p.at("line") == 3) o.predicted = p.at("severity").get<std::string>();
-  const std::string report = dir + "/run" + std::to_string(turns) + ".json";
+    if (p.at("reasonId") == reasonId && p.at("line") == line) o.predicted = p.at("severity").get<std::string>();
+  const std::string report = script.substr(0, script.size() - 4) + "-run.json";
   ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
   INFO(run.err);
   REQUIRE(run.exitCode == 0);
   const json r = json::parse(readFile(report));
   o.blacklisted = r.at("blacklisted").get<long>();
   for (const auto& s : r.at("sites"))
-    if (s.at("reasonId") == "NYIBC:FNEW" && s.at("line") == 3) o.observed = s.at("severity").get<std::string>();
+    if (s.at("reasonId") == reasonId && s.at("line") == line) o.observed = s.at("severity").get<std::string>();
   return o;
+}
+
+// `body` is line 3, inside the loop.
+Outcome lintAndRun(const std::string& dir, int turns, const std::string& body = kClosureEveryTurn,
+                   const std::string& name = "loop") {
+  const std::string script = dir + "/" + name + std::to_string(turns) + ".lua";
+  writeFile(script, "local t = {}\nfor i = 1, " + std::to_string(turns) + " do\n  " + body + "\nend\n");
+  return lintAndRunScript(script, "NYIBC:FNEW", 3);
 }
 
 // The same loop in a host that loads the module: the report's count of
@@ -160,19 +167,7 @@ TEST_CASE("calls from several sites of a loop add up on the callee's entry: erro
                           "  local t = { x = x } function t.get() return t.x end\n"
                           "  return t\nend\nlocal acc = 0\nfor i = 1, " +
                           std::to_string(turns) + " do\n" + calls + "end\n");
-    Outcome o;
-    ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
-    INFO(lint.err);
-    REQUIRE(lint.exitCode == 0);
-    const json predicted = json::parse(lint.out);
-    for (const auto& p : predicted.at("predictions"))
-      if (p.at("reasonId") == "NYIBC:FNEW" && p.at("line") == 3) o.predicted = p.at("severity").get<std::string>();
-    const std::string report = dir + "/run" + std::to_string(sites) + (before.empty() ? "" : "-stitch") + ".json";
-    ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
-    INFO(run.err);
-    REQUIRE(run.exitCode == 0);
-    o.blacklisted = json::parse(readFile(report)).at("blacklisted").get<long>();
-    return o;
+    return lintAndRunScript(script, "NYIBC:FNEW", 3);
   };
   Outcome four = lintAndRunSites(4, 30000);
   CHECK(four.predicted == "blacklist");
@@ -240,19 +235,7 @@ TEST_CASE("an inner loop that never loops blacklists a calling loop with runs en
                       "    num = (num - rest) / 2\n  end\n  return n\nend\nlocal total = 0\n"
                       "for k = 1, " + std::to_string(turns) + " do total = total + bits(k % 256) end\n"
                       "assert(total > 0)\n");
-    Outcome o;
-    ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", script});
-    INFO(lint.err);
-    REQUIRE(lint.exitCode == 0);
-    const json predicted = json::parse(lint.out);
-    for (const auto& p : predicted.at("predictions"))
-      if (p.at("reasonId") == "LINNER" && p.at("line") == 4) o.predicted = p.at("severity").get<std::string>();
-    const std::string report = dir + "/run" + std::to_string(turns) + ".json";
-    ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
-    INFO(run.err);
-    REQUIRE(run.exitCode == 0);
-    o.blacklisted = json::parse(readFile(report)).at("blacklisted").get<long>();
-    return o;
+    return lintAndRunScript(script, "LINNER", 4);
   };
   Outcome many = lintAndRunTurns(50000);
   CHECK(many.predicted == "warn");
