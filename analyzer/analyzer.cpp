@@ -349,6 +349,8 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
     for (flow::ModuleCall& call : project.links->calls) {
       call.entryCalls = call.steadyRuns;
       if (call.loopLine == 0 || call.proto >= chunk.prototypes.size()) continue;
+      if (const flow::Loop* loop = calls.loopMap(call.proto).innermost(call.pc))
+        call.splitBefore = rules::mayBeSplitBefore(view(call.proto), loop->first, call.pc);
       const bool blacklisting = blacklistingRuns > 0 && call.steadyRuns >= blacklistingRuns;
       if (!blacklisting && !(aborting && abortingMemberBefore(project.links->calls, call, calls, *aborting))) continue;
       const rules::AbortingCall before = rules::abortingCallBefore(view(call.proto), call.pc, aborting);

@@ -165,6 +165,7 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
   caller.entryCalls = std::min(caller.entryCalls + call.entryCalls, 1L << 40);
   ++caller.calls;
   if (call.behindAbort) ++caller.callsBehindAborts;
+  if (call.loopLine > 0 && !call.splitBefore && !call.behindAbort) caller.rootTraceReaches = true;
   // The hottest call is named; of equally hot ones, one in a loop (the
   // evidence is at the call), the one whose loops run most, then the
   // first. Whatever order the callers were analyzed in, the same call is

@@ -161,6 +161,9 @@ struct ModuleCall {
   // In a loop whose trace aborts first in an aborting call ahead of it, on
   // every pass (steadyRuns was zeroed for it): no loop trace records it.
   bool behindAbort = false;
+  // In a loop, with a call before it in the loop body that may split the
+  // trace (rules::splitBefore): the loop's root trace may never get here.
+  bool splitBefore = false;
   // The calls it makes whenever this file runs, as CallGraph::runsAt
   // counts them: its loops' known trip counts times its function's runs
   // from this file's own calls (a helper called from a loop), at least 1.
@@ -181,12 +184,16 @@ struct ExternalCaller {
   long entryCalls = 0;         // ModuleCall::entryCalls of every such call, added up
   long calls = 0;              // such calls (call sites), and of them those behind an
   long callsBehindAborts = 0;  // aborting call in their loop (ModuleCall::behindAbort)
+  // Some such call is in a loop whose root trace gets to it: no call before
+  // it there splits the trace or aborts (ModuleCall::splitBefore, behindAbort).
+  bool rootTraceReaches = false;
 };
 
 inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
   return a.heat == b.heat && a.why == b.why && a.runs == b.runs && a.steadyRuns == b.steadyRuns &&
          a.shortfall == b.shortfall && a.shortfallByBranch == b.shortfallByBranch && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns &&
-         a.entryCalls == b.entryCalls && a.calls == b.calls && a.callsBehindAborts == b.callsBehindAborts;
+         a.entryCalls == b.entryCalls && a.calls == b.calls && a.callsBehindAborts == b.callsBehindAborts &&
+         a.rootTraceReaches == b.rootTraceReaches;
 }
 
 

@@ -163,7 +163,10 @@ bool rootTraceOfCallerReaches(const FunctionView& fn) {
     const Loop* around = caller.loops.innermost(site.pc);
     if (around && splitBefore(caller, around->first, site.pc).line == 0) return true;
   }
-  return false;
+  // Or a loop of another file that calls it (audit 103: popc.bits called
+  // from another module's loop of 50,000 turns, blacklisted in every run).
+  const flow::ExternalCaller* external = fn.calls.externalCaller(fn.index);
+  return external && external->rootTraceReaches;
 }
 
 const Loop* enclosing(const flow::LoopMap& loops, const Loop& loop) {
@@ -334,10 +337,12 @@ std::string entryBlacklisted(const FunctionView& fn, const HotHeader& hot, const
 // Whether a loop comes after `loop` in its function, or after a call of
 // the function in the loop that calls it (its own, or one a call there
 // runs): the side trace from that loop's exit records on round the
-// calling loop.
+// calling loop. A loop of another file that calls it may hold one too,
+// which this file does not see.
 bool loopsAfter(const FunctionView& fn, const Loop& loop) {
   for (const auto& other : fn.loops.loops())
     if (other.first > loop.last) return true;
+  if (fn.calls.externalCaller(fn.index)) return true;
   for (const auto& site : fn.calls.callers(fn.index)) {
     const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
     const Loop* around = loops.innermost(site.pc);

@@ -514,6 +514,8 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
 
 SplitBefore splitBefore(const FunctionView& fn, int from, int to) { return splitBeforeAt(fn, from, to, 0); }
 
+bool mayBeSplitBefore(const FunctionView& fn, int from, int to) { return splittingCall(fn, from, to, 0) != 0; }
+
 bool recordedInline(const FunctionView& fn) {
   return !fn.calls.runsLoop(fn.index) && splittingCall(fn, 1, fn.proto.size() + 1, 0) == 0;
 }

@@ -63,6 +63,9 @@ struct SplitBefore {
 
 // The calls in [from, to) of the function `fn` views.
 SplitBefore splitBefore(const FunctionView& fn, int from, int to);
+// Whether any call in [from, to) may split the trace (splitBefore's `line`
+// or `skippableLine` is set), without working out which or how.
+bool mayBeSplitBefore(const FunctionView& fn, int from, int to);
 
 // The tail call of a builtin the recorder does not compile in that form
 // (`return unpack(t)`, `return tonumber(x, 16)`) that the function `body`
