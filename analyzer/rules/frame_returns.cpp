@@ -551,15 +551,17 @@ class FrameReturnRule final : public Rule {
     int after = afterFirstLoop(fn);
     if (!after) return;
     std::string name = functionName(fn, fn.index);
-    // "loops", or "calls params at line 17, which loops,": the first loop
+    // "loops", or "calls params at line 17, which loops": the first loop
     // may be a callee's (afterFirstLoop; audit 102: "methodCall is a
     // vararg function that loops" of a function without a loop).
-    std::string loops = "loops";
+    std::string loops = "loops", whose = "its";
     if (const Op first = fn.proto.at(after).op; first == Op::CALL || first == Op::CALLM) {
       const flow::Value callee = calleeAt(fn, after);
-      if (callee.is(flow::Value::Kind::LuaFunction))
+      if (callee.is(flow::Value::Kind::LuaFunction)) {
         loops = "calls " + functionName(fn, callee.proto) + " at line " + std::to_string(fn.proto.at(after).line) +
-                ", which loops,";
+                ", which loops";
+        whose = "that";
+      }
     }
     if (!protectedAt.empty()) reportReturnsInsideLoops(fn, name, protectedAt, sink);
     for (int pc = after + 1; pc <= fn.proto.size(); ++pc) {
@@ -567,13 +569,12 @@ class FrameReturnRule final : public Rule {
       if (fn.loops.inLoop(pc)) continue;
       std::string why;
       if (!protectedAt.empty() && flow::isReturn(op)) {
-        why = name + " is called through pcall at line " + protectedAt + " and " +
-              (loops == "loops" ? std::string("loops first") : loops.substr(0, loops.size() - 1) + " first") +
-              ", so the side trace from " + (loops == "loops" ? "its" : "that") +
-              " loop's exit returns through the pcall frame";
+        why = name + " is called through pcall at line " + protectedAt + " and " + loops +
+              " first, so the side trace from " + whose + " loop's exit returns through the pcall frame";
       } else if (vararg && flow::isTailCall(op)) {
-        why = name + " is a vararg function that " + loops + " and then tail-calls here, so the side trace from " +
-              (loops == "loops" ? "its" : "that") + " loop's exit leaves the vararg frame below its base";
+        why = name + " is a vararg function that " + loops + (whose == "its" ? "" : ",") +
+              " and then tail-calls here, so the side trace from " + whose +
+              " loop's exit leaves the vararg frame below its base";
       } else {
         continue;
       }
