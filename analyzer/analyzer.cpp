@@ -185,7 +185,7 @@ bool callsReach(std::string_view member, const ProjectView& project, const flow:
 bool namesFfi(const bytecode::Chunk& chunk) {
   for (const auto& p : chunk.prototypes)
     for (const auto& k : p.gc)
-      if (k.kind == bytecode::GcConstant::Kind::String && k.str == "ffi") return true;
+      if (k.isString("ffi")) return true;
   return false;
 }
 

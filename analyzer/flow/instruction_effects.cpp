@@ -50,33 +50,6 @@ bool isArithmeticWithConstant(Op op) {
   }
 }
 
-Flow flowOf(const Instruction& ins, int pc) {
-  switch (ins.op) {
-    case Op::ISLT: case Op::ISGE: case Op::ISLE: case Op::ISGT: case Op::ISEQV: case Op::ISNEV:
-    case Op::ISEQS: case Op::ISNES: case Op::ISEQN: case Op::ISNEN: case Op::ISEQP: case Op::ISNEP:
-    case Op::ISTC: case Op::ISFC: case Op::IST: case Op::ISF:
-      return {true, 0, pc + 2};
-    case Op::JMP: case Op::UCLO: case Op::ISNEXT:
-      return {false, ins.jumpTarget(pc), 0};
-    case Op::FORI: case Op::JFORI: case Op::FORL: case Op::IFORL: case Op::JFORL:
-    case Op::ITERL: case Op::IITERL: case Op::JITERL:
-      return {true, ins.jumpTarget(pc), 0};
-    case Op::RET: case Op::RET0: case Op::RET1: case Op::RETM: case Op::CALLT: case Op::CALLMT:
-      return {false, 0, 0};
-    default:
-      return {};
-  }
-}
-
-bool keepsSnapshot(Op op) {
-  switch (op) {
-    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::ITERC: case Op::ITERN:
-    case Op::RET0: case Op::RET1: case Op::RET: case Op::RETM: case Op::FNEW: case Op::FORI:
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool writesSlot(const bytecode::Instruction& ins, int framesize, int slot) {
   Writes w = writesOf(ins, framesize);

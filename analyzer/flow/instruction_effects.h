@@ -42,14 +42,42 @@ struct Flow {
   int jump = 0;   // target pc, 0 for none
   int skip = 0;   // conditional tests skip the following JMP
 };
-Flow flowOf(const bytecode::Instruction& ins, int pc);
+// Inline: the value pass, the loop maps and the route finders ask it of
+// every instruction, several times over.
+inline Flow flowOf(const bytecode::Instruction& ins, int pc) {
+  using bytecode::Op;
+  switch (ins.op) {
+    case Op::ISLT: case Op::ISGE: case Op::ISLE: case Op::ISGT: case Op::ISEQV: case Op::ISNEV:
+    case Op::ISEQS: case Op::ISNES: case Op::ISEQN: case Op::ISNEN: case Op::ISEQP: case Op::ISNEP:
+    case Op::ISTC: case Op::ISFC: case Op::IST: case Op::ISF:
+      return {true, 0, pc + 2};
+    case Op::JMP: case Op::UCLO: case Op::ISNEXT:
+      return {false, ins.jumpTarget(pc), 0};
+    case Op::FORI: case Op::JFORI: case Op::FORL: case Op::IFORL: case Op::JFORL:
+    case Op::ITERL: case Op::IITERL: case Op::JITERL:
+      return {true, ins.jumpTarget(pc), 0};
+    case Op::RET: case Op::RET0: case Op::RET1: case Op::RETM: case Op::CALLT: case Op::CALLMT:
+      return {false, 0, 0};
+    default:
+      return {};
+  }
+}
 
 // Arithmetic with a number constant operand (ADDVN ... MODNV).
 bool isArithmeticWithConstant(bytecode::Op op);
 // Arithmetic of two registers (ADDVV ... MODVV, POW).
 bool isBinaryArithmetic(bytecode::Op op);
 // The register state before this instruction is kept (calls, returns, FNEW).
-bool keepsSnapshot(bytecode::Op op);
+inline bool keepsSnapshot(bytecode::Op op) {
+  using bytecode::Op;
+  switch (op) {
+    case Op::CALL: case Op::CALLM: case Op::CALLT: case Op::CALLMT: case Op::ITERC: case Op::ITERN:
+    case Op::RET0: case Op::RET1: case Op::RET: case Op::RETM: case Op::FNEW: case Op::FORI:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // Facts about calls, inline: rules ask them of every instruction.
 

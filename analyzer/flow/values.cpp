@@ -278,9 +278,7 @@ const std::string* globalIn(const Prototype& p, int pc, int slot) {
 bool storesThroughG(const bytecode::Chunk& chunk, std::map<std::string_view, int>& stores) {
   for (const Prototype& p : chunk.prototypes) {
     // Most functions never name _G: their constants say so without a scan.
-    if (std::none_of(p.gc.begin(), p.gc.end(), [](const bytecode::GcConstant& k) {
-          return k.kind == bytecode::GcConstant::Kind::String && k.str == "_G";
-        }))
+    if (std::none_of(p.gc.begin(), p.gc.end(), [](const bytecode::GcConstant& k) { return k.isString("_G"); }))
       continue;
     for (int pc = 1; pc <= p.size(); ++pc) {
       const auto& ins = p.at(pc);

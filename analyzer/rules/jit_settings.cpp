@@ -13,7 +13,7 @@ namespace {
 bool namesSwitch(const bytecode::Chunk& chunk) {
   for (const auto& proto : chunk.prototypes)
     for (const auto& k : proto.gc)
-      if (k.kind == bytecode::GcConstant::Kind::String && (k.str == "off" || k.str == "start")) return true;
+      if (k.isString("off") || k.isString("start")) return true;
   return false;
 }
 

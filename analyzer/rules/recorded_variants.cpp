@@ -323,7 +323,7 @@ constexpr std::string_view kVariantBuiltins[] = {"table.insert", "select",   "st
                                                  "tostring",     "tonumber", "getfenv"};
 
 // Why the recorder refuses this call form; empty when it records it.
-Refusal refusedVariant(const FunctionView& fn, int pc, const std::string& name) {
+Refusal refusedVariant(const FunctionView& fn, int pc, std::string_view name) {
   const auto& call = fn.proto.at(pc);
   int args = flow::fixedArgs(call);
   bool variableArgs = call.op == Op::CALLM || call.op == Op::CALLMT;

@@ -220,7 +220,7 @@ void RecorderProfile::index() {
       libraryTables.insert(function.substr(0, dot));
   };
   for (std::size_t i = 0; i < fastFunctions.size(); ++i) {
-    fastFunctionIndex.emplace(fastFunctions[i].name, i);  // the first of a name wins, as in a scan
+    fastFunctionIndex.emplace(std::hash<std::string_view>{}(fastFunctions[i].name), i);
     addTables(fastFunctions[i].name);
   }
   for (const auto& c : cFunctions) addTables(c);
@@ -251,8 +251,13 @@ std::vector<std::string> RecorderProfile::bytecodeNames() const {
 
 const FastFunctionDef* RecorderProfile::fastFunction(std::string_view n) const {
   if (!fastFunctionIndex.empty()) {
-    auto it = fastFunctionIndex.find(n);
-    return it == fastFunctionIndex.end() ? nullptr : &fastFunctions[it->second];
+    // The first of a name wins, as in a scan.
+    const FastFunctionDef* first = nullptr;
+    auto [it, end] = fastFunctionIndex.equal_range(std::hash<std::string_view>{}(n));
+    for (; it != end; ++it)
+      if (fastFunctions[it->second].name == n && (!first || it->second < static_cast<std::size_t>(first - fastFunctions.data())))
+        first = &fastFunctions[it->second];
+    return first;
   }
   for (const auto& f : fastFunctions)  // not indexed yet
     if (f.name == n) return &f;

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ljcheck {
@@ -77,9 +78,11 @@ struct RecorderProfile {
   // errors it can raise.
   std::map<std::string, std::vector<std::string>> recorderErrors;
 
-  // Derived by index(): fast functions by name, and the library tables
-  // ("string", "jit", "jit.util") that hold fast or C functions.
-  std::map<std::string, std::size_t, std::less<>> fastFunctionIndex;
+  // Derived by index(): fast functions by the hash of their name (indices
+  // into fastFunctions, the first of a name first; a lookup compares the
+  // name), and the library tables ("string", "jit", "jit.util") that hold
+  // fast or C functions.
+  std::unordered_multimap<std::size_t, std::size_t> fastFunctionIndex;
   std::set<std::string, std::less<>> libraryTables;
 
   static RecorderProfile fromJson(std::string_view text);  // throws std::runtime_error; indexed

@@ -90,6 +90,10 @@ struct GcConstant {
   TemplateTable table;    // Table
   std::uint64_t bits = 0; // Int64/UInt64 value
   double re = 0, im = 0;  // Complex
+
+  // A string constant with this text (the lengths compared first: most
+  // scans over a prototype's constants look for one short name).
+  bool isString(std::string_view text) const { return kind == Kind::String && std::string_view(str) == text; }
 };
 
 struct NumConstant {
