@@ -173,9 +173,14 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
   // this file reaches it.
   // Of the calls as hot as the function, the one that runs most often: the
   // count a warning or an error gives is that call's (CallGraph::runsAt).
+  // Of those that run as often, the one sure to run on the most of those
+  // runs, then one in a loop of its caller over one whose caller is called
+  // from a loop: the shorter chain of evidence (audit 105: resolver's
+  // parse_response was said to run hot through `_tcp_query`, called only
+  // after a truncated reply, not through the call next to it in the loop).
   const flow::CallSite* hottest = nullptr;
   bool asHot = false;  // the caller's heat is the function's
-  long hottestRuns = -1;
+  long hottestRuns = -1, hottestSteady = -1;
   auto heatOf = [&](const flow::CallSite& site) {
     return flow::CallGraph::calleeHeat(fn.calls.evidenceAt(site.proto, site.pc));
   };
@@ -185,6 +190,15 @@ std::string whyCalledHot(const FunctionView& fn, std::size_t proto, const std::s
       if (!asHot || runs > hottestRuns) {
         hottest = &site;
         hottestRuns = runs;
+        hottestSteady = -1;  // asked only when another call runs as often
+      } else if (runs == hottestRuns) {
+        if (hottestSteady < 0) hottestSteady = fn.calls.steadyRunsAt(hottest->proto, hottest->pc);
+        const long steady = fn.calls.steadyRunsAt(site.proto, site.pc);
+        const auto inLoop = [&](const flow::CallSite& s) { return fn.calls.evidenceAt(s.proto, s.pc).loop != nullptr; };
+        if (steady > hottestSteady || (steady == hottestSteady && inLoop(site) && !inLoop(*hottest))) {
+          hottest = &site;
+          hottestSteady = steady;
+        }
       }
       asHot = true;
       continue;

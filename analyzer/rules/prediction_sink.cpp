@@ -151,7 +151,7 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
   using Stop = flow::CallGraph::CountStop;
   Stop stop;
   const long steady = fn.calls.steadyRunsAt(proto, pc, &stop);
-  const std::string data = ", so whether the passes a trace records run it depends on the data, and likely";
+  const std::string data = ", so whether the passes a trace records run it depends on the data: likely";
   if (stop.kind == Stop::Kind::Branch)
     return "; " + stop.route() + " can go around it" + data;
   if (stop.abortingRoute > 0)
