@@ -176,10 +176,12 @@ int closingReturnLine(const bytecode::Prototype& callee) {
 Masking::Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
                  const flow::CallGraph& calls, const std::vector<int>& maskers) {
   const bytecode::Prototype& code = chunk.prototypes[proto];
+  code_ = &code;
   size_ = code.size();
   const auto n = static_cast<std::size_t>(size_);
   const flow::LoopMap& loops = calls.loopMap(proto);
   innermost_ = innermostLoops(loops.loops(), size_);
+  for (const flow::Loop& l : loops.loops()) bodies_.emplace_back(l.first, l.last);
 
   // floor_[pc]: the highest loop-running call below pc, and the highest first
   // pc of a loop that ends below pc.
@@ -205,9 +207,14 @@ Masking::Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::Va
   while (leaves_ < size_ + 1) leaves_ *= 2;
   lowestSource_.assign(2 * static_cast<std::size_t>(leaves_), INT_MAX);
   highestSource_.assign(2 * static_cast<std::size_t>(leaves_), INT_MIN);
+  enteredFromOutside_.assign(n + 1, 0);
   for (int q = 1; q <= size_; ++q) {
     int t = jumpOf(code.at(q), q);
     if (t < 1 || t > size_) continue;
+    if (const int loop = innermost_[static_cast<std::size_t>(t)]; loop >= 0) {
+      const auto& [first, last] = bodies_[static_cast<std::size_t>(loop)];
+      if (q < first || q > last) enteredFromOutside_[static_cast<std::size_t>(t)] = 1;  // a generic for's iterator call
+    }
     auto leaf = static_cast<std::size_t>(leaves_ + t);
     lowestSource_[leaf] = std::min(lowestSource_[leaf], q);
     highestSource_[leaf] = std::max(highestSource_[leaf], q);
@@ -242,6 +249,52 @@ int Masking::firstMasker(int pc) const {
     it = std::lower_bound(it, pcs.end(), entry);
   }
   return 0;
+}
+
+// One sweep from the body's first pc up to pc: every edge taken is a
+// forward one (a jump back ends the pass), so each pc is settled when the
+// sweep gets to it. `clean`: some path gets there through no masker;
+// `through`: the lowest masker some path gets there through, 0 for none.
+Masking::Paths Masking::pathsTo(int pc) const {
+  Paths out;
+  if (pc < 1 || pc > size_) return out;
+  const int loop = innermost_[static_cast<std::size_t>(pc)];
+  auto bucket = maskersByLoop_.find(loop);
+  if (bucket == maskersByLoop_.end()) return out;
+  const std::vector<int>& pcs = bucket->second;
+  const int low = std::max(floor_[static_cast<std::size_t>(pc)], 1);
+  auto from = std::lower_bound(pcs.begin(), pcs.end(), low);
+  if (from == pcs.end() || *from >= pc) return out;
+  const int first = loop < 0 ? 1 : bodies_[static_cast<std::size_t>(loop)].first;
+  const int last = loop < 0 ? size_ : bodies_[static_cast<std::size_t>(loop)].second;
+  if (first < 1 || first > pc || pc > last) return out;
+  const auto width = static_cast<std::size_t>(pc - first + 1);
+  std::vector<char> clean(width, 0), masker(width, 0);
+  std::vector<int> through(width, 0);
+  for (auto it = from; it != pcs.end() && *it < pc; ++it) masker[static_cast<std::size_t>(*it - first)] = 1;
+  clean[0] = 1;
+  for (int q = first; q < pc; ++q) {
+    const auto at = static_cast<std::size_t>(q - first);
+    if (enteredFromOutside_[static_cast<std::size_t>(q)]) clean[at] = 1;  // where a trace from outside comes in
+    if (!clean[at] && through[at] == 0) continue;
+    const bool stops = masker[at] && clean[at];
+    const int via = stops ? (through[at] == 0 ? q : std::min(through[at], q)) : through[at];
+    const flow::Flow f = flow::flowOf(code_->at(q), q);
+    auto reach = [&](int t) {
+      if (t <= q || t > pc || t > last) return;  // back, past the site, or out of the body
+      const auto to = static_cast<std::size_t>(t - first);
+      if (clean[at] && !masker[at]) clean[to] = 1;
+      if (via != 0) through[to] = through[to] == 0 ? via : std::min(through[to], via);
+    };
+    if (f.fallsThrough && !flow::leavesFunction(code_->at(q).op)) reach(q + 1);
+    reach(f.jump);
+    reach(f.skip);
+  }
+  const auto at = width - 1;
+  if (enteredFromOutside_[static_cast<std::size_t>(pc)]) clean[at] = 1;
+  if (!clean[at] && through[at] != 0) out.everyPathAborts = through[at];
+  if (clean[at] && through[at] != 0) out.somePathAborts = through[at];
+  return out;
 }
 
 }  // namespace ljcheck::rules

@@ -52,12 +52,30 @@ class Masking {
   // The lowest masker pc that hides the site at `pc`; 0 when none does.
   int firstMasker(int pc) const;
 
+  // How the paths from where a trace of the site's loop body (or function
+  // body) starts meet the maskers before `pc` (those firstMasker weighs:
+  // in the same body, no trace start between), each taken alone or with
+  // others: several maskers may hide a site together, a closure on each
+  // branch of an `if` (audit 106: wsapi.request.new).
+  struct Paths {
+    // Every path to pc runs into a masker first, though no one masker is
+    // on all of them: the lowest masker some path to pc runs into; else 0.
+    int everyPathAborts = 0;
+    // Some path to pc runs into a masker first and another runs into
+    // none: the lowest masker on such a path; else 0.
+    int somePathAborts = 0;
+  };
+  Paths pathsTo(int pc) const;
+
  private:
   // The highest pc t in (masker, pc] that a jump from outside [masker, pc)
   // lands on; 0 when there is none (every path to pc runs through masker).
   int entryBehind(int masker, int pc) const;
   int entryBehind(std::size_t node, int low, int high, int masker, int pc) const;
 
+  const bytecode::Prototype* code_ = nullptr;
+  std::vector<std::pair<int, int>> bodies_;  // by loop index: its first and last pc
+  std::vector<char> enteredFromOutside_;     // by pc: a jump from outside its innermost body lands on it
   int size_ = 0;                          // highest pc
   std::vector<int> innermost_;            // by pc: index of the innermost loop, -1 for none
   std::vector<int> floor_;                // by pc: the lowest masker pc a trace cannot start behind

@@ -399,6 +399,8 @@ void CollectingSink::report(const FunctionView& fn, Finding finding) {
   entry.proto = finding.tracePc > 0 ? fn.index : proto;
   entry.tracePc = finding.tracePc > 0 ? finding.tracePc : finding.pc;
   entry.certainAbort = (finding.aborts || finding.endsTrace) && finding.confidence == Confidence::Certain;
+  static const ReasonId fnew = ReasonId::refusedBytecode("FNEW"), uclo = ReasonId::refusedBytecode("UCLO");
+  entry.abortsWhenReached = entry.certainAbort || (finding.aborts && (p.reasonId == fnew || p.reasonId == uclo));
   entry.mayEndTrace = finding.endsTrace && p.callee == "error" && finding.confidence == Confidence::Likely;
   entry.likelyAbort = finding.aborts && finding.confidence == Confidence::Likely;
   entry.unmaskable = finding.calleeTraces;
@@ -417,6 +419,33 @@ const CollectingSink::Pending* CollectingSink::Maskers::firstHiding(const Pendin
   return hidingAt(site.proto, site.tracePc, pcOut);
 }
 
+Masking::Paths CollectingSink::Maskers::pathsTo(const Pending& site, const Pending** every, const Pending** some) {
+  *every = *some = nullptr;
+  auto candidates = byProto_.find(site.proto);
+  if (candidates == byProto_.end()) return {};
+  const auto& list = candidates->second;
+  if (list.front()->tracePc >= site.tracePc) return {};
+  const Masking::Paths paths = maskingOf(site.proto).pathsTo(site.tracePc);
+  auto at = [&](int pc) {
+    return *std::lower_bound(list.begin(), list.end(), pc, [](const Pending* p, int k) { return p->tracePc < k; });
+  };
+  if (paths.everyPathAborts) *every = at(paths.everyPathAborts);
+  if (paths.somePathAborts) *some = at(paths.somePathAborts);
+  return paths;
+}
+
+const Masking& CollectingSink::Maskers::maskingOf(std::size_t proto) {
+  auto it = masking_.find(proto);
+  if (it == masking_.end()) {
+    const auto& list = byProto_.at(proto);
+    std::vector<int> pcs;
+    pcs.reserve(list.size());
+    for (const Pending* m : list) pcs.push_back(m->tracePc);
+    it = masking_.try_emplace(proto, *sink_.chunk_, proto, *sink_.values_, *sink_.calls_, pcs).first;
+  }
+  return it->second;
+}
+
 const CollectingSink::Pending* CollectingSink::Maskers::hidingAt(std::size_t proto, int at, int* pcOut) {
   auto candidates = byProto_.find(proto);
   if (candidates == byProto_.end()) return nullptr;
@@ -424,14 +453,7 @@ const CollectingSink::Pending* CollectingSink::Maskers::hidingAt(std::size_t pro
   // Only an abort before the site can hide it (Masking::firstMasker): a
   // prototype whose one abort is the site itself needs no Masking.
   if (list.front()->tracePc >= at) return nullptr;
-  auto it = masking_.find(proto);
-  if (it == masking_.end()) {
-    std::vector<int> pcs;
-    pcs.reserve(list.size());
-    for (const Pending* m : list) pcs.push_back(m->tracePc);
-    it = masking_.try_emplace(proto, *sink_.chunk_, proto, *sink_.values_, *sink_.calls_, pcs).first;
-  }
-  const int pc = it->second.firstMasker(at);
+  const int pc = maskingOf(proto).firstMasker(at);
   if (pc == 0) return nullptr;
   if (pcOut) *pcOut = pc;
   return *std::lower_bound(list.begin(), list.end(), pc, [](const Pending* p, int k) { return p->tracePc < k; });
@@ -563,6 +585,7 @@ std::vector<Prediction> CollectingSink::take(Confidence minConfidence) {
   if (chunk_ && values_ && calls_) markAfterErrorPaths();
   if (chunk_ && values_ && calls_) markAfterLikelyAborts();
   markAfterLazyInits();
+  if (chunk_ && values_ && calls_) markOnAbortingPaths();  // after the others, whose sentences say more
   // One prediction per (line, reasonId): an unmasked one over a masked one,
   // then the surest.
   auto better = [](const Prediction& a, const Prediction& b) {

@@ -51,6 +51,9 @@ class CollectingSink final : public PredictionSink {
     std::size_t proto = 0;  // where the trace stops
     int tracePc = 0;
     bool certainAbort = false;
+    // Any trace that gets to it aborts there: a certain abort, or a
+    // closure or upvalue close whose confidence is only about being reached.
+    bool abortsWhenReached = false;
     bool unmaskable = false;  // Finding::calleeTraces
     // It ends the trace on the passes the data sends there (an error
     // raised under a pcall, likely): a site after it may never be recorded.
@@ -75,8 +78,12 @@ class CollectingSink final : public PredictionSink {
     const Pending* firstHiding(const Pending& site, int* pc = nullptr);
     // The same for the instruction at `at` of prototype `proto`.
     const Pending* hidingAt(std::size_t proto, int at, int* pc = nullptr);
+    // How the paths to `site` in its body meet them (Masking::pathsTo),
+    // with the ones it names.
+    Masking::Paths pathsTo(const Pending& site, const Pending** every, const Pending** some);
 
    private:
+    const Masking& maskingOf(std::size_t proto);
     const CollectingSink& sink_;
     std::map<std::size_t, std::vector<const Pending*>> byProto_;
     std::map<std::size_t, Masking> masking_;
@@ -91,6 +98,7 @@ class CollectingSink final : public PredictionSink {
   std::vector<int> closingLine_;  // by prototype: closingReturnLine, -1 until asked
   void markMasked();
   void markMaskedByCalls();
+  void markOnAbortingPaths();
   // Certain sites something before them may keep every trace from
   // (sites_after_doubts.cpp).
   void markAfterUnsureLoops();

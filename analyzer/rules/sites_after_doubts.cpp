@@ -13,6 +13,47 @@ namespace ljcheck::rules {
 
 using bytecode::Op;
 
+// A site every path to which runs into an abort in its body, though no one
+// abort is on them all (a closure on each branch of an `if`, audit 106's
+// wsapi.request.new): masked, by the lowest of them. A certain site some
+// path to which does, while another does not (a closure behind a test the
+// data decides, audit 106's cgilua parsequery and its UCLO on the path
+// that skips it): the passes that take the first abort there, and whether
+// any pass takes the other the data decides: likely.
+void CollectingSink::markOnAbortingPaths() {
+  Maskers maskers(*this, [](const Pending& m) { return m.abortsWhenReached; });
+  if (maskers.empty()) return;
+  for (auto& site : pending_) {
+    Prediction& p = site.prediction;
+    if (p.masked() || site.unmaskable || site.tracePc <= 1) continue;
+    const Pending* every = nullptr;
+    const Pending* some = nullptr;
+    maskers.pathsTo(site, &every, &some);
+    if (every) {
+      p.maskedBy = MaskingSite{every->prediction.path, every->prediction.line, every->prediction.reasonId, {}};
+      p.reasoning += "; every path to it in its " + std::string(calls_->loopMap(site.proto).innermost(site.tracePc)
+                                                                   ? "loop body"
+                                                                   : "function") +
+                     " runs into an abort first, the first at line " + std::to_string(every->prediction.line) +
+                     ", though no one abort is on them all";
+      continue;
+    }
+    if (!some || p.confidence != Confidence::Certain) continue;
+    const Prediction& first = some->prediction;
+    p.confidence = Confidence::Likely;
+    // The passes that reach neither abort here nor there: the start is
+    // blacklisted either way when that abort would blacklist it too.
+    const bool eitherWay = p.severity == Severity::Blacklist && first.severity == Severity::Blacklist;
+    if (p.severity == Severity::Blacklist && !eitherWay) p.severity = Severity::Warn;
+    const bool closure = first.reasonId == ReasonId::refusedBytecode("FNEW");  // its line is the closure's `end`
+    p.reasoning += "; but the passes that get to " +
+                   (closure ? "the closure ending at line " : std::string("line ")) + std::to_string(first.line) +
+                   " abort there first (" + first.reasonId.str() +
+                   "), and only the others reach this, so which of the two a trace records the data decides: likely" +
+                   (eitherWay ? ", and the trace start is blacklisted either way" : "");
+  }
+}
+
 // A certain site whose last call before it in its loop body (or function
 // body) may run a loop: a root trace stops at that loop, so only the side
 // trace from the loop's exit records the site, and the bytecode does not
