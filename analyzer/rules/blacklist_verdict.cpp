@@ -248,16 +248,18 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   if (!abortsBefore.empty()) runs = 0;
   out.unreached = outsideLoops && unreachedBehindAborts(fn, heatProto, abortsBefore, everyCall);
   long entryCalls = 0, externalCalls = 0;
-  if (!(needed.runs > 0 && runs >= needed.runs) && entryNeeded.runs > 0 &&
-      heatProto + 1 < fn.chunk.prototypes.size() && !fn.chunk.prototypes[heatProto].isVararg() &&
-      fn.calls.onEveryCall(heatProto, heatPc)) {  // a vararg function's entry is never hot-counted
+  auto countEntryCalls = [&] {
+    if (entryNeeded.runs <= 0 || heatProto + 1 >= fn.chunk.prototypes.size() ||
+        fn.chunk.prototypes[heatProto].isVararg() || !fn.calls.onEveryCall(heatProto, heatPc))
+      return;  // a vararg function's entry is never hot-counted
     entryCalls = fn.calls.steadyCalls(heatProto);
     // Calls from other files count too: each runs in the interpreter once
     // the loop that makes it is blacklisted, or never traced (audit 50: two
     // loops of another file, 50,000 and 45,000 calls, blacklist the entry).
     if (const flow::ExternalCaller* external = fn.calls.externalCaller(heatProto)) externalCalls = external->entryCalls;
     entryCalls += externalCalls;
-  }
+  };
+  if (!(needed.runs > 0 && runs >= needed.runs)) countEntryCalls();
   // A call before the blocker that ends or splits the root trace (a stitch,
   // a RETURN, a callee's loop) leaves the abort to a trace that resumes
   // after it (trace_splits_before.h): on the way from the function's
@@ -313,17 +315,29 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     // the trace to this abort on every pass (audit 97: `bind(acct,
     // "deposit")` first in the loop, then `dep(5)` and a second bind; `-jv`
     // shows the loop blacklisted at bind's closure).
-    std::optional<Split> first, skippable;
+    std::optional<Split> first, skippable, inHelper;
+    bool helperReaches = false;  // some helper's call of it has no split before it
     for (const auto& site : fn.calls.callers(heatProto)) {
       const FunctionView caller = fn.of(site.proto);
       const flow::Loop* around = caller.loops.innermost(site.pc);
       // A caller without a loop around the call (a helper the loop calls):
       // a sure stitch on its way there is what the resumed trace reaches
       // this abort after (audit 55: `s:gsub(...)` then `mk()` in h; `-jv`
-      // shows the stitched trace's one abort, then mk's own entry's).
+      // shows the stitched trace's one abort, then mk's own entry's). A
+      // call that may split it, on the way in every such helper, leaves the
+      // abort to a trace that resumes after that call, as in a loop body
+      // (audit 106: `lom.parse(doc)`, which stitches at C methods, before
+      // `list_children(obj)`'s closure; the loop was never blacklisted). A
+      // call of this same function aborts here first, and splits nothing.
       if (!around) {
-        if (SplitBefore found = splitBefore(caller, 1, site.pc); found.stitchLine > 0 && !first)
-          first = described(found, " in " + functionName(fn, site.proto), caller, 1, caller.proto.size());
+        SplitBefore found = splitBefore(caller, 1, site.pc);
+        if (found.stitchLine > 0) {
+          if (!first) first = described(found, " in " + functionName(fn, site.proto), caller, 1, caller.proto.size());
+        } else if (found.line > 0 && calleeAt(caller, found.pc).proto != heatProto) {
+          if (!inHelper) inHelper = described(found, " in " + functionName(fn, site.proto), caller, 1, caller.proto.size());
+        } else {
+          helperReaches = true;
+        }
         continue;
       }
       SplitBefore found = splitBefore(caller, around->first, site.pc);
@@ -340,7 +354,9 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
       }
       if (!first) first = described(found, " in " + functionName(fn, site.proto), caller, around->first, around->last);
     }
-    return first ? *first : skippable ? *skippable : Split{};
+    if (first) return *first;
+    if (skippable) return *skippable;
+    return inHelper && !helperReaches ? *inHelper : Split{};
   };
   // Whether the body of the innermost loop around the site (or its
   // function, outside loops) calls a builtin the recorder does not compile
@@ -495,9 +511,24 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                  "the bytecode does not show, so a warning, and likely";
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBeforeHere(true)).call.empty()) {
     out.clause = splitClause(split);
-  } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty()) {
+  } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty() &&
+             (countEntryCalls(), !(entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs &&
+                                   splitBeforeHere(true).call.empty()))) {
     out.clause = splitClause(split);
+    // The function's own entry then counts the calls: too few as far as
+    // the bytecode shows, but calls behind branches may add up (audit 106:
+    // list_children's second call, behind an `if`, made 100,000).
+    if (entryCalls > 0 && entryCalls < entryNeeded.runs && splitBeforeHere(true).call.empty())
+      out.clause += "; " + functionName(fn, heatProto) + "'s own entry, whose traces get here with no split, has " +
+                    std::to_string(entryCalls) + " calls on every pass as far as the bytecode shows (calls behind "
+                    "branches not counted), fewer than the " + std::to_string(entryNeeded.runs) +
+                    " that blacklist it";
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs) {
+    // Also when the loop's trace may split before it (the split above):
+    // the calls its resumed or interpreted passes make count down the
+    // function's own entry, whose traces get here with no split (audit
+    // 106: soap's list_children, called twice per document by decode,
+    // 100,000 calls behind `lom.parse`'s stitches; its entry blacklisted).
     out.blacklists = true;
     const bool nearCount = entryCalls < sureEntryCalls(fn.profile);
     if (nearCount) out.dependsOnData = true;
