@@ -116,7 +116,16 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     onceOnly_[q] = findOnceOnly(chunk, q, parents);
-    branches_.push_back(branchesOf(proto, refused));
+    // A call of a builtin the recorder does not compile ends the root trace
+    // on a route before any refused instruction after it.
+    const auto stitches = [&](int pc) {
+      const Value callee = values.at(q, pc, calleeSlot(proto.at(pc)));
+      if (callee.is(Value::Kind::CFunction)) return true;
+      if (!callee.is(Value::Kind::LibFunction)) return false;
+      const FastFunctionDef* ff = values.profile().fastFunction(callee.name);
+      return ff && !ff->recorded();
+    };
+    branches_.push_back(branchesOf(proto, refused, stitches));
     const LoopMap& loops = loopMaps_.emplace_back(proto);
     const std::vector<int> refusedHere = loops.loops().empty() ? std::vector<int>{} : refusedPcs(proto, refused);
     for (const auto& loop : loops.loops()) {

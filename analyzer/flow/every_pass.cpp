@@ -26,7 +26,7 @@ bool isRefused(const std::vector<bool>& refused, bytecode::Op op) {
 // (audit 94: `if count > rate then return false end` in a function that
 // creates closures, then the closure: both ways abort).
 std::vector<char> abortingPaths(const bytecode::Prototype& proto, const std::vector<bool>& refused,
-                                const std::vector<Flow>& flows) {
+                                const std::vector<Flow>& flows, const std::function<bool(int)>& splitsAt) {
   const int n = proto.size();
   std::vector<char> aborts(static_cast<std::size_t>(n) + 2, 0);
   for (int pc = n; pc >= 1; --pc) {
@@ -34,6 +34,7 @@ std::vector<char> abortingPaths(const bytecode::Prototype& proto, const std::vec
       aborts[static_cast<std::size_t>(pc)] = 1;
       continue;
     }
+    if (splitsAt && isCall(proto.at(pc).op) && splitsAt(pc)) continue;  // the root trace ends here, compiled
     const Flow& f = flows[static_cast<std::size_t>(pc)];
     bool all = f.fallsThrough || f.jump != 0;  // a return or tail call ends the trace's path here
     for (int next : {f.fallsThrough ? pc + 1 : 0, f.jump, f.skip})
@@ -45,7 +46,8 @@ std::vector<char> abortingPaths(const bytecode::Prototype& proto, const std::vec
 
 }  // namespace
 
-std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused) {
+std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused,
+                               const std::function<bool(int)>& splitsAt) {
   std::vector<Branch> out;
   const int n = proto.size();
   out.reserve(static_cast<std::size_t>(n) / 4 + 1);  // about one instruction in five branches
@@ -65,7 +67,7 @@ std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vect
   }
   std::vector<Flow> flows(static_cast<std::size_t>(n) + 1);
   for (int pc = 1; pc <= n; ++pc) flows[static_cast<std::size_t>(pc)] = flowOf(proto.at(pc), pc);
-  const std::vector<char> aborting = abortingPaths(proto, refused, flows);
+  const std::vector<char> aborting = abortingPaths(proto, refused, flows, splitsAt);
   // The pcs a jump or a test's skip lands on from elsewhere than the
   // instruction before (UCLO names the next pc as its target): a return
   // there is reached without that instruction.

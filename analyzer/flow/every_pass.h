@@ -5,6 +5,7 @@
 // and the blocker then aborts only side traces, which never blacklist.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "ljcheck/bytecode.h"
@@ -24,8 +25,13 @@ struct Branch {
   bool aborts = false;
 };
 // `refused`: by Op, the bytecodes the recorder refuses (the profile's
-// nyiBytecodes: FNEW, UCLO); empty for none.
-std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused = {});
+// nyiBytecodes: FNEW, UCLO); empty for none. `splitsAt`, when given: whether
+// the call at a pc surely ends or stitches the trace (a builtin the recorder
+// does not compile): a path through it ends the root trace there, compiled,
+// and does not abort it (audit 106: wsapi's url_decode, `string.gsub`
+// before the closure on the way around an early return's UCLO).
+std::vector<Branch> branchesOf(const bytecode::Prototype& proto, const std::vector<bool>& refused = {},
+                               const std::function<bool(int)>& splitsAt = {});
 
 // The routes in [first, pc) that reach (pc, last] without running pc, or,
 // over a whole function body, a return before pc (an early return is such
