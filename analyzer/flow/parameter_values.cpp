@@ -150,7 +150,9 @@ std::vector<ValueMap::BoundParameters> ValueMap::parametersFromCalls(const std::
       const int slot = argumentSlot(chunk_, ins, n);
       if (slot < 0 || static_cast<std::size_t>(slot) >= regs.size()) continue;
       const Value& v = regs[static_cast<std::size_t>(slot)];
-      passed[i] = isObject(v) ? v : bindable(v);
+      // A field of a table read before the pass saw the store (`handlers.ok`
+      // handed to a dispatcher, audit 106): what the table's stores give it.
+      passed[i] = isObject(v) ? v : bindable(v.is(Kind::Method) ? resolveMethod(v) : v);
     }
     BoundParameters& bound = out[f];
     ++bound.calls;

@@ -45,7 +45,7 @@ namespace ljcheck::rules {
 int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long turns) {
   const flow::LoopMap& loops = fn.calls.loopMap(site.proto);
   const flow::Loop* loop = loops.innermost(site.pc);
-  if (!loop) return 0;
+  if (!loop) return abortBeforeInHelper(fn, site, turns);
   const auto& proto = fn.chunk.prototypes[site.proto];
   std::vector<bool> reached;
   const std::vector<flow::Branch>& branches = fn.calls.branches(site.proto);
@@ -59,6 +59,29 @@ int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long tu
     if (around.compiles || around.aborts) continue;
     if (fn.calls.steadyRunsAt(site.proto, pc) >= turns && splitBefore(fn.of(site.proto), loop->first, pc).line == 0)
       return pc;
+  }
+  return 0;
+}
+
+// Outside loops: an instruction the recorder refuses that every call of
+// the function runs before the call at `site`, with no split before it,
+// where the function runs at least `turns` times on every pass of its
+// callers' loops: every trace through it, its callers' and its own entry's,
+// aborts there, so the call always runs in the interpreter (audit 106:
+// orbit's and coxpcall's `xpcall(function() return h(req) end, tb)`, the
+// closure itself the abort).
+int abortBeforeInHelper(const FunctionView& fn, const flow::CallSite& site, long turns) {
+  const auto& proto = fn.chunk.prototypes[site.proto];
+  const std::vector<flow::Branch>& branches = fn.calls.branches(site.proto);
+  std::vector<bool> reached;
+  for (int pc = 1; pc < site.pc; ++pc) {
+    if (!flow::refuses(fn.profile, proto.at(pc).op)) continue;
+    if (reached.empty()) reached = flow::reachablePcs(proto);
+    if (!reached[static_cast<std::size_t>(pc)] || !fn.values.reached(site.proto, pc)) continue;
+    const flow::Routes around = flow::routesAround(branches, pc, 1, proto.size(), true);
+    if (around.compiles || around.aborts) return 0;  // the first one decides: a pass may go around it
+    if (fn.calls.steadyRunsAt(site.proto, pc) >= turns && splitBefore(fn.of(site.proto), 1, pc).line == 0) return pc;
+    return 0;
   }
   return 0;
 }
@@ -244,16 +267,37 @@ void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink&
   // Enough turns that the interpreted calls surely reach the callee's
   // threshold between the loop's tries (measured: 130 suffice).
   const long turns = 4 * fn.calls.hotloop();
-  bool onlyProtected = fn.calls.callbacks(fn.index).empty();
-  for (const auto& site : fn.calls.callers(fn.index)) onlyProtected = onlyProtected && site.protectedCall;
+  // The pcalls whose frame its returns land in: its own, and those of a
+  // function that tail-calls it and is called only through pcall (the
+  // wrapper `function() return h(req) end` handed to xpcall, audit 106).
+  struct Protected {
+    flow::CallSite site;
+    std::size_t through = SIZE_MAX;  // the wrapper, when through one
+    int tailCallLine = 0;
+  };
+  std::vector<Protected> protectedSites;
+  bool onlyProtected = fn.calls.callbacks(fn.index).empty() && !fn.calls.externalCaller(fn.index);
   for (const auto& site : fn.calls.callers(fn.index)) {
-    if (!site.protectedCall) continue;
+    if (site.protectedCall) {
+      protectedSites.push_back({site});
+      continue;
+    }
+    const auto& call = fn.chunk.prototypes[site.proto].at(site.pc);
+    bool wrapped = flow::isTailCall(call.op) && site.proto != fn.index && !fn.calls.callers(site.proto).empty() &&
+                   fn.calls.callbacks(site.proto).empty() && !fn.calls.externalCaller(site.proto);
+    for (const auto& outer : fn.calls.callers(site.proto)) wrapped = wrapped && outer.protectedCall;
+    onlyProtected = onlyProtected && wrapped;
+    if (!wrapped) continue;
+    for (const auto& outer : fn.calls.callers(site.proto)) protectedSites.push_back({outer, site.proto, call.line});
+  }
+  for (const auto& [site, through, tailCallLine] : protectedSites) {
     const int abortPc = abortOnEveryPass(fn, site, turns);
     if (!abortPc) continue;
     const auto& caller = fn.chunk.prototypes[site.proto];
     const std::string self = functionName(fn, fn.index);
     const flow::HeatEvidence e = fn.calls.evidenceAt(site.proto, site.pc);
-    const int loopLine = e.loop ? e.loop->line : caller.at(fn.calls.loopMap(site.proto).innermost(site.pc)->first).line;
+    const flow::Loop* around = fn.calls.loopMap(site.proto).innermost(site.pc);
+    const int loopLine = e.loop ? e.loop->line : around ? caller.at(around->first).line : 0;
     const long calls = fn.calls.runsAt(site.proto, site.pc);
     // Behind a branch the passes that make the call may be too few to get
     // the entry hot (audit 61: `if i % 1000 == 0 then pcall(flush) end`,
@@ -282,17 +326,25 @@ void reportProtectedCalleeOfAbortingLoop(const FunctionView& fn, PredictionSink&
           returns.size() == 1 && onlyProtected && shortfall.empty() ? Confidence::Certain : Confidence::Likely;
       if (shortfall.empty()) f.entryCalls = steady;
       f.message = "the traces that start at " + self + "'s entry cannot return into the pcall frame below (NYIRETL)";
+      const std::string how =
+          through == SIZE_MAX ? " is called through pcall at line " + std::to_string(caller.at(site.pc).line)
+                              : " is tail-called at line " + std::to_string(tailCallLine) + " by " +
+                                    functionName(fn, through) + ", which is called through pcall at line " +
+                                    std::to_string(caller.at(site.pc).line) + ", so its returns land in the pcall frame,";
+      const std::string where = around ? " in the loop at line " + std::to_string(loopLine) + ", whose every pass reaches the "
+                                       : " in " + functionName(fn, site.proto) + ", whose every call reaches the ";
       f.reasoning =
-          self + " is called through pcall at line " + std::to_string(caller.at(site.pc).line) +
-          " in the loop at line " + std::to_string(loopLine) + ", whose every pass reaches the " +
-          std::string(bytecode::opName(caller.at(abortPc).op)) + " at line " +
-          std::to_string(caller.at(abortPc).line) +
-          ", which the recorder refuses: the loop runs in the interpreter, so " + self +
+          self + how + where + std::string(bytecode::opName(caller.at(abortPc).op)) + " at line " +
+          std::to_string(caller.at(abortPc).line) + (around ? "" : " first") + ", which the recorder refuses: " +
+          (around ? "the loop runs" : "the pcall runs") + " in the interpreter, so " + self +
           "'s entry gets hot (" + std::to_string(2 * fn.calls.hotloop()) + " calls; the bytecode shows " +
           std::to_string(calls) + shortfall + ") and starts traces of its own, which reach the pcall frame at this return" +
           (returns.size() == 1 ? "" : ", one of " + std::to_string(returns.size()) + " a trace may take");
-      f.advice = "move the closure (or what else aborts) out of the loop at line " + std::to_string(loopLine) +
-                 ": once the loop compiles, the pcall is recorded with " + self + " inlined";
+      f.advice = around ? "move the closure (or what else aborts) out of the loop at line " + std::to_string(loopLine) +
+                              ": once the loop compiles, the pcall is recorded with " + self + " inlined"
+                        : "move the closure (or what else aborts) at line " + std::to_string(caller.at(abortPc).line) +
+                              " out of " + functionName(fn, site.proto) + ": once the calling loop compiles, the pcall "
+                              "is recorded with " + self + " inlined";
       sink.report(fn, std::move(f));
     }
     return;  // one calling loop is enough

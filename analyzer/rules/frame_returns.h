@@ -13,6 +13,9 @@ namespace ljcheck::rules {
 // aborts, so the loop runs in the interpreter, and so do the calls it
 // makes.
 int abortOnEveryPass(const FunctionView& fn, const flow::CallSite& site, long turns);
+// The same for a call outside loops: an abort every call of its function
+// runs before it (frame_returns.cpp).
+int abortBeforeInHelper(const FunctionView& fn, const flow::CallSite& site, long turns);
 
 // NYIRETL at an operator of an interpreted loop whose Lua metamethod
 // returns through a tail-called fast function (metamethod_returns.cpp).
