@@ -197,12 +197,7 @@ Masking::Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::Va
       floor_[at] = std::max(floor_[at], pc - 1);
   }
 
-  for (int m : maskers)
-    if (m >= 1 && m <= size_) maskersByLoop_[innermost_[static_cast<std::size_t>(m)]].push_back(m);
-  for (auto& [loop, pcs] : maskersByLoop_) {
-    std::sort(pcs.begin(), pcs.end());
-    pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
-  }
+  setMaskers(maskers);
 
   while (leaves_ < size_ + 1) leaves_ *= 2;
   lowestSource_.assign(2 * static_cast<std::size_t>(leaves_), INT_MAX);
@@ -223,6 +218,23 @@ Masking::Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::Va
     lowestSource_[node] = std::min(lowestSource_[2 * node], lowestSource_[2 * node + 1]);
     highestSource_[node] = std::max(highestSource_[2 * node], highestSource_[2 * node + 1]);
   }
+}
+
+void Masking::setMaskers(const std::vector<int>& maskers) {
+  maskersByLoop_.clear();
+  for (int m : maskers)
+    if (m >= 1 && m <= size_) maskersByLoop_[innermost_[static_cast<std::size_t>(m)]].push_back(m);
+  for (auto& [loop, pcs] : maskersByLoop_) {
+    std::sort(pcs.begin(), pcs.end());
+    pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
+  }
+}
+
+Masking Masking::withMaskers(const std::vector<int>& maskers) const {
+  Masking other = *this;
+  other.sweeps_.clear();
+  other.setMaskers(maskers);
+  return other;
 }
 
 int Masking::entryBehind(int masker, int pc) const { return entryBehind(1, 0, leaves_ - 1, masker, pc); }
@@ -251,10 +263,50 @@ int Masking::firstMasker(int pc) const {
   return 0;
 }
 
-// One sweep from the body's first pc up to pc: every edge taken is a
-// forward one (a jump back ends the pass), so each pc is settled when the
-// sweep gets to it. `clean`: some path gets there through no masker;
-// `through`: the lowest masker some path gets there through, 0 for none.
+// One sweep over the body from its first pc: every edge taken is a forward
+// one (a jump back ends the pass), so each pc is settled when the sweep
+// gets to it, and a masker at or after a pc changes nothing before it: one
+// sweep answers for every pc of the body whose floor is `low`. `clean`:
+// some path gets there through no masker; `through`: the lowest masker
+// some path gets there through, 0 for none.
+const Masking::Sweep& Masking::sweep(int loop, int low) const {
+  auto [it, fresh] = sweeps_.try_emplace(std::make_pair(loop, low));
+  Sweep& out = it->second;
+  if (!fresh) return out;
+  const int first = loop < 0 ? 1 : bodies_[static_cast<std::size_t>(loop)].first;
+  const int last = loop < 0 ? size_ : bodies_[static_cast<std::size_t>(loop)].second;
+  out.first = first;
+  if (first < 1 || first > last) return out;
+  const auto width = static_cast<std::size_t>(last - first + 1);
+  std::vector<char> masker(width, 0);
+  out.clean.assign(width, 0);
+  out.through.assign(width, 0);
+  const std::vector<int>& pcs = maskersByLoop_.at(loop);
+  for (auto m = std::lower_bound(pcs.begin(), pcs.end(), low); m != pcs.end() && *m <= last; ++m)
+    masker[static_cast<std::size_t>(*m - first)] = 1;
+  std::vector<char>& clean = out.clean;
+  std::vector<int>& through = out.through;
+  clean[0] = 1;
+  for (int q = first; q <= last; ++q) {
+    const auto at = static_cast<std::size_t>(q - first);
+    if (enteredFromOutside_[static_cast<std::size_t>(q)]) clean[at] = 1;  // where a trace from outside comes in
+    if (!clean[at] && through[at] == 0) continue;
+    const bool stops = masker[at] && clean[at];
+    const int via = stops ? (through[at] == 0 ? q : std::min(through[at], q)) : through[at];
+    const flow::Flow f = flow::flowOf(code_->at(q), q);
+    auto reach = [&](int t) {
+      if (t <= q || t > last) return;  // back, or out of the body
+      const auto to = static_cast<std::size_t>(t - first);
+      if (clean[at] && !masker[at]) clean[to] = 1;
+      if (via != 0) through[to] = through[to] == 0 ? via : std::min(through[to], via);
+    };
+    if (f.fallsThrough && !flow::leavesFunction(code_->at(q).op)) reach(q + 1);
+    reach(f.jump);
+    reach(f.skip);
+  }
+  return out;
+}
+
 Masking::Paths Masking::pathsTo(int pc) const {
   Paths out;
   if (pc < 1 || pc > size_) return out;
@@ -265,35 +317,13 @@ Masking::Paths Masking::pathsTo(int pc) const {
   const int low = std::max(floor_[static_cast<std::size_t>(pc)], 1);
   auto from = std::lower_bound(pcs.begin(), pcs.end(), low);
   if (from == pcs.end() || *from >= pc) return out;
-  const int first = loop < 0 ? 1 : bodies_[static_cast<std::size_t>(loop)].first;
-  const int last = loop < 0 ? size_ : bodies_[static_cast<std::size_t>(loop)].second;
-  if (first < 1 || first > pc || pc > last) return out;
-  const auto width = static_cast<std::size_t>(pc - first + 1);
-  std::vector<char> clean(width, 0), masker(width, 0);
-  std::vector<int> through(width, 0);
-  for (auto it = from; it != pcs.end() && *it < pc; ++it) masker[static_cast<std::size_t>(*it - first)] = 1;
-  clean[0] = 1;
-  for (int q = first; q < pc; ++q) {
-    const auto at = static_cast<std::size_t>(q - first);
-    if (enteredFromOutside_[static_cast<std::size_t>(q)]) clean[at] = 1;  // where a trace from outside comes in
-    if (!clean[at] && through[at] == 0) continue;
-    const bool stops = masker[at] && clean[at];
-    const int via = stops ? (through[at] == 0 ? q : std::min(through[at], q)) : through[at];
-    const flow::Flow f = flow::flowOf(code_->at(q), q);
-    auto reach = [&](int t) {
-      if (t <= q || t > pc || t > last) return;  // back, past the site, or out of the body
-      const auto to = static_cast<std::size_t>(t - first);
-      if (clean[at] && !masker[at]) clean[to] = 1;
-      if (via != 0) through[to] = through[to] == 0 ? via : std::min(through[to], via);
-    };
-    if (f.fallsThrough && !flow::leavesFunction(code_->at(q).op)) reach(q + 1);
-    reach(f.jump);
-    reach(f.skip);
-  }
-  const auto at = width - 1;
-  if (enteredFromOutside_[static_cast<std::size_t>(pc)]) clean[at] = 1;
-  if (!clean[at] && through[at] != 0) out.everyPathAborts = through[at];
-  if (clean[at] && through[at] != 0) out.somePathAborts = through[at];
+  const Sweep& body = sweep(loop, low);
+  if (body.clean.empty() || pc < body.first) return out;
+  const auto at = static_cast<std::size_t>(pc - body.first);
+  if (at >= body.clean.size()) return out;
+  const bool clean = body.clean[at] || enteredFromOutside_[static_cast<std::size_t>(pc)];
+  if (!clean && body.through[at] != 0) out.everyPathAborts = body.through[at];
+  if (clean && body.through[at] != 0) out.somePathAborts = body.through[at];
   return out;
 }
 

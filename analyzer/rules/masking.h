@@ -49,6 +49,9 @@ class Masking {
   // `maskers`: the pcs of the prototype's certain aborts, in any order.
   Masking(const bytecode::Chunk& chunk, std::size_t proto, const flow::ValueMap& values,
           const flow::CallGraph& calls, const std::vector<int>& maskers);
+  // The same prototype's Masking with other maskers: what does not depend
+  // on them (loops, where traces may start, jumps) is kept, not found again.
+  Masking withMaskers(const std::vector<int>& maskers) const;
   // The lowest masker pc that hides the site at `pc`; 0 when none does.
   int firstMasker(int pc) const;
 
@@ -72,6 +75,16 @@ class Masking {
   // lands on; 0 when there is none (every path to pc runs through masker).
   int entryBehind(int masker, int pc) const;
   int entryBehind(std::size_t node, int low, int high, int masker, int pc) const;
+  void setMaskers(const std::vector<int>& maskers);
+  // pathsTo's sweep over a body (loop index, -1 for the function's) with
+  // the maskers from pc `low` on, by pc from the body's first.
+  struct Sweep {
+    int first = 0;
+    std::vector<char> clean;
+    std::vector<int> through;
+  };
+  const Sweep& sweep(int loop, int low) const;
+  mutable std::map<std::pair<int, int>, Sweep> sweeps_;
 
   const bytecode::Prototype* code_ = nullptr;
   std::vector<std::pair<int, int>> bodies_;  // by loop index: its first and last pc

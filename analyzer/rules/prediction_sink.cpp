@@ -441,7 +441,14 @@ const Masking& CollectingSink::Maskers::maskingOf(std::size_t proto) {
     std::vector<int> pcs;
     pcs.reserve(list.size());
     for (const Pending* m : list) pcs.push_back(m->tracePc);
-    it = masking_.try_emplace(proto, *sink_.chunk_, proto, *sink_.values_, *sink_.calls_, pcs).first;
+    // Another set of maskers of the same prototype built the rest already.
+    auto base = sink_.maskingBases_.find(proto);
+    if (base != sink_.maskingBases_.end()) {
+      it = masking_.emplace(proto, base->second.withMaskers(pcs)).first;
+    } else {
+      it = masking_.try_emplace(proto, *sink_.chunk_, proto, *sink_.values_, *sink_.calls_, pcs).first;
+      sink_.maskingBases_.emplace(proto, it->second);
+    }
   }
   return it->second;
 }

@@ -116,6 +116,9 @@ class CollectingSink final : public PredictionSink {
   std::vector<Pending> pending_;
   std::optional<MembersBehindAborts> behindAborts_;
   std::map<std::size_t, std::vector<bool>> reached_;  // by prototype: flow::reachablePcs, once asked
+  // By prototype: the first Masking built, whose maskers-free part the
+  // other sets of maskers (Maskers) take over.
+  mutable std::map<std::size_t, Masking> maskingBases_;
   std::optional<JitSettings> jitSettings_;             // the file's, once asked
 };
 
