@@ -35,6 +35,7 @@
 #include "flow/loops.h"
 #include "flow/refused_bytecodes.h"
 #include "rules/frame_returns.h"
+#include "rules/masking.h"
 #include "rules/prediction_sink.h"
 #include "rules/rule.h"
 #include "rules/split_finding.h"
@@ -466,6 +467,75 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
   }
 }
 
+// The same when the loop is a callee's: a function without loops that
+// calls, with no branch around the call, a function of this file whose
+// loop's exit side trace surely returns into it (callRunsLoop's `sure`),
+// and then, with only calls the recorder compiles in between, tail-calls a
+// fast function with side effects (audit 105: resty.websocket's
+// server:new, a base64 helper's loop, then `return setmetatable(...)`;
+// `-jv`: 4 aborts at the calling line, on both builds). Any other call
+// that the recorder does not compile may stitch or abort: left out.
+void reportSideEffectTailCallAfterLoopingCall(const FunctionView& fn, PredictionSink& sink) {
+  if (fn.isMain() || !fn.loops.loops().empty()) return;
+  int looping = 0, tailCall = 0;
+  const FastFunctionDef* ff = nullptr;
+  std::size_t looper = 0;
+  for (int pc = 1; pc <= fn.proto.size() && !tailCall; ++pc) {
+    const Op op = fn.proto.at(pc).op;
+    if (!flow::isCallOrIterator(op)) continue;
+    if (flow::isTailCall(op)) {
+      ff = recordedCall(fn, pc);
+      if (!looping || op != Op::CALLT || !ff || !setsSnapshotNeed(ff->name)) return;
+      tailCall = pc;
+      continue;
+    }
+    if (recordedCall(fn, pc)) continue;
+    const flow::Value callee = calleeAt(fn, pc);
+    bool sure = false;
+    if (!callee.is(flow::Value::Kind::LuaFunction) || callee.proto >= fn.chunk.prototypes.size() ||
+        !callRunsLoop(fn.chunk, fn.index, fn.values, fn.calls, pc, &sure) || !sure)
+      return;
+    looping = pc;
+    looper = callee.proto;
+  }
+  if (!tailCall || !flow::reachablePcs(fn.proto)[static_cast<std::size_t>(tailCall)] ||
+      flow::jumpAround(fn.proto, looping, looping, tailCall))
+    return;
+  // A loop of a few turns is unrolled into the trace that calls it.
+  constexpr long kUnrolledHere = 3;
+  for (const flow::Loop& loop : fn.calls.loopMap(looper).loops())
+    if (const flow::LoopTrips* trips = fn.calls.evidenceAt(looper, loop.last).loop;
+        trips && trips->known && trips->count <= kUnrolledHere)
+      return;
+  const std::string self = functionName(fn, fn.index), helper = functionName(fn, looper);
+  for (const ReturnSite& returned : framesReturnedTo(fn, fn.index)) {
+    const flow::CallSite& site = returned.site;
+    if (!fn.calls.runsHot(site.proto, site.pc)) continue;
+    Finding f;
+    f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to
+    f.pc = site.pc;
+    f.sideTrace = true;  // side traces of the helper's loop: the caller's loop is not blacklisted
+    f.calleeTraces = true;
+    f.reasonId = ReasonId::traceError("NYIRETL");
+    f.construct = "call";
+    f.callee = self;
+    f.confidence = Confidence::Likely;
+    f.message = "the side traces of " + helper + "'s loop cannot return into this call (NYIRETL): " + self +
+                " calls " + helper + " and then tail-calls " + ff->name + ", a fast function with side effects, at line " +
+                std::to_string(fn.proto.at(tailCall).line);
+    f.reasoning = self + " calls " + helper + " at line " + std::to_string(fn.proto.at(looping).line) +
+                  " on every call, and the side traces from the exit of " + helper +
+                  "'s loop return into " + self + " and record its tail call to " + ff->name + " at line " +
+                  std::to_string(fn.proto.at(tailCall).line) +
+                  ": the return from a fast function with side effects into the frame below (" +
+                  frameReturnedTo(fn, returned) +
+                  ") has no snapshot to guard it (lj_record.c lj_record_ret), 4 times per exit, and then the exit "
+                  "is left to the interpreter";
+    f.advice = returnALocal(self, ff->name, "o", "the return then gets its snapshot");
+    sink.report(fn, std::move(f));
+  }
+}
+
 // A function without loops that calls a builtin the recorder stitches
 // around and then tail-calls a fast function with side effects (a
 // constructor's `local a = s:match(...)` then `return setmetatable({...},
@@ -595,6 +665,7 @@ class FrameReturnRule final : public Rule {
     reportCallbackTailCall(fn, sink);
     reportProtectedCalleeOfAbortingLoop(fn, sink);
     reportSideEffectTailCallAfterLoop(fn, sink);
+    reportSideEffectTailCallAfterLoopingCall(fn, sink);
     reportStitchThenSideEffectTailCall(fn, sink);
     reportStitchInProtectedCallee(fn, sink);
     std::string protectedAt = protectedHotCall(fn, fn.index);
