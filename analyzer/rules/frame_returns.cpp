@@ -411,6 +411,22 @@ std::string frameReturnedTo(const FunctionView& fn, const ReturnSite& r) {
          std::to_string(r.throughLine);
 }
 
+// The NYIRETL of side traces that return from `self` into the call at
+// `site`: reported there, where the VM reports it (the caller's frame),
+// likely, and no blacklisting of the caller's loop (side traces only).
+Finding sideTraceReturn(const flow::CallSite& site, const std::string& self) {
+  Finding f;
+  f.proto = site.proto;
+  f.pc = site.pc;
+  f.sideTrace = true;
+  f.calleeTraces = true;
+  f.reasonId = ReasonId::traceError("NYIRETL");
+  f.construct = "call";
+  f.callee = self;
+  f.confidence = Confidence::Likely;
+  return f;
+}
+
 // A function whose loop's exit runs on every call (no branch goes around
 // the loop) and that then tail-calls setmetatable, with only calls the
 // recorder compiles in between (lua-inifile's parse: a loop, then `return
@@ -443,15 +459,7 @@ void reportSideEffectTailCallAfterLoop(const FunctionView& fn, PredictionSink& s
   for (const ReturnSite& returned : framesReturnedTo(fn, fn.index)) {
     const flow::CallSite& site = returned.site;
     if (!fn.calls.runsHot(site.proto, site.pc) && !(exitHot && fn.calls.inLoop(site.proto, site.pc))) continue;
-    Finding f;
-    f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to
-    f.pc = site.pc;
-    f.sideTrace = true;     // side traces of the callee's loop: the caller's loop is not blacklisted
-    f.calleeTraces = true;
-    f.reasonId = ReasonId::traceError("NYIRETL");
-    f.construct = "call";
-    f.callee = self;
-    f.confidence = Confidence::Likely;
+    Finding f = sideTraceReturn(site, self);
     f.message = "the side traces of " + self + "'s loop cannot return into this call (NYIRETL): " + self +
                 " tail-calls " + tailCallee + ", a fast function with side effects, at line " +
                 std::to_string(fn.proto.at(tailCall).line);
@@ -511,15 +519,7 @@ void reportSideEffectTailCallAfterLoopingCall(const FunctionView& fn, Prediction
   for (const ReturnSite& returned : framesReturnedTo(fn, fn.index)) {
     const flow::CallSite& site = returned.site;
     if (!fn.calls.runsHot(site.proto, site.pc)) continue;
-    Finding f;
-    f.proto = site.proto;  // where the VM reports it: the caller's frame it returns to
-    f.pc = site.pc;
-    f.sideTrace = true;  // side traces of the helper's loop: the caller's loop is not blacklisted
-    f.calleeTraces = true;
-    f.reasonId = ReasonId::traceError("NYIRETL");
-    f.construct = "call";
-    f.callee = self;
-    f.confidence = Confidence::Likely;
+    Finding f = sideTraceReturn(site, self);
     f.message = "the side traces of " + helper + "'s loop cannot return into this call (NYIRETL): " + self +
                 " calls " + helper + " and then tail-calls " + ff->name + ", a fast function with side effects, at line " +
                 std::to_string(fn.proto.at(tailCall).line);

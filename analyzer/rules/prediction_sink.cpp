@@ -419,19 +419,19 @@ const CollectingSink::Pending* CollectingSink::Maskers::firstHiding(const Pendin
   return hidingAt(site.proto, site.tracePc, pcOut);
 }
 
-Masking::Paths CollectingSink::Maskers::pathsTo(const Pending& site, const Pending** every, const Pending** some) {
-  *every = *some = nullptr;
+CollectingSink::Maskers::OnPaths CollectingSink::Maskers::pathsTo(const Pending& site) {
+  OnPaths out;
   auto candidates = byProto_.find(site.proto);
-  if (candidates == byProto_.end()) return {};
+  if (candidates == byProto_.end()) return out;
   const auto& list = candidates->second;
-  if (list.front()->tracePc >= site.tracePc) return {};
+  if (list.front()->tracePc >= site.tracePc) return out;  // only one before the site can be on a path to it
   const Masking::Paths paths = maskingOf(site.proto).pathsTo(site.tracePc);
   auto at = [&](int pc) {
     return *std::lower_bound(list.begin(), list.end(), pc, [](const Pending* p, int k) { return p->tracePc < k; });
   };
-  if (paths.everyPathAborts) *every = at(paths.everyPathAborts);
-  if (paths.somePathAborts) *some = at(paths.somePathAborts);
-  return paths;
+  if (paths.everyPathAborts) out.every = at(paths.everyPathAborts);
+  if (paths.somePathAborts) out.some = at(paths.somePathAborts);
+  return out;
 }
 
 const Masking& CollectingSink::Maskers::maskingOf(std::size_t proto) {

@@ -78,9 +78,14 @@ class CollectingSink final : public PredictionSink {
     const Pending* firstHiding(const Pending& site, int* pc = nullptr);
     // The same for the instruction at `at` of prototype `proto`.
     const Pending* hidingAt(std::size_t proto, int at, int* pc = nullptr);
-    // How the paths to `site` in its body meet them (Masking::pathsTo),
-    // with the ones it names.
-    Masking::Paths pathsTo(const Pending& site, const Pending** every, const Pending** some);
+    // How the paths to `site` in its body meet them (Masking::pathsTo):
+    // the one that with others hides it on every path, or the one some
+    // path runs into first; null for none.
+    struct OnPaths {
+      const Pending* every = nullptr;
+      const Pending* some = nullptr;
+    };
+    OnPaths pathsTo(const Pending& site);
 
    private:
     const Masking& maskingOf(std::size_t proto);

@@ -26,9 +26,7 @@ void CollectingSink::markOnAbortingPaths() {
   for (auto& site : pending_) {
     Prediction& p = site.prediction;
     if (p.masked() || site.unmaskable || site.tracePc <= 1) continue;
-    const Pending* every = nullptr;
-    const Pending* some = nullptr;
-    maskers.pathsTo(site, &every, &some);
+    const auto [every, some] = maskers.pathsTo(site);
     if (every) {
       p.maskedBy = MaskingSite{every->prediction.path, every->prediction.line, every->prediction.reasonId, {}};
       p.reasoning += "; every path to it in its " + std::string(calls_->loopMap(site.proto).innermost(site.tracePc)

@@ -251,13 +251,11 @@ std::vector<std::string> RecorderProfile::bytecodeNames() const {
 
 const FastFunctionDef* RecorderProfile::fastFunction(std::string_view n) const {
   if (!fastFunctionIndex.empty()) {
-    // The first of a name wins, as in a scan.
-    const FastFunctionDef* first = nullptr;
+    std::size_t first = SIZE_MAX;  // the first of a name wins, as in a scan
     auto [it, end] = fastFunctionIndex.equal_range(std::hash<std::string_view>{}(n));
     for (; it != end; ++it)
-      if (fastFunctions[it->second].name == n && (!first || it->second < static_cast<std::size_t>(first - fastFunctions.data())))
-        first = &fastFunctions[it->second];
-    return first;
+      if (it->second < first && fastFunctions[it->second].name == n) first = it->second;
+    return first == SIZE_MAX ? nullptr : &fastFunctions[first];
   }
   for (const auto& f : fastFunctions)  // not indexed yet
     if (f.name == n) return &f;
