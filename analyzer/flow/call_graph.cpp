@@ -82,6 +82,29 @@ int iterExitReach(const bytecode::Prototype& proto, const LoopTrips& loop, long 
   return reach;
 }
 
+// Whether the call at pc of prototype `proto` may end or split a root trace:
+// a builtin the recorder does not compile, a callee the file does not
+// resolve, or a Lua function of this file that loops or makes such a call
+// (looked into three levels deep; deeper counts as may). A fast function
+// the profile records is inlined (audit 107: `io.write` in a helper; the
+// loop was blacklisted either way).
+bool maySplitRootTrace(const bytecode::Chunk& chunk, const ValueMap& values, std::size_t proto, int pc, int depth) {
+  const Value callee = values.at(proto, pc, calleeSlot(chunk.prototypes[proto].at(pc)));
+  if (callee.is(Value::Kind::LibFunction)) {
+    const FastFunctionDef* ff = values.profile().fastFunction(callee.name);
+    return !ff || !ff->recorded();
+  }
+  constexpr int kDepth = 3;
+  if (!callee.is(Value::Kind::LuaFunction) || callee.proto >= chunk.prototypes.size() || depth >= kDepth) return true;
+  const auto& body = chunk.prototypes[callee.proto];
+  for (int at = 1; at <= body.size(); ++at) {
+    const Op op = body.at(at).op;
+    if (op == Op::FORL || op == Op::ITERL || op == Op::LOOP || op == Op::ITERN || op == Op::ITERC) return true;
+    if (isCall(op) && maySplitRootTrace(chunk, values, callee.proto, at, depth + 1)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long hotloop, long hotexit,
@@ -116,15 +139,13 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   for (std::size_t q = 0; q < chunk.prototypes.size(); ++q) {
     const auto& proto = chunk.prototypes[q];
     onceOnly_[q] = findOnceOnly(chunk, q, parents);
-    // A call of a builtin the recorder does not compile ends the root trace
-    // on a route before any refused instruction after it.
-    const auto stitches = [&](int pc) {
-      const Value callee = values.at(q, pc, calleeSlot(proto.at(pc)));
-      if (callee.is(Value::Kind::CFunction)) return true;
-      if (!callee.is(Value::Kind::LibFunction)) return false;
-      const FastFunctionDef* ff = values.profile().fastFunction(callee.name);
-      return ff && !ff->recorded();
-    };
+    // A call that may end or split the root trace (a builtin the recorder
+    // does not compile, a Lua function that loops or calls anything, a
+    // callee the file does not resolve) makes a route before a refused
+    // instruction after it no sure abort: the root trace may end there,
+    // compiled (audit 107: `slug(label)`, whose gsub stitches, and a helper
+    // whose loop's trace the root trace links to, on the way around a closure).
+    const auto stitches = [&](int pc) { return maySplitRootTrace(chunk, values, q, pc, 0); };
     branches_.push_back(branchesOf(proto, refused, stitches));
     const LoopMap& loops = loopMaps_.emplace_back(proto);
     const std::vector<int> refusedHere = loops.loops().empty() ? std::vector<int>{} : refusedPcs(proto, refused);

@@ -638,3 +638,27 @@ TEST_CASE("a call that may split the trace in a helper before the call of a clos
   REQUIRE(find(direct, 3, "NYIBC:FNEW"));
   CHECK(find(direct, 3, "NYIBC:FNEW")->severity == Severity::Blacklist);
 }
+
+TEST_CASE("a route around a closure through a helper that may split the trace aborts nothing for sure",
+          "[rules][hotness]") {
+  // Audit 107: the other route calls `slug(label)`, whose gsub stitches:
+  // the root trace ends there, compiled, and the closure's aborts come in
+  // side traces (`-jv`: 4 of them, nothing blacklisted). A warning.
+  auto split = predict(
+      "local pending = {}\nlocal function slug(s) return (s:gsub(' ', '-')) end\nfor i = 1, 60000 do\n"
+      "  local label = 'event ' .. (i % 7)\n  if i % 5 == 0 then\n    pending[i % 32 + 1] = function() return label end\n"
+      "  else\n    label = slug(label)\n  end\nend\n");
+  INFO(listed(split));
+  REQUIRE(find(split, 6, "NYIBC:FNEW"));
+  CHECK(find(split, 6, "NYIBC:FNEW")->severity == Severity::Warn);
+  // A helper whose calls the recorder compiles (io.write) is inlined: the
+  // route aborts at the UCLO, and the loop is blacklisted either way
+  // (the same audit: 11 aborts, blacklisted in all four runs).
+  auto inlined = predict(
+      "local pending = {}\nlocal function norm(s) io.write('') return s end\nfor i = 1, 60000 do\n"
+      "  local label = 'event ' .. (i % 7)\n  if i % 5 == 0 then\n    pending[i % 32 + 1] = function() return label end\n"
+      "  else\n    label = norm(label)\n  end\nend\n");
+  INFO(listed(inlined));
+  REQUIRE(find(inlined, 6, "NYIBC:FNEW"));
+  CHECK(find(inlined, 6, "NYIBC:FNEW")->severity == Severity::Blacklist);
+}
