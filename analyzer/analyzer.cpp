@@ -348,7 +348,14 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
         project.imports && !project.imports->abortingMembers.empty() ? &project.imports->abortingMembers : nullptr;
     for (flow::ModuleCall& call : project.links->calls) {
       call.entryCalls = call.steadyRuns;
-      if (call.loopLine == 0 || call.proto >= chunk.prototypes.size()) continue;
+      if (call.proto >= chunk.prototypes.size()) continue;
+      if (call.loopLine == 0) {
+        // A helper's call: from its function's entry (audit 107: another
+        // module's looping function, then its closure maker).
+        call.splitBefore = blacklistingRuns > 0 && call.runs >= blacklistingRuns &&
+                           rules::mayBeSplitBefore(view(call.proto), 1, call.pc);
+        continue;
+      }
       if (const flow::Loop* loop = calls.loopMap(call.proto).innermost(call.pc))
         call.splitBefore = rules::mayBeSplitBefore(view(call.proto), loop->first, call.pc);
       const bool blacklisting = blacklistingRuns > 0 && call.steadyRuns >= blacklistingRuns;

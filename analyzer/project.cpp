@@ -166,6 +166,11 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
   ++caller.calls;
   if (call.behindAbort) ++caller.callsBehindAborts;
   if (call.loopLine > 0 && !call.splitBefore && !call.behindAbort) caller.rootTraceReaches = true;
+  // In a loop, a call that may only split the trace before it leaves the
+  // loop's trace getting there all the same (audits 69, 72, 80, 97:
+  // blacklisted), as `steadyRuns` has it; in a helper, the same call may
+  // leave it to a trace that resumes after (audit 107).
+  if (!call.behindAbort && (call.loopLine > 0 || !call.splitBefore)) caller.someCallUnsplit = true;
   // The hottest call is named; of equally hot ones, one in a loop (the
   // evidence is at the call), the one whose loops run most, then the
   // first. Whatever order the callers were analyzed in, the same call is

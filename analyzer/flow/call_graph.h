@@ -163,6 +163,7 @@ struct ModuleCall {
   bool behindAbort = false;
   // In a loop, with a call before it in the loop body that may split the
   // trace (rules::splitBefore): the loop's root trace may never get here.
+  // Outside loops, with such a call before it in its function's body.
   bool splitBefore = false;
   // The calls it makes whenever this file runs, as CallGraph::runsAt
   // counts them: its loops' known trip counts times its function's runs
@@ -187,13 +188,16 @@ struct ExternalCaller {
   // Some such call is in a loop whose root trace gets to it: no call before
   // it there splits the trace or aborts (ModuleCall::splitBefore, behindAbort).
   bool rootTraceReaches = false;
+  // Some such call is in a loop with no abort ahead of it, or outside loops
+  // with no call before it in its function's body that may split the trace.
+  bool someCallUnsplit = false;
 };
 
 inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
   return a.heat == b.heat && a.why == b.why && a.runs == b.runs && a.steadyRuns == b.steadyRuns &&
          a.shortfall == b.shortfall && a.shortfallByBranch == b.shortfallByBranch && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns &&
          a.entryCalls == b.entryCalls && a.calls == b.calls && a.callsBehindAborts == b.callsBehindAborts &&
-         a.rootTraceReaches == b.rootTraceReaches;
+         a.rootTraceReaches == b.rootTraceReaches && a.someCallUnsplit == b.someCallUnsplit;
 }
 
 

@@ -358,6 +358,14 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     if (skippable) return *skippable;
     return inHelper && !helperReaches ? *inHelper : Split{};
   };
+  // Whether every call of the function comes from other files' helpers
+  // (none from a loop directly), each behind a call that may split the
+  // trace in the helper's body (ModuleCall::splitBefore), outside loops here.
+  auto splitBeforeEveryExternalCall = [&]() {
+    if (!outsideLoops || !fn.calls.callers(heatProto).empty() || !fn.calls.callbacks(heatProto).empty()) return false;
+    const flow::ExternalCaller* external = fn.calls.externalCaller(heatProto);
+    return external && external->calls > 0 && !external->someCallUnsplit;
+  };
   // Whether the body of the innermost loop around the site (or its
   // function, outside loops) calls a builtin the recorder does not compile
   // there, which splits the trace (splitAt: a stitch or a RETURN).
@@ -511,6 +519,19 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                  "the bytecode does not show, so a warning, and likely";
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBeforeHere(true)).call.empty()) {
     out.clause = splitClause(split);
+  } else if (needed.runs > 0 && runs >= needed.runs && splitBeforeEveryExternalCall() &&
+             (countEntryCalls(), !(entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs))) {
+    // Its runs come from other files' calls, each behind a call that may
+    // split the trace there (audit 107: `mw.count_slashes(path)`, a loop of
+    // another module, before `mw.wrap(route)` in a helper; `-jv` shows the
+    // loop's trace linked to count_slashes', no start blacklisted).
+    out.dependsOnData = true;
+    out.clause = "; every call of it from other files is made by a function that first makes a call that may end or "
+                 "split the trace (a function that loops or stitches, a callee passed in), so the calling loop's "
+                 "root trace may never get here: the abort then comes in a trace that resumes after that call, "
+                 "and the loop's start is not what gets blacklisted, so a warning; its own entry's " +
+                 std::to_string(entryCalls) + " calls on every pass are fewer than the " +
+                 std::to_string(entryNeeded.runs) + " that blacklist it";
   } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty() &&
              (countEntryCalls(), !(entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs &&
                                    splitBeforeHere(true).call.empty()))) {

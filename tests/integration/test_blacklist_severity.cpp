@@ -220,6 +220,44 @@ TEST_CASE("a module function called by another module's function counts that fun
   CHECK(json::parse(readFile(report)).at("blacklisted").get<long>() >= 1);
 }
 
+// The same chain, but the helper first calls another module's function that
+// loops (audit 107: `mw.count_slashes(path)` before `mw.wrap(route)`): the
+// loop's root trace links to that loop's trace and never records the
+// closure; the closure aborts only side traces and wrap's own entry, whose
+// 60,000 calls are fewer than the 88,973 that blacklist it. A warning, and
+// the run blacklists nothing.
+TEST_CASE("a module's closure maker called by a helper after a looping call is a warning",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-helper-split");
+  writeFile(dir + "/main.lua",
+            "package.path = arg[0]:gsub('main%.lua$', '?.lua') .. ';' .. package.path\n"
+            "local mw = require('mw')\nlocal served = 0\nlocal function route(req) served = served + 1 end\n"
+            "local function stage(path)\n  served = served + mw.count_slashes(path)\n  local h = mw.wrap(route)\n"
+            "  return h(path)\nend\nfor i = 1, 60000 do stage('/api/v1/users/42/profile') end\nassert(served > 0)\n");
+  writeFile(dir + "/mw.lua",
+            "local M = {}\nfunction M.wrap(handler)\n  return function(req) return handler(req) end\nend\n"
+            "function M.count_slashes(line)\n  local n = 0\n  for i = 1, #line do\n"
+            "    if line:byte(i) == 47 then n = n + 1 end\n  end\n  return n\nend\nreturn M\n");
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "--root", dir, dir});
+  INFO(lint.out << lint.err);
+  REQUIRE(lint.exitCode == 0);
+  std::string severity, reasoning;
+  const json predicted = json::parse(lint.out);
+  for (const auto& p : predicted.at("predictions"))
+    if (p.at("reasonId") == "NYIBC:FNEW" && p.at("path") == "mw.lua" && p.at("line") == 3) {
+      severity = p.at("severity").get<std::string>();
+      reasoning = p.at("reasoning").get<std::string>();
+    }
+  CHECK(severity == "warn");
+  CHECK(reasoning.find("every call of it from other files is made by a function that first makes a call") !=
+        std::string::npos);
+  const std::string report = dir + "/run.json";
+  ProcessResult run = runLjcheck({"run", "--json", report, "--", dir + "/main.lua"});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  CHECK(json::parse(readFile(report)).at("blacklisted").get<long>() == 0);
+}
+
 // An inner loop whose own trace never loops (math.fmod ends it on every
 // pass: RETURN) stops every root trace of the calling loop that enters it
 // (LINNER), a stop the catalog calls benign: with 50,000 turns, past the
