@@ -76,6 +76,34 @@ long blacklistedInHost(const std::string& dir, const std::string& luajit, int tu
   return std::stol(r.out);
 }
 
+// Lints the project in `dir`: the severity and reasoning of the FNEW at
+// `line` of `path` (empty when there is none).
+struct Linted {
+  std::string severity, reasoning;
+};
+Linted lintProject(const std::string& dir, const std::string& path, int line) {
+  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "--root", dir, dir});
+  INFO(lint.out << lint.err);
+  REQUIRE(lint.exitCode == 0);
+  Linted out;
+  const json predicted = json::parse(lint.out);
+  for (const auto& p : predicted.at("predictions"))
+    if (p.at("reasonId") == "NYIBC:FNEW" && p.at("path") == path && p.at("line") == line) {
+      out.severity = p.at("severity").get<std::string>();
+      out.reasoning = p.at("reasoning").get<std::string>();
+    }
+  return out;
+}
+
+// Runs `script` under `ljcheck run`: the report's count of blacklisted starts.
+long blacklistedRunning(const std::string& script) {
+  const std::string report = script.substr(0, script.size() - 4) + "-run.json";
+  ProcessResult run = runLjcheck({"run", "--json", report, "--", script});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  return json::parse(readFile(report)).at("blacklisted").get<long>();
+}
+
 }  // namespace
 
 TEST_CASE("error means the run blacklists the loop, and a certain abort with too few runs is a warning",
@@ -201,23 +229,11 @@ TEST_CASE("a module function called by another module's function counts that fun
             "local lib = require('lib')\nlocal M = {}\nfunction M.tag(x)\n  return lib.counter(x)\nend\nreturn M\n");
   writeFile(dir + "/lib.lua", "local M = {}\nfunction M.counter(start)\n  local n = start\n"
                               "  return function() n = n + 1; return n end\nend\nreturn M\n");
-  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "--root", dir, dir});
-  INFO(lint.out << lint.err);
-  REQUIRE(lint.exitCode == 0);
-  std::string severity, reasoning;
-  const json predicted = json::parse(lint.out);
-  for (const auto& p : predicted.at("predictions"))
-    if (p.at("reasonId") == "NYIBC:FNEW" && p.at("path") == "lib.lua" && p.at("line") == 4) {
-      severity = p.at("severity").get<std::string>();
-      reasoning = p.at("reasoning").get<std::string>();
-    }
-  CHECK(severity == "blacklist");
-  CHECK(reasoning.find("called at line 4 of layer.lua, in code that runs at least 100000 times") != std::string::npos);
-  const std::string report = dir + "/run.json";
-  ProcessResult run = runLjcheck({"run", "--json", report, "--", dir + "/main.lua"});
-  INFO(run.err);
-  REQUIRE(run.exitCode == 0);
-  CHECK(json::parse(readFile(report)).at("blacklisted").get<long>() >= 1);
+  const Linted closure = lintProject(dir, "lib.lua", 4);
+  CHECK(closure.severity == "blacklist");
+  CHECK(closure.reasoning.find("called at line 4 of layer.lua, in code that runs at least 100000 times") !=
+        std::string::npos);
+  CHECK(blacklistedRunning(dir + "/main.lua") >= 1);
 }
 
 // The same chain, but the helper first calls another module's function that
@@ -238,24 +254,11 @@ TEST_CASE("a module's closure maker called by a helper after a looping call is a
             "local M = {}\nfunction M.wrap(handler)\n  return function(req) return handler(req) end\nend\n"
             "function M.count_slashes(line)\n  local n = 0\n  for i = 1, #line do\n"
             "    if line:byte(i) == 47 then n = n + 1 end\n  end\n  return n\nend\nreturn M\n");
-  ProcessResult lint = runLjcheck({"lint", "--format", "json", "--fail-on", "none", "--root", dir, dir});
-  INFO(lint.out << lint.err);
-  REQUIRE(lint.exitCode == 0);
-  std::string severity, reasoning;
-  const json predicted = json::parse(lint.out);
-  for (const auto& p : predicted.at("predictions"))
-    if (p.at("reasonId") == "NYIBC:FNEW" && p.at("path") == "mw.lua" && p.at("line") == 3) {
-      severity = p.at("severity").get<std::string>();
-      reasoning = p.at("reasoning").get<std::string>();
-    }
-  CHECK(severity == "warn");
-  CHECK(reasoning.find("every call of it from other files is made by a function that first makes a call") !=
+  const Linted closure = lintProject(dir, "mw.lua", 3);
+  CHECK(closure.severity == "warn");
+  CHECK(closure.reasoning.find("every call of it from other files is made by a function that first makes a call") !=
         std::string::npos);
-  const std::string report = dir + "/run.json";
-  ProcessResult run = runLjcheck({"run", "--json", report, "--", dir + "/main.lua"});
-  INFO(run.err);
-  REQUIRE(run.exitCode == 0);
-  CHECK(json::parse(readFile(report)).at("blacklisted").get<long>() == 0);
+  CHECK(blacklistedRunning(dir + "/main.lua") == 0);
 }
 
 // An inner loop whose own trace never loops (math.fmod ends it on every
