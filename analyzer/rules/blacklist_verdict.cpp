@@ -260,6 +260,11 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
     entryCalls += externalCalls;
   };
   if (!(needed.runs > 0 && runs >= needed.runs)) countEntryCalls();
+  // Whether those calls, counted now if they were not, blacklist the entry.
+  auto entryCallsBlacklist = [&] {
+    countEntryCalls();
+    return entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs;
+  };
   // A call before the blocker that ends or splits the root trace (a stitch,
   // a RETURN, a callee's loop) leaves the abort to a trace that resumes
   // after it (trace_splits_before.h): on the way from the function's
@@ -520,7 +525,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   } else if (entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs && !(split = splitBeforeHere(true)).call.empty()) {
     out.clause = splitClause(split);
   } else if (needed.runs > 0 && runs >= needed.runs && splitBeforeEveryExternalCall() &&
-             (countEntryCalls(), !(entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs))) {
+             !entryCallsBlacklist()) {
     // Its runs come from other files' calls, each behind a call that may
     // split the trace there (audit 107: `mw.count_slashes(path)`, a loop of
     // another module, before `mw.wrap(route)` in a helper; `-jv` shows the
@@ -533,8 +538,7 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
                  std::to_string(entryCalls) + " calls on every pass are fewer than the " +
                  std::to_string(entryNeeded.runs) + " that blacklist it";
   } else if (needed.runs > 0 && runs >= needed.runs && !(split = splitBeforeHere(false)).call.empty() &&
-             (countEntryCalls(), !(entryNeeded.runs > 0 && entryCalls >= entryNeeded.runs &&
-                                   splitBeforeHere(true).call.empty()))) {
+             !(entryCallsBlacklist() && splitBeforeHere(true).call.empty())) {
     out.clause = splitClause(split);
     // The function's own entry then counts the calls: too few as far as
     // the bytecode shows, but calls behind branches may add up (audit 106:
