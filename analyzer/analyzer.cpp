@@ -373,9 +373,12 @@ std::vector<Prediction> runRules(const bytecode::Chunk& chunk, const RecorderPro
         const flow::Loop* loop = calls.loopMap(call.proto).innermost(call.pc);
         const rules::SplitBefore split =
             blacklisting && loop ? rules::splitBefore(view(call.proto), loop->first, call.pc) : rules::SplitBefore{};
-        if (split.line > 0 && split.endsTrace) {
+        if ((split.line > 0 && split.endsTrace) || split.endingPc > 0) {
+          const int line = split.line > 0 && split.endsTrace
+                               ? split.line
+                               : chunk.prototypes[call.proto].at(split.endingPc).line;
           call.steadyRuns = 0;
-          call.shortfall = "the call at line " + std::to_string(split.line) + " comes before it in the loop at line " +
+          call.shortfall = "the call at line " + std::to_string(line) + " comes before it in the loop at line " +
                            std::to_string(call.loopLine) + " and may end the loop's trace there (a call through "
                            "pcall, a RETURN), so the loop's root trace may never record the call at line " +
                            std::to_string(call.line);

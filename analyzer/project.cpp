@@ -171,18 +171,23 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
   // blacklisted), as `steadyRuns` has it; in a helper, the same call may
   // leave it to a trace that resumes after (audit 107).
   if (!call.behindAbort && (call.loopLine > 0 || !call.splitBefore)) caller.someCallUnsplit = true;
-  // The hottest call is named; of equally hot ones, one in a loop (the
-  // evidence is at the call), the one whose loops run most, then the
-  // first. Whatever order the callers were analyzed in, the same call is
-  // named.
+  // The hottest call is named; of equally hot ones, the one sure to run
+  // most (audit 108: not a call behind `if i % 50 == 0` when another runs
+  // on every pass), then one in a loop (the evidence is at the call), the
+  // one whose loops run most, then the first. Whatever order the callers
+  // were analyzed in, the same call is named.
   const bool inLoop = call.loopLine > 0;
   const long runs = inLoop && !call.unknownTrips ? call.iterations : 0;
   if (call.heat == flow::Heat::Cold || call.heat < caller.heat) return;
-  if (call.heat == caller.heat && (!inLoop || (caller.fromLoop && runs <= caller.namedRuns))) return;
+  if (call.heat == caller.heat) {
+    if (call.steadyRuns < caller.namedSteady) return;
+    if (call.steadyRuns == caller.namedSteady && (!inLoop || (caller.fromLoop && runs <= caller.namedRuns))) return;
+  }
   caller.heat = call.heat;
   caller.why = describeCall(call, paths_[from]);
   caller.fromLoop = inLoop;
   caller.namedRuns = runs;
+  caller.namedSteady = call.steadyRuns;
 }
 
 namespace {

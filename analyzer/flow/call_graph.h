@@ -182,6 +182,7 @@ struct ExternalCaller {
   bool shortfallByBranch = false;  // ModuleCall::shortfallByBranch of that call
   bool fromLoop = false;       // `why` names a loop around the call
   long namedRuns = 0;          // the runs of the loop `why` names, when known
+  long namedSteady = 0;        // the steadyRuns of the call `why` names
   long entryCalls = 0;         // ModuleCall::entryCalls of every such call, added up
   long calls = 0;              // such calls (call sites), and of them those behind an
   long callsBehindAborts = 0;  // aborting call in their loop (ModuleCall::behindAbort)
@@ -196,6 +197,7 @@ struct ExternalCaller {
 inline bool sameCaller(const ExternalCaller& a, const ExternalCaller& b) {
   return a.heat == b.heat && a.why == b.why && a.runs == b.runs && a.steadyRuns == b.steadyRuns &&
          a.shortfall == b.shortfall && a.shortfallByBranch == b.shortfallByBranch && a.fromLoop == b.fromLoop && a.namedRuns == b.namedRuns &&
+         a.namedSteady == b.namedSteady &&
          a.entryCalls == b.entryCalls && a.calls == b.calls && a.callsBehindAborts == b.callsBehindAborts &&
          a.rootTraceReaches == b.rootTraceReaches && a.someCallUnsplit == b.someCallUnsplit;
 }

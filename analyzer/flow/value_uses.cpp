@@ -219,7 +219,15 @@ void ValueMap::noteEscapes(const Prototype& proto, const Instruction& ins, const
         }
         if (inner.is(Kind::Table) && inner.pc != 0) table = inner;
       }
-      const std::string* key = ins.op == Op::TSETS ? proto.stringConstant(ins.c) : nullptr;  // null: not named
+      // Not named: empty. A constant string in the key's slot names it as
+      // TSETS would: a chunk with more than 255 constants stores its later
+      // fields so (audit 109: a module table of 128 functions and more).
+      std::optional<std::string_view> key;
+      if (ins.op == Op::TSETS) {
+        if (const std::string* k = proto.stringConstant(ins.c)) key = *k;
+      } else if (const Value k = valueAt(ins.c); k.isConstantString()) {
+        key = k.text();
+      }
       // Into another module's table, or into an object one of its functions
       // returned (`mode.render = fn` on Widget.new()'s object, audit 65): a
       // call of that member, or method, may call what is stored.

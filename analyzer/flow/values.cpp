@@ -563,7 +563,13 @@ void ValueMap::transfer(std::size_t index, const Instruction& ins, int pc, Regis
     case Op::TGETS:
       if (const auto* key = p.stringConstant(ins.c)) result = indexResult(reg(ins.b), *key);
       break;
-    case Op::TGETV: case Op::TGETB:
+    case Op::TGETV:
+      // A constant string key reads the field TGETS would (a chunk with
+      // more than 255 constants, audit 109).
+      if (const Value key = reg(ins.c); key.isConstantString()) result = indexResult(reg(ins.b), std::string(key.text()));
+      else result = elementOf(reg(ins.b));
+      break;
+    case Op::TGETB:
       result = elementOf(reg(ins.b));
       break;
     case Op::UGET:

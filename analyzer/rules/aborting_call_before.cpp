@@ -57,12 +57,14 @@ int certainAbortLine(const FunctionView& fn, std::size_t callee) {
   return certainAbortLine(fn.chunk.prototypes[callee], fn.profile, nullptr, refused);
 }
 
-AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::MemberNames* abortingMembers) {
-  const flow::Loop* loop = fn.loops.innermost(pc);
-  if (!loop) return {};
+namespace {
+
+// abortingCallBefore over the region from pc `first` (a loop body's first,
+// or 1 for the function body) up to the call at pc.
+AbortingCall abortingCallIn(const FunctionView& fn, int first, int pc, const flow::MemberNames* abortingMembers) {
   std::vector<int> aborting;
   std::vector<std::string> names;
-  for (int q = loop->first; q < pc; ++q) {
+  for (int q = first; q < pc; ++q) {
     const auto& ins = fn.proto.at(q);
     if (ins.op == Op::FNEW || ins.op == Op::UCLO) {
       if (!flow::refuses(fn.profile, ins.op)) continue;
@@ -88,6 +90,17 @@ AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::Memb
   for (std::size_t i = 0; masker > 0 && i < aborting.size(); ++i)
     if (aborting[i] == masker) return {masker, fn.proto.at(masker).line, names[i]};
   return {};
+}
+
+}  // namespace
+
+AbortingCall abortingCallBefore(const FunctionView& fn, int pc, const flow::MemberNames* abortingMembers) {
+  const flow::Loop* loop = fn.loops.innermost(pc);
+  return loop ? abortingCallIn(fn, loop->first, pc, abortingMembers) : AbortingCall{};
+}
+
+AbortingCall abortingCallFromEntry(const FunctionView& fn, int pc) {
+  return fn.loops.innermost(pc) ? AbortingCall{} : abortingCallIn(fn, 1, pc, nullptr);
 }
 
 }  // namespace ljcheck::rules

@@ -15,17 +15,34 @@ namespace {
 
 // The call of a function that certainly aborts, or an instruction the
 // recorder refuses, before every call of function `proto` from a loop of
-// this file (aborting_call_before.h): "the call of first at line 4 (in
-// main)", "the closure at line 9 (in main)"; empty when a loop's call of `proto`
-// is not behind one, or none is in a loop. `everyCall`: whether every call
-// of `proto` in this file is such a call (none outside loops either).
-std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto, bool* everyCall = nullptr) {
-  std::string first;
-  bool outsideLoops = false;
+// this file, or from a helper's entry (aborting_call_before.h): "the call
+// of first at line 4 (in main)", "the closure at line 9 (in main)"; empty
+// when a call of `proto` in a loop is not behind one, or none is behind
+// one. `everyCall`: whether every call of `proto` in this file is such a
+// call (none outside loops that is not either).
+std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto, bool* everyCall = nullptr,
+                                      int depth = 0) {
+  constexpr int kMaxHelpers = 3;  // helpers between the abort and the call, as the call graph looks
+  std::string first, firstInHelper;
+  bool outsideLoops = false;  // a call outside loops that is not behind one
   for (const flow::CallSite& site : fn.calls.callers(proto)) {
     const FunctionView caller = fn.of(site.proto);
     if (!caller.loops.innermost(site.pc)) {
-      outsideLoops = true;
+      // A helper's call behind an abort from its entry, or a helper that
+      // only such calls reach (nothing else calls it, it is no callback):
+      // no trace through the helper gets to it either (audit 108:
+      // `return plainHeap(lt)` after the default comparator's closure).
+      std::string behind;
+      if (const AbortingCall before = abortingCallFromEntry(caller, site.pc); before.pc > 0) {
+        behind = before.what + " at line " + std::to_string(before.line) + " (in " + functionName(fn, site.proto) + ")";
+      } else if (depth < kMaxHelpers && site.proto != proto && !fn.calls.externalCaller(site.proto) &&
+                 fn.calls.callbacks(site.proto).empty()) {
+        bool all = false;
+        behind = loopAbortsBeforeEveryCall(fn, site.proto, &all, depth + 1);
+        if (!all) behind.clear();
+      }
+      if (behind.empty()) outsideLoops = true;
+      else if (firstInHelper.empty()) firstInHelper = behind;
       continue;
     }
     const AbortingCall before = abortingCallBefore(caller, site.pc, nullptr);
@@ -33,6 +50,7 @@ std::string loopAbortsBeforeEveryCall(const FunctionView& fn, std::size_t proto,
     if (first.empty())
       first = before.what + " at line " + std::to_string(before.line) + " (in " + functionName(fn, site.proto) + ")";
   }
+  if (first.empty() && !outsideLoops) first = firstInHelper;
   if (everyCall) *everyCall = !outsideLoops;
   return first;
 }
@@ -785,6 +803,33 @@ BlacklistVerdict blacklistVerdict(const FunctionView& fn, const Finding& finding
   if (out.unreached && abortsBefore.empty()) {
     out.blacklists = false;
     out.clause += "; and " + functionName(fn, heatProto) + kVarargEntry + ", so likely";
+  }
+  // Whether it is seen at all: when every pass aborts before it, from the
+  // start of its loop body (or function) and after every call before it
+  // that may split the trace but the last, only a trace that resumes after
+  // that last call records it, and only a sure stitch is sure to resume
+  // one (audit 109: `with_retry(3, function() ... end)`, whose loop returns
+  // on its first turn, after the closure; with `s:match(...)` before the
+  // closure too: `-jv` never shows the upvalue close after the call).
+  if (!out.blacklists && !out.dependsOnData && finding.confidence == Confidence::Certain) {
+    const FunctionView view = fn.of(heatProto);
+    const flow::Loop* loop = view.loops.innermost(heatPc);
+    const int first = loop ? loop->first : 1, last = loop ? loop->last : view.proto.size();
+    const SplitBefore found = splitBefore(view, first, heatPc);
+    if (found.line > 0 && found.stitchLine == 0 && !found.pcs.empty() &&
+        !callerReturningLoop(view, found.pcs.back())) {  // that loop's exit surely resumes one
+      const int lastCall = found.pcs.back();
+      int refused = refusedOnEveryPass(view, first, last, lastCall);
+      for (std::size_t k = 0; refused > 0 && k + 1 < found.pcs.size(); ++k)
+        refused = refusedOnEveryPass(view, found.pcs[k] + 1, last, lastCall);
+      if (refused > 0) {
+        out.dependsOnData = true;
+        out.clause += "; every pass aborts at line " + std::to_string(refused) + " before the call at line " +
+                      std::to_string(view.proto.at(lastCall).line) + ", which may split the trace: only a "
+                      "trace that resumes after that call (a side trace of the callee's loop returning here, say) "
+                      "records this abort, if one does, so likely";
+      }
+    }
   }
   return out;
 }

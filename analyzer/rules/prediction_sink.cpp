@@ -160,19 +160,24 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
   const long hotloop = fn.calls.hotloop();
   const auto& callers = fn.calls.callers(proto);
   if (stop.kind != Stop::Kind::None || steady >= hotloop || steady >= fn.calls.runsAt(proto, pc)) return {};
-  const auto coldHere = [&] {
-    return std::all_of(callers.begin(), callers.end(),
-                       [&](const flow::CallSite& site) { return fn.calls.runsAt(site.proto, site.pc) < hotloop; });
-  };
-  // From another file, the hottest call behind a branch there (audit 77:
-  // `if frame % 5000 == 0 then emitters[#emitters + 1] = newEmitter(...) end`).
-  if (const flow::ExternalCaller* external = fn.calls.externalCaller(proto)) {
-    if (!external->shortfallByBranch || external->steadyRuns >= hotloop || external->runs < hotloop || !coldHere())
-      return {};
+  // From another file, the hottest call of function `p` behind a branch
+  // there (audit 77: `if frame % 5000 == 0 then emitters[#emitters + 1] =
+  // newEmitter(...) end`), when this file's own calls of `p` are too few to
+  // get it hot. Null when no other file calls `p`.
+  auto fromOtherFile = [&](std::size_t p) -> std::optional<std::string> {
+    const flow::ExternalCaller* external = fn.calls.externalCaller(p);
+    if (!external) return std::nullopt;
+    const auto& own = fn.calls.callers(p);
+    const bool coldHere = std::all_of(own.begin(), own.end(), [&](const flow::CallSite& site) {
+      return fn.calls.runsAt(site.proto, site.pc) < hotloop;
+    });
+    if (!external->shortfallByBranch || external->steadyRuns >= hotloop || external->runs < hotloop || !coldHere)
+      return std::string();
     return "; " + external->shortfall + ", so the passes sure to run it number " +
-           std::to_string(std::max(steady, external->steadyRuns)) +
-           ", fewer than the " + std::to_string(hotloop) + " that get a loop hot (hotloop)" + data;
-  }
+           std::to_string(std::max(steady, external->steadyRuns)) + ", fewer than the " + std::to_string(hotloop) +
+           " that get a loop hot (hotloop)" + data;
+  };
+  if (std::optional<std::string> clause = fromOtherFile(proto)) return *clause;
   if (callers.empty()) return {};
   const std::string fewer = ", so the passes sure to run it number " + std::to_string(steady) + ", fewer than the " +
                             std::to_string(hotloop) + " that get a loop hot (hotloop)" + data;
@@ -198,7 +203,10 @@ std::string branchAround(const FunctionView& fn, std::size_t proto, int pc) {
     if (at.abortingRoute > 0)
       return "; the path from line " + std::to_string(at.abortingRoute) + " goes around the call at line " +
              std::to_string(hot->line) + " and aborts elsewhere" + fewer;
-    if (at.kind != Stop::Kind::None || fn.calls.externalCaller(hot->proto) || hot->proto == callee) return {};
+    if (at.kind != Stop::Kind::None || hot->proto == callee) return {};
+    // A helper another file calls behind a branch (audit 108: basexx's
+    // closure two helpers below `if req.user then ... lib.encode(...)`).
+    if (std::optional<std::string> clause = fromOtherFile(hot->proto)) return *clause;
     callee = hot->proto;
   }
   return {};

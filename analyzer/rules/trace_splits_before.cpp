@@ -416,6 +416,7 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
   out.line = splittingCall(fn, from, to, depth, &splits);
   if (splits.empty()) return out;
   out.pc = splits.front();
+  out.pcs = splits;
   out.fieldRead = isFieldRead(fn.proto.at(out.pc).op);
   if (objectOperationAt(fn, out.pc)) out.operatorSymbol = std::string(flow::operatorOf(fn.proto.at(out.pc).op));
   out.unresolved = !out.fieldRead && out.operatorSymbol.empty() && !resolveCallee(fn, out.pc).value.known();
@@ -435,6 +436,11 @@ SplitBefore splitBeforeAt(const FunctionView& fn, int from, int to, int depth) {
     out.endsTrace = false;
     return out;
   }
+  for (int pc : splits)
+    if (!routes.around(pc) && leavesTraceKept(fn, pc, depth)) {
+      out.endingPc = pc;
+      break;
+    }
   // The last such call surely stitches and runs on every path from `from`
   // to `to` (no branch goes around it: every_pass.h), and none before it
   // leaves what follows to the interpreter, so some trace gets to it.

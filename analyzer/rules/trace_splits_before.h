@@ -37,6 +37,15 @@ struct SplitBefore {
   // It leaves what follows it to the interpreter (a RETURN, a call through
   // pcall): no root trace gets past it on the passes it ends.
   bool endsTrace = false;
+  // The first of those calls, this one or a later one, that leaves what
+  // follows it to the interpreter and that every path runs (no branch goes
+  // around it): no root trace gets past it on any pass (audit 108:
+  // `lib.new()`, then `l:add(os.date(...))`, whose RETURN ends the loop's
+  // trace before `l:each()`); 0 for none.
+  int endingPc = 0;
+  // Every call in the range that may end or split a root trace, in order:
+  // after each, a stitched trace may resume (their pcs; empty for none).
+  std::vector<int> pcs;
   // When a branch can go around every such call (`if debug then print(x)
   // end`), `line` is 0 and this is the first one's line: the passes that
   // skip them reach the end of the range in the root trace.

@@ -496,3 +496,65 @@ TEST_CASE("a closure in a generator's loop is an error when it is drained, a war
   CHECK(taken.predicted == "warn");
   CHECK(taken.blacklisted == 0);
 }
+
+// Audit 108: binaryheap's `minHeap`, whose default comparator's closure
+// makes it close upvalues before `return plainHeap(lt)`. Every trace
+// through the helper aborts there first, so the loop is blacklisted at that
+// upvalue close, and the closure two helpers below aborts only the helpers'
+// own entry traces, 10 times in 50,000 calls: a warning, not an error.
+TEST_CASE("a closure behind a helper's own abort, ahead of its call, is a warning, and the loop is blacklisted there",
+          "[cli][lint][run][blacklist]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-behind-helper-abort");
+  writeFile(dir + "/heap.lua",
+            "local function build(lt)\n"
+            "  local h = {}\n"
+            "  function h.push(v) return lt(v, v) end\n"
+            "  return h\n"
+            "end\n"
+            "local function plain(lt)\n"
+            "  local h = build(lt)\n"
+            "  h.size = 0\n"
+            "  return h\n"
+            "end\n"
+            "local function new(lt)\n"
+            "  if not lt then lt = function(a, b) return a < b end end\n"
+            "  return plain(lt)\n"
+            "end\n"
+            "local function cmp(a, b) return a < b end\n"
+            "local n = 0\n"
+            "for i = 1, 50000 do\n"
+            "  local h = new(cmp)\n"
+            "  if h.push(i) then n = n + 1 end\n"
+            "end\n");
+  const Linted closure = lintProject(dir, "heap.lua", 3);
+  CHECK(closure.reasoning.find("abort first at the upvalue close at line 13 (in new)") != std::string::npos);
+  Outcome ran = lintAndRunScript(dir + "/heap.lua", "NYIBC:FNEW", 3);
+  CHECK(ran.predicted == "warn");
+  CHECK(ran.blacklisted == 1);  // the loop, at the upvalue close
+  CHECK(ran.observed == "warn");
+}
+
+// Audit 108: lua-http's headers, `h:append("date", os.date(...))` between
+// the call that makes the object and the method whose closure aborts. The
+// RETURN ends the loop's trace there on every pass, so the method runs
+// interpreted and its closure aborts only its own entry's traces: a
+// warning, as in one file, and the run blacklists nothing.
+TEST_CASE("a RETURN in the loop before another module's method keeps the method's closure a warning",
+          "[cli][lint][run][blacklist][project]") {
+  const std::string dir = ljcheck::testing::scratchDirectory("blacklist-return-before-method");
+  writeFile(dir + "/lib.lua",
+            "local List = {}\nList.__index = List\nlocal M = {}\n"
+            "function M.new() return setmetatable({ items = {}, n = 0 }, List) end\n"
+            "function List:add(v)\n  self.n = self.n + 1\n  self.items[self.n] = v\nend\n"
+            "function List:first()\n  local i = 0\n"
+            "  local next = function() i = i + 1; return self.items[i] end\n"
+            "  return next()\nend\nreturn M\n");
+  writeFile(dir + "/main.lua",
+            "package.path = arg[0]:gsub('main%.lua$', '?.lua') .. ';' .. package.path\n"
+            "local lib = require('lib')\nlocal n = 0\nfor i = 1, 50000 do\n  local l = lib.new()\n"
+            "  l:add(os.date('!%H', i))\n  n = n + #l:first()\nend\n");
+  const Linted closure = lintProject(dir, "lib.lua", 11);
+  CHECK(closure.severity == "warn");
+  CHECK(closure.reasoning.find("may end the loop's trace there") != std::string::npos);
+  CHECK(blacklistedRunning(dir + "/main.lua") == 0);
+}

@@ -218,6 +218,39 @@ TEST_CASE("a call of another module's function behind a branch makes its abort l
   CHECK(fnew[12].at("severity") == "blacklist");
 }
 
+TEST_CASE("a closure helpers below another file's call behind a branch is likely", "[fixtures][project]") {
+  // Audit 108: lua-http's request.lua calls basexx only `if req.user`; the
+  // closure two helpers below it was certain, and no trace recorded it.
+  // digest's, as deep, on every request, stays certain.
+  std::map<int, json> fnew = predictionsIn("fixtures/projects/guarded_helper_chain", "lib.lua");
+  REQUIRE(fnew.count(4) == 1);
+  REQUIRE(fnew.count(13) == 1);
+  INFO(fnew[4].dump() << "\n" << fnew[13].dump());
+  CHECK(fnew[4].at("confidence") == "likely");
+  CHECK(fnew[4].at("reasoning").get<std::string>().find(
+            "a branch at line 6 can go around the call at line 7, in fixtures/projects/guarded_helper_chain/mid.lua") !=
+        std::string::npos);
+  CHECK(fnew[13].at("confidence") == "certain");
+}
+
+TEST_CASE("of two calls from another file as hot, the reasoning names the one on every pass", "[fixtures][project]") {
+  // Audit 108: is_num's stitch was said to run hot through Store:add, which
+  // the loop calls on one pass in 50; Store:check runs it on every pass.
+  std::map<int, json> find = predictionsIn("fixtures/projects/caller_on_every_pass", "util.lua", "STITCH:string.find");
+  REQUIRE(find.count(4) == 1);
+  INFO(find[4].dump());
+  CHECK(find[4].at("reasoning").get<std::string>().find(
+            "is_num is called at line 13 of fixtures/projects/caller_on_every_pass/store.lua") != std::string::npos);
+}
+
+TEST_CASE("a module of more than 255 constants still names its members", "[fixtures][project]") {
+  // Audit 109: past 255 constants LuaJIT stores fields with TSETV and a
+  // key register; moses' members were then unknown calls that may split
+  // the trace, and a closure after its inline constructor was a warning
+  // for a loop blacklisted in every run.
+  checkClaims("fixtures/projects/large_module", "main.lua", {}, {7});
+}
+
 TEST_CASE("methods another file defines again give the module's own no heat", "[fixtures][project]") {
   // patches.lua defines Widget:render again, main.lua stores a paint
   // function in its object, fast.lua gives its object another class

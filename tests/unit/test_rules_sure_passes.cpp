@@ -662,3 +662,48 @@ TEST_CASE("a route around a closure through a helper that may split the trace ab
   REQUIRE(find(inlined, 6, "NYIBC:FNEW"));
   CHECK(find(inlined, 6, "NYIBC:FNEW")->severity == Severity::Blacklist);
 }
+
+TEST_CASE("a site only a side trace of a looping callee may reach is likely, whatever its runs",
+          "[rules][confidence][masking]") {
+  // Audit 109: `with_retry(3, fn)` returns from its loop's first turn, so
+  // no trace of that loop ever exits into the caller, and every pass aborts
+  // at the closure made as its argument: `-jv` never shows the upvalue
+  // close at the end of the body, at 30,000, 40,000 or 50,000 turns.
+  const std::string retry =
+      "local function with_retry(tries, fn)\n"
+      "  for attempt = 1, tries do\n"
+      "    local ok, res = pcall(fn)\n"
+      "    if ok then return res end\n"
+      "  end\n"
+      "  error('gave up')\n"
+      "end\n"
+      "local acc = 0\n"
+      "for i = 1, 40000 do\n"
+      "  local s = tostring(i)\n"
+      "  acc = acc + with_retry(3, function() return #s end)\n"
+      "end\n";
+  auto ps = predict(retry, Confidence::Possible);
+  INFO(listed(ps));
+  const Prediction* close = find(ps, 11, "NYIBC:UCLO");
+  REQUIRE(close);
+  CHECK(close->confidence == Confidence::Likely);
+  CHECK(close->reasoning.find("only a trace that resumes after that call") != std::string::npos);
+  // A callee whose loop turns three times on each call: the side trace from
+  // its exit returns here on every run (`-jv`: 4 aborts at the close).
+  const std::string each =
+      "local function each3(fn)\n"
+      "  local r = 0\n"
+      "  for k = 1, 3 do r = r + fn(k) end\n"
+      "  return r\n"
+      "end\n"
+      "local acc = 0\n"
+      "for i = 1, 40000 do\n"
+      "  local s = tostring(i)\n"
+      "  acc = acc + each3(function(k) return #s + k end)\n"
+      "end\n";
+  auto sure = predict(each, Confidence::Possible);
+  INFO(listed(sure));
+  const Prediction* closed = find(sure, 9, "NYIBC:UCLO");
+  REQUIRE(closed);
+  CHECK(closed->confidence == Confidence::Certain);
+}
