@@ -19,7 +19,6 @@ packages=(
   libluajit-5.1-dev luajit
   libtree-sitter-dev libclang-14-dev clang-14 libclang-rt-14-dev
   catch2 nlohmann-json3-dev libcli11-dev libfmt-dev libtoml11-dev
-  libmimalloc-dev  # the ljcheck executable's allocator (cli/CMakeLists.txt)
   dpkg-dev lua-check
   libxml2-utils  # xmllint: the JUnit output's test checks that it is well-formed XML
   neovim  # the language server's headless editor test (tests/lsp/neovim_test.lua)

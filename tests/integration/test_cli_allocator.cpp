@@ -1,5 +1,6 @@
-// The ljcheck executable allocates with mimalloc when the build found it
-// (cli/CMakeLists.txt), and with the C library's malloc in sanitizer builds:
+// The ljcheck executable allocates with mimalloc when the build was asked to
+// (-DLJCHECK_MIMALLOC=ON, cli/CMakeLists.txt; never in sanitizer builds), and
+// with the C library's malloc otherwise:
 // mimalloc says so on standard error when MIMALLOC_VERBOSE is set.
 #include <catch2/catch.hpp>
 
