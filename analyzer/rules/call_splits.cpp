@@ -298,6 +298,7 @@ class CallSplitRule final : public Rule {
         if (closureArgumentAbortsFirst(fn, pc)) continue;
         const StitchBefore before = stitchBeforeTailCall(fn, pc);
         if (before.abortLine) continue;  // no trace gets to the tail call
+        if (traceEndsBefore(fn, pc)) continue;  // nor past a sure RETURN on every path
         const auto own = before.line > 0 && !via ? ownTraceAfterStitch(fn) : std::nullopt;
         const flow::LoopTrips* loopBefore = via ? nullptr : loopBeforeTailCall(fn, pc);
         for (const auto& [site, called] : tailCallLandings(fn, fn.index)) {
@@ -488,6 +489,16 @@ StitchBefore stitchBeforeTailCall(const FunctionView& fn, int pc) {
   return out;
 }
 
+bool traceEndsBefore(const FunctionView& fn, int pc) {
+  std::vector<int> ends;
+  for (int q = 1; q < pc; ++q)
+    if (flow::isCall(fn.proto.at(q).op))
+      if (std::optional<CallSplit> split = splitAt(fn, q);
+          split && split->endsTrace && split->confidence == Confidence::Certain)
+        ends.push_back(q);
+  return !ends.empty() && Masking(fn.chunk, fn.index, fn.values, fn.calls, ends).firstMasker(pc) != 0;
+}
+
 bool closureArgumentAbortsFirst(const FunctionView& fn, int pc) {
   const auto& call = fn.proto.at(pc);
   for (int k = 0; k < flow::fixedArgs(call); ++k) {
@@ -508,7 +519,7 @@ std::optional<flow::TailCalledBuiltin> unrecordedTailCall(const FunctionView& fn
     Callee callee = resolveCallee(fn, pc);
     if (callee.protectedCall || !callee.value.is(Value::Kind::LibFunction)) continue;
     if (unrecordedName(fn, callee.value).empty()) continue;
-    if (afterTraceEndingCall(fn, pc) || closureArgumentAbortsFirst(fn, pc)) continue;
+    if (afterTraceEndingCall(fn, pc) || closureArgumentAbortsFirst(fn, pc) || traceEndsBefore(fn, pc)) continue;
     flow::TailCalledBuiltin out{std::string(callee.value.name), callee.inferredReceiver || callee.receiverByName,
                                 ins.line};
     out.behindBranch = !fn.calls.onEveryCall(fn.index, pc) && !everyReturnTailCalls(fn, callee.value.name);

@@ -162,6 +162,13 @@ std::optional<CallSplit> splitAt(const FunctionView& fn, int pc);
 // callee's name in `callee` when given.
 std::optional<Confidence> stitchesAt(const FunctionView& fn, int pc, std::string* callee = nullptr);
 
+// Whether a call before pc surely ends the trace (a RETURN: results that
+// feed a variable count) on every path to pc: no trace records pc then, and
+// a tail call there never splits a caller's trace (audit 101's
+// `return assert(io.open(name)):lines()`: `-jv` shows the RETURN at io.open,
+// never a stitch at lines).
+bool traceEndsBefore(const FunctionView& fn, int pc);
+
 // A call that stitches the trace and that every path to the tail call at pc
 // runs through (rules/masking.h), when there is one. The trace that reaches
 // the tail call then started inside this function, right after that stitch,

@@ -466,3 +466,34 @@ TEST_CASE("a pattern read from a field named for a pattern makes the receiver a 
   CHECK(pattern->reasoning.find("the field pattern, named for a pattern") != std::string::npos);
   CHECK_FALSE(find(ps, 6, "STITCH:string.match"));
 }
+
+TEST_CASE("a tail call behind a RETURN on every path splits no caller's trace", "[rules][variants]") {
+  // Audit 101's backends table: `return assert(io.open(name)):lines()`.
+  // io.open's results feed assert, so the trace ends there (RETURN), and
+  // the tail call of lines is never recorded: `ljcheck run` shows the
+  // RETURN at io.open twice and no split at the calling line.
+  auto ps = predict("local function open_lines(name)\n"
+                    "  return assert(io.open(name)):lines()\n"
+                    "end\n"
+                    "for i = 1, 300 do\n"
+                    "  for line in open_lines('/etc/hostname') do end\n"
+                    "end\n",
+                    Confidence::Possible);
+  INFO(listed(ps));
+  REQUIRE(find(ps, 2, "RETURN:io.open"));
+  for (const auto& p : ps) CHECK(p.reasonId.str().find("io.method.lines") == std::string::npos);
+  // io.open's results kept in a local stitch instead: the trace that
+  // resumes after it ends at the tail call, where open_lines was called.
+  auto kept = predict("local function open_lines(name)\n"
+                      "  local f = io.open(name)\n"
+                      "  return f:lines()\n"
+                      "end\n"
+                      "for i = 1, 300 do\n"
+                      "  for line in open_lines('/etc/hostname') do end\n"
+                      "end\n",
+                      Confidence::Possible);
+  INFO(listed(kept));
+  bool atCall = false;
+  for (const auto& p : kept) atCall = atCall || (p.line == 6 && p.reasonId.str().find("io.method.lines") != std::string::npos);
+  CHECK(atCall);
+}
