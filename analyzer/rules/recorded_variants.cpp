@@ -457,6 +457,7 @@ class RecordedVariantRule final : public Rule {
     const auto& [callee, ff, refusal] = *refused;
     const StitchBefore before = stitchBeforeTailCall(fn, pc);
     if (before.abortLine) return;  // no trace gets to the tail call
+    if (traceEndsBefore(fn, pc)) return;  // nor past a sure RETURN on every path
     const std::string self = functionName(fn, fn.index);
     const auto ownAfter = before.line > 0 ? ownTraceAfterStitch(fn) : std::nullopt;
     const flow::LoopTrips* loopBefore = loopBeforeTailCall(fn, pc);
