@@ -158,7 +158,8 @@ void ProjectIndex::addCall(const flow::ModuleCall& call, std::size_t from, Incom
   // array2d's map, called from a loop of 400 turns, had "1 runs").
   if (!call.unknownTrips && call.runs > caller.runs) {
     caller.runs = call.runs;
-    caller.shortfall = call.shortfall.empty() ? std::string() : call.shortfall + ", in " + paths_[from];
+    caller.shortfall = call.shortfall.empty() || call.shortfallElsewhere ? call.shortfall
+                                                                         : call.shortfall + ", in " + paths_[from];
     caller.shortfallByBranch = call.shortfallByBranch;
   }
   caller.steadyRuns = std::max(caller.steadyRuns, call.steadyRuns);

@@ -308,6 +308,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   steadyEntries_ = std::move(counts.steady);
   entryShortfall_ = std::move(counts.shortfall);
   entryShortfallByBranch_ = std::move(counts.byBranch);
+  entryShortfallElsewhere_ = std::move(counts.elsewhere);
   // What other files are told of this file's calls into them counts only
   // this file's own loops and calls when it is in a cycle of modules:
   // counts other files' calls gave would go round the cycle and grow with
@@ -316,7 +317,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
   EntryCounts own;
   if (!moduleSites.empty()) {
     if (external_.empty() || countsFlowOn)
-      own = EntryCounts{entries_, steadyEntries_, entryShortfall_, entryShortfallByBranch_};
+      own = EntryCounts{entries_, steadyEntries_, entryShortfall_, entryShortfallByBranch_, entryShortfallElsewhere_};
     else countEntries(false, own);
   }
   settled_ = true;
@@ -343,6 +344,7 @@ CallGraph::CallGraph(const bytecode::Chunk& chunk, const ValueMap& values, long 
                                                                : own.byBranch.at(q) != 0,
                             q, pc});
     moduleCalls_.back().runs = runsWith(q, pc, own.runs);
+    moduleCalls_.back().shortfallElsewhere = stop.kind == CountStop::Kind::None && own.elsewhere.at(q) != 0;
   }
   std::sort(calledMembers_.begin(), calledMembers_.end());
   calledMembers_.erase(std::unique(calledMembers_.begin(), calledMembers_.end()), calledMembers_.end());
@@ -452,12 +454,14 @@ void CallGraph::countEntries(bool external, EntryCounts& out) const {
   out.steady.assign(n, 1);
   out.shortfall.assign(n, std::string());
   out.byBranch.assign(n, 0);
+  out.elsewhere.assign(n, 0);
   if (external)
     for (const auto& [p, caller] : external_) {
       if (p >= n) continue;
       if (caller.runs > out.runs[p]) {
         out.shortfall[p] = caller.shortfall;
         out.byBranch[p] = caller.shortfallByBranch ? 1 : 0;
+        out.elsewhere[p] = caller.shortfall.empty() ? 0 : 1;
       }
       out.runs[p] = std::max(out.runs[p], std::min(std::max(caller.runs, 1L), kManyRuns));
       out.steady[p] = std::max(out.steady[p], std::min(std::max(caller.steadyRuns, 1L), kManyRuns));
@@ -480,6 +484,7 @@ void CallGraph::countEntries(bool external, EntryCounts& out) const {
           // both arms of one run on every pass: prediction_sink.cpp,
           // branchAround); another file's come as its calls say.
           out.byBranch[p] = stop.kind != CountStop::Kind::None ? 0 : out.byBranch[site.proto];
+          out.elsewhere[p] = stop.kind != CountStop::Kind::None ? 0 : out.elsewhere[site.proto];
         }
         if (steady > out.steady[p]) {
           out.steady[p] = steady;

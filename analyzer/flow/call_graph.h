@@ -169,6 +169,9 @@ struct ModuleCall {
   // counts them: its loops' known trip counts times its function's runs
   // from this file's own calls (a helper called from a loop), at least 1.
   long runs = 1;
+  // `shortfall` came from another file's call of its function and names
+  // that file already ("…, in main.lua"): it is passed on as it is.
+  bool shortfallElsewhere = false;
 };
 
 // What other files say about how hot a function of this file runs: the
@@ -394,6 +397,7 @@ class CallGraph {
   std::vector<long> steadyEntries_;
   std::vector<std::string> entryShortfall_;  // per proto: entryShortfall
   std::vector<char> entryShortfallByBranch_;  // per proto: entryShortfallByBranch
+  std::vector<char> entryShortfallElsewhere_;  // per proto: the shortfall came from another file (it names it)
   std::vector<bool> runsLoop_;               // per proto: runsLoop
   const MemberNames* loopingMembers_ = nullptr;
   std::vector<std::vector<Branch>> branches_;  // per proto (every_pass.h)
@@ -435,6 +439,7 @@ class CallGraph {
     std::vector<long> runs, steady;
     std::vector<std::string> shortfall;
     std::vector<char> byBranch;  // per proto: the shortfall is a branch (entryShortfallByBranch)
+    std::vector<char> elsewhere;  // per proto: the shortfall came from another file's call
   };
   void countEntries(bool external, EntryCounts& out) const;
   long runsWith(std::size_t proto, int pc, const std::vector<long>& entries) const;

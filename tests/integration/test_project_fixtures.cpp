@@ -243,6 +243,21 @@ TEST_CASE("of two calls from another file as hot, the reasoning names the one on
             "is_num is called at line 13 of fixtures/projects/caller_on_every_pass/store.lua") != std::string::npos);
 }
 
+TEST_CASE("a branch two files away is named in its own file only", "[fixtures][project]") {
+  // Audit 109: "a branch at line 5 can go around the call at line 6, in
+  // main.lua, in snap.lua": the clause that came from main.lua got the
+  // middle file's name too when snap.lua passed it on.
+  std::map<int, json> gsub =
+      predictionsIn("fixtures/projects/branch_two_files_away", "fmt.lua", "STITCH:string.gsub");
+  REQUIRE(gsub.count(4) == 1);
+  const std::string why = gsub[4].at("reasoning").get<std::string>();
+  INFO(why);
+  CHECK(why.find("can go around the call at line 8, in fixtures/projects/branch_two_files_away/main.lua, so") !=
+        std::string::npos);
+  CHECK(why.find("snap.lua, so") == std::string::npos);
+  CHECK(gsub[4].at("confidence") == "likely");
+}
+
 TEST_CASE("a module of more than 255 constants still names its members", "[fixtures][project]") {
   // Audit 109: past 255 constants LuaJIT stores fields with TSETV and a
   // key register; moses' members were then unknown calls that may split
